@@ -1,0 +1,1 @@
+"""Alerts: rules, rendering and the delivery outbox. Imports only db."""

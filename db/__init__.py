@@ -1,0 +1,1 @@
+"""Storage: value types, tables, the store and its migrations."""

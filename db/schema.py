@@ -1,0 +1,272 @@
+"""The value types every layer speaks.
+
+These are SQLModel models *without* tables: they validate like pydantic and
+carry no session. `db/tables.py` derives the stored rows from them. This module
+imports nothing from the project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from pydantic import field_validator
+from sqlmodel import Field, SQLModel
+
+HOURS_PER_MONTH = Decimal(720)
+HOURS_PER_YEAR = Decimal(8760)
+
+
+class PriceModel(StrEnum):
+    on_demand = "on_demand"
+    spot = "spot"
+    low_priority = "low_priority"
+    reserved = "reserved"
+    savings_plan = "savings_plan"
+    monthly = "monthly"
+    yearly = "yearly"
+
+
+class Unit(StrEnum):
+    """What one `price` buys. `term` means the whole of `PriceQuote.term`."""
+
+    hour = "hour"
+    month = "month"
+    year = "year"
+    term = "term"
+
+
+class ChangeKind(StrEnum):
+    price_drop = "price_drop"
+    price_increase = "price_increase"
+    new_sku = "new_sku"
+    sku_removed = "sku_removed"
+    availability_changed = "availability_changed"
+    offer_added = "offer_added"
+    offer_removed = "offer_removed"
+    offer_changed = "offer_changed"
+    credit_changed = "credit_changed"
+    discount_changed = "discount_changed"
+    source_broken = "source_broken"
+    source_recovered = "source_recovered"
+    source_stale = "source_stale"
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    ok = "ok"
+    failed = "failed"
+    quarantined = "quarantined"
+    aborted = "aborted"
+    # The input was refused (a capture older than the store), not a source fault.
+    rejected = "rejected"
+
+
+# The fields that say *which* price a quote is. Their hash is the quote's key,
+# so it must never change meaning: add fields only at the end, with care.
+QUOTE_IDENTITY_FIELDS = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "currency",
+    "unit",
+)
+
+# The fields whose change is a change of the quote's value (what the diff sees).
+QUOTE_VALUE_FIELDS = (
+    "price",
+    "list_price",
+    "upfront_fee",
+    "availability",
+    "gpu_model",
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpu",
+    "memory_gb",
+)
+
+
+def stable_hash(parts: tuple[Any, ...], *, length: int = 32) -> str:
+    """A deterministic hex digest of `parts`; `None` and "" hash alike, and
+    so do equal Decimals written with different trailing zeros."""
+    text = "\x1f".join("" if p is None else str(p.normalize() if isinstance(p, Decimal) else p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def term_years(term: str | None) -> int | None:
+    """'1yr' -> 1, '3yr' -> 3, anything else -> None."""
+    if term and term.endswith("yr") and term[:-2].isdigit():
+        return int(term[:-2])
+    return None
+
+
+class PriceQuote(SQLModel):
+    """One normalized price, as observed at one moment."""
+
+    provider: str
+    region: str
+    zone: str = ""
+    instance_type: str
+    gpu_model: str | None = None
+    gpu_count: Decimal | None = None
+    gpu_memory_gb: Decimal | None = None
+    vcpu: Decimal | None = None
+    memory_gb: Decimal | None = None
+    gpu_interconnect: str | None = None
+    network_gbps: Decimal | None = None
+    os: str = "linux"
+    price_model: PriceModel
+    term: str = ""
+    payment_option: str = ""
+    price: Decimal
+    currency: str
+    unit: Unit
+    list_price: Decimal | None = None
+    upfront_fee: Decimal | None = None
+    availability: str | None = None
+    source_url: str = ""
+    observed_at: datetime
+    attrs: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("observed_at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("observed_at must carry a time zone")
+        return value
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str) -> str:
+        if len(value) != 3 or not value.isalpha():
+            raise ValueError(f"currency must be a 3-letter code, not {value!r}")
+        return value.upper()
+
+    @property
+    def key(self) -> str:
+        return stable_hash(tuple(getattr(self, f) for f in QUOTE_IDENTITY_FIELDS))
+
+    @property
+    def value_hash(self) -> str:
+        parts = tuple(getattr(self, f) for f in QUOTE_VALUE_FIELDS)
+        return stable_hash(parts + tuple(sorted(self.attrs.items())), length=16)
+
+    def hourly_rate(self) -> Decimal | None:
+        """The effective price of one hour: monthly over 720 h, yearly over
+        8,760 h, a whole term over its years, with any upfront fee amortised."""
+        return effective_hourly(self.price, self.unit, self.term, self.upfront_fee)
+
+    def per_gpu_hour(self) -> Decimal | None:
+        hourly = self.hourly_rate()
+        if hourly is None or not self.gpu_count:
+            return None
+        return hourly / self.gpu_count
+
+
+def effective_hourly(
+    price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None
+) -> Decimal | None:
+    years = term_years(term)
+    match unit:
+        case Unit.hour:
+            hourly = price
+        case Unit.month:
+            hourly = price / HOURS_PER_MONTH
+        case Unit.year:
+            hourly = price / HOURS_PER_YEAR
+        case Unit.term if years:
+            hourly = price / (HOURS_PER_YEAR * years)
+        case _:
+            return None
+    if upfront_fee and years:
+        hourly += upfront_fee / (HOURS_PER_YEAR * years)
+    return hourly
+
+
+class OfferKind(StrEnum):
+    free_credit = "free_credit"
+    voucher = "voucher"
+    free_trial = "free_trial"
+    discount = "discount"
+    renewal_discount = "renewal_discount"
+    spot_discount = "spot_discount"
+    startup_credit = "startup_credit"
+
+
+class Offer(SQLModel):
+    """One promotion: a credit, voucher, trial or discount."""
+
+    provider: str
+    offer_id: str
+    kind: OfferKind
+    title: str
+    amount: Decimal | None = None
+    currency: str | None = None
+    percent_off: Decimal | None = None
+    min_spend: Decimal | None = None
+    duration_days: int | None = None
+    eligibility: str = "all"
+    products: list[str] = Field(default_factory=list)
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    source_url: str = ""
+    observed_at: datetime
+    text: str = ""
+    text_hash: str = ""
+    unparsed: bool = False
+
+
+class Change(SQLModel):
+    """One thing that changed between two snapshots of a source."""
+
+    kind: ChangeKind
+    provider: str
+    source: str = ""
+    key: str = ""
+    region: str = ""
+    zone: str = ""
+    instance_type: str = ""
+    gpu_model: str | None = None
+    gpu_count: Decimal | None = None
+    os: str = ""
+    price_model: str = ""
+    term: str = ""
+    payment_option: str = ""
+    old_price: Decimal | None = None
+    new_price: Decimal | None = None
+    percent: Decimal | None = None
+    currency: str = ""
+    unit: str = ""
+    source_url: str = ""
+    observed_at: datetime
+    detail: dict[str, str] = Field(default_factory=dict)
+
+
+class CrawlResult(SQLModel):
+    """What one crawl produced. A failure is never a value: when `error` is
+    set, `items` must not be used as a snapshot."""
+
+    source: str
+    provider: str
+    started_at: datetime
+    finished_at: datetime
+    observed_at: datetime | None = None
+    regions: list[str] = Field(default_factory=list)
+    pages: int = 0
+    items: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    capture_path: str | None = None
+    replayed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,229 @@
+"""Maps the value types to tables.
+
+Every function takes a keyword-only `session` and never commits: the caller
+owns the transaction, one per crawl or command. The ingest path uses Core
+statements with executemany, since ORM objects per row cost ten times more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from db.schema import Change, PriceQuote, RunStatus
+from db.tables import ChangeRow, CrawlRun, PricePoint
+
+_DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps",
+                   "price", "list_price", "upfront_fee")
+
+
+@dataclass(frozen=True, slots=True)
+class TrackedPrice:
+    """The part of an open price row that the diff needs."""
+
+    id: int
+    value_hash: str
+    price: Decimal
+    availability: str | None
+    missed_runs: int
+
+
+def _dec(value: Decimal | None) -> str | None:
+    return None if value is None else format(value, "f")
+
+
+def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
+    row = quote.model_dump(exclude={"observed_at", "attrs"})
+    for name in _DECIMAL_FIELDS:
+        row[name] = _dec(row[name])
+    row["price_model"] = str(quote.price_model)
+    row["unit"] = str(quote.unit)
+    row.update(
+        key=quote.key,
+        value_hash=quote.value_hash,
+        source=source,
+        attrs=json.dumps(quote.attrs, sort_keys=True, ensure_ascii=False),
+        valid_from=valid_from,
+        valid_to=None,
+        first_run_id=run_id,
+        missed_runs=0,
+    )
+    return row
+
+
+def point_to_dict(point: PricePoint) -> dict[str, Any]:
+    """A stored row as a flat dict with Decimals restored."""
+    out = point.model_dump()
+    for name in _DECIMAL_FIELDS:
+        out[name] = None if out[name] is None else Decimal(out[name])
+    out["attrs"] = json.loads(point.attrs or "{}")
+    return out
+
+
+# --- crawl runs -----------------------------------------------------------
+
+
+def start_run(*, session: Session, source: str, provider: str, spider: str, mode: str,
+              regions: Sequence[str], started_at: datetime) -> CrawlRun:
+    run = CrawlRun(source=source, provider=provider, spider=spider, mode=mode,
+                   regions=",".join(regions), started_at=started_at,
+                   status=RunStatus.running, pid=os.getpid())
+    session.add(run)
+    session.flush()
+    return run
+
+
+def abort_interrupted_runs(*, session: Session, now: datetime) -> list[CrawlRun]:
+    """Runs left 'running' by a process that no longer exists were killed."""
+    stale = session.exec(select(CrawlRun).where(CrawlRun.status == RunStatus.running)).all()
+    aborted = []
+    for run in stale:
+        if run.pid is not None and _pid_alive(run.pid):
+            continue
+        run.status = RunStatus.aborted
+        run.finished_at = now
+        run.error = "interrupted: the process running it stopped before it finished"
+        session.add(run)
+        aborted.append(run)
+    return aborted
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def last_run(*, session: Session, source: str, statuses: Iterable[str] | None = None) -> CrawlRun | None:
+    """The newest finished run; runs still going and refused inputs do not count."""
+    stmt = select(CrawlRun).where(CrawlRun.source == source)
+    if statuses is not None:
+        stmt = stmt.where(col(CrawlRun.status).in_(list(statuses)))
+    stmt = stmt.where(col(CrawlRun.status).not_in([RunStatus.running, RunStatus.rejected]))
+    return session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
+
+
+def list_runs(*, session: Session, limit: int = 20, source: str | None = None) -> list[CrawlRun]:
+    stmt = select(CrawlRun)
+    if source:
+        stmt = stmt.where(CrawlRun.source == source)
+    return list(session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(limit)).all())
+
+
+# --- price snapshots ------------------------------------------------------
+
+
+def open_prices(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, TrackedPrice]:
+    """The source's current snapshot, keyed by quote key. With `regions`,
+    only those regions: a crawl of one region says nothing of the others."""
+    t = PricePoint.__table__
+    stmt = sa.select(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs).where(
+        t.c.source == source, t.c.valid_to.is_(None))
+    if regions:
+        stmt = stmt.where(t.c.region.in_(list(regions)))
+    return {
+        r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
+        for r in session.connection().execute(stmt)
+    }
+
+
+def count_open_prices(*, session: Session, source: str) -> int:
+    t = PricePoint.__table__
+    stmt = sa.select(sa.func.count()).where(t.c.source == source, t.c.valid_to.is_(None))
+    return int(session.connection().execute(stmt).scalar_one())
+
+
+def insert_prices(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    if rows:
+        session.connection().execute(sa.insert(PricePoint.__table__), list(rows))
+
+
+def close_prices(*, session: Session, ids: Sequence[int], valid_to: datetime) -> None:
+    if not ids:
+        return
+    t = PricePoint.__table__
+    stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(valid_to=valid_to)
+    session.connection().execute(stmt, [{"pid": i} for i in ids])
+
+
+def set_missed_runs(*, session: Session, missed: dict[int, int]) -> None:
+    if not missed:
+        return
+    t = PricePoint.__table__
+    stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(missed_runs=sa.bindparam("n"))
+    session.connection().execute(stmt, [{"pid": i, "n": n} for i, n in missed.items()])
+
+
+def load_points(*, session: Session, ids: Sequence[int]) -> list[PricePoint]:
+    found: list[PricePoint] = []
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start:start + 500])
+        found.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
+    return found
+
+
+def query_prices(*, session: Session, provider: str | None = None, region: str | None = None,
+                 gpu: str | None = None, price_model: str | None = None,
+                 instance_type: str | None = None, current: bool = True) -> list[PricePoint]:
+    stmt = select(PricePoint)
+    if current:
+        stmt = stmt.where(col(PricePoint.valid_to).is_(None))
+    if provider:
+        stmt = stmt.where(PricePoint.provider == provider)
+    if region:
+        stmt = stmt.where(PricePoint.region == region)
+    if gpu:
+        stmt = stmt.where(sa.func.lower(PricePoint.gpu_model).contains(gpu.lower()))
+    if price_model:
+        stmt = stmt.where(PricePoint.price_model == price_model)
+    if instance_type:
+        stmt = stmt.where(PricePoint.instance_type == instance_type)
+    stmt = stmt.order_by(PricePoint.provider, PricePoint.region, PricePoint.instance_type,
+                         PricePoint.price_model, PricePoint.term, PricePoint.os, PricePoint.valid_from)
+    return list(session.exec(stmt).all())
+
+
+# --- changes --------------------------------------------------------------
+
+
+def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Change]) -> None:
+    rows = []
+    for change in changes:
+        row = change.model_dump(exclude={"detail"})
+        for name in ("gpu_count", "old_price", "new_price", "percent"):
+            row[name] = _dec(row[name])
+        row["kind"] = str(change.kind)
+        row["detail"] = json.dumps(change.detail, sort_keys=True, ensure_ascii=False)
+        row["run_id"] = run_id
+        rows.append(row)
+    if rows:
+        session.connection().execute(sa.insert(ChangeRow.__table__), rows)
+
+
+def query_changes(*, session: Session, since: datetime | None = None, provider: str | None = None,
+                  kinds: Sequence[str] | None = None, limit: int | None = None) -> list[ChangeRow]:
+    stmt = select(ChangeRow)
+    if since:
+        stmt = stmt.where(ChangeRow.observed_at >= since)
+    if provider:
+        stmt = stmt.where(ChangeRow.provider == provider)
+    if kinds:
+        stmt = stmt.where(col(ChangeRow.kind).in_(list(kinds)))
+    stmt = stmt.order_by(col(ChangeRow.observed_at), col(ChangeRow.id))
+    if limit:
+        stmt = stmt.limit(limit)
+    return list(session.exec(stmt).all())

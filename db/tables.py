@@ -1,0 +1,133 @@
+"""Stored rows, derived from the value types in `db/schema.py`.
+
+Money and other Decimals are stored as strings: SQLite has no exact decimal
+type, and a float round trip would turn "10.65012" into a different number.
+Times are stored in UTC and always read back time-zone aware.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import Field, SQLModel
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: sa.Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _time(**kw: object) -> object:
+    return Field(sa_type=UTCDateTime, **kw)
+
+
+class CrawlRun(SQLModel, table=True):
+    __tablename__ = "crawl_runs"
+
+    id: int | None = Field(default=None, primary_key=True)
+    source: str = Field(index=True)
+    provider: str
+    spider: str = ""
+    mode: str = "live"
+    started_at: datetime = _time()
+    finished_at: datetime | None = _time(default=None)
+    observed_at: datetime | None = _time(default=None)
+    status: str = Field(index=True)
+    regions: str = ""
+    pages: int = 0
+    items: int = 0
+    rows_written: int = 0
+    changes: int = 0
+    error: str | None = None
+    capture_path: str | None = None
+    pid: int | None = None
+
+
+class PricePoint(SQLModel, table=True):
+    """One price over an interval [valid_from, valid_to); open while valid_to
+    is null. A re-crawl that sees the same value only moves last_run_id."""
+
+    __tablename__ = "price_points"
+    __table_args__ = (
+        sa.Index("ix_price_points_open", "source", "region", "valid_to"),
+        sa.Index("ix_price_points_key", "key", "valid_from"),
+        sa.Index("ix_price_points_instance", "instance_type", "valid_from"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str
+    value_hash: str
+    source: str
+    provider: str
+    region: str
+    zone: str = ""
+    instance_type: str
+    gpu_model: str | None = Field(default=None, index=True)
+    gpu_count: str | None = None
+    gpu_memory_gb: str | None = None
+    vcpu: str | None = None
+    memory_gb: str | None = None
+    gpu_interconnect: str | None = None
+    network_gbps: str | None = None
+    os: str = ""
+    price_model: str
+    term: str = ""
+    payment_option: str = ""
+    price: str
+    currency: str
+    unit: str
+    list_price: str | None = None
+    upfront_fee: str | None = None
+    availability: str | None = None
+    source_url: str = ""
+    attrs: str = "{}"
+    valid_from: datetime = _time()
+    valid_to: datetime | None = _time(default=None)
+    first_run_id: int | None = Field(default=None, foreign_key="crawl_runs.id")
+    # Open rows were seen by the source's last complete run, unless they count
+    # misses: storing "last seen" per row would rewrite every row on every run.
+    missed_runs: int = 0
+
+
+class ChangeRow(SQLModel, table=True):
+    __tablename__ = "changes"
+    __table_args__ = (sa.Index("ix_changes_observed", "observed_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int | None = Field(default=None, foreign_key="crawl_runs.id", index=True)
+    kind: str
+    source: str = ""
+    provider: str
+    key: str = ""
+    region: str = ""
+    zone: str = ""
+    instance_type: str = ""
+    gpu_model: str | None = None
+    gpu_count: str | None = None
+    os: str = ""
+    price_model: str = ""
+    term: str = ""
+    payment_option: str = ""
+    old_price: str | None = None
+    new_price: str | None = None
+    percent: str | None = None
+    currency: str = ""
+    unit: str = ""
+    source_url: str = ""
+    observed_at: datetime = _time()
+    detail: str = "{}"

@@ -1,0 +1,1 @@
+"""Scrapy spiders, one per provider. This package imports nothing of ours."""

@@ -1,0 +1,58 @@
+"""What every provider spider shares: failure bookkeeping, progress and the
+raw item envelope. A spider extracts raw items and nothing more."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import scrapy
+from scrapy.http import Response
+from twisted.python.failure import Failure
+
+
+class SourceFailure(Exception):
+    """The source answered, but not with something we can use."""
+
+
+class ProviderSpider(scrapy.Spider):
+    provider: ClassVar[str]
+    default_regions: ClassVar[tuple[str, ...]] = ()
+    uses_browser: ClassVar[bool] = False
+
+    def __init__(self, regions: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.regions: list[str] = [r for r in regions.split(",") if r] or list(self.default_regions)
+        self.failures: list[str] = []
+        self.notes: list[str] = []
+        self.pages = 0
+        self.progress: Callable[[int], None] = lambda pages: None
+
+    def request(self, url: str, callback: Callable[..., Any], **kwargs: Any) -> scrapy.Request:
+        return scrapy.Request(url, callback=callback, errback=self.on_error, **kwargs)
+
+    def on_error(self, failure: Failure) -> None:
+        request = getattr(failure, "request", None)
+        where = f" ({request.url})" if request is not None and str(failure.value).find(request.url) < 0 else ""
+        self.failures.append(f"{failure.value}{where}" if str(failure.value) else
+                             f"{failure.type.__name__}{where}")
+
+    def fetched(self, response: Response) -> None:
+        """Counts a page, or raises when the answer is not a usable one."""
+        if response.status != 200:
+            raise SourceFailure(f"HTTP {response.status} from {response.url}")
+        self.pages += 1
+        self.progress(self.pages)
+
+    @staticmethod
+    def observed_at(response: Response) -> str:
+        """The capture's time in replay, the response's time otherwise."""
+        started = response.meta.get("har_started")
+        return str(started) if started else datetime.now(UTC).isoformat()
+
+    def items(self, response: Response, kind: str, records: Iterable[dict[str, Any]],
+              **extra: Any) -> Iterable[dict[str, Any]]:
+        observed = self.observed_at(response)
+        for record in records:
+            yield {"kind": kind, "observed_at": observed, "source_url": response.url, **extra, "data": record}

@@ -1,0 +1,157 @@
+"""A small HAR 1.2 reader, matcher and writer.
+
+Requests match by method and URL, with the query compared as decoded pairs
+regardless of order and percent-encoding, and for POST by body (JSON bodies
+compared as JSON).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+# Replayed bodies are already decoded, and their length may differ from the
+# recorded one; keeping these headers would make Scrapy decode them twice.
+DROPPED_REPLAY_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
+
+
+class HarError(Exception):
+    """The file is not a readable HAR 1.2 capture."""
+
+
+@dataclass(frozen=True)
+class HarResponse:
+    url: str
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    started: str
+
+
+def request_key(method: str, url: str, body: bytes | str | None = None) -> tuple[Any, ...]:
+    parts = urlsplit(url)
+    query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+    return (method.upper(), parts.scheme.lower(), parts.netloc.lower(), unquote(parts.path) or "/",
+            query, _body_key(method, body))
+
+
+def _body_key(method: str, body: bytes | str | None) -> str:
+    if method.upper() not in {"POST", "PUT", "PATCH"} or not body:
+        return ""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
+    except ValueError:
+        return text
+
+
+def read_har(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise HarError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
+        raise HarError(f"{path} is not a HAR file: {type(exc).__name__}: {exc}") from None
+    entries = data.get("log", {}).get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise HarError(f"{path} is not a HAR file: it has no log.entries list")
+    return data
+
+
+def _entry_response(entry: dict[str, Any]) -> HarResponse:
+    req, resp = entry["request"], entry["response"]
+    content = resp.get("content") or {}
+    text = content.get("text") or ""
+    if content.get("encoding") == "base64":
+        body = base64.b64decode(text)
+    else:
+        body = text.encode("utf-8")
+    headers = [(h["name"], h["value"]) for h in resp.get("headers", [])
+               if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS]
+    return HarResponse(url=req["url"], status=int(resp["status"]), headers=headers, body=body,
+                       started=str(entry.get("startedDateTime") or ""))
+
+
+class HarArchive:
+    """Serves recorded responses. Repeated requests get the recorded ones in
+    order, and the last one again once they run out."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        data = read_har(self.path)
+        self._served: dict[tuple[Any, ...], int] = defaultdict(int)
+        self._entries: dict[tuple[Any, ...], list[HarResponse]] = defaultdict(list)
+        try:
+            for entry in data["log"]["entries"]:
+                req = entry["request"]
+                body = (req.get("postData") or {}).get("text")
+                self._entries[request_key(req["method"], req["url"], body)].append(_entry_response(entry))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise HarError(f"{self.path} is not a HAR file: an entry lacks {exc}") from None
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._entries.values())
+
+    def lookup(self, method: str, url: str, body: bytes | str | None = None) -> HarResponse | None:
+        key = request_key(method, url, body)
+        found = self._entries.get(key)
+        if not found:
+            return None
+        index = min(self._served[key], len(found) - 1)
+        self._served[key] += 1
+        return found[index]
+
+
+def har_entry(*, method: str, url: str, request_headers: list[tuple[str, str]], request_body: bytes | None,
+              status: int, response_headers: list[tuple[str, str]], body: bytes, mime_type: str,
+              started: datetime, elapsed_ms: float) -> dict[str, Any]:
+    try:
+        content: dict[str, Any] = {"size": len(body), "mimeType": mime_type, "text": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        content = {"size": len(body), "mimeType": mime_type, "encoding": "base64",
+                   "text": base64.b64encode(body).decode("ascii")}
+    query = [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)]
+    request: dict[str, Any] = {
+        "method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [],
+        "headers": [{"name": k, "value": v} for k, v in request_headers],
+        "queryString": query, "headersSize": -1, "bodySize": len(request_body or b""),
+    }
+    if request_body:
+        request["postData"] = {"mimeType": "application/json", "text": request_body.decode("utf-8", "replace")}
+    return {
+        "startedDateTime": started.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "time": round(elapsed_ms, 3),
+        "request": request,
+        "response": {
+            "status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+            "headers": [{"name": k, "value": v} for k, v in response_headers],
+            "content": content, "redirectURL": "", "headersSize": -1, "bodySize": len(body),
+        },
+        "cache": {},
+        "timings": {"send": 0, "wait": round(elapsed_ms, 3), "receive": 0},
+    }
+
+
+def write_har(path: str | Path, entries: list[dict[str, Any]], *, creator: str = "gpu-tracker") -> None:
+    data = {"log": {"version": "1.2", "creator": {"name": creator, "version": "1"}, "pages": [],
+                    "entries": entries}}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
+    if path.suffix == ".gz":
+        payload = gzip.compress(payload)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(payload)
+    tmp.replace(path)

@@ -1,0 +1,88 @@
+"""Downloader middlewares that replay a HAR instead of the network, or record
+what the network answered into one."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import Response
+from scrapy.responsetypes import responsetypes
+
+from spiders.har import HarArchive, har_entry, write_har
+
+
+class ReplayMiss(IgnoreRequest):
+    """A request that the capture has no response for."""
+
+
+class HarReplayMiddleware:
+    """Answers every request from the HAR named by the GPU_TRACKER_REPLAY
+    setting; a request with no recorded answer fails, naming its URL."""
+
+    def __init__(self, archive: HarArchive) -> None:
+        self.archive = archive
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> HarReplayMiddleware:
+        path = crawler.settings.get("GPU_TRACKER_REPLAY")
+        if not path:
+            raise NotConfigured
+        return cls(HarArchive(path))
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> Response:
+        if request.meta.get("playwright"):
+            # The browser replays through page.route_from_har instead.
+            return None  # type: ignore[return-value]
+        found = self.archive.lookup(request.method, request.url, request.body)
+        if found is None:
+            raise ReplayMiss(f"the capture has no response for {request.method} {request.url}")
+        request.meta["har_started"] = found.started
+        headers = {k: v for k, v in found.headers}
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)
+        return cls(url=request.url, status=found.status, headers=headers, body=found.body,
+                   request=request)
+
+
+class HarRecordMiddleware:
+    """Keeps every final response and writes them as HAR 1.2 when the spider
+    closes, to the path in the GPU_TRACKER_RECORD setting."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.entries: list[dict[str, Any]] = []
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> HarRecordMiddleware:
+        path = crawler.settings.get("GPU_TRACKER_RECORD")
+        if not path or crawler.settings.get("GPU_TRACKER_REPLAY"):
+            raise NotConfigured
+        mw = cls(path)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def process_request(self, request: Request, spider: Spider | None = None) -> None:
+        request.meta.setdefault("har_sent", (datetime.now(UTC), time.monotonic()))
+
+    def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
+        started, t0 = request.meta.get("har_sent") or (datetime.now(UTC), time.monotonic())
+        request.meta["har_started"] = started.isoformat()
+        headers = [(k.decode("latin-1"), v.decode("latin-1"))
+                   for k, vs in response.headers.items() for v in vs]
+        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        self.entries.append(har_entry(
+            method=request.method, url=request.url,
+            request_headers=[(k.decode("latin-1"), v.decode("latin-1"))
+                             for k, vs in request.headers.items() for v in vs],
+            request_body=request.body or None, status=response.status, response_headers=headers,
+            body=response.body, mime_type=content_type, started=started,
+            elapsed_ms=(time.monotonic() - t0) * 1000))
+        return response
+
+    def spider_closed(self, spider: Spider) -> None:
+        write_har(self.path, self.entries)
+

@@ -1,0 +1,132 @@
+"""Runs one spider in this process and writes its output to a run folder.
+
+Meant to be started as a child process (`python -m spiders.runner SPEC`):
+the Twisted reactor cannot restart, and a hung page must not hang the
+caller. Output, the seam to the rest of the tracker:
+
+- `items.jsonl`: the raw items, one per line, values as seen;
+- `result.json`: pages, item count, failures, regions and notes;
+- stdout: one JSON event per line, for progress;
+- `spider.log`: Scrapy's own log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import CrawlerProcess
+from scrapy.settings import Settings
+
+import importlib
+
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def emit(event: str, **fields: Any) -> None:
+    print(json.dumps({"event": event, **fields}), flush=True)
+
+
+def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Settings:
+    settings = Settings()
+    settings.setdict({
+        "LOG_FILE": str(out / "spider.log"),
+        "LOG_LEVEL": spec.get("log_level", "INFO"),
+        "LOG_FILE_APPEND": False,
+        # Scrapy's remote-control console can run code; it stays off.
+        "REMOTE_CONTROL_ENABLED": False,
+        "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "HTTPERROR_ALLOW_ALL": True,
+        "COOKIES_ENABLED": False,
+        "USER_AGENT": "gpu-offer-tracker/0.1 (price watcher)",
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+        "DOWNLOAD_TIMEOUT": spec.get("download_timeout", 60),
+        "RETRY_TIMES": spec.get("retry_times", 2),
+        "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+        "DOWNLOADER_MIDDLEWARES": {
+            "spiders.middlewares.HarRecordMiddleware": 100,
+            "spiders.middlewares.HarReplayMiddleware": 950,
+        },
+        "GPU_TRACKER_REPLAY": spec.get("replay"),
+        "GPU_TRACKER_RECORD": spec.get("record"),
+    }, priority="cmdline")
+    if uses_browser:
+        handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+        settings.setdict({
+            "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+            "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+            "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": spec.get("browser_path", "/usr/bin/chromium"),
+                                          "args": BROWSER_ARGS, "headless": True},
+            "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": spec.get("browser_timeout_ms", 30000),
+        }, priority="cmdline")
+    settings.setdict(spec.get("settings", {}), priority="cmdline")
+    return settings
+
+
+def load_spider(path: str) -> type[Any]:
+    """'spiders.azure:AzureSpider' -> the class."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    out = Path(spec["out_dir"])
+    out.mkdir(parents=True, exist_ok=True)
+    spider_cls = load_spider(spec["spider"])
+    process = CrawlerProcess(build_settings(spec, out, spider_cls.uses_browser), install_root_handler=False)
+    crawler = process.create_crawler(spider_cls)
+    counts = {"items": 0}
+    errors: list[str] = []
+    items_file = (out / "items.jsonl").open("w", encoding="utf-8")
+
+    def on_item(item: dict[str, Any], response: object, spider: object) -> None:
+        items_file.write(json.dumps(dict(item), ensure_ascii=False, default=_json_default) + "\n")
+        counts["items"] += 1
+
+    def on_error(failure: Any, response: Any, spider: Any) -> None:
+        errors.append(f"{failure.value} (while reading {response.url})"
+                      if response.url not in str(failure.value) else str(failure.value))
+
+    def on_opened(spider: Any) -> None:
+        spider.progress = lambda pages: emit("progress", pages=pages, items=counts["items"])
+
+    # Scrapy holds receivers weakly: these closures live until run() returns.
+    crawler.signals.connect(on_item, signal=signals.item_scraped)
+    crawler.signals.connect(on_error, signal=signals.spider_error)
+    crawler.signals.connect(on_opened, signal=signals.spider_opened)
+    process.crawl(crawler, **spec.get("args", {}))
+    process.start()
+    items_file.close()
+    spider = crawler.spider
+    result = {
+        "pages": getattr(spider, "pages", 0),
+        "items": counts["items"],
+        "failures": getattr(spider, "failures", []) + errors,
+        "regions": getattr(spider, "regions", []),
+        "notes": getattr(spider, "notes", []),
+        "finish_reason": (crawler.stats.get_value("finish_reason") if crawler.stats else None),
+    }
+    (out / "result.json").write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+    emit("done", **{k: result[k] for k in ("pages", "items")})
+    return result
+
+
+def main(argv: list[str]) -> int:
+    run(json.loads(argv[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,31 @@
+"""Helpers to derive test captures from fixture captures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from spiders.har import read_har, write_har
+
+
+def shifted(src: Path, dst: Path, when: datetime,
+            edit: Callable[[int, dict[str, Any]], None] | None = None) -> Path:
+    """A copy of `src` recorded at `when`; `edit(i, entry)` may change entries."""
+    data = read_har(src)
+    for i, entry in enumerate(data["log"]["entries"]):
+        entry["startedDateTime"] = when.isoformat().replace("+00:00", "Z")
+        if edit:
+            edit(i, entry)
+    write_har(dst, data["log"]["entries"])
+    return dst
+
+
+def page_json(entry: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(entry["response"]["content"]["text"])
+
+
+def set_page_json(entry: dict[str, Any], page: dict[str, Any]) -> None:
+    entry["response"]["content"]["text"] = json.dumps(page)

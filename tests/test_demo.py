@@ -1,0 +1,31 @@
+"""The demo: bundled captures into a fresh folder, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tracker.demo import demo_captures
+
+
+def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
+    target = tmp_path / "demo-home"
+    result = sqlite_cli("demo", "--home", str(target))
+    assert result.code == 0, result.err
+    assert (target / "tracker.db").exists()
+    assert "price_drop" in result.out and "Standard_ND96amsr_A100_v4" in result.out
+    assert "Try next" in result.err
+    sources = {s for s, _ in demo_captures()}
+    runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
+    assert {r["source"] for r in runs} == sources
+    assert all(r["status"] == "ok" for r in runs)
+
+    again = sqlite_cli("demo", "--home", str(target))
+    assert again.code == 0 and "already in the store" in again.err
+    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)) == len(runs)
+
+
+def test_demo_captures_ship_as_package_data() -> None:
+    captures = demo_captures()
+    assert captures and all(p.name.endswith(".har.gz") for _, p in captures)
+    assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)

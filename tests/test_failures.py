@@ -1,0 +1,97 @@
+"""A broken source or a bad input is one clear line, a failed run row, no
+price changes, and the last good data kept."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.harutil import page_json, set_page_json, shifted
+
+EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+LATER = datetime(2026, 9, 10, tzinfo=UTC)
+
+
+def crawl(cli, har: Path):
+    return cli("crawl", "azure", "-r", "westeurope", "--replay", str(har), "--format", "json")
+
+
+def one_error_line(result) -> str:
+    assert result.code == 1
+    assert "Traceback" not in result.err
+    lines = [l for l in result.err.splitlines() if l.strip()]
+    errors = [l for l in lines if l.startswith("error:")]
+    assert len(errors) == 1, result.err
+    return errors[0]
+
+
+def make_500(i: int, entry: dict) -> None:
+    if i == 1:
+        entry["response"]["status"] = 500
+        entry["response"]["content"]["text"] = "upstream failure"
+
+
+def make_truncated(i: int, entry: dict) -> None:
+    if i == 2:
+        entry["response"]["content"]["text"] = entry["response"]["content"]["text"][:5000]
+
+
+def make_half(i: int, entry: dict) -> None:
+    page = page_json(entry)
+    page["Items"] = page["Items"][: len(page["Items"]) // 4]
+    set_page_json(entry, page)
+
+
+@pytest.mark.parametrize("edit, message, status", [
+    (make_500, "HTTP 500 from https://prices.azure.com/", "failed"),
+    (make_truncated, "not valid JSON", "failed"),
+    (make_half, "less than 50%", "quarantined"),
+])
+def test_broken_capture_keeps_the_last_good_data(cli, tmp_path: Path, edit, message: str, status: str) -> None:
+    assert crawl(cli, EARLY).code == 0
+    before = json.loads(cli("prices", "--format", "json").out)
+    broken = shifted(EARLY, tmp_path / "broken.har", LATER, edit)
+    line = one_error_line(crawl(cli, broken))
+    assert message in line
+    assert json.loads(cli("prices", "--format", "json").out) == before
+    changes = json.loads(cli("changes", "--format", "json").out)
+    assert [c["kind"] for c in changes] == ["source_broken"]
+    assert message in changes[0]["detail"]
+    run = json.loads(cli("runs", "--format", "json").out)[0]
+    assert run["status"] == status and message in run["error"]
+
+    # A second failure in a row is not announced again; recovery is.
+    assert crawl(cli, shifted(EARLY, tmp_path / "b2.har", datetime(2026, 9, 11, tzinfo=UTC), edit)).code == 1
+    assert crawl(cli, shifted(EARLY, tmp_path / "ok.har", datetime(2026, 9, 12, tzinfo=UTC))).code == 0
+    kinds = [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)]
+    assert kinds == ["source_broken", "source_recovered"]
+
+
+@pytest.mark.parametrize("content", [b"not json at all", b'{"log": {}}', b"\x1f\x8b\x08garbage", b"[1, 2]"])
+def test_corrupt_har(cli, tmp_path: Path, content: bytes) -> None:
+    bad = tmp_path / "bad.har"
+    bad.write_bytes(content)
+    line = one_error_line(crawl(cli, bad))
+    assert "is not a HAR file" in line and str(bad) in line
+    run = json.loads(cli("runs", "--format", "json").out)[0]
+    assert run["status"] == "failed"
+    assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+
+
+def test_unmatched_request_names_the_url(cli) -> None:
+    result = cli("crawl", "azure", "-r", "eastus", "--replay", str(EARLY))
+    line = one_error_line(result)
+    assert "no response for GET https://prices.azure.com/api/retail/prices" in line
+    assert "eastus" in line
+
+
+def test_unknown_provider(cli) -> None:
+    line = one_error_line(cli("crawl", "nosuchcloud"))
+    assert "unknown provider 'nosuchcloud'" in line and "azure" in line
+    run = json.loads(cli("runs", "--format", "json").out)[0]
+    assert (run["source"], run["status"]) == ("nosuchcloud", "failed")
+    assert json.loads(cli("changes", "--format", "json").out) == []

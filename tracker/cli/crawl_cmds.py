@@ -1,0 +1,133 @@
+"""Commands that fetch: `crawl` and `demo`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlmodel import Session
+
+from db import store
+from db.schema import RunStatus
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
+from tracker.cli.state import state
+from tracker.crawl import Progress as ProgressFn
+from tracker.demo import capture_regions, capture_time, demo_captures
+from tracker.errors import CrawlFailed, UserError
+from tracker.pipeline import Pipeline, RunReport
+from tracker.service import crawl_source
+
+
+@contextmanager
+def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
+    """Pages fetched and items found, on stderr when it is a terminal."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=stderr, transient=True) as bar:
+        task = bar.add_task(f"{label}: starting")
+
+        def update(pages: int, items: int) -> None:
+            bar.update(task, description=f"{label}: {pages} pages fetched, {items} items found")
+
+        yield update
+
+
+def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
+    with Session(pipeline.engine) as session:
+        run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])
+        return run.observed_at if run else None
+
+
+def summary(report: RunReport) -> str:
+    if not report.ok:
+        return f"{report.source}: run {report.run_id} {report.status}: {report.error}"
+    return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.prices} prices, "
+            f"{report.rows_written} price rows written, {len(report.changes)} changes")
+
+
+def crawl(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Argument(help="The source to crawl, for example azure.")],
+    region: Annotated[list[str] | None, typer.Option(
+        "--region", "-r", help="Region to crawl; repeat for more. Default: the configured list.")] = None,
+    replay: Annotated[Path | None, typer.Option(
+        help="Serve responses from this HAR capture; never touch the network.", dir_okay=False)] = None,
+    record: Annotated[Path | None, typer.Option(
+        help="Save what was fetched to this HAR 1.2 file.", dir_okay=False)] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Crawl one provider into the store and list what changed.
+
+    Example: gpu-tracker crawl azure --region westeurope --record we.har
+    """
+    if replay and record:
+        raise typer.BadParameter("--replay and --record cannot be used together")
+    if replay and not replay.exists():
+        raise typer.BadParameter(f"{replay}: no such file", param_hint="--replay")
+    st = state(ctx)
+    with crawl_progress(provider) as progress:
+        report = crawl_source(st.pipeline(), st.config, provider, regions=region or None,
+                              replay=replay, record=record, progress=progress)
+    for note in report.notes:
+        stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+    if not report.ok:
+        raise CrawlFailed(summary(report))
+    stderr.print(summary(report), highlight=False)
+    emit([change_dict(c) for c in report.changes], fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
+         empty="no changes")
+
+
+def demo(
+    ctx: typer.Context,
+    home: Annotated[Path | None, typer.Option(help="Use this folder instead of the default store.")] = None,
+) -> None:
+    """Load the bundled captures, an earlier one and then a later one, and show
+    what changed. Needs no network.
+
+    Example: gpu-tracker demo --home /tmp/gpu-demo
+    """
+    st = state(ctx)
+    if home is not None:
+        st.home = home.expanduser()
+    pipeline = st.pipeline()
+    seen: set[str] = set()
+    later: list[dict[str, object]] = []
+    for source, capture in demo_captures():
+        loaded = last_observed(pipeline, source)
+        if loaded is not None and capture_time(capture) <= loaded:
+            stderr.print(f"{source}: {capture.name} is already in the store; skipped", highlight=False)
+            seen.add(source)
+            continue
+        with crawl_progress(f"{source} {capture.stem}") as progress:
+            report = crawl_source(pipeline, st.config, source, replay=capture, progress=progress,
+                                  regions=capture_regions(capture) or None)
+        stderr.print(f"{summary(report)} [dim]({capture.name})[/dim]", highlight=False)
+        if not report.ok:
+            raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
+        if source in seen:  # the first capture of a source is its baseline: everything is new
+            later.extend(change_dict(c) for c in report.changes)
+        seen.add(source)
+    stderr.print(f"\nStore: {st.config.database_url()}", highlight=False)
+    if later:
+        emit(later, OutputFormat.table, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
+             title="What changed between the captures")
+    stderr.print(
+        "\nTry next:\n"
+        "  gpu-tracker prices --gpu A100\n"
+        "  gpu-tracker changes\n"
+        "  gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand\n"
+        "  gpu-tracker runs", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(crawl)
+    app.command()(demo)

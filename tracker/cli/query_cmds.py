@@ -1,0 +1,154 @@
+"""Commands that read the store: prices, history, changes and runs."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Annotated, Any
+
+import typer
+from sqlmodel import Session
+
+from db import store
+from db.schema import Change, PriceModel, effective_hourly
+from db.tables import ChangeRow, CrawlRun, PricePoint
+from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.state import parse_since, state
+
+PRICE_COLUMNS = [
+    "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",
+    "memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term", "payment_option", "price",
+    "currency", "unit", "list_price", "upfront_fee", "hourly_price", "price_per_gpu_hour", "availability",
+    "source_url", "observed_at",
+]
+PRICE_TABLE = ["provider", "region", "instance_type", "gpu_model", "gpu_count", "os", "price_model", "term",
+               "price", "currency", "unit", "hourly_price", "price_per_gpu_hour"]
+HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
+HISTORY_TABLE = ["valid_from", "valid_to", "provider", "region", "os", "price_model", "term", "price",
+                 "currency", "unit", "list_price", "availability"]
+CHANGE_COLUMNS = ["kind", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "os",
+                  "price_model", "term", "payment_option", "old_price", "new_price", "percent", "currency",
+                  "unit", "observed_at", "source", "detail", "source_url"]
+CHANGE_TABLE = ["kind", "provider", "region", "instance_type", "os", "price_model", "term", "old_price",
+                "new_price", "percent", "currency", "observed_at", "detail"]
+RUN_COLUMNS = ["id", "source", "provider", "status", "mode", "started_at", "finished_at", "observed_at",
+               "regions", "pages", "items", "rows_written", "changes", "error", "capture_path"]
+RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "items", "rows_written",
+             "changes", "error"]
+
+
+def price_dict(point: PricePoint) -> dict[str, Any]:
+    row = store.point_to_dict(point)
+    hourly = effective_hourly(row["price"], point.unit, point.term, row["upfront_fee"])
+    row["hourly_price"] = _round(hourly)
+    count = row["gpu_count"]
+    row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
+    row["observed_at"] = point.valid_from
+    return row
+
+
+def _round(value: Decimal | None) -> Decimal | None:
+    """Derived rates to 6 places; stored prices are never rounded."""
+    return None if value is None else value.quantize(Decimal("0.000001"))
+
+
+def _detail(raw: dict[str, str] | str) -> str:
+    detail = json.loads(raw) if isinstance(raw, str) else raw
+    return "; ".join(f"{k}: {v}" for k, v in sorted(detail.items()))
+
+
+def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
+    if isinstance(change, ChangeRow):
+        row = change.model_dump()
+        for name in ("old_price", "new_price", "percent", "gpu_count"):
+            row[name] = None if row[name] is None else Decimal(row[name])
+    else:
+        row = change.model_dump()
+        row["kind"] = str(change.kind)
+    row["detail"] = _detail(change.detail)
+    return row
+
+
+def prices(
+    ctx: typer.Context,
+    provider: Annotated[str | None, typer.Option(help="Only this provider, for example azure.")] = None,
+    region: Annotated[str | None, typer.Option(help="Only this region, for example westeurope.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU model, matched in part: A100, H100, T4.")] = None,
+    price_model: Annotated[PriceModel | None, typer.Option(help="on_demand, spot, reserved...")] = None,
+    instance_type: Annotated[str | None, typer.Option(help="Exactly this instance type.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List the current prices, with the effective hourly and per-GPU-hour rates.
+
+    Example: gpu-tracker prices --gpu H100 --price-model spot --format json
+    """
+    with Session(state(ctx).engine) as session:
+        points = store.query_prices(session=session, provider=provider, region=region, gpu=gpu,
+                                    price_model=price_model.value if price_model else None,
+                                    instance_type=instance_type)
+        rows = [price_dict(p) for p in points]
+    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match")
+
+
+def history(
+    ctx: typer.Context,
+    instance_type: Annotated[str, typer.Argument(help="The instance type, for example Standard_ND96asr_v4.")],
+    provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
+    region: Annotated[str | None, typer.Option(help="Only this region.")] = None,
+    price_model: Annotated[PriceModel | None, typer.Option(help="Only this price model.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Show how an instance's prices moved: one row per interval a price held.
+
+    Example: gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand
+    """
+    with Session(state(ctx).engine) as session:
+        points = store.query_prices(session=session, provider=provider, region=region, instance_type=instance_type,
+                                    price_model=price_model.value if price_model else None, current=False)
+        rows = []
+        for p in points:
+            row = price_dict(p)
+            row["valid_from"], row["valid_to"] = p.valid_from, p.valid_to
+            rows.append(row)
+    emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
+         empty=f"no prices recorded for {instance_type}")
+
+
+def changes(
+    ctx: typer.Context,
+    since: Annotated[str | None, typer.Option(help="From this date (2026-08-01) or span back (7d, 24h).")] = None,
+    provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
+    kind: Annotated[list[str] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many, oldest first.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List recorded changes: price drops and rises, new and removed SKUs, broken sources.
+
+    Example: gpu-tracker changes --since 7d --kind price_drop
+    """
+    since_at = parse_since(since)
+    with Session(state(ctx).engine) as session:
+        rows = [change_dict(c) for c in store.query_changes(session=session, since=since_at, provider=provider,
+                                                           kinds=kind, limit=limit)]
+    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes")
+
+
+def runs(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Option(help="Only this source.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List recent crawl runs with their status and error.
+
+    Example: gpu-tracker runs --source azure --limit 5
+    """
+    with Session(state(ctx).engine) as session:
+        found: list[CrawlRun] = store.list_runs(session=session, limit=limit, source=source)
+        rows = [r.model_dump() for r in found]
+    emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet")
+
+
+def register(app: typer.Typer) -> None:
+    for command in (prices, history, changes, runs):
+        app.command()(command)

@@ -1,0 +1,76 @@
+"""What every command needs: the configuration and the store, opened once."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import cached_property
+from pathlib import Path
+
+import sqlalchemy as sa
+import typer
+
+from db.engine import StoreError, make_engine, migrate
+from tracker.config import Config, load_config
+from tracker.diff import DiffPolicy
+from tracker.errors import UserError
+from tracker.pipeline import Pipeline
+
+
+@dataclass
+class State:
+    config_path: Path | None = None
+    home: Path | None = None
+    debug: bool = False
+    _config: Config | None = field(default=None, repr=False)
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.config_path, home=self.home)
+        return self._config
+
+    @cached_property
+    def engine(self) -> sa.Engine:
+        url = self.config.database_url()
+        if url.startswith("sqlite:///"):
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            engine = make_engine(url)
+            migrate(engine)
+        except StoreError as exc:
+            raise UserError(str(exc)) from None
+        return engine
+
+    def pipeline(self) -> Pipeline:
+        d = self.config.diff
+        policy = DiffPolicy(removal_confirmations=d.removal_confirmations, min_row_ratio=d.min_row_ratio,
+                            max_price_factor=d.max_price_factor)
+        return Pipeline(engine=self.engine, policy=policy)
+
+
+def state(ctx: typer.Context) -> State:
+    obj = ctx.find_root().obj
+    if not isinstance(obj, State):
+        obj = ctx.find_root().obj = State()
+    return obj
+
+
+_RELATIVE = re.compile(r"^(\d+)([hdw])$")
+
+
+def parse_since(text: str | None) -> datetime | None:
+    """'2026-08-01', an ISO time, or a span back from now: '24h', '7d', '2w'."""
+    if not text:
+        return None
+    match = _RELATIVE.match(text.strip())
+    if match:
+        n, unit = int(match.group(1)), match.group(2)
+        span = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
+        return datetime.now(UTC) - span
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,0 +1,149 @@
+"""Runs a spider in a child process with a hard timeout, and reads back what
+it wrote to the run folder as a CrawlResult."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from db.schema import CrawlResult
+from spiders.har import HarError, read_har
+from tracker.normalize import NormalizeError, parse_time
+from tracker.sources import Source
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class CrawlRequest:
+    source: Source
+    out_dir: Path
+    regions: list[str] = field(default_factory=list)
+    replay: Path | None = None
+    record: Path | None = None
+    spider_args: dict[str, str] = field(default_factory=dict)
+    timeout: float = 900
+    download_timeout: int = 60
+    retry_times: int = 2
+    browser_path: str = "/usr/bin/chromium"
+
+
+def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
+    args = dict(req.spider_args)
+    if req.regions:
+        args["regions"] = ",".join(req.regions)
+    return {"spider": req.source.spider, "out_dir": str(req.out_dir), "args": args,
+            "replay": str(req.replay) if req.replay else None,
+            "record": str(capture) if capture else None, "browser_path": req.browser_path,
+            "download_timeout": req.download_timeout, "retry_times": req.retry_times}
+
+
+def _read_events(stream: Any, progress: Progress | None) -> None:
+    for line in stream:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if progress and event.get("event") in {"progress", "done"}:
+            progress(int(event.get("pages", 0)), int(event.get("items", 0)))
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResult:
+    started = datetime.now(UTC)
+    req.out_dir.mkdir(parents=True, exist_ok=True)
+    if req.replay is not None:
+        try:
+            read_har(req.replay)
+        except HarError as exc:
+            return CrawlResult(source=req.source.name, provider=req.source.provider, started_at=started,
+                               finished_at=datetime.now(UTC), replayed=True, error=str(exc))
+    capture = None if req.replay else req.out_dir / "capture.har"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "spiders.runner", json.dumps(_spec(req, capture))],
+        stdout=subprocess.PIPE, stderr=(req.out_dir / "runner.err").open("w"), text=True,
+        start_new_session=True)
+    reader = threading.Thread(target=_read_events, args=(proc.stdout, progress), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + req.timeout
+    try:
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        timed_out = proc.poll() is None
+        if timed_out:
+            _kill(proc)
+    except BaseException:
+        _kill(proc)
+        raise
+    reader.join(timeout=2)
+    result = _collect(req, started, capture)
+    if timed_out:
+        result.error = f"the crawl did not finish within {req.timeout:g} s and was stopped"
+    elif result.error is None and proc.returncode != 0:
+        result.error = f"the crawler exited with code {proc.returncode}; see {req.out_dir / 'runner.err'}"
+    return result
+
+
+def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> CrawlResult:
+    source = req.source
+    base = CrawlResult(source=source.name, provider=source.provider, started_at=started,
+                       finished_at=datetime.now(UTC), replayed=req.replay is not None)
+    result_file = req.out_dir / "result.json"
+    if not result_file.exists():
+        base.error = _child_error(req.out_dir) or "the crawler stopped without writing a result"
+        return base
+    summary = json.loads(result_file.read_text(encoding="utf-8"))
+    base.pages = summary["pages"]
+    base.regions = summary["regions"]
+    base.notes = summary["notes"]
+    failures: list[str] = summary["failures"]
+    if failures:
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        base.error = failures[0] + more
+    with (req.out_dir / "items.jsonl").open(encoding="utf-8") as fh:
+        base.items = [json.loads(line) for line in fh if line.strip()]
+    base.capture_path = str(req.replay) if req.replay else _keep_capture(capture, req.record)
+    if base.items:
+        try:
+            base.observed_at = min(parse_time(i["observed_at"]) for i in base.items)
+        except (KeyError, NormalizeError) as exc:
+            base.error = base.error or f"an item has no usable observation time ({exc})"
+    return base
+
+
+def _child_error(out_dir: Path) -> str | None:
+    err = (out_dir / "runner.err").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    return f"the crawler failed: {err[-1]}" if err else None
+
+
+def _keep_capture(capture: Path | None, record: Path | None) -> str | None:
+    """Compress the run's capture, and copy it where --record asked."""
+    if capture is None or not capture.exists():
+        return None
+    if record is not None:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(capture, record)
+    packed = capture.with_name(capture.name + ".gz")
+    with capture.open("rb") as src, gzip.open(packed, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    capture.unlink()
+    return str(packed)

@@ -1,0 +1,39 @@
+"""Raw items -> value types. One module per provider, each with a
+`normalize(items) -> Normalized` function; tracker/sources.py says which."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from db.schema import Offer, PriceQuote
+
+class NormalizeError(ValueError):
+    """A raw item says something we cannot read without guessing."""
+
+
+@dataclass
+class Normalized:
+    quotes: list[PriceQuote] = field(default_factory=list)
+    offers: list[Offer] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
+
+
+def load_normalizer(module: str) -> Normalizer:
+    return importlib.import_module(module).normalize  # type: ignore[no-any-return]
+
+
+def parse_time(value: object) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise NormalizeError(f"observation time {value!r} is not an ISO 8601 time") from None
+    if parsed.tzinfo is None:
+        raise NormalizeError(f"observation time {value!r} has no time zone")
+    return parsed

@@ -1,0 +1,201 @@
+"""The one place where crawl, normalize, store, diff and alert meet.
+
+Everything is passed in: the engine, the clock, the crawl function and the
+change hook (alerts). One crawl is two transactions: the run row is written
+first, so a killed process leaves a 'running' row that the next start marks
+aborted; then the snapshot, its changes and the run's status commit together,
+or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from db import store
+from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
+from db.tables import CrawlRun, PricePoint
+from tracker.diff import DiffPolicy, diff_prices
+from tracker.normalize import Normalized, NormalizeError, load_normalizer
+from tracker.sources import Source
+
+Clock = Callable[[], datetime]
+ChangeHook = Callable[[Session, Sequence[Change]], None]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class RunReport:
+    run_id: int
+    source: str
+    status: RunStatus
+    error: str | None = None
+    items: int = 0
+    prices: int = 0
+    rows_written: int = 0
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == RunStatus.ok
+
+
+class Rejected(Exception):
+    """The crawl's data must not move the snapshot forward."""
+
+    def __init__(self, status: RunStatus, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class Pipeline:
+    engine: sa.Engine
+    policy: DiffPolicy = field(default_factory=DiffPolicy)
+    clock: Clock = utcnow
+    on_changes: ChangeHook | None = None
+
+    def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
+        with Session(self.engine) as session:
+            store.abort_interrupted_runs(session=session, now=self.clock())
+            run = store.start_run(session=session, source=source.name, provider=source.provider,
+                                  spider=spider, mode=mode, regions=regions, started_at=self.clock())
+            session.commit()
+            assert run.id is not None
+            return run.id
+
+    def run(self, source: Source, crawl: Callable[[int], CrawlResult], *, mode: str = "live",
+            regions: Sequence[str] = ()) -> RunReport:
+        """Record a run, crawl (given the run's id), and ingest the result."""
+        run_id = self.begin(source, spider=source.spider, mode=mode, regions=regions)
+        try:
+            result = crawl(run_id)
+        except BaseException as exc:
+            self.finish_failed(source, run_id, RunStatus.aborted, f"interrupted: {type(exc).__name__}")
+            raise
+        return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
+
+    def ingest(self, source: Source, run_id: int, result: CrawlResult,
+               normalizer: Callable[[list[dict]], Normalized]) -> RunReport:
+        with Session(self.engine) as session:
+            try:
+                report = self._apply(session, source, run_id, result, normalizer)
+                session.commit()
+                return report
+            except Rejected as exc:
+                session.rollback()
+                rejected = exc
+        report = self.finish_failed(source, run_id, rejected.status, rejected.reason,
+                                    announce=rejected.status != RunStatus.rejected)
+        report.items = len(result.items)
+        report.notes = list(result.notes)
+        return report
+
+    def finish_failed(self, source: Source, run_id: int, status: RunStatus, reason: str,
+                      *, announce: bool = True) -> RunReport:
+        """Close a run that must not move the snapshot. The first failure after
+        a good run (or of a new source) is announced as source_broken."""
+        now = self.clock()
+        with Session(self.engine) as session:
+            previous = store.last_run(session=session, source=source.name)
+            changes = []
+            if announce and (previous is None or previous.status == RunStatus.ok):
+                changes.append(Change(kind=ChangeKind.source_broken, provider=source.provider,
+                                      source=source.name, observed_at=now, detail={"reason": reason}))
+            run = session.get(CrawlRun, run_id)
+            assert run is not None
+            run.status, run.error, run.finished_at, run.changes = status, reason, now, len(changes)
+            session.add(run)
+            store.add_changes(session=session, run_id=run_id, changes=changes)
+            if self.on_changes and changes:
+                self.on_changes(session, changes)
+            session.commit()
+        return RunReport(run_id=run_id, source=source.name, status=status, error=reason, changes=changes)
+
+    def _apply(self, session: Session, source: Source, run_id: int, result: CrawlResult,
+               normalizer: Callable[[list[dict]], Normalized]) -> RunReport:
+        if result.error is not None:
+            raise Rejected(RunStatus.failed, result.error)
+        try:
+            normalized = normalizer(result.items)
+            current = snapshot(normalized.quotes)
+        except NormalizeError as exc:
+            raise Rejected(RunStatus.failed, str(exc)) from None
+        observed = result.observed_at or self.clock()
+        last_ok = store.last_run(session=session, source=source.name, statuses=[RunStatus.ok])
+        if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
+            raise Rejected(RunStatus.rejected, (
+                f"this capture is from {observed:%Y-%m-%d %H:%M}, older than the last run of {source.name} "
+                f"({last_ok.observed_at:%Y-%m-%d %H:%M}); replay captures in date order"))
+        regions = result.regions or sorted({q.region for q in current.values()})
+        previous = store.open_prices(session=session, source=source.name, regions=regions)
+        diff = diff_prices(previous, current, self.policy, source=source.name, observed_at=observed)
+        if diff.broken:
+            raise Rejected(RunStatus.quarantined, diff.broken)
+        if last_ok and last_ok.observed_at == observed:
+            # The same moment seen again (a capture replayed twice) confirms no removal.
+            diff.removed, diff.misses = [], {}
+
+        removed = store.load_points(session=session, ids=diff.removed)
+        changes = diff.changes + [removal_change(p, observed) for p in removed]
+        store.close_prices(session=session, ids=diff.closes + diff.removed, valid_to=observed)
+        store.insert_prices(session=session, rows=[
+            store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
+        store.set_missed_runs(session=session, missed=diff.misses)
+        before = store.last_run(session=session, source=source.name)
+        if before is not None and before.status != RunStatus.ok:
+            changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
+                                  source=source.name, observed_at=self.clock(),
+                                  detail={"after": before.error or before.status}))
+        store.add_changes(session=session, run_id=run_id, changes=changes)
+        if self.on_changes and changes:
+            self.on_changes(session, changes)
+
+        run = session.get(CrawlRun, run_id)
+        assert run is not None
+        run.status = RunStatus.ok
+        run.finished_at = self.clock()
+        run.observed_at = observed
+        run.pages, run.items = result.pages, len(result.items)
+        run.rows_written = len(diff.inserts)
+        run.changes = len(changes)
+        run.capture_path = result.capture_path
+        run.regions = ",".join(regions)
+        session.add(run)
+        return RunReport(run_id=run_id, source=source.name, status=RunStatus.ok, items=len(result.items),
+                         prices=len(current), rows_written=len(diff.inserts), changes=changes,
+                         notes=list(result.notes) + normalized.notes)
+
+
+def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:
+    """Quotes by key. Two different values for one key are ambiguous: an
+    error, never a guess."""
+    current: dict[str, PriceQuote] = {}
+    for quote in quotes:
+        seen = current.get(quote.key)
+        if seen is not None and seen.value_hash != quote.value_hash:
+            raise NormalizeError(
+                f"{quote.provider}: two prices for {quote.instance_type} {quote.price_model} {quote.term} "
+                f"{quote.os} in {quote.region}: {seen.price} and {quote.price}")
+        current[quote.key] = quote
+    return current
+
+
+def removal_change(point: PricePoint, observed: datetime) -> Change:
+    return Change(
+        kind=ChangeKind.sku_removed, provider=point.provider, source=point.source, key=point.key,
+        region=point.region, zone=point.zone, instance_type=point.instance_type, gpu_model=point.gpu_model,
+        gpu_count=Decimal(point.gpu_count) if point.gpu_count else None, os=point.os,
+        price_model=point.price_model, term=point.term, payment_option=point.payment_option,
+        old_price=Decimal(point.price), new_price=None, currency=point.currency, unit=point.unit,
+        source_url=point.source_url, observed_at=observed)

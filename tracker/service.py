@@ -1,0 +1,44 @@
+"""Crawling a source end to end, as the CLI, the demo and the daemon do it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db.schema import RunStatus
+from tracker.config import Config
+from tracker.crawl import CrawlRequest, Progress, run_crawl
+from tracker.errors import UserError
+from tracker.pipeline import Pipeline, RunReport
+from tracker.sources import SOURCES, Source
+
+
+def resolve_source(name: str) -> Source:
+    if name not in SOURCES:
+        raise UserError(f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}")
+    return SOURCES[name]
+
+
+def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list[str] | None = None,
+                 replay: Path | None = None, record: Path | None = None,
+                 progress: Progress | None = None) -> RunReport:
+    """Crawl one source (live, or replayed from a HAR) into the store."""
+    if name not in SOURCES:
+        unknown = Source(name, name, "", "")
+        run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
+        message = f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}"
+        pipeline.finish_failed(unknown, run_id, RunStatus.failed, message, announce=False)
+        raise UserError(message)
+    source = SOURCES[name]
+    settings = config.provider(source.provider)
+    chosen = list(regions or settings.regions or [])
+    spider_args = {"api_url": settings.api_url} if settings.api_url else {}
+
+    def crawl(run_id: int):  # type: ignore[no-untyped-def]
+        request = CrawlRequest(
+            source=source, out_dir=config.home / "runs" / f"{run_id:06d}-{source.name}", regions=chosen,
+            replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
+            download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
+            browser_path=config.crawl.browser_path)
+        return run_crawl(request, progress)
+
+    return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)

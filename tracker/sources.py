@@ -1,0 +1,19 @@
+"""Every source we can crawl. Adding a provider is one line here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    provider: str
+    spider: str
+    normalizer: str
+    kind: str = "prices"
+
+
+SOURCES: dict[str, Source] = {s.name: s for s in (
+    Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+)}
