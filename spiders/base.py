@@ -8,8 +8,18 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import scrapy
+from scrapy_playwright.page import PageMethod
 from scrapy.http import Response
 from twisted.python.failure import Failure
+
+from spiders.har import browser_capture_path
+
+
+def _route_from_har(har: str) -> Callable[..., Any]:
+    async def init(page: Any, request: scrapy.Request) -> None:
+        await page.route_from_har(har, not_found="abort", update=False)
+
+    return init
 
 
 class SourceFailure(Exception):
@@ -31,6 +41,29 @@ class ProviderSpider(scrapy.Spider):
 
     def request(self, url: str, callback: Callable[..., Any], **kwargs: Any) -> scrapy.Request:
         return scrapy.Request(url, callback=callback, errback=self.on_error, **kwargs)
+
+    def browser_request(self, url: str, callback: Callable[..., Any], *, wait_for: str,
+                        timeout_ms: int = 30000, meta: dict[str, Any] | None = None,
+                        **kwargs: Any) -> scrapy.Request:
+        """A page rendered by Chromium (scrapy-playwright), waited for with an
+        explicit selector. In replay the browser is served from the HAR and
+        an unknown URL fails; in record mode its traffic is saved beside the
+        crawl's own capture. The spider must set `uses_browser = True`."""
+        page_meta: dict[str, Any] = {
+            "playwright": True,
+            "playwright_page_methods": [
+                PageMethod("wait_for_selector", wait_for, state="attached", timeout=timeout_ms)],
+        }
+        replay = self.settings.get("GPU_TRACKER_REPLAY")
+        record = self.settings.get("GPU_TRACKER_RECORD")
+        if replay:
+            page_meta["playwright_page_init_callback"] = _route_from_har(str(replay))
+        elif record:
+            page_meta["playwright_context"] = "record"
+            page_meta["playwright_context_kwargs"] = {
+                "record_har_path": browser_capture_path(str(record)), "record_har_content": "embed"}
+        return scrapy.Request(url, callback=callback, errback=self.on_error,
+                              meta={**page_meta, **(meta or {})}, dont_filter=True, **kwargs)
 
     def on_error(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)

@@ -104,13 +104,15 @@ class HarArchive:
     def __len__(self) -> int:
         return sum(len(v) for v in self._entries.values())
 
-    def lookup(self, method: str, url: str, body: bytes | str | None = None) -> HarResponse | None:
+    def lookup(self, method: str, url: str, body: bytes | str | None = None,
+               *, peek: bool = False) -> HarResponse | None:
         key = request_key(method, url, body)
         found = self._entries.get(key)
         if not found:
             return None
         index = min(self._served[key], len(found) - 1)
-        self._served[key] += 1
+        if not peek:
+            self._served[key] += 1
         return found[index]
 
 
@@ -142,6 +144,20 @@ def har_entry(*, method: str, url: str, request_headers: list[tuple[str, str]], 
         "cache": {},
         "timings": {"send": 0, "wait": round(elapsed_ms, 3), "receive": 0},
     }
+
+
+def browser_capture_path(record: str) -> str:
+    """Where the browser's own HAR goes; the caller merges it into `record`."""
+    return record + ".browser.har"
+
+
+def merge_har(target: str | Path, extra: str | Path) -> None:
+    """Append the entries of `extra` (say, the browser's capture) to `target`,
+    in time order, and remove `extra`."""
+    entries = read_har(target)["log"]["entries"] + read_har(extra)["log"]["entries"]
+    entries.sort(key=lambda e: str(e.get("startedDateTime", "")))
+    write_har(target, entries)
+    Path(extra).unlink()
 
 
 def write_har(path: str | Path, entries: list[dict[str, Any]], *, creator: str = "gpu-tracker") -> None:

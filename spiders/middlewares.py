@@ -36,7 +36,11 @@ class HarReplayMiddleware:
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Response:
         if request.meta.get("playwright"):
-            # The browser replays through page.route_from_har instead.
+            # The browser replays through page.route_from_har instead; the
+            # capture still gives the observation time.
+            seen = self.archive.lookup(request.method, request.url, request.body, peek=True)
+            if seen is not None:
+                request.meta["har_started"] = seen.started
             return None  # type: ignore[return-value]
         found = self.archive.lookup(request.method, request.url, request.body)
         if found is None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from db.schema import CrawlResult
-from spiders.har import HarError, read_har
+from spiders.har import HarError, browser_capture_path, merge_har, read_har
 from tracker.normalize import NormalizeError, parse_time
 from tracker.sources import Source
 
@@ -40,12 +40,24 @@ class CrawlRequest:
     browser_path: str = "/usr/bin/chromium"
 
 
+def _plain_replay(req: CrawlRequest) -> str | None:
+    """Playwright's route_from_har reads plain .har files only."""
+    if req.replay is None:
+        return None
+    if req.replay.suffix != ".gz":
+        return str(req.replay.resolve())
+    plain = req.out_dir / "replay.har"
+    with gzip.open(req.replay, "rb") as src, plain.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return str(plain)
+
+
 def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
     args = dict(req.spider_args)
     if req.regions:
         args["regions"] = ",".join(req.regions)
     return {"spider": req.source.spider, "out_dir": str(req.out_dir), "args": args,
-            "replay": str(req.replay) if req.replay else None,
+            "replay": _plain_replay(req),
             "record": str(capture) if capture else None, "browser_path": req.browser_path,
             "download_timeout": req.download_timeout, "retry_times": req.retry_times}
 
@@ -136,8 +148,17 @@ def _child_error(out_dir: Path) -> str | None:
 
 
 def _keep_capture(capture: Path | None, record: Path | None) -> str | None:
-    """Compress the run's capture, and copy it where --record asked."""
-    if capture is None or not capture.exists():
+    """Merge in the browser's capture, compress it, and copy it where
+    --record asked."""
+    if capture is None:
+        return None
+    browser = Path(browser_capture_path(str(capture)))
+    if browser.exists():
+        if capture.exists():
+            merge_har(capture, browser)
+        else:
+            browser.rename(capture)
+    if not capture.exists():
         return None
     if record is not None:
         record.parent.mkdir(parents=True, exist_ok=True)
