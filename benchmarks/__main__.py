@@ -1,0 +1,44 @@
+"""Run every benchmark and print the table: `python -m benchmarks [--quick] [names...]`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.harness import Figure
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller inputs, for a smoke run")
+    parser.add_argument("names", nargs="*", help="only these benchmarks (bench_<name>.py)")
+    args = parser.parse_args()
+    modules = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name.startswith("bench_"))
+    if args.names:
+        modules = [m for m in modules if m.removeprefix("bench_") in args.names]
+    figures: list[Figure] = []
+    console = Console(stderr=True)
+    for name in modules:
+        console.print(f"running {name} ...")
+        figures.extend(importlib.import_module(f"benchmarks.{name}").run(args.quick))
+    table = Table(title="gpu-tracker benchmarks")
+    for col in ("benchmark", "seconds", "baseline", "baseline s", "ratio", "peak RSS MB", "target", "ok", "note"):
+        table.add_column(col)
+    for f in figures:
+        table.add_row(f.name, f"{f.seconds:.3f}", f.baseline_name,
+                      "" if f.baseline_seconds is None else f"{f.baseline_seconds:.3f}",
+                      "" if f.ratio is None else f"{f.ratio:.2f}x",
+                      "" if f.peak_rss_mb is None else f"{f.peak_rss_mb:.0f}", f.target,
+                      {True: "yes", False: "NO", None: ""}[f.passed], f.note)
+    Console(width=200).print(table)
+    return 0 if all(f.passed is not False for f in figures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

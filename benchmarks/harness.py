@@ -1,0 +1,57 @@
+"""What a benchmark reports, and how peak memory is measured."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Figure:
+    name: str
+    seconds: float
+    baseline_name: str = ""
+    baseline_seconds: float | None = None
+    peak_rss_mb: float | None = None
+    target: str = ""
+    passed: bool | None = None
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.baseline_seconds:
+            return None
+        return self.seconds / self.baseline_seconds
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process, in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _child(fn: Callable[..., Any], args: tuple[Any, ...], queue: Any) -> None:
+    start = time.perf_counter()
+    value = fn(*args)
+    queue.put((time.perf_counter() - start, peak_rss_mb(), value))
+
+
+def measure_in_child(fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
+    """Run `fn(*args)` in a fresh process: (seconds, peak RSS MB, result).
+    A fresh process makes the peak RSS that of this work alone."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(fn, args, queue))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    return result  # type: ignore[no-any-return]
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
