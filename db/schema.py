@@ -31,7 +31,8 @@ class PriceModel(StrEnum):
 
 
 class Unit(StrEnum):
-    """What one `price` buys. `term` means the whole of `PriceQuote.term`."""
+    """What one `price` buys. `term` means the whole of `PriceQuote.term`
+    ('1yr', '3yr', '3mo'...)."""
 
     hour = "hour"
     month = "month"
@@ -101,10 +102,14 @@ def stable_hash(parts: tuple[Any, ...], *, length: int = 32) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
-def term_years(term: str | None) -> int | None:
-    """'1yr' -> 1, '3yr' -> 3, anything else -> None."""
-    if term and term.endswith("yr") and term[:-2].isdigit():
-        return int(term[:-2])
+def term_hours(term: str | None) -> Decimal | None:
+    """Hours in a commitment term: '1yr' -> 8760, '3yr' -> 26280, '3mo' -> 2160
+    (a month is 720 hours, as providers bill it); anything else -> None."""
+    if not term:
+        return None
+    for suffix, hours in (("yr", HOURS_PER_YEAR), ("mo", HOURS_PER_MONTH)):
+        if term.endswith(suffix) and term[: -len(suffix)].isdigit():
+            return int(term[: -len(suffix)]) * hours
     return None
 
 
@@ -174,7 +179,9 @@ class PriceQuote(SQLModel):
 def effective_hourly(
     price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None
 ) -> Decimal | None:
-    years = term_years(term)
+    """The hourly rate of a price in any unit; an upfront fee is spread over
+    the term's hours."""
+    hours = term_hours(term)
     match unit:
         case Unit.hour:
             hourly = price
@@ -182,12 +189,12 @@ def effective_hourly(
             hourly = price / HOURS_PER_MONTH
         case Unit.year:
             hourly = price / HOURS_PER_YEAR
-        case Unit.term if years:
-            hourly = price / (HOURS_PER_YEAR * years)
+        case Unit.term if hours:
+            hourly = price / hours
         case _:
             return None
-    if upfront_fee and years:
-        hourly += upfront_fee / (HOURS_PER_YEAR * years)
+    if upfront_fee and hours:
+        hourly += upfront_fee / hours
     return hourly
 
 

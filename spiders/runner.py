@@ -1,6 +1,6 @@
 """Runs one spider in this process and writes its output to a run folder.
 
-Meant to be started as a child process (`python -m spiders.runner SPEC`):
+Meant to be started as a child process (`python -m spiders.runner SPEC.json`):
 the Twisted reactor cannot restart, and a hung page must not hang the
 caller. Output, the seam to the rest of the tracker:
 
@@ -124,7 +124,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    run(json.loads(argv[1]))
+    run(json.loads(Path(argv[1]).read_text(encoding="utf-8")))
     return 0
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from tracker.errors import ConfigError
 
@@ -43,8 +43,21 @@ class CrawlSettings(Strict):
 
 
 class ProviderSettings(Strict):
+    """[providers.<name>]: what to crawl. Every field but `regions` reaches the
+    spider as a keyword argument (lists joined with commas)."""
+
     regions: list[str] | None = None
     api_url: str | None = None
+
+    def spider_args(self) -> dict[str, str]:
+        args: dict[str, str] = {}
+        for name, value in self:
+            if name == "regions" or value is None:
+                continue
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            args[name] = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        return args
 
 
 class Config(Strict):

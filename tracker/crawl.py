@@ -90,8 +90,12 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
             return CrawlResult(source=req.source.name, provider=req.source.provider, started_at=started,
                                finished_at=datetime.now(UTC), replayed=True, error=str(exc))
     capture = None if req.replay else req.out_dir / "capture.har"
+    # The spec may carry API keys: a private file, not the command line.
+    spec_file = req.out_dir / "spec.json"
+    spec_file.touch(mode=0o600)
+    spec_file.write_text(json.dumps(_spec(req, capture)), encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "spiders.runner", json.dumps(_spec(req, capture))],
+        [sys.executable, "-m", "spiders.runner", str(spec_file)],
         stdout=subprocess.PIPE, stderr=(req.out_dir / "runner.err").open("w"), text=True,
         start_new_session=True)
     reader = threading.Thread(target=_read_events, args=(proc.stdout, progress), daemon=True)
@@ -107,6 +111,7 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
         _kill(proc)
         raise
     reader.join(timeout=2)
+    spec_file.unlink(missing_ok=True)
     result = _collect(req, started, capture)
     if timed_out:
         result.error = f"the crawl did not finish within {req.timeout:g} s and was stopped"

@@ -31,7 +31,7 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
     source = SOURCES[name]
     settings = config.provider(source.provider)
     chosen = list(regions or settings.regions or [])
-    spider_args = {"api_url": settings.api_url} if settings.api_url else {}
+    spider_args = settings.spider_args()
 
     def crawl(run_id: int):  # type: ignore[no-untyped-def]
         request = CrawlRequest(
