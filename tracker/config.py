@@ -9,7 +9,7 @@ import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -48,6 +48,8 @@ class ProviderSettings(Strict):
 
     regions: list[str] | None = None
     api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}

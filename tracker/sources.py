@@ -16,4 +16,6 @@ class Source:
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
+    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
 )}

@@ -29,7 +29,7 @@ HISTORY_TABLE = ["valid_from", "valid_to", "provider", "region", "os", "price_mo
 CHANGE_COLUMNS = ["kind", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "os",
                   "price_model", "term", "payment_option", "old_price", "new_price", "percent", "currency",
                   "unit", "observed_at", "source", "detail", "source_url"]
-CHANGE_TABLE = ["kind", "provider", "region", "instance_type", "os", "price_model", "term", "old_price",
+CHANGE_TABLE = ["kind", "provider", "region", "zone", "instance_type", "os", "price_model", "term", "old_price",
                 "new_price", "percent", "currency", "observed_at", "detail"]
 RUN_COLUMNS = ["id", "source", "provider", "status", "mode", "started_at", "finished_at", "observed_at",
                "regions", "pages", "items", "rows_written", "changes", "error", "capture_path"]

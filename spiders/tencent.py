@@ -1,0 +1,106 @@
+"""Tencent Cloud: the CVM purchase page's backend, `DescribeZoneInstanceConfigInfos`
+through the workbench proxy, one POST per zone and charge type.
+
+Zones come from the `zones` setting, else from a built-in list per region. A
+region without known zones is asked once per charge type without a zone
+filter: the answer then covers every zone of the region, each item naming its
+own zone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import scrapy
+from scrapy.http import Response
+
+from spiders.base import ProviderSpider
+from spiders.pages.tencent import CHARGE_TYPES, parse_zone_configs
+
+ACTION = "DescribeZoneInstanceConfigInfos"
+
+
+@dataclass(frozen=True)
+class Site:
+    host: str
+    origin: str
+    currency: str
+
+    def url(self, region: str) -> str:
+        return f"https://{self.host}/cgi/api?i=cvm/{ACTION}&uin=&region={region}"
+
+
+SITES = {
+    "cn": Site("workbench.cloud.tencent.com", "https://buy.cloud.tencent.com", "CNY"),
+    "intl": Site("workbench.tencentcloud.com", "https://buy.tencentcloud.com", "USD"),
+}
+
+# The zones where Tencent sells GPU instances, per region (from its purchase page).
+DEFAULT_ZONES: dict[str, tuple[str, ...]] = {
+    "ap-guangzhou": ("ap-guangzhou-6", "ap-guangzhou-7"),
+    "ap-beijing": ("ap-beijing-6", "ap-beijing-7"),
+    "ap-shanghai": ("ap-shanghai-5", "ap-shanghai-8"),
+    "ap-nanjing": ("ap-nanjing-1", "ap-nanjing-3"),
+    "ap-chengdu": ("ap-chengdu-1",),
+    "ap-chongqing": ("ap-chongqing-1",),
+}
+
+
+def zone_region(zone: str) -> str:
+    """'ap-guangzhou-6' -> 'ap-guangzhou'."""
+    head, _, tail = zone.rpartition("-")
+    return head if tail.isdigit() else zone
+
+
+def request_body(region: str, charge_type: str, zone: str | None) -> dict[str, Any]:
+    filters: list[dict[str, Any]] = [{"Name": "instance-charge-type", "Values": [charge_type]}]
+    if zone:
+        filters.append({"Name": "zone", "Values": [zone]})
+    return {"serviceType": "cvm", "action": ACTION, "region": region, "data": {"Filters": filters}}
+
+
+class TencentSpider(ProviderSpider):
+    name = "tencent"
+    provider = "tencent"
+    default_regions = ("ap-guangzhou", "ap-beijing", "ap-shanghai")
+
+    def __init__(self, zones: str = "", site: str = "cn", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if site not in SITES:
+            raise ValueError(f"Tencent: unknown site {site!r}; known: {', '.join(SITES)}")
+        self.site = SITES[site]
+        self.zones = [z for z in zones.split(",") if z]
+
+    def zones_of(self, region: str) -> list[str | None]:
+        configured = [z for z in self.zones if zone_region(z) == region]
+        if configured:
+            return list(configured)
+        known = DEFAULT_ZONES.get(region)
+        if known:
+            return list(known)
+        self.notes.append(f"tencent: no zone list for {region}; asked for the whole region")
+        return [None]
+
+    async def start(self) -> Any:
+        for region in self.regions:
+            for zone in self.zones_of(region):
+                for charge_type in CHARGE_TYPES:
+                    yield self.post(region, charge_type, zone)
+
+    def post(self, region: str, charge_type: str, zone: str | None) -> scrapy.Request:
+        referer = f"{self.site.origin}/cvm"
+        return self.request(
+            self.site.url(region), self.parse, method="POST",
+            body=json.dumps(request_body(region, charge_type, zone)),
+            headers={"Content-Type": "application/json; charset=UTF-8", "Origin": self.site.origin,
+                     "Referer": referer},
+            cb_kwargs={"region": region, "charge_type": charge_type}, dont_filter=True)
+
+    def parse(self, response: Response, region: str, charge_type: str) -> Iterable[Any]:
+        self.fetched(response)
+        items = parse_zone_configs(response.body)
+        yield from self.items(response, "tencent.zone_instance", items, region=region,
+                              charge_type=charge_type, currency=self.site.currency)
