@@ -18,28 +18,31 @@ from scrapy.http import Response
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.pages.huawei import parse_menu, parse_product_info
 
-API_PATH = "/api/calculator/rest/cbc/portalcalculatornodeservice/v4/api"
+API_PATH = "api/calculator/rest/cbc/portalcalculatornodeservice/v4/api"
 
 
 @dataclass(frozen=True)
 class Site:
-    host: str
+    api_url: str
     referer: str
     language: str
     currency: str
 
-    def menu_url(self) -> str:
-        return f"https://{self.host}{API_PATH}/menuInfo?" + urlencode({"sign": "common", "language": self.language})
 
-    def product_url(self, region: str) -> str:
-        query = {"urlPath": "ecs", "tag": "general.online.portal", "region": region, "tab": "calc", "sign": "common"}
-        return f"https://{self.host}{API_PATH}/productInfo?" + urlencode(query)
+def menu_url(api_url: str, language: str) -> str:
+    return f"{api_url}/menuInfo?" + urlencode({"sign": "common", "language": language})
+
+
+def product_url(api_url: str, region: str) -> str:
+    query = {"urlPath": "ecs", "tag": "general.online.portal", "region": region, "tab": "calc", "sign": "common"}
+    return f"{api_url}/productInfo?" + urlencode(query)
 
 
 SITES = {
-    "cn": Site("portal.huaweicloud.com", "https://www.huaweicloud.com/pricing/calculator.html", "zh-cn", "CNY"),
-    "intl": Site("portal-intl.huaweicloud.com", "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html",
-                 "en-us", "USD"),
+    "cn": Site(f"https://portal.huaweicloud.com/{API_PATH}", "https://www.huaweicloud.com/pricing/calculator.html",
+               "zh-cn", "CNY"),
+    "intl": Site(f"https://portal-intl.huaweicloud.com/{API_PATH}",
+                 "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html", "en-us", "USD"),
 }
 ORIGIN = "https://www.huaweicloud.com"
 
@@ -48,16 +51,17 @@ class HuaweiSpider(ProviderSpider):
     name = "huawei"
     provider = "huawei"
 
-    def __init__(self, site: str = "cn", **kwargs: Any) -> None:
+    def __init__(self, site: str = "cn", api_url: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.site = SITES[site]
+        self.api_url = (api_url or self.site.api_url).rstrip("/")
 
     def get(self, url: str, callback: Any, **kwargs: Any) -> scrapy.Request:
         headers = {"Accept": "application/json", "Origin": ORIGIN, "Referer": self.site.referer}
         return self.request(url, callback, headers=headers, **kwargs)
 
     async def start(self) -> Any:
-        yield self.get(self.site.menu_url(), self.parse_menu)
+        yield self.get(menu_url(self.api_url, self.site.language), self.parse_menu)
 
     def parse_menu(self, response: Response) -> Iterable[Any]:
         self.fetched(response)
@@ -68,7 +72,7 @@ class HuaweiSpider(ProviderSpider):
                                 f"(it does in {', '.join(offered)})")
         self.regions = self.regions or offered
         for region in self.regions:
-            yield self.get(self.site.product_url(region), self.parse_region, cb_kwargs={"region": region})
+            yield self.get(product_url(self.api_url, region), self.parse_region, cb_kwargs={"region": region})
 
     def parse_region(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)

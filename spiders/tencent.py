@@ -25,17 +25,18 @@ ACTION = "DescribeZoneInstanceConfigInfos"
 
 @dataclass(frozen=True)
 class Site:
-    host: str
+    api_url: str
     origin: str
     currency: str
 
-    def url(self, region: str) -> str:
-        return f"https://{self.host}/cgi/api?i=cvm/{ACTION}&uin=&region={region}"
+
+def action_url(api_url: str, region: str) -> str:
+    return f"{api_url}?i=cvm/{ACTION}&uin=&region={region}"
 
 
 SITES = {
-    "cn": Site("workbench.cloud.tencent.com", "https://buy.cloud.tencent.com", "CNY"),
-    "intl": Site("workbench.tencentcloud.com", "https://buy.tencentcloud.com", "USD"),
+    "cn": Site("https://workbench.cloud.tencent.com/cgi/api", "https://buy.cloud.tencent.com", "CNY"),
+    "intl": Site("https://workbench.tencentcloud.com/cgi/api", "https://buy.tencentcloud.com", "USD"),
 }
 
 # The zones where Tencent sells GPU instances, per region (from its purchase page).
@@ -67,11 +68,10 @@ class TencentSpider(ProviderSpider):
     provider = "tencent"
     default_regions = ("ap-guangzhou", "ap-beijing", "ap-shanghai")
 
-    def __init__(self, zones: str = "", site: str = "cn", **kwargs: Any) -> None:
+    def __init__(self, zones: str = "", site: str = "cn", api_url: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if site not in SITES:
-            raise ValueError(f"Tencent: unknown site {site!r}; known: {', '.join(SITES)}")
         self.site = SITES[site]
+        self.api_url = api_url or self.site.api_url
         self.zones = [z for z in zones.split(",") if z]
 
     def zones_of(self, region: str) -> list[str | None]:
@@ -93,7 +93,7 @@ class TencentSpider(ProviderSpider):
     def post(self, region: str, charge_type: str, zone: str | None) -> scrapy.Request:
         referer = f"{self.site.origin}/cvm"
         return self.request(
-            self.site.url(region), self.parse, method="POST",
+            action_url(self.api_url, region), self.parse, method="POST",
             body=json.dumps(request_body(region, charge_type, zone)),
             headers={"Content-Type": "application/json; charset=UTF-8", "Origin": self.site.origin,
                      "Referer": referer},
