@@ -39,14 +39,14 @@ SITES = {
     "intl": Site("https://workbench.tencentcloud.com/cgi/api", "https://buy.tencentcloud.com", "USD"),
 }
 
-# The zones where Tencent sells GPU instances, per region (from its purchase page).
+# The zones where Tencent sells GPU instances, per region, as its purchase
+# page listed them; other regions are asked for whole (see zones_of).
 DEFAULT_ZONES: dict[str, tuple[str, ...]] = {
     "ap-guangzhou": ("ap-guangzhou-6", "ap-guangzhou-7"),
-    "ap-beijing": ("ap-beijing-6", "ap-beijing-7"),
-    "ap-shanghai": ("ap-shanghai-5", "ap-shanghai-8"),
-    "ap-nanjing": ("ap-nanjing-1", "ap-nanjing-3"),
+    "ap-beijing": ("ap-beijing-3", "ap-beijing-6", "ap-beijing-7"),
     "ap-chengdu": ("ap-chengdu-1",),
     "ap-chongqing": ("ap-chongqing-1",),
+    "ap-bangkok": ("ap-bangkok-2",),
 }
 
 
@@ -66,7 +66,7 @@ def request_body(region: str, charge_type: str, zone: str | None) -> dict[str, A
 class TencentSpider(ProviderSpider):
     name = "tencent"
     provider = "tencent"
-    default_regions = ("ap-guangzhou", "ap-beijing", "ap-shanghai")
+    default_regions = ("ap-guangzhou", "ap-beijing")
 
     def __init__(self, zones: str = "", site: str = "cn", api_url: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -29,3 +29,20 @@ def test_demo_captures_ship_as_package_data() -> None:
     captures = demo_captures()
     assert captures and all(p.name.endswith(".har.gz") for _, p in captures)
     assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
+
+
+def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
+    target = tmp_path / "demo-home"
+    assert sqlite_cli("demo", "--home", str(target)).code == 0
+    changes = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
+    got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
+           if c["provider"] in {"tencent", "huawei"}}
+    assert got == {
+        ("tencent", "availability_changed", "GN10Xp.20XLARGE320", "availability: available -> sold_out"),
+        ("tencent", "availability_changed", "GT4.41XLARGE948", "availability: sold_out -> available"),
+        ("tencent", "price_drop", "GT4.4XLARGE96", ""),
+        ("huawei", "price_drop", "p2s.2xlarge.8", ""),
+    }
+    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    assert {"tencent", "huawei"} <= {r["provider"] for r in a100}
+    assert {r["currency"] for r in a100 if r["provider"] in {"tencent", "huawei"}} == {"CNY"}

@@ -57,7 +57,7 @@ def test_only_gpu_types_are_kept() -> None:
 
 def test_normalized_rows_per_charge_type() -> None:
     quotes = normalize(raw_items()).quotes
-    assert len(snapshot(quotes)) == len(quotes) == 48
+    assert len(snapshot(quotes)) == len(quotes) == 54
     where = dict(instance_type="GN10Xp.2XLARGE40", zone="ap-guangzhou-6")
     od = one(quotes, **where, price_model="on_demand")
     assert (od.region, od.price, od.list_price, od.currency, od.unit, od.term) == (
@@ -137,7 +137,7 @@ def test_sold_out_without_price_is_skipped_but_on_sale_at_zero_fails() -> None:
         normalize(items)
     first["Status"] = "SOLD_OUT"
     result = normalize(items)
-    assert len(result.quotes) == 47 and any("sold out with no price" in n for n in result.notes)
+    assert len(result.quotes) == 53 and any("sold out with no price" in n for n in result.notes)
 
 
 # --- end to end through the CLI ---------------------------------------------
@@ -183,12 +183,12 @@ def test_sold_out_between_replays_is_one_availability_change(cli, tmp_path: Path
     changes = json.loads(result.out)
     assert [(c["kind"], c["instance_type"], c["zone"], c["price_model"]) for c in changes] == [
         ("availability_changed", "GN10Xp.2XLARGE40", "ap-beijing-6", "on_demand")]
-    assert changes[0]["detail"] == "new_availability: sold_out; old_availability: available"
+    assert changes[0]["detail"] == "availability: available -> sold_out"
     assert changes[0]["old_price"] == changes[0]["new_price"] == "10.97"
 
     logged = json.loads(cli("changes", "--provider", "tencent", "--format", "json").out)
     assert [(c["kind"], c["zone"], c["detail"]) for c in logged] == [
-        ("availability_changed", "ap-beijing-6", "new_availability: sold_out; old_availability: available")]
+        ("availability_changed", "ap-beijing-6", "availability: available -> sold_out")]
     table = cli("changes", "--kind", "availability_changed").out
     assert "ap-beijing-6" in table and "sold_out" in table
     row = json.loads(cli("prices", "--instance-type", "GN10Xp.2XLARGE40", "--region", "ap-beijing",
@@ -197,7 +197,7 @@ def test_sold_out_between_replays_is_one_availability_change(cli, tmp_path: Path
 
     back = crawl(cli, shifted(CAPTURE, tmp_path / "back.har", datetime(2026, 11, 16, 2, tzinfo=UTC)))
     assert [(c["kind"], c["detail"]) for c in json.loads(back.out)] == [
-        ("availability_changed", "new_availability: available; old_availability: sold_out")]
+        ("availability_changed", "availability: sold_out -> available")]
 
 
 def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> None:

@@ -53,8 +53,13 @@ def _round(value: Decimal | None) -> Decimal | None:
 
 
 def _detail(raw: dict[str, str] | str) -> str:
-    detail = json.loads(raw) if isinstance(raw, str) else raw
-    return "; ".join(f"{k}: {v}" for k, v in sorted(detail.items()))
+    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
+    parts = []
+    if "old_availability" in detail or "new_availability" in detail:
+        # One reading, old to new: "availability: available -> sold_out".
+        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
+        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
+    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
 
 
 def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
