@@ -30,10 +30,12 @@ GPU_FAMILY = re.compile(r"^(GN|GI|GT|GNV|PNV|HCC|PTX|GC)", re.IGNORECASE)
 
 
 def _number(value: object) -> Decimal:
+    """A count as written, or 0 when it is not a finite number."""
     try:
-        return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+        number = Decimal(str(value)) if isinstance(value, (int, float, str, Decimal)) else Decimal(0)
     except ArithmeticError:
         return Decimal(0)
+    return number if number.is_finite() else Decimal(0)
 
 
 def is_gpu_item(item: dict[str, Any]) -> bool:

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from db.schema import PriceModel, Unit
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -28,6 +28,7 @@ CARD = re.compile(rf"^(?P<count>{_NUMBER})\s*[×xX*]\s*(?P<name>[^/]+?)\s*"
 INLINE_MEMORY = re.compile(rf"[\s(（-]*(?P<mem>{_NUMBER})\s*G(?:i)?B?[)）]?", re.IGNORECASE)
 NOISE = re.compile(r"\b(NVIDIA|Tesla|PCIe|NVLink|SXM\d?|GPU)\b", re.IGNORECASE)
 LEADING_NUMBER = re.compile(rf"^\s*({_NUMBER})")
+MAX_PERIODS = 120  # a sanity bound on periodNum: 10 years of months
 # Models whose canonical name depends on the memory per card.
 BY_MEMORY = {"V100": {16: "V100", 32: "V100 32GB"}, "A100": {40: "A100 40GB", 80: "A100 80GB"}}
 
@@ -95,8 +96,10 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def plan_variant(plan: dict[str, Any], flavor: str) -> dict[str, Any] | None:
+def plan_variant(plan: object, flavor: str) -> dict[str, Any] | None:
     """(price model, term, unit, price) of one plan; None for modes we skip."""
+    if not isinstance(plan, dict):
+        raise NormalizeError(f"Huawei: a plan of {flavor} is not an object")
     mode = str(plan.get("billingMode"))
     price = to_decimal(plan.get("amount"), what=f"{mode} amount")
     if price <= 0:
@@ -106,9 +109,10 @@ def plan_variant(plan: dict[str, Any], flavor: str) -> dict[str, Any] | None:
     if mode not in ("MONTHLY", "YEARLY"):
         return None
     raw_period = plan.get("periodNum")
-    period = 1 if raw_period in (None, "") else int(to_decimal(raw_period, what="periodNum"))
-    if period < 1:
+    number = Decimal(1) if raw_period in (None, "") else to_decimal(raw_period, what="periodNum")
+    if not (1 <= number <= MAX_PERIODS) or number != number.to_integral_value():
         raise NormalizeError(f"Huawei: {flavor} {mode} plan has periodNum {raw_period!r}")
+    period = int(number)
     model, suffix, unit = ((PriceModel.monthly, "mo", Unit.month) if mode == "MONTHLY"
                            else (PriceModel.yearly, "yr", Unit.year))
     return {"price_model": model, "term": f"{period}{suffix}", "unit": unit if period == 1 else Unit.term,
@@ -120,8 +124,12 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     skipped: set[str] = set()
     unknown: set[str] = set()
     for item in items:
-        data = item["data"]
+        data = item.get("data")
+        if not isinstance(data, dict) or not data.get("resourceSpecCode"):
+            raise NormalizeError("Huawei: an item has no flavor record with a resourceSpecCode")
         flavor = str(data["resourceSpecCode"])
+        if not isinstance(data.get("planList"), list):
+            raise NormalizeError(f"Huawei: {flavor} has no planList")
         try:
             fields = _fields(data)
             variants = []
@@ -135,11 +143,11 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             raise NormalizeError(f"Huawei: {exc} for {flavor}") from None
         if not fields.get("gpu_model"):
             unknown.add(flavor)
-        observed = parse_time(item["observed_at"])
+        observed = parse_time(item.get("observed_at"))
         for variant in variants:
-            out.quotes.append(PriceQuote(
-                provider="huawei", region=str(item["region"]), instance_type=flavor, os="linux",
-                currency=str(item.get("currency") or "CNY"), source_url=item["source_url"],
+            out.quotes.append(make_quote(
+                "huawei", region=str(item.get("region") or ""), instance_type=flavor, os="linux",
+                currency=str(item.get("currency") or "CNY"), source_url=str(item.get("source_url") or ""),
                 observed_at=observed, **fields, **variant))
     if skipped:
         out.notes.append(f"huawei: billing modes not tracked: {', '.join(sorted(skipped))}")

@@ -16,10 +16,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
+ITEM_FIELDS = ("InstanceType", "Zone", "InstanceChargeType", "Status", "Price")
 AVAILABILITY = {"SELL": "available", "SOLD_OUT": "sold_out"}
 # charge type -> (price model, term, unit, list price field, price field)
 CHARGE_TYPES: dict[str, tuple[PriceModel, str, Unit, str, str]] = {
@@ -44,8 +45,20 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    data = item.get("data")
+    if not isinstance(data, dict):
+        raise NormalizeError("Tencent: an item has no data record")
+    missing = [name for name in ITEM_FIELDS if data.get(name) in (None, "")]
+    if missing:
+        raise NormalizeError(f"Tencent: {', '.join(missing)} missing for {data.get('InstanceType') or 'an item'}")
+    if not isinstance(data["Price"], dict):
+        raise NormalizeError(f"Tencent: Price of {data['InstanceType']} is not an object")
+    return data
+
+
 def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
-    data = item["data"]
+    data = _record(item)
     instance_type, zone = str(data["InstanceType"]), str(data["Zone"])
     charge_type = str(data["InstanceChargeType"])
     if charge_type not in CHARGE_TYPES:
@@ -65,19 +78,21 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
             out.notes.append(f"tencent: {instance_type} ({charge_type}) in {zone} is sold out with no price; skipped")
             return None
         raise NormalizeError(f"Tencent: {instance_type} ({charge_type}) in {zone} is on sale at {price}")
-    return PriceQuote(
-        provider="tencent", region=str(item.get("region") or zone.rsplit("-", 1)[0]), zone=zone,
+    return make_quote(
+        "tencent", region=str(item.get("region") or zone.rsplit("-", 1)[0]), zone=zone,
         instance_type=instance_type, os="linux", price_model=price_model, term=term, unit=unit,
         price=price, list_price=list_price if list_price > 0 else None,
         currency=str(item.get("currency") or "CNY"), availability=AVAILABILITY[status],
-        source_url=item["source_url"], observed_at=parse_time(item["observed_at"]), **_fields(data))
+        source_url=str(item.get("source_url") or ""), observed_at=parse_time(item.get("observed_at")),
+        **_fields(data))
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     for item in items:
-        instance_type = str(item["data"].get("InstanceType", ""))
+        data = item.get("data")
+        instance_type = str(data.get("InstanceType", "")) if isinstance(data, dict) else ""
         try:
             quote = _quote(item, out)
         except MoneyError as exc:
