@@ -15,7 +15,7 @@ from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.huawei import parse_menu, parse_product_info
 from tests.conftest import FIXTURES
-from tests.harutil import page_json, set_page_json, shifted
+from tests.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.huawei import normalize, parse_card
 from tracker.pipeline import snapshot
@@ -37,12 +37,6 @@ def raw_items() -> list[dict[str, Any]]:
                           "source_url": entry["request"]["url"], "region": region, "currency": "CNY",
                           "data": found})
     return items
-
-
-def one(quotes, **want):
-    found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
-    assert len(found) == 1, (want, found)
-    return found[0]
 
 
 def test_menu_lists_the_ecs_regions() -> None:
@@ -67,27 +61,27 @@ def test_every_plan_becomes_a_row() -> None:
         ("yearly", "3yr"): ("234240", "term"),
     }
     for (model, term), (price, unit) in expected.items():
-        q = one(quotes, **where, price_model=model, term=term)
+        q = only(quotes, **where, price_model=model, term=term)
         assert (q.price, q.unit, q.currency, q.zone, q.availability) == (Decimal(price), unit, "CNY", "", None)
-    three_year = one(quotes, **where, price_model="yearly", term="3yr")
+    three_year = only(quotes, **where, price_model="yearly", term="3yr")
     assert three_year.hourly_rate() == Decimal(234240) / 26280
 
 
 def test_gpu_spec_comes_from_the_card_first() -> None:
     quotes = normalize(raw_items()).quotes
-    p2s = one(quotes, instance_type="p2s.16xlarge.8", price_model="on_demand")
+    p2s = only(quotes, instance_type="p2s.16xlarge.8", price_model="on_demand")
     assert (p2s.gpu_model, p2s.gpu_count, p2s.gpu_memory_gb, p2s.vcpu, p2s.memory_gb) == (
         "V100 32GB", 8, 256, 64, 512)
-    a100 = one(quotes, instance_type="p3.2xlarge.8", price_model="on_demand")
+    a100 = only(quotes, instance_type="p3.2xlarge.8", price_model="on_demand")
     assert (a100.gpu_model, a100.gpu_memory_gb) == ("A100 80GB", 80)
     # No acceleratorCard: the spec table's figures.
-    p1 = one(quotes, instance_type="p1.2xlarge.8", price_model="on_demand")
+    p1 = only(quotes, instance_type="p1.2xlarge.8", price_model="on_demand")
     assert (p1.gpu_model, p1.gpu_count, p1.gpu_memory_gb) == ("P100", 1, 16)
     # The card wins over the table when they disagree.
     items = raw_items()
     target = next(i for i in items if i["data"]["resourceSpecCode"] == "p2v.2xlarge.8")
     target["data"]["acceleratorCard"] = "1 × NVIDIA V100 / 1 × 32GiB"
-    card = one(normalize(items).quotes, instance_type="p2v.2xlarge.8", region=target["region"],
+    card = only(normalize(items).quotes, instance_type="p2v.2xlarge.8", region=target["region"],
                price_model="on_demand")
     assert (card.gpu_model, card.gpu_memory_gb) == ("V100 32GB", 32)
 

@@ -16,7 +16,7 @@ from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.tencent import parse_zone_configs
 from tests.conftest import FIXTURES
-from tests.harutil import page_json, set_page_json, shifted
+from tests.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.tencent import normalize
 from tracker.pipeline import snapshot
@@ -43,12 +43,6 @@ def raw_items(path: Path = CAPTURE) -> list[dict[str, Any]]:
     return items
 
 
-def one(quotes, **want):
-    found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
-    assert len(found) == 1, (want, found)
-    return found[0]
-
-
 def test_only_gpu_types_are_kept() -> None:
     kept = {i["data"]["InstanceType"] for i in raw_items()}
     assert "S5.LARGE8" not in kept
@@ -59,23 +53,23 @@ def test_normalized_rows_per_charge_type() -> None:
     quotes = normalize(raw_items()).quotes
     assert len(snapshot(quotes)) == len(quotes) == 54
     where = dict(instance_type="GN10Xp.2XLARGE40", zone="ap-guangzhou-6")
-    od = one(quotes, **where, price_model="on_demand")
+    od = only(quotes, **where, price_model="on_demand")
     assert (od.region, od.price, od.list_price, od.currency, od.unit, od.term) == (
         "ap-guangzhou", Decimal("10.76"), Decimal("11.95"), "CNY", "hour", "")
     assert (od.gpu_model, od.gpu_count, od.gpu_memory_gb, od.vcpu, od.memory_gb) == (
         "V100 32GB", 1, 32, 10, 40)
-    monthly = one(quotes, **where, price_model="monthly")
+    monthly = only(quotes, **where, price_model="monthly")
     assert (monthly.price, monthly.list_price, monthly.unit, monthly.term) == (
         Decimal("4732.2"), Decimal("4732.2"), "month", "1mo")
-    spot = one(quotes, **where, price_model="spot")
+    spot = only(quotes, **where, price_model="spot")
     assert (spot.price, spot.list_price, spot.unit) == (Decimal("2.99"), Decimal("11.95"), "hour")
 
 
 def test_list_price_and_discount_are_kept_apart() -> None:
     quotes = normalize(raw_items()).quotes
-    gt4 = one(quotes, instance_type="GT4.4XLARGE96", zone="ap-beijing-6", price_model="on_demand")
+    gt4 = only(quotes, instance_type="GT4.4XLARGE96", zone="ap-beijing-6", price_model="on_demand")
     assert (gt4.list_price, gt4.price) == (Decimal("29.08"), Decimal("23.26"))  # 8折 (20% off)
-    gn7 = one(quotes, instance_type="GN7.2XLARGE32", zone="ap-guangzhou-7", price_model="monthly")
+    gn7 = only(quotes, instance_type="GN7.2XLARGE32", zone="ap-guangzhou-7", price_model="monthly")
     assert (gn7.list_price, gn7.price) == (Decimal("3246.05"), Decimal("2596.84"))
     assert all(q.list_price is not None and q.price <= q.list_price for q in quotes)
 
@@ -86,7 +80,7 @@ def test_availability_and_vgpu_slices() -> None:
     assert [(q.instance_type, q.zone, q.price_model) for q in sold] == [
         ("GT4.41XLARGE948", "ap-guangzhou-6", "monthly")]
     assert {q.availability for q in quotes} == {"available", "sold_out"}
-    vgpu = one(quotes, instance_type="GN7vw.3XLARGE20", price_model="on_demand")
+    vgpu = only(quotes, instance_type="GN7vw.3XLARGE20", price_model="on_demand")
     assert (vgpu.gpu_model, vgpu.gpu_count, vgpu.gpu_memory_gb) == ("T4", Decimal("0.25"), 4)
 
 
