@@ -209,3 +209,14 @@ def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> 
     assert "Tencent: Price.UnitPrice missing in 3/10 items" in result.err
     assert json.loads(cli("prices", "--provider", "tencent", "--format", "json").out) == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+
+
+def test_gpu_count_of_the_answer_wins_and_memory_follows_it() -> None:
+    items = raw_items()
+    item = next(i for i in items if i["data"]["InstanceType"] == "GN7.2XLARGE32")
+    item["data"]["GpuCount"] = 1.0
+    quote = normalize([item]).quotes[0]
+    assert str(quote.gpu_count) == "1" and quote.gpu_memory_gb == 16
+    item["data"]["GpuCount"] = 0.5
+    quote = normalize([item]).quotes[0]
+    assert (quote.gpu_count, quote.gpu_memory_gb) == (Decimal("0.5"), 8)

@@ -39,9 +39,16 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory")):
         if data.get(key) not in (None, "", 0):
             fields[name] = to_decimal(data[key], what=key)
-    count = data.get("GpuCount") or data.get("Gpu")
-    if count not in (None, "", 0):
-        fields["gpu_count"] = to_decimal(count, what="GpuCount")
+    raw_count = data.get("GpuCount") or data.get("Gpu")
+    if raw_count in (None, "", 0):
+        return fields
+    count = to_decimal(raw_count, what="GpuCount")
+    if count == count.to_integral_value():
+        count = count.to_integral_value()  # 1.0 -> 1
+    if spec and spec.gpu_count and spec.gpu_memory_gb is not None and count != spec.gpu_count:
+        # GPU memory follows the count the answer states, at the table's memory per card.
+        fields["gpu_memory_gb"] = spec.gpu_memory_gb / spec.gpu_count * count
+    fields["gpu_count"] = count
     return fields
 
 
