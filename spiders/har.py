@@ -33,6 +33,7 @@ class HarResponse:
     headers: list[tuple[str, str]]
     body: bytes
     started: str
+    error: str = ""
 
 
 def request_key(method: str, url: str, body: bytes | str | None = None) -> tuple[Any, ...]:
@@ -81,7 +82,8 @@ def _entry_response(entry: dict[str, Any]) -> HarResponse:
     headers = [(h["name"], h["value"]) for h in resp.get("headers", [])
                if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS]
     return HarResponse(url=req["url"], status=int(resp["status"]), headers=headers, body=body,
-                       started=str(entry.get("startedDateTime") or ""))
+                       started=str(entry.get("startedDateTime") or ""),
+                       error=str(resp.get("_error") or entry.get("_error") or ""))
 
 
 class HarArchive:
