@@ -22,7 +22,8 @@ API_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_ENGINE}/sku
 class GcpSpider(ProviderSpider):
     name = "gcp"
     provider = "gcp"
-    custom_settings: ClassVar[dict[str, Any]] = {SECRET_PARAMS_SETTING: ["key"]}
+    # No Referer: it would repeat the previous page's URL, key and all.
+    custom_settings: ClassVar[dict[str, Any]] = {SECRET_PARAMS_SETTING: ["key"], "REFERER_ENABLED": False}
 
     def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -86,12 +86,16 @@ class HarRecordMiddleware:
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         self.entries.append(har_entry(
             method=request.method, url=mask_query(request.url, self.secret_params),
-            request_headers=[(k.decode("latin-1"), v.decode("latin-1"))
+            request_headers=[(k.decode("latin-1"), self._masked(v.decode("latin-1")))
                              for k, vs in request.headers.items() for v in vs],
             request_body=request.body or None, status=response.status, response_headers=headers,
             body=response.body, mime_type=content_type, started=started,
             elapsed_ms=(time.monotonic() - t0) * 1000))
         return response
+
+    def _masked(self, value: str) -> str:
+        # A Referer header repeats the previous URL, secrets included.
+        return mask_query(value, self.secret_params) if value.startswith(("http://", "https://")) else value
 
     def spider_closed(self, spider: Spider) -> None:
         write_har(self.path, self.entries)
