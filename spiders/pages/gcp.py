@@ -6,11 +6,9 @@ RAM resource groups (N1's cores and RAM share the group `N1Standard`).
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, json_page
 
 PART_GROUPS = {"GPU", "CPU", "RAM", "N1Standard"}
 
@@ -23,12 +21,7 @@ def _kept(sku: Any) -> bool:
 
 def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
     """The machine-part SKUs on one page, and the next page's token (or None)."""
-    try:
-        page = json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"GCP: the page is not valid JSON ({exc})") from None
-    if not isinstance(page, dict) or not isinstance(page.get("skus"), list):
-        raise PageShapeError("GCP: the page has no skus list")
+    page = json_page(body, "GCP", "skus")
     token = page.get("nextPageToken", "")
     if not isinstance(token, str):
         raise PageShapeError(f"GCP: nextPageToken is {token!r}, not a string")
