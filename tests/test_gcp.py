@@ -235,3 +235,23 @@ def test_secret_query_parameters_are_masked_and_match_on_replay(tmp_path: Path) 
     first = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=AIzaAnyRealKey"
     assert archive.lookup("GET", first) is not None
     assert HarArchive(EARLY).lookup("GET", first) is None
+
+
+def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -> None:
+    from scrapy import Request
+    from scrapy.http import TextResponse
+
+    from spiders.middlewares import HarRecordMiddleware
+
+    url = "https://cloudbilling.googleapis.com/v1/services/X/skus?key=AIzaSecret&pageToken=t2"
+    request = Request(url, headers={"Referer": url.replace("t2", "t1")})
+    recorder = HarRecordMiddleware(str(tmp_path / "out.har"), ["key"])
+    recorder.process_request(request)
+    recorder.process_response(request, TextResponse(url, body=b'{"skus": []}', request=request))
+    recorder.spider_closed(None)  # type: ignore[arg-type]
+    text = (tmp_path / "out.har").read_text()
+    assert "AIzaSecret" not in text
+    entry = read_har(tmp_path / "out.har")["log"]["entries"][0]
+    assert entry["request"]["url"].endswith("skus?key=REDACTED&pageToken=t2")
+    assert {"name": "Referer", "value": url.replace("AIzaSecret", "REDACTED").replace("t2", "t1")} in \
+        entry["request"]["headers"]

@@ -135,7 +135,8 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
     if len(first) != 1:
         raise NormalizeError(f"GCP: SKU {sku_id} has {len(first)} tiers starting at 0 usage, expected one")
     price = first[0].get("unitPrice")
-    if not isinstance(price, dict) or not price.get("currencyCode"):
+    currency = price.get("currencyCode") if isinstance(price, dict) else None
+    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
         raise NormalizeError(f"GCP: SKU {sku_id} has no unitPrice with a currencyCode")
     units = _number(price.get("units", "0"), sku_id)
     nanos = _number(price.get("nanos", 0), sku_id)
@@ -144,14 +145,17 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
         raise NormalizeError(f"GCP: SKU {sku_id} has an unreadable price: units {price.get('units')!r}, "
                              f"nanos {price.get('nanos')!r}")
     rate = units + nanos / _NANOS
-    return Decimal(format(rate.normalize(), "f")), str(price["currencyCode"]), str(expression.get("usageUnit"))
+    return Decimal(format(rate.normalize(), "f")), currency, str(expression.get("usageUnit"))
 
 
 def _number(value: object, sku_id: object) -> Decimal:
     try:
-        if isinstance(value, bool) or value is None:
+        if isinstance(value, bool) or not isinstance(value, (int, str, Decimal)):
             raise InvalidOperation
-        return Decimal(str(value))
+        number = Decimal(str(value))
+        if not number.is_finite():
+            raise InvalidOperation
+        return number
     except InvalidOperation:
         raise NormalizeError(f"GCP: SKU {sku_id} has {value!r} where a number belongs") from None
 
@@ -164,8 +168,8 @@ def read_parts(items: Iterable[dict[str, Any]]) -> tuple[dict[tuple[str, str, st
     for item in items:
         count += 1
         sku = item["data"]
-        category = sku.get("category") or {}
-        model = USAGE_TYPES.get(str(category.get("usageType")))
+        category = sku.get("category") if isinstance(sku, dict) else None
+        model = USAGE_TYPES.get(str(category.get("usageType"))) if isinstance(category, dict) else None
         if model is None:
             continue
         found = recognise(str(sku.get("description", "")), str(category.get("usageType")))
@@ -177,10 +181,13 @@ def read_parts(items: Iterable[dict[str, Any]]) -> tuple[dict[tuple[str, str, st
             raise NormalizeError(f"GCP: SKU {sku.get('skuId')} ({sku.get('description')}) is priced per "
                                  f"{usage_unit!r}, expected {USAGE_UNITS[kind]!r}")
         wanted = set(item.get("regions") or [])
-        for region in sku["serviceRegions"]:
+        regions = sku.get("serviceRegions")
+        if not isinstance(regions, list) or not all(isinstance(r, str) for r in regions):
+            raise NormalizeError(f"GCP: SKU {sku.get('skuId')} has no list of serviceRegions")
+        for region in regions:
             if wanted and region not in wanted:
                 continue
-            part = Part(kind, name, model, str(region), rate, currency, str(sku["skuId"]),
+            part = Part(kind, name, model, region, rate, currency, str(sku.get("skuId")),
                         item["source_url"], item["observed_at"])
             key = (kind, name, model, part.region)
             seen = parts.get(key)
