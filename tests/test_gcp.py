@@ -209,6 +209,11 @@ def test_two_rates_for_one_part_are_ambiguous() -> None:
         normalize(items + [twin])
 
 
+def test_an_unknown_region_is_named() -> None:
+    with pytest.raises(NormalizeError, match="no GPU machine part is priced in us-centrl1; check the region"):
+        normalize(raw_items(regions=["us-centrl1"]))
+
+
 def test_no_machine_at_all_is_an_error() -> None:
     items = [i for i in raw_items() if i["data"]["category"]["resourceGroup"] != "GPU"]
     with pytest.raises(NormalizeError, match="no GPU machine could be priced"):

@@ -239,6 +239,7 @@ def part_quote(part: Part) -> PriceQuote:
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    items = list(items)
     parts, count = read_parts(items)
     out = Normalized()
     missing: dict[tuple[str, str, str], set[str]] = defaultdict(set)
@@ -254,6 +255,10 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
                 continue
             used.update({core_key, ram_key, (kind, name, model, region)})
             out.quotes.append(machine_quote(spec, parts[core_key], parts[ram_key], gpu))
+    wanted = sorted({r for i in items for r in i.get("regions") or []})
+    if not out.quotes and wanted and not parts:
+        raise NormalizeError(f"GCP: no GPU machine part is priced in {', '.join(wanted)}; "
+                             "check the region names (for example us-central1)")
     if not out.quotes:
         raise NormalizeError(f"GCP: no GPU machine could be priced from the {count} SKUs read; "
                              "the catalogue's SKU descriptions may have changed")
