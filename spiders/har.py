@@ -38,6 +38,7 @@ class HarResponse:
     headers: list[tuple[str, str]]
     body: bytes
     started: str
+    error: str = ""
 
 
 def mask_query(url: str, secret_params: Iterable[str]) -> str:
@@ -101,7 +102,8 @@ def _entry_response(entry: dict[str, Any]) -> HarResponse:
     headers = [(h["name"], h["value"]) for h in resp.get("headers", [])
                if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS]
     return HarResponse(url=req["url"], status=int(resp["status"]), headers=headers, body=body,
-                       started=str(entry.get("startedDateTime") or ""))
+                       started=str(entry.get("startedDateTime") or ""),
+                       error=str(resp.get("_error") or entry.get("_error") or ""))
 
 
 class HarArchive:
