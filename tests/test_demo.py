@@ -14,6 +14,7 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     assert (target / "tracker.db").exists()
     assert "price_drop" in result.out and "Standard_ND96amsr_A100_v4" in result.out
+    assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
