@@ -12,8 +12,16 @@ class Source:
     spider: str
     normalizer: str
     kind: str = "prices"
+    # The spider remembers what it discovers (a version, a template code) in
+    # a state file the tracker names; see spiders/state.py.
+    keeps_state: bool = False
 
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("alibaba", "alibaba", "spiders.alibaba:AlibabaSpider", "tracker.normalize.alibaba", keeps_state=True),
+    Source("alibaba-cn", "alibaba", "spiders.alibaba:AlibabaChinaSpider", "tracker.normalize.alibaba",
+           keeps_state=True),
+    Source("volcengine", "volcengine", "spiders.volcengine:VolcengineSpider", "tracker.normalize.volcengine",
+           keeps_state=True),
 )}
