@@ -2,8 +2,8 @@
 with an AccessKey, spot prices from ECS DescribePrice.
 
 The price file's URL carries a version that changes without notice. The
-spider tries the remembered version (the state file), then the configured
-one, then the last one known when this was written; when that answers 404 it
+spider tries the remembered version (the state file), else the last one
+known when this was written; when that answers 404 it
 loads the pricing page in the browser, reads the version from the URLs the
 page requests, remembers it and tries once more.
 """
@@ -57,12 +57,11 @@ class AlibabaSpider(ProviderSpider):
     pricing_page: ClassVar[str] = "https://www.alibabacloud.com/product/ecs/pricing"
     known_version: ClassVar[str] = "2.0.421"
 
-    def __init__(self, state_file: str = "", version: str = "", pricing_page: str = "", cdn_base: str = CDN_BASE,
+    def __init__(self, state_file: str = "", pricing_page: str = "", cdn_base: str = CDN_BASE,
                  access_key_id: str = "", access_key_secret: str = "", ecs_endpoint: str = ECS_ENDPOINT,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.state_file = state_file
-        self.configured_version = version
         self.page_url = pricing_page or self.pricing_page
         self.cdn_base = cdn_base.rstrip("/")
         self.access_key_id = access_key_id
@@ -75,7 +74,7 @@ class AlibabaSpider(ProviderSpider):
         return f"{self.cdn_base}/{self.price_path}/{version}/price/download/instancePrice.json"
 
     async def start(self) -> Any:
-        version = read_state(self.state_file).get("version") or self.configured_version or self.known_version
+        version = read_state(self.state_file).get("version") or self.known_version
         yield self.price_request(str(version), rediscovered=False)
 
     def price_request(self, version: str, *, rediscovered: bool) -> Any:

@@ -46,8 +46,11 @@ class VolcengineSpider(ProviderSpider):
         return {"Origin": "https://www.volcengine.com", "Referer": self.page_url, "Accept": "application/json"}
 
     async def start(self) -> Any:
-        code = (self.configured_template or read_state(self.state_file).get("template_code")
-                or self.known_template)
+        state = read_state(self.state_file)
+        if self.configured_template and state.get("replaces") != self.configured_template:
+            code = self.configured_template
+        else:  # a configured code once found stale gives way to the one found instead
+            code = state.get("template_code") or self.configured_template or self.known_template
         yield self.template_request(str(code), rediscovered=False)
 
     def template_request(self, code: str, *, rediscovered: bool) -> Any:
@@ -86,6 +89,7 @@ class VolcengineSpider(ProviderSpider):
             raise PageShapeError(f"Volcano Engine: ListTemplate does not know template {code}, and the pricing "
                                  "page still uses it")
         self.notes.append(f"volcengine: the pricing page uses template {code}")
+        write_state(self.state_file, template_code=code, replaces=stale)
         yield self.template_request(code, rediscovered=True)
 
     def parse_table(self, response: Response, code: str, specs: dict[str, dict[str, str]]) -> Iterable[Any]:

@@ -65,7 +65,8 @@ class AlibabaSettings(ProviderSettings):
 
     access_key_id: SecretStr | None = None
     access_key_secret: SecretStr | None = None
-    version: str | None = Field(None, description="price file version to try before the remembered one")
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
 
 
 class VolcengineSettings(ProviderSettings):
