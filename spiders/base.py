@@ -68,6 +68,9 @@ class ProviderSpider(scrapy.Spider):
     def on_error(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         where = f" ({request.url})" if request is not None and str(failure.value).find(request.url) < 0 else ""
+        if "Failed to launch" in str(failure.value):
+            where += ("; install Chromium (apt-get install chromium) or point [crawl] browser_path "
+                      "at a Chromium executable")
         self.failures.append(f"{failure.value}{where}" if str(failure.value) else
                              f"{failure.type.__name__}{where}")
 

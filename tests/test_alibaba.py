@@ -189,3 +189,10 @@ def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
     leaked = [p for p in cli.home.rglob("*") if p.is_file() and p.name != "config.toml"
               and b"s3cr3t-key" in p.read_bytes()]
     assert not leaked and "s3cr3t-key" not in result.out + result.err
+
+
+def test_missing_browser_says_how_to_install_one(cli) -> None:
+    (cli.home / "config.toml").write_text("[crawl]\nbrowser_path = '/nonexistent/chromium'\n")
+    result = crawl(cli, NEW_VERSION)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert "install Chromium (apt-get install chromium)" in result.err
