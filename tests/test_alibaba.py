@@ -15,7 +15,7 @@ import pytest
 
 from spiders.alibaba import sign_rpc
 from tests.conftest import FIXTURES
-from tests.harutil import page_json, set_page_json, shifted
+from tests.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 from tests.localserver import Received, Reply, serve
 
 EARLY = FIXTURES / "alibaba" / "alibaba-2026-08-03.har"
@@ -146,14 +146,8 @@ def _drop_some_prices(i: int, entry: dict) -> None:
     (_drop_some_prices, "Alibaba: hours/months/years with price and period missing in 3/"),
 ])
 def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, message: str) -> None:
-    assert crawl(cli, EARLY).code == 0
-    before = prices(cli)
-    result = crawl(cli, shifted(EARLY, tmp_path / "changed.har", LATER, edit))
-    assert result.code == 1 and "Traceback" not in result.err
-    assert message in result.err
-    assert prices(cli) == before
-    runs = json.loads(cli("runs", "--format", "json").out)
-    assert runs[0]["status"] == "failed"
+    broken = shifted(EARLY, tmp_path / "changed.har", LATER, edit)
+    assert_broken_replay_keeps_data(cli, crawl, EARLY, broken, message)
 
 
 def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:

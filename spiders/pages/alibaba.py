@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, only_one
 
 # gn*, ebmgn*, sgn* and vgn* are the GPU families (vGPU slices included).
 GPU_TYPE = re.compile(r"^ecs\.(?:ebm|s|v)?gn\d", re.IGNORECASE)
@@ -76,12 +76,9 @@ def price_versions(texts: Iterable[str], price_path: str) -> set[str]:
 
 
 def pick_version(found: set[str], page_url: str) -> str:
-    if not found:
-        raise PageShapeError(f"Alibaba: the pricing page {page_url} names no price file version")
-    if len(found) > 1:
-        raise PageShapeError(f"Alibaba: the pricing page {page_url} names several price file versions "
-                             f"({', '.join(sorted(found))}); refusing to pick one")
-    return found.pop()
+    return only_one(found, none=f"Alibaba: the pricing page {page_url} names no price file version",
+                    several=f"Alibaba: the pricing page {page_url} names several price file versions "
+                            "({found}); refusing to pick one")
 
 
 # DescribePrice errors that mean "no price for this type here", not a fault.

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, only_one
 
 # GPU families: gni2 (A10), ini2, pni2, gni3, hpcpni2, g1ve, g1tl...
 GPU_CONFIGURATION = re.compile(r"^ecs\.(?:ebm|hpc)?(?:[gip]n[il]\d|g1[vt][a-z])", re.IGNORECASE)
@@ -110,9 +110,6 @@ def template_codes(texts: Iterable[str]) -> set[str]:
 
 
 def pick_template_code(found: set[str], page_url: str) -> str:
-    if not found:
-        raise PageShapeError(f"Volcano Engine: the pricing page {page_url} names no ECS template code")
-    if len(found) > 1:
-        raise PageShapeError(f"Volcano Engine: the pricing page {page_url} names several template codes "
-                             f"({', '.join(sorted(found))}); refusing to pick one")
-    return found.pop()
+    return only_one(found, none=f"Volcano Engine: the pricing page {page_url} names no ECS template code",
+                    several=f"Volcano Engine: the pricing page {page_url} names several template codes "
+                            "({found}); refusing to pick one")
