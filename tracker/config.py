@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
 
@@ -66,11 +66,49 @@ class ProviderSettings(Strict):
         return args
 
 
+class AlibabaSettings(ProviderSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
+
+    access_key_id: SecretStr | None = None
+    access_key_secret: SecretStr | None = None
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
+
+
+class VolcengineSettings(ProviderSettings):
+    """[providers.volcengine]: the price page's ECS template code, if known."""
+
+    template_code: str | None = Field(None, pattern=r"^CLT\d+$")
+
+
+# Providers whose section takes more keys than ProviderSettings.
+PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
+    "alibaba": AlibabaSettings,
+    "volcengine": VolcengineSettings,
+}
+
+
 class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _provider_models(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        models, errors = {}, []
+        for name, section in value.items():
+            try:
+                models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
+            except ValidationError as exc:
+                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
+                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+        if errors:
+            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+        return models
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)

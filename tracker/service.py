@@ -18,6 +18,11 @@ def resolve_source(name: str) -> Source:
     return SOURCES[name]
 
 
+def state_file(config: Config, source: Source) -> Path:
+    """Where a source's spider remembers what it discovered between runs."""
+    return config.home / "state" / f"{source.name}.json"
+
+
 def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list[str] | None = None,
                  replay: Path | None = None, record: Path | None = None,
                  progress: Progress | None = None) -> RunReport:
@@ -37,6 +42,8 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
                             f"in {where}, or the environment variable {api_key_env(source.provider)}")
     chosen = list(regions or settings.regions or [])
     spider_args = settings.spider_args()
+    if source.keeps_state:
+        spider_args.setdefault("state_file", str(state_file(config, source)))
 
     def crawl(run_id: int):  # type: ignore[no-untyped-def]
         request = CrawlRequest(
