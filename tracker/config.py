@@ -15,6 +15,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from tracker.errors import ConfigError
+from tracker.schedule import DaemonSettings
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -40,6 +41,7 @@ class CrawlSettings(Strict):
     crawl_timeout: int = Field(900, ge=5, description="seconds before a crawl is killed")
     download_timeout: int = Field(60, ge=1)
     retry_times: int = Field(2, ge=0, le=10)
+    capture_retention_days: int = Field(30, ge=1, description="days a run's capture is kept for reprocess")
 
 
 class ProviderSettings(Strict):
@@ -64,6 +66,7 @@ class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
+    daemon: DaemonSettings = DaemonSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
     path: Path | None = Field(None, exclude=True)

@@ -38,6 +38,12 @@ class CrawlRequest:
     download_timeout: int = 60
     retry_times: int = 2
     browser_path: str = "/usr/bin/chromium"
+    # Set by the daemon on shutdown: the child is killed and CrawlCancelled raised.
+    cancel: threading.Event | None = None
+
+
+class CrawlCancelled(Exception):
+    """The crawl was stopped from outside (a daemon shutting down)."""
 
 
 def _plain_replay(req: CrawlRequest) -> str | None:
@@ -80,6 +86,10 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
+def _cancelled(req: CrawlRequest) -> bool:
+    return req.cancel is not None and req.cancel.is_set()
+
+
 def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResult:
     started = datetime.now(UTC)
     req.out_dir.mkdir(parents=True, exist_ok=True)
@@ -102,11 +112,13 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     reader.start()
     deadline = time.monotonic() + req.timeout
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
+        while proc.poll() is None and time.monotonic() < deadline and not _cancelled(req):
             time.sleep(0.05)
         timed_out = proc.poll() is None
         if timed_out:
             _kill(proc)
+        if _cancelled(req):
+            raise CrawlCancelled("stopped: the daemon is shutting down")
     except BaseException:
         _kill(proc)
         raise

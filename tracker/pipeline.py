@@ -25,6 +25,8 @@ from tracker.normalize import Normalized, NormalizeError, load_normalizer
 from tracker.sources import Source
 
 Clock = Callable[[], datetime]
+# Runs that say whether the source works; aborted (interrupted) runs do not.
+VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
 
 
@@ -67,7 +69,7 @@ class Pipeline:
 
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
-            store.abort_interrupted_runs(session=session, now=self.clock())
+            store.abort_interrupted_runs(session=session, now=self.clock(), source=source.name)
             run = store.start_run(session=session, source=source.name, provider=source.provider,
                                   spider=spider, mode=mode, regions=regions, started_at=self.clock())
             session.commit()
@@ -81,7 +83,9 @@ class Pipeline:
         try:
             result = crawl(run_id)
         except BaseException as exc:
-            self.finish_failed(source, run_id, RunStatus.aborted, f"interrupted: {type(exc).__name__}")
+            # An interruption (Ctrl-C, a daemon stopping) says nothing about the source.
+            reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
+            self.finish_failed(source, run_id, RunStatus.aborted, reason, announce=False)
             raise
         return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
 
@@ -107,7 +111,7 @@ class Pipeline:
         a good run (or of a new source) is announced as source_broken."""
         now = self.clock()
         with Session(self.engine) as session:
-            previous = store.last_run(session=session, source=source.name)
+            previous = store.last_run(session=session, source=source.name, statuses=VERDICTS)
             changes = []
             if announce and (previous is None or previous.status == RunStatus.ok):
                 changes.append(Change(kind=ChangeKind.source_broken, provider=source.provider,
@@ -152,7 +156,7 @@ class Pipeline:
         store.insert_prices(session=session, rows=[
             store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
         store.set_missed_runs(session=session, missed=diff.misses)
-        before = store.last_run(session=session, source=source.name)
+        before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
                                   source=source.name, observed_at=self.clock(),
