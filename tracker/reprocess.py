@@ -45,15 +45,21 @@ def reprocess(pipeline: Pipeline, config: Config, name: str, since: datetime | N
                         f"{config.crawl.capture_retention_days} days ([crawl] capture_retention_days)")
     quiet = dataclasses.replace(pipeline, on_changes=None)
     try:
-        with crawl_lock(pipeline.engine, f"crawl:{source.name}", wait=lock_wait, lease=config.daemon.lock_lease):
+        with crawl_lock(pipeline.engine, source.name, wait=lock_wait, lease=config.daemon.lock_lease):
             with Session(pipeline.engine) as session:
-                rewound = rewind_source(session=session, source=source.name, moment=captures[0].observed_at)
+                rewound = rewind_source(session=session, source=source.name, moment=_moment(session, captures[0]))
                 session.commit()
             reports = [(c, crawl_unlocked(quiet, config, source, regions=_regions(pipeline, c), replay=c.path))
                        for c in captures]
     except LockBusy as exc:
         raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
     return Reprocessed(rewound, reports)
+
+
+def _moment(session: Session, first: KeptCapture) -> datetime:
+    """Where history is cut: the original run's start, which precedes all it observed."""
+    run = session.get(CrawlRun, first.run_id)
+    return min(first.observed_at, run.started_at) if run else first.observed_at
 
 
 def _regions(pipeline: Pipeline, capture: KeptCapture) -> list[str] | None:

@@ -41,7 +41,7 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
         raise UserError(message)
     source = SOURCES[name]
     try:
-        with crawl_lock(pipeline.engine, f"crawl:{source.name}", wait=lock_wait,
+        with crawl_lock(pipeline.engine, source.name, wait=lock_wait,
                         lease=config.daemon.lock_lease):
             report = crawl_unlocked(pipeline, config, source, regions=regions, replay=replay, record=record,
                                     progress=progress, cancel=cancel)

@@ -108,7 +108,8 @@ def reprocess(
     done = rebuild(st.pipeline(), st.config, provider, parse_since(since), lock_wait=wait)
     r = done.rewound
     stderr.print(f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
-                 f"{r.deleted_changes} changes and {r.superseded_runs} runs superseded", highlight=False)
+                 f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
+                 highlight=False, soft_wrap=True)
     rows = [{"capture": str(c.path), "observed_at": c.observed_at, "run_id": rep.run_id, "status": str(rep.status),
              "items": rep.items, "rows_written": rep.rows_written, "changes": len(rep.changes), "error": rep.error}
             for c, rep in done.reports]
