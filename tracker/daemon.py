@@ -102,12 +102,14 @@ def _trigger(schedule: SourceSchedule, default_every: str, jitter: int) -> BaseT
 
 
 class Daemon:
-    def __init__(self, config: Config, pipeline: Pipeline, metrics: Metrics | None = None) -> None:
+    def __init__(self, config: Config, pipeline: Pipeline, metrics: Metrics | None = None,
+                 *, crawl: bool = True) -> None:
         self.config = config
         self.pipeline = pipeline
         self.engine = pipeline.engine
         self.metrics = metrics or Metrics()
         self.sources = check_config(config)
+        self.crawls = crawl
         self.delivery = load_delivery()
         self.cancel = threading.Event()
         self.started_at = datetime.now(UTC)
@@ -130,12 +132,13 @@ class Daemon:
         shortest = timedelta(days=1)
         for name in self.sources:
             schedule = settings.for_source(name)
+            shortest = min(shortest, schedule.interval(settings.every))
+            if not self.crawls:
+                continue
             if not schedule.enabled:
                 log.info("%s: schedule disabled", name)
                 continue
             jitter = settings.jitter if schedule.jitter is None else schedule.jitter
-            interval = schedule.interval(settings.every)
-            shortest = min(shortest, interval)
             first = None if schedule.cron else schedule.next_after(now, settings.every, self._last_start(name))
             self.scheduler.add_job(
                 self.crawl_job, _trigger(schedule, settings.every, jitter), args=[name], id=f"crawl:{name}",
@@ -286,7 +289,8 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self.stop)
         self.add_jobs()
-        log.info("daemon started: %d sources, store %s", len(self.sources), _masked_url(self.config),
+        log.info("daemon started: %d sources%s, store %s", len(self.sources),
+                 "" if self.crawls else " (crawled elsewhere: --no-crawl)", _masked_url(self.config),
                  extra={"sources": len(self.sources)})
         self.scheduler.start()
         return self._finish()
@@ -309,12 +313,13 @@ class Daemon:
         """Every source once (for cron), then one delivery; 1 if any run failed."""
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda signum, frame: self.cancel.set())
+        names = self.sources if self.crawls else []
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
-            reports = list(pool.map(self.crawl_job, self.sources))
+            reports = list(pool.map(self.crawl_job, names))
         self.delivery_job()
         if self.delivery is not None:
             self.delivery.release_stuck(self.engine)
-        failed = [name for name, r in zip(self.sources, reports) if r is None or not r.ok]
+        failed = [name for name, r in zip(names, reports) if r is None or not r.ok]
         if failed:
             log.error("not complete: %s", ", ".join(failed))
         return 1 if failed or self.cancel.is_set() else 0

@@ -34,6 +34,9 @@ def daemon(
     metrics_host: Annotated[str, typer.Option(help="Address the metrics server listens on.")] = "127.0.0.1",
     log_format: Annotated[LogFormat, typer.Option(help="Log lines as text or JSON (one object a line).")]
     = LogFormat.text,
+    no_crawl: Annotated[bool, typer.Option(
+        "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs).")]
+    = False,
 ) -> None:
     """Crawl every source on its schedule, deliver alerts and watch for stale
     sources, until SIGTERM or Ctrl-C. Schedules live in [daemon] and
@@ -49,7 +52,7 @@ def daemon(
     config = st.config
     level = logging.DEBUG if st.debug else logging.INFO
     setup_logging(log_format.value, level, secret_values(config))
-    runner = Daemon(config, st.pipeline(), Metrics())
+    runner = Daemon(config, st.pipeline(), Metrics(), crawl=not no_crawl)
     if once:
         raise typer.Exit(runner.run_once())
     server = None
