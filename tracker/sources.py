@@ -15,6 +15,8 @@ class Source:
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
     keeps_state: bool = False
+    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
+    needs_api_key: bool = False
 
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
@@ -24,4 +26,7 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
            keeps_state=True),
     Source("volcengine", "volcengine", "spiders.volcengine:VolcengineSpider", "tracker.normalize.volcengine",
            keeps_state=True),
+    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
+    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
+    Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
 )}
