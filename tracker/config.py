@@ -57,6 +57,10 @@ class ProviderSettings(Strict):
     site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
     api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
+    def secret_values(self) -> list[str]:
+        """Every secret of the section (API keys, AccessKeys): scrubbed from what a crawl reports."""
+        return [v.get_secret_value() for _, v in self if isinstance(v, SecretStr) and v.get_secret_value()]
+
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
         for name, value in self:

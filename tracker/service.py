@@ -76,7 +76,7 @@ def crawl_unlocked(pipeline: Pipeline, config: Config, source: Source, *, region
             source=source, out_dir=config.home / "runs" / f"{run_id:06d}-{source.name}", regions=chosen,
             replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
             download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path, secrets=[key] if key else [], cancel=cancel)
+            browser_path=config.crawl.browser_path, secrets=settings.secret_values(), cancel=cancel)
         return run_crawl(request, progress)
 
     return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)
