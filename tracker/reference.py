@@ -79,7 +79,7 @@ class FxTable:
         """The rate from `source_currency` to `target`; an unknown currency is
         an error, never a guess."""
         if source_currency == target:
-            return Conversion(Decimal(1), "", "same currency")
+            return Conversion(Decimal(1), "", "")
         missing = [c for c in (source_currency, target) if c not in self.rates]
         if missing:
             raise UserError(f"no exchange rate for {', '.join(missing)}; known: {', '.join(sorted(self.rates))}. "
