@@ -56,12 +56,13 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import compare_cmds, crawl_cmds, data_cmds, query_cmds
+    from tracker.cli import compare_cmds, crawl_cmds, data_cmds, query_cmds, report_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
     compare_cmds.register(app)
     data_cmds.register(app)
+    report_cmds.register(app)
 
 
 _register()

@@ -36,7 +36,7 @@ def _decimal(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) ->
     return value
 
 
-def _currency(text: str) -> str:
+def parse_currency(text: str) -> str:
     code = text.strip().upper()
     if len(code) != 3 or not code.isalpha():
         raise typer.BadParameter(f"{text!r} is not a 3-letter currency code", param_hint="--currency")
@@ -70,7 +70,7 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
-    target = _currency(currency)
+    target = parse_currency(currency)
     gpus = _decimal(count, "--count", minimum=Decimal("0.001"))
     frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
     ranked = compare_frame(frame, references(ctx), count=gpus, currency=target, os=os,
@@ -113,7 +113,7 @@ def tco(
 
     Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
     """
-    target = _currency(currency)
+    target = parse_currency(currency)
     if credit is not None and offer is not None:
         raise typer.BadParameter("--credit and --offer cannot be used together")
     engine = state(ctx).engine
