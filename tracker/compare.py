@@ -33,10 +33,15 @@ COMPARE_COLUMNS = [
     "target_currency", "hourly_converted", "per_gpu_hour_converted", "fx_rate", "fx_date", "fx_source",
     "spot_saving_percent", "monthly_discount_percent", "three_year_total", "availability", "source",
 ]
+# The table shows short names for the long columns (TABLE_ALIASES); JSON and CSV keep the full ones.
+TABLE_ALIASES = {"per_gpu_hour_converted": "per_gpu_h", "spot_saving_percent": "spot_save_%",
+                 "monthly_discount_percent": "month_disc_%", "three_year_total": "3yr_total",
+                 "gpu_memory_gb": "gpu_mem_gb", "gpu_interconnect": "interconnect", "network_gbps": "net_gbps",
+                 "gpu_count": "gpus"}
 COMPARE_TABLE = [
-    "rank", "provider", "region", "instance_type", "gpu_count", "slice", "price_model", "term", "price",
-    "currency", "unit", "per_gpu_hour_converted", "fx", "spot_saving_percent",
-    "monthly_discount_percent", "three_year_total", "gpu_memory_gb", "gpu_interconnect", "network_gbps",
+    "rank", "provider", "region", "instance_type", "gpus", "slice", "price_model", "term", "price",
+    "currency", "unit", "per_gpu_h", "fx", "spot_save_%", "month_disc_%", "3yr_total", "gpu_mem_gb",
+    "interconnect", "net_gbps",
 ]
 
 
@@ -111,7 +116,8 @@ def compare_frame(prices: pd.DataFrame, refs: References, *, count: Decimal | No
     for rank, row in enumerate(out, start=1):
         row["rank"] = rank
         del row["per_gpu_hour_exact"], row["exact_hourly"]
-    return pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice"])
+        row.update({alias: row[name] for name, alias in TABLE_ALIASES.items()})
+    return pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
 
 
 def _exact(row: dict[str, Any]) -> dict[str, Any]:

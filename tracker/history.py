@@ -135,14 +135,17 @@ def coalesce(intervals: pd.DataFrame) -> pd.DataFrame:
         same &= signature[name] == signature[name].shift()
     block = (~same).cumsum()
     first = frame.groupby(block, sort=False).head(1).copy()
-    first["valid_to"] = frame.groupby(block, sort=False)["valid_to"].last().to_numpy()
+    # tail(1), not last(): last() skips NaT, and an open interval's end is NaT.
+    first["valid_to"] = frame.groupby(block, sort=False).tail(1)["valid_to"].to_numpy()
     return first.reset_index(drop=True)
 
 
 def resample_history(intervals: pd.DataFrame, every: Every = "day", *, since: datetime | str | None = None,
                      until: datetime | str | None = None, now: datetime | None = None) -> pd.DataFrame:
     """The price in force at the end of each day, week (Monday to Sunday) or
-    month, per price series; steps where a price was not listed are left out."""
+    month (or at `until` or now, if sooner), per price series, for the steps
+    from `since` (default: the first price) to before `until`; steps where a
+    price was not listed are left out."""
     if every not in _PERIODS:
         raise ValueError(f"every must be day, week or month, not {every!r}")
     if intervals.empty:
@@ -150,13 +153,16 @@ def resample_history(intervals: pd.DataFrame, every: Every = "day", *, since: da
     clock = _as_time(now or datetime.now(UTC))
     assert clock is not None
     start = _as_time(since) or intervals["valid_from"].min()
-    end = min(_as_time(until) or clock, clock)
-    periods = pd.period_range(start.tz_convert(None), end.tz_convert(None), freq=_PERIODS[every])
+    end = min(_as_time(until) or clock, clock)  # exclusive: a step starting at `until` is not shown
+    if end <= start:
+        return intervals.iloc[0:0].assign(step=pd.Series(dtype="datetime64[ns, UTC]"))
+    periods = pd.period_range(start.tz_convert(None), (end - pd.Timedelta(1, "ns")).tz_convert(None),
+                              freq=_PERIODS[every])
     steps = pd.DataFrame({
         "step": periods.start_time.tz_localize(UTC),
         "at": (periods + 1).start_time.tz_localize(UTC),
     })
-    steps["at"] = steps["at"].clip(upper=clock)
+    steps["at"] = steps["at"].clip(upper=end)
     steps = steps.astype({"step": "datetime64[ns, UTC]", "at": "datetime64[ns, UTC]"})
     keys = intervals[["key"]].drop_duplicates()
     grid = keys.merge(steps, how="cross").sort_values("at", kind="stable")

@@ -85,8 +85,10 @@ class FxTable:
             raise UserError(f"no exchange rate for {', '.join(missing)}; known: {', '.join(sorted(self.rates))}. "
                             "Add it under [analytics.fx] per_usd in the configuration")
         src, dst = self.rates[source_currency], self.rates[target]
-        dates = sorted({d for d in (src.date, dst.date) if d})
-        sources = sorted({s for s in (src.source, dst.source) if s and s != "identity"})
+        # The base currency's own row carries no date: the conversion is as old as its older real rate.
+        dated = [r for r in (src, dst) if r.per_usd != 1 or r.currency != "USD"]
+        dates = sorted({r.date for r in dated if r.date})
+        sources = sorted({r.source for r in dated if r.source})
         return Conversion(dst.per_usd / src.per_usd, dates[0] if dates else "", "; ".join(sources))
 
     def convert(self, amount: Decimal | None, source_currency: str, target: str) -> Decimal | None:
