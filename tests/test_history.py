@@ -102,3 +102,11 @@ def test_python_api_returns_frames(cli, tmp_path: Path, db_url: str) -> None:
         ("2026-08-01", "8"), ("2026-09-01", "8")]
     assert str(history_summary(frame).loc[0, "min_price"]) == "8"
     engine.dispose()
+
+
+def test_since_when_every_interval_is_still_open(cli, tmp_path: Path) -> None:
+    load_rows(cli, tmp_path, [BASE | {"price": "10", "observed_at": T1}], source="hist")
+    rows = as_json(cli("history", "--gpu", "A100", "--since", "2026-07-01", "--format", "json"))
+    assert [(r["price"], r["valid_to"]) for r in rows] == [("10", None)]
+    exported = as_json(cli("export", "history", "--since", "2026-07-01", "--format", "json"))
+    assert [r["price"] for r in exported] == ["10"]

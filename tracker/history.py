@@ -136,7 +136,8 @@ def coalesce(intervals: pd.DataFrame) -> pd.DataFrame:
     block = (~same).cumsum()
     first = frame.groupby(block, sort=False).head(1).copy()
     # tail(1), not last(): last() skips NaT, and an open interval's end is NaT.
-    first["valid_to"] = frame.groupby(block, sort=False).tail(1)["valid_to"].to_numpy()
+    # .array keeps the time zone, which to_numpy() drops when every value is NaT.
+    first["valid_to"] = pd.Series(frame.groupby(block, sort=False).tail(1)["valid_to"].array, index=first.index)
     return first.reset_index(drop=True)
 
 
