@@ -3,12 +3,15 @@ what the network answered into one."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
@@ -18,6 +21,50 @@ from spiders.har import HarArchive, har_entry, write_har
 
 class ReplayMiss(IgnoreRequest):
     """A request that the capture has no response for."""
+
+
+class ReplayedTransportError(TimeoutError):
+    """A request the capture recorded as unanswered (a timeout, a reset)."""
+
+
+class PoliteRetryMiddleware(RetryMiddleware):
+    """Retries like Scrapy's, but waits as long as a 429 or 503 asks with
+    Retry-After (up to RETRY_AFTER_MAX seconds) instead of at once."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PoliteRetryMiddleware:
+        mw = super().from_crawler(crawler)
+        mw.retry_after_max = crawler.settings.getfloat("RETRY_AFTER_MAX", 120)
+        return mw
+
+    async def process_response(self, request: Request, response: Response,  # type: ignore[override]
+                               spider: Spider | None = None) -> Request | Response:
+        wait = retry_after_seconds(response)
+        if wait is None or request.meta.get("dont_retry"):
+            return super().process_response(request, response)
+        if wait > self.retry_after_max:
+            raise IgnoreRequest(f"HTTP {response.status} from {response.url} asks to wait {wait:g} s "
+                                f"(Retry-After), more than the {self.retry_after_max:g} s we wait")
+        retry = self._retry(request, f"{response.status} with Retry-After {wait:g}s")
+        if retry is None:
+            return response
+        await asyncio.sleep(wait)
+        return retry
+
+
+def retry_after_seconds(response: Response) -> float | None:
+    if response.status not in (429, 503):
+        return None
+    value = response.headers.get("Retry-After", b"").decode("latin-1").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class HarReplayMiddleware:
@@ -45,6 +92,10 @@ class HarReplayMiddleware:
         found = self.archive.lookup(request.method, request.url, request.body)
         if found is None:
             raise ReplayMiss(f"the capture has no response for {request.method} {request.url}")
+        if found.status == 0:
+            # A browser records a request that got no answer with status 0 and
+            # its reason (net::ERR_TIMED_OUT): replay it as that failure.
+            raise ReplayedTransportError(f"{found.error or 'no response'} for {request.url}")
         request.meta["har_started"] = found.started
         headers = {k: v for k, v in found.headers}
         cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)

@@ -57,6 +57,8 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "DOWNLOADER_MIDDLEWARES": {
             "spiders.middlewares.HarRecordMiddleware": 100,
+            "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+            "spiders.middlewares.PoliteRetryMiddleware": 550,
             "spiders.middlewares.HarReplayMiddleware": 950,
         },
         "GPU_TRACKER_REPLAY": spec.get("replay"),

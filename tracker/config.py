@@ -4,6 +4,7 @@ the reason. `${VAR}` in a string is replaced by that environment variable."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
@@ -16,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from tracker.errors import ConfigError
 from tracker.reference import AnalyticsSettings
+
+log = logging.getLogger(__name__)
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -131,4 +134,19 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
         config = Config.model_validate(_expand(raw, "", path))
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-    return config.model_copy(update={"path": path, "home": home})
+    config = config.model_copy(update={"path": path, "home": home})
+    if _holds_secrets(config) and path.stat().st_mode & 0o077:
+        log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
+    return config
+
+
+def _holds_secrets(value: object) -> bool:
+    if isinstance(value, SecretStr):
+        return bool(value.get_secret_value())
+    if isinstance(value, BaseModel):
+        return any(_holds_secrets(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, dict):
+        return any(_holds_secrets(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_secrets(v) for v in value)
+    return False
