@@ -93,3 +93,16 @@ def test_bad_input_is_one_line(cli, home: Path, tmp_path: Path) -> None:
     unknown = cli("compare", "--gpu", "H100", "--currency", "XYZ")
     assert unknown.code == 1 and "no exchange rate for XYZ" in unknown.err and len(unknown.err.splitlines()) == 1
     assert cli("compare", "--gpu", "B300", "--format", "json").out.strip() == "[]"
+
+
+def test_reference_overrides_are_checked(cli, home: Path, tmp_path: Path) -> None:
+    load_rows(cli, tmp_path, H100_ROWS)
+    use_config(home, '[analytics.region_groups.gcp]\neurope-west4 = "us"\n')
+    moved = as_json(cli("compare", "--gpu", "H100", "--region-group", "us", "--format", "json"))
+    assert "gcp" in {r["provider"] for r in moved}
+    use_config(home, '[analytics.region_groups.gcp]\neurope-west4 = "mars"\n')
+    bad = cli("compare", "--gpu", "H100")
+    assert bad.code == 1 and "'mars' is not one of" in bad.err and "config.toml" in bad.err
+    use_config(home, '[analytics.fx]\nper_usd = { CNY = "8" }\n')
+    undated = cli("compare", "--gpu", "H100")
+    assert undated.code == 1 and "analytics.fx.date" in undated.err

@@ -15,7 +15,7 @@ from decimal import Decimal
 from functools import cache
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tracker.errors import UserError
 
@@ -49,6 +49,15 @@ class AnalyticsSettings(_Strict):
     provider_rates: dict[str, ProviderRateSettings] = Field(default_factory=dict)
     region_groups: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="provider -> region -> us|eu|asia|cn|other")
+
+    @field_validator("region_groups")
+    @classmethod
+    def _known_groups(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for provider, regions in value.items():
+            for region, group in regions.items():
+                if group not in (*REGION_GROUPS, "other"):
+                    raise ValueError(f"{provider}.{region}: {group!r} is not one of us, eu, asia, cn, other")
+        return value
 
 
 @dataclass(frozen=True)
