@@ -9,7 +9,7 @@ partial import would look like removed prices.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -56,18 +56,28 @@ def unknown_columns(items: Iterable[dict[str, Any]]) -> list[str]:
     return sorted(seen - QUOTE_FIELDS - DERIVED_FIELDS)
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def quotes_by_line(items: Iterable[dict[str, Any]],
+                   to_quotes: Callable[[dict[str, Any]], list[PriceQuote]]) -> Normalized:
+    """Every item's quotes; the bad items' lines and reasons fail the whole file."""
     out = Normalized()
     errors: list[str] = []
     for item in items:
-        data = dict(item["data"])
-        if not data.get("observed_at"):
-            data["observed_at"] = item.get("observed_at")
         try:
-            out.quotes.append(PriceQuote.model_validate(_row_fields(data)))
+            out.quotes.extend(to_quotes(item))
         except ValidationError as exc:
             errors.append(f"line {item['line']}: {validation_reason(exc)}")
-        except ValueError as exc:
+        except ValueError as exc:  # MoneyError and other unreadable values
             errors.append(f"line {item['line']}: {exc}")
     fail_on(errors)
     return out
+
+
+def _quote(item: dict[str, Any]) -> list[PriceQuote]:
+    data = dict(item["data"])
+    if not data.get("observed_at"):
+        data["observed_at"] = item.get("observed_at")
+    return [PriceQuote.model_validate(_row_fields(data))]
+
+
+def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    return quotes_by_line(items, _quote)

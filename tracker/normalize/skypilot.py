@@ -12,12 +12,10 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from pydantic import ValidationError
-
 from db.schema import PriceModel, PriceQuote, Unit
 from tracker.normalize import Normalized, NormalizeError
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.rows import fail_on, validation_reason
+from tracker.normalize.rows import quotes_by_line
 from tracker.normalize.specs import lookup
 
 # SkyPilot's accelerator names -> the canonical gpu_model names.
@@ -74,19 +72,13 @@ def _quotes(provider: str, row: dict[str, str], observed: object) -> list[PriceQ
     return out
 
 
+def _item_quotes(item: dict[str, Any]) -> list[PriceQuote]:
+    row = item["data"]
+    missing = [c for c in REQUIRED if c not in row]
+    if missing:
+        raise NormalizeError(f"not a SkyPilot catalog row: no {', '.join(missing)} column")
+    return _quotes(item["provider"], row, item["observed_at"])
+
+
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
-    out = Normalized()
-    errors: list[str] = []
-    for item in items:
-        row, line = item["data"], item["line"]
-        missing = [c for c in REQUIRED if c not in row]
-        if missing:
-            raise NormalizeError(f"line {line}: not a SkyPilot catalog row: no {', '.join(missing)} column")
-        try:
-            out.quotes.extend(_quotes(item["provider"], row, item["observed_at"]))
-        except MoneyError as exc:
-            errors.append(f"line {line}: {exc}")
-        except ValidationError as exc:
-            errors.append(f"line {line}: {validation_reason(exc)}")
-    fail_on(errors)
-    return out
+    return quotes_by_line(items, _item_quotes)
