@@ -10,7 +10,7 @@ import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -52,6 +52,9 @@ class ProviderSettings(Strict):
 
     regions: list[str] | None = None
     api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
+    api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
@@ -81,7 +84,17 @@ class Config(Strict):
         return f"sqlite:///{self.home / 'tracker.db'}"
 
     def provider(self, name: str) -> ProviderSettings:
-        return self.providers.get(name, ProviderSettings())
+        settings = self.providers.get(name, ProviderSettings())
+        from_env = os.environ.get(api_key_env(name))
+        if settings.api_key is None and from_env:
+            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
+        return settings
+
+
+def api_key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def default_home() -> Path:
