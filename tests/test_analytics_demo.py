@@ -4,6 +4,7 @@ computed here from `prices --format json`, independently of tracker/."""
 
 from __future__ import annotations
 
+import csv
 import math
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +13,18 @@ import pytest
 
 from tests.analytics_data import as_csv, as_json, write_jsonl
 
-TERM_HOURS = {"1yr": Decimal(8760), "3yr": Decimal(26280)}
+FX_TABLE = Path(__file__).parent.parent / "tracker" / "data" / "fx_rates.csv"
+
+
+def usd_rate(currency: str) -> Decimal:
+    """USD per unit of `currency`, from the bundled table."""
+    with FX_TABLE.open(encoding="utf-8", newline="") as fh:
+        per_usd = {r["currency"]: Decimal(r["per_usd"]) for r in csv.DictReader(fh)}
+    return per_usd["USD"] / per_usd[currency]
+
+
+def term_hours(term: str) -> Decimal:
+    return Decimal(int(term[:-2])) * (8760 if term.endswith("yr") else 720)
 
 
 def hourly(row: dict) -> Decimal:
@@ -24,9 +36,9 @@ def hourly(row: dict) -> Decimal:
     elif row["unit"] == "year":
         rate = price / 8760
     else:
-        rate = price / TERM_HOURS[row["term"]]
+        rate = price / term_hours(row["term"])
     if row["upfront_fee"]:
-        rate += Decimal(row["upfront_fee"]) / TERM_HOURS[row["term"]]
+        rate += Decimal(row["upfront_fee"]) / term_hours(row["term"])
     return rate
 
 
@@ -48,8 +60,8 @@ def test_import_of_1000_rows_ranks_with_the_crawled_ones(demo, tmp_path: Path) -
     assert result.code == 0, result.err
     current = [p for p in as_json(demo("prices", "--gpu", "H100", "--format", "json"))
                if p["os"] == "linux" and p["gpu_count"]]
-    expected = sorted((hourly(p) / Decimal(p["gpu_count"]), p["provider"], p["region"], p["instance_type"],
-                       p["price_model"], p["term"]) for p in current)
+    expected = sorted((hourly(p) / Decimal(p["gpu_count"]) * usd_rate(p["currency"]), p["provider"], p["region"],
+                       p["instance_type"], p["price_model"], p["term"]) for p in current)
     ranked = as_json(demo("compare", "--gpu", "H100", "--format", "json"))
     assert len(ranked) == len(expected) and sum(r["provider"] == "negotiated" for r in ranked) == 1000
     assert [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
@@ -79,9 +91,11 @@ def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
     assert as_csv(demo("history", "Standard_ND96amsr_A100_v4", "--format", "csv"))
 
     on_demand = [p for p in as_json(demo("prices", "--gpu", "A100", "--price-model", "on_demand",
-                                         "--format", "json")) if p["os"] == "linux"]
-    expected = sorted(((math.ceil(Decimal(8) / Decimal(p["gpu_count"])) * Decimal(p["price"]) * 720 * 36)
-                       .quantize(Decimal("0.01")) for p in on_demand))
+                                         "--format", "json")) if p["os"] == "linux" and p["unit"] == "hour"]
+    # 8 GPUs always on for 36 months: instances x 720 h x the hourly price in USD x 36.
+    expected = sorted((Decimal(math.ceil(Decimal(8) / Decimal(p["gpu_count"]))) * 720
+                       * (Decimal(p["price"]) * usd_rate(p["currency"])) * 36).quantize(Decimal("0.01"))
+                      for p in on_demand)
     tco = as_json(demo("tco", "--gpu", "A100", "--count", "8", "--format", "json"))
     assert [Decimal(r["total"]) for r in tco] == expected
     assert as_csv(demo("tco", "--gpu", "A100", "--count", "8", "--format", "csv"))[0]["total"] == str(expected[0])

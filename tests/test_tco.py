@@ -85,6 +85,8 @@ def test_bad_input(loaded) -> None:
         assert result.code in (1, 2) and "Traceback" not in result.err and result.err.strip(), args
     both = loaded("tco", "--gpu", "H100", "--credit", "5", "--offer", "x")
     assert both.code == 2
+    no_offer = loaded("tco", "--gpu", "H100", "--offer", "no-such-offer")
+    assert no_offer.code == 1 and ("no offers" in no_offer.err or "no current offer" in no_offer.err)
 
 
 def test_break_even_arithmetic() -> None:
