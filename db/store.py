@@ -236,3 +236,10 @@ def query_changes(*, session: Session, since: datetime | None = None, provider: 
     if limit:
         stmt = stmt.limit(limit)
     return list(session.exec(stmt).all())
+
+
+def open_regions(*, session: Session, source: str) -> list[str]:
+    """The regions a source's current snapshot covers."""
+    t = PricePoint.__table__
+    stmt = sa.select(t.c.region).where(t.c.source == source, t.c.valid_to.is_(None)).distinct()
+    return sorted(r for (r,) in session.connection().execute(stmt))

@@ -16,6 +16,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
+from tracker.reference import AnalyticsSettings
 from tracker.schedule import DaemonSettings
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,7 @@ class Config(Strict):
     crawl: CrawlSettings = CrawlSettings()
     daemon: DaemonSettings = DaemonSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    analytics: AnalyticsSettings = AnalyticsSettings()
 
     @field_validator("providers", mode="before")
     @classmethod

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from enum import Enum
 from typing import Annotated, Any
 
 import typer
 from sqlmodel import Session
 
 from db import store
-from db.schema import Change, PriceModel, effective_hourly
+from db.schema import Change, PriceModel
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import parse_since, state
+from tracker.history import SUMMARY_COLUMNS, history_frame, history_summary, point_record, records, resample_history
 
 PRICE_COLUMNS = [
     "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",
@@ -24,8 +26,17 @@ PRICE_COLUMNS = [
 PRICE_TABLE = ["provider", "region", "instance_type", "gpu_model", "gpu_count", "os", "price_model", "term",
                "price", "currency", "unit", "hourly_price", "price_per_gpu_hour"]
 HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
-HISTORY_TABLE = ["valid_from", "valid_to", "provider", "region", "os", "price_model", "term", "price",
-                 "currency", "unit", "list_price", "availability"]
+HISTORY_TABLE = ["valid_from", "valid_to", "provider", "region", "instance_type", "os", "price_model", "term",
+                 "price", "currency", "unit", "list_price", "availability"]
+RESAMPLE_COLUMNS = ["step", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "os",
+                    "price_model", "term", "payment_option", "price", "currency", "unit", "hourly_price",
+                    "price_per_gpu_hour", "availability", "valid_from"]
+RESAMPLE_TABLE = ["step", "provider", "region", "instance_type", "os", "price_model", "term", "price", "currency",
+                  "unit", "valid_from"]
+SUMMARY_HISTORY_COLUMNS = [c for c in SUMMARY_COLUMNS if c != "key"]
+SUMMARY_HISTORY_TABLE = ["provider", "region", "instance_type", "os", "price_model", "term", "currency", "intervals",
+                         "min_price", "max_price", "current_price", "last_change_at", "last_change_from",
+                         "last_change_to", "last_change_percent"]
 CHANGE_COLUMNS = ["kind", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "os",
                   "price_model", "term", "payment_option", "old_price", "new_price", "percent", "currency",
                   "unit", "observed_at", "source", "detail", "source_url"]
@@ -38,18 +49,7 @@ RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "ite
 
 
 def price_dict(point: PricePoint) -> dict[str, Any]:
-    row = store.point_to_dict(point)
-    hourly = effective_hourly(row["price"], point.unit, point.term, row["upfront_fee"])
-    row["hourly_price"] = _round(hourly)
-    count = row["gpu_count"]
-    row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
-    row["observed_at"] = point.valid_from
-    return row
-
-
-def _round(value: Decimal | None) -> Decimal | None:
-    """Derived rates to 6 places; stored prices are never rounded."""
-    return None if value is None else value.quantize(Decimal("0.000001"))
+    return point_record(point)
 
 
 def _detail(raw: dict[str, str] | str) -> str:
@@ -95,28 +95,51 @@ def prices(
     emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match")
 
 
+class Step(str, Enum):
+    day = "day"
+    week = "week"
+    month = "month"
+
+
 def history(
     ctx: typer.Context,
-    instance_type: Annotated[str, typer.Argument(help="The instance type, for example Standard_ND96asr_v4.")],
+    instance_type: Annotated[str | None, typer.Argument(
+        help="The instance type, for example Standard_ND96asr_v4; or use --gpu.")] = None,
+    gpu: Annotated[str | None, typer.Option(help="Every instance with this GPU model (matched in part).")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     region: Annotated[str | None, typer.Option(help="Only this region.")] = None,
     price_model: Annotated[PriceModel | None, typer.Option(help="Only this price model.")] = None,
+    since: Annotated[str | None, typer.Option(help="Intervals still in force at or after this date (or 7d, 2w).")] = None,
+    until: Annotated[str | None, typer.Option(help="Intervals that began before this date (or 7d, 2w back).")] = None,
+    resample: Annotated[Step | None, typer.Option(
+        help="Instead of intervals, the price in force at the end of each day, week or month.")] = None,
+    summary: Annotated[bool, typer.Option(
+        "--summary", help="One row per price: min, max (and since when), the price now and the last change.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Show how an instance's prices moved: one row per interval a price held.
+    """Show how prices moved: one row per interval a price held (not one per crawl).
 
-    Example: gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand
+    Example: gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand --since 2026-08-01
     """
-    with Session(state(ctx).engine) as session:
-        points = store.query_prices(session=session, provider=provider, region=region, instance_type=instance_type,
-                                    price_model=price_model.value if price_model else None, current=False)
-        rows = []
-        for p in points:
-            row = price_dict(p)
-            row["valid_from"], row["valid_to"] = p.valid_from, p.valid_to
-            rows.append(row)
-    emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
-         empty=f"no prices recorded for {instance_type}")
+    if not instance_type and not gpu:
+        raise typer.BadParameter("give an instance type, or --gpu MODEL")
+    if resample and summary:
+        raise typer.BadParameter("--resample and --summary cannot be used together")
+    since_at, until_at = parse_since(since), parse_since(until)
+    frame = history_frame(state(ctx).engine, instance_type=instance_type, gpu=gpu, provider=provider,
+                          region=region, price_model=price_model.value if price_model else None,
+                          since=since_at, until=until_at)
+    what = instance_type or gpu
+    if summary:
+        emit(records(history_summary(frame)) if not frame.empty else [], fmt, columns=SUMMARY_HISTORY_COLUMNS,
+             table_columns=SUMMARY_HISTORY_TABLE, empty=f"no prices recorded for {what}")
+    elif resample:
+        steps = resample_history(frame, resample.value, since=since_at, until=until_at) if not frame.empty else None
+        emit(records(steps) if steps is not None else [], fmt, columns=RESAMPLE_COLUMNS,
+             table_columns=RESAMPLE_TABLE, empty=f"no prices recorded for {what}")
+    else:
+        emit(records(frame), fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
+             empty=f"no prices recorded for {what}")
 
 
 def changes(

@@ -1,0 +1,149 @@
+"""Commands that weigh prices against each other: compare and tco."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from db.schema import PriceModel
+from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.state import state
+from tracker.compare import COMPARE_COLUMNS, COMPARE_TABLE, compare_frame
+from tracker.history import offers_frame, prices_frame, records
+from tracker.reference import References, load_references
+from tracker.tco import TCO_COLUMNS, TCO_TABLE, Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+
+
+class RegionGroup(str, Enum):
+    us = "us"
+    eu = "eu"
+    asia = "asia"
+    cn = "cn"
+
+
+def _decimal(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        value = Decimal(text)
+    except ArithmeticError:
+        raise typer.BadParameter(f"{text!r} is not a number", param_hint=option) from None
+    if not value.is_finite() or value < minimum:
+        raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
+    return value
+
+
+def parse_currency(text: str) -> str:
+    code = text.strip().upper()
+    if len(code) != 3 or not code.isalpha():
+        raise typer.BadParameter(f"{text!r} is not a 3-letter currency code", param_hint="--currency")
+    return code
+
+
+def references(ctx: typer.Context) -> References:
+    return load_references(state(ctx).config.analytics)
+
+
+def compare(
+    ctx: typer.Context,
+    gpu: Annotated[str, typer.Option(help="GPU model, matched in part: H100, A100 80GB, L40S.")],
+    count: Annotated[str | None, typer.Option(help="Only instances with exactly this many GPUs, e.g. 8.")] = None,
+    price_model: Annotated[list[PriceModel] | None, typer.Option(
+        help="Only this price model (on_demand, spot, reserved, monthly...); repeatable.")] = None,
+    region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
+    currency: Annotated[str, typer.Option(help="Convert every figure to this currency.")] = "USD",
+    provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
+    os: Annotated[str, typer.Option(help="Operating system of the price (linux, windows).")] = "linux",
+    limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N rows.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Rank current prices of one GPU model by price per GPU-hour, across providers.
+
+    Monthly and yearly prices count as effective hourly rates (720 and 8,760
+    hours), reserved terms with their upfront fee spread over the term. Rows in
+    another currency are converted with the dated rate shown beside them; the
+    original price stays in `price`/`currency`. Fractional GPUs rank by the
+    price of a whole GPU-hour and are marked fractional.
+
+    Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
+    """
+    target = parse_currency(currency)
+    gpus = _decimal(count, "--count", minimum=Decimal("0.001"))
+    frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
+    ranked = compare_frame(frame, references(ctx), count=gpus, currency=target, os=os,
+                           price_models=[m.value for m in price_model or []],
+                           region_group=region_group.value if region_group else None)
+    rows = records(ranked.head(limit) if limit else ranked)
+    emit(rows, fmt, columns=COMPARE_COLUMNS, table_columns=COMPARE_TABLE,
+         title=f"{gpu}: price per GPU-hour in {target}", empty=f"no current prices for {gpu} match")
+
+
+def tco(
+    ctx: typer.Context,
+    gpu: Annotated[str, typer.Option(help="GPU model, matched in part: H100, A100 80GB.")],
+    count: Annotated[str, typer.Option(help="How many GPUs the job needs.")] = "1",
+    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = "720",
+    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = 36,
+    mix: Annotated[str, typer.Option(help="Share of the fleet per price model: on_demand, spot, monthly, "
+                                          "reserved_1yr, reserved_3yr; e.g. on_demand=0.25,reserved_3yr=0.75.")
+                   ] = "on_demand=1",
+    spot_overhead: Annotated[str, typer.Option(
+        help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")] = "1.1",
+    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
+    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    credit: Annotated[str | None, typer.Option(help="A credit or voucher amount, in --currency.")] = None,
+    credit_provider: Annotated[str | None, typer.Option(help="The provider the credit is for.")] = None,
+    credit_months: Annotated[int | None, typer.Option(min=1, help="The credit is usable in the first N months.")
+                             ] = None,
+    credit_min_spend: Annotated[str | None, typer.Option(help="The credit applies only from this spend.")] = None,
+    offer: Annotated[str | None, typer.Option(help="Apply this offer's credit (an offer_id from the offers table).")
+                     ] = None,
+    region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
+    provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
+    currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
+    limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N.")] = None,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Simulate what a GPU job costs over a horizon, ranked, with a breakdown:
+    compute, egress and storage at each provider's dated rates, less credits,
+    and the hours a month above which a reserved term beats on demand.
+
+    Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
+    """
+    target = parse_currency(currency)
+    if credit is not None and offer is not None:
+        raise typer.BadParameter("--credit and --offer cannot be used together")
+    engine = state(ctx).engine
+    chosen: Credit | None = None
+    if credit is not None:
+        chosen = Credit(amount=_decimal(credit, "--credit") or Decimal(0), currency=target, provider=credit_provider,
+                        months=credit_months, min_spend=_decimal(credit_min_spend, "--credit-min-spend"))
+    elif offer is not None:
+        chosen = credit_from_offer(offers_frame(engine), offer)
+    inputs = TcoInputs(
+        count=_decimal(count, "--count", minimum=Decimal(1)) or Decimal(1),
+        hours_per_month=_decimal(hours_per_month, "--hours-per-month") or Decimal(0),
+        months=months, mix=parse_mix(mix), spot_overhead=_decimal(spot_overhead, "--spot-overhead",
+                                                                 minimum=Decimal(1)) or Decimal(1),
+        storage_gb=_decimal(storage_gb, "--storage-gb") or Decimal(0),
+        egress_gb_per_month=_decimal(egress_gb, "--egress-gb") or Decimal(0),
+        credit=chosen, currency=target)
+    if inputs.hours_per_month > 744:
+        raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
+    ranked = tco_frame(prices_frame(engine, gpu=gpu, provider=provider), references(ctx), inputs,
+                       region_group=region_group.value if region_group else None)
+    if ranked.attrs.get("skipped"):
+        stderr.print(f"[dim]{ranked.attrs['skipped']} instance types left out: no price for every model of "
+                     f"the mix ({', '.join(inputs.mix)})[/dim]", highlight=False)
+    rows = records(ranked.head(limit) if limit else ranked)
+    emit(rows, fmt, columns=TCO_COLUMNS, table_columns=TCO_TABLE,
+         title=f"{inputs.count} x {gpu} over {months} months, {inputs.hours_per_month} h/month, in {target}",
+         empty=f"no instance with {gpu} has a price for every model of the mix")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(compare)
+    app.command()(tco)

@@ -1,0 +1,83 @@
+"""Normalized price rows from a file (`gpu-tracker import`): one PriceQuote
+per row, with the field names of `gpu-tracker prices --format json`.
+
+Each raw item is `{"line": N, "observed_at": ..., "data": {field: value}}`.
+A row that does not validate fails the whole file, naming its line: a
+partial import would look like removed prices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pydantic import ValidationError
+
+from db.schema import PriceQuote
+from tracker.normalize import Normalized, NormalizeError
+
+QUOTE_FIELDS = frozenset(PriceQuote.model_fields)
+# Columns our own exports add; importing an export back ignores them.
+DERIVED_FIELDS = frozenset({"hourly_price", "price_per_gpu_hour", "valid_from", "valid_to", "source", "key",
+                            "value_hash", "first_run_id", "missed_runs", "id"})
+MAX_REPORTED = 5
+
+
+def validation_reason(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def fail_on(errors: list[str]) -> None:
+    """One error naming the first bad lines, or nothing."""
+    if errors:
+        shown = "; ".join(errors[:MAX_REPORTED])
+        more = f" (and {len(errors) - MAX_REPORTED} more)" if len(errors) > MAX_REPORTED else ""
+        raise NormalizeError(f"{len(errors)} bad row{'s' if len(errors) > 1 else ''}, nothing stored: {shown}{more}")
+
+
+def _row_fields(data: dict[str, Any]) -> dict[str, Any]:
+    fields = {k: v for k, v in data.items() if k in QUOTE_FIELDS and v not in (None, "")}
+    attrs = fields.get("attrs")
+    if isinstance(attrs, str):
+        try:
+            fields["attrs"] = json.loads(attrs)
+        except json.JSONDecodeError:
+            raise ValueError("attrs: not a JSON object") from None
+    return fields
+
+
+def unknown_columns(items: Iterable[dict[str, Any]]) -> list[str]:
+    seen: set[str] = set()
+    for item in items:
+        seen.update(item["data"])
+    return sorted(seen - QUOTE_FIELDS - DERIVED_FIELDS)
+
+
+def quotes_by_line(items: Iterable[dict[str, Any]],
+                   to_quotes: Callable[[dict[str, Any]], list[PriceQuote]]) -> Normalized:
+    """Every item's quotes; the bad items' lines and reasons fail the whole file."""
+    out = Normalized()
+    errors: list[str] = []
+    for item in items:
+        try:
+            out.quotes.extend(to_quotes(item))
+        except ValidationError as exc:
+            errors.append(f"line {item['line']}: {validation_reason(exc)}")
+        except ValueError as exc:  # MoneyError and other unreadable values
+            errors.append(f"line {item['line']}: {exc}")
+    fail_on(errors)
+    return out
+
+
+def _quote(item: dict[str, Any]) -> list[PriceQuote]:
+    data = dict(item["data"])
+    if not data.get("observed_at"):
+        data["observed_at"] = item.get("observed_at")
+    return [PriceQuote.model_validate(_row_fields(data))]
+
+
+def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    return quotes_by_line(items, _quote)
