@@ -16,7 +16,11 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
 
-from spiders.har import HarArchive, har_entry, write_har
+from spiders.har import HarArchive, har_entry, mask_query, write_har
+
+# A spider lists here the query parameters that carry secrets (API keys): they
+# are written to captures as a placeholder and ignored when replaying.
+SECRET_PARAMS_SETTING = "GPU_TRACKER_SECRET_QUERY_PARAMS"
 
 
 class ReplayMiss(IgnoreRequest):
@@ -79,7 +83,7 @@ class HarReplayMiddleware:
         path = crawler.settings.get("GPU_TRACKER_REPLAY")
         if not path:
             raise NotConfigured
-        return cls(HarArchive(path))
+        return cls(HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING)))
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Response:
         if request.meta.get("playwright"):
@@ -91,11 +95,13 @@ class HarReplayMiddleware:
             return None  # type: ignore[return-value]
         found = self.archive.lookup(request.method, request.url, request.body)
         if found is None:
-            raise ReplayMiss(f"the capture has no response for {request.method} {request.url}")
+            shown = mask_query(request.url, self.archive.secret_params)
+            raise ReplayMiss(f"the capture has no response for {request.method} {shown}")
         if found.status == 0:
             # A browser records a request that got no answer with status 0 and
             # its reason (net::ERR_TIMED_OUT): replay it as that failure.
-            raise ReplayedTransportError(f"{found.error or 'no response'} for {request.url}")
+            shown = mask_query(request.url, self.archive.secret_params)
+            raise ReplayedTransportError(f"{found.error or 'no response'} for {shown}")
         request.meta["har_started"] = found.started
         headers = {k: v for k, v in found.headers}
         cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)
@@ -107,8 +113,9 @@ class HarRecordMiddleware:
     """Keeps every final response and writes them as HAR 1.2 when the spider
     closes, to the path in the GPU_TRACKER_RECORD setting."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, secret_params: list[str] | None = None) -> None:
         self.path = path
+        self.secret_params = secret_params or []
         self.entries: list[dict[str, Any]] = []
 
     @classmethod
@@ -116,7 +123,7 @@ class HarRecordMiddleware:
         path = crawler.settings.get("GPU_TRACKER_RECORD")
         if not path or crawler.settings.get("GPU_TRACKER_REPLAY"):
             raise NotConfigured
-        mw = cls(path)
+        mw = cls(path, crawler.settings.getlist(SECRET_PARAMS_SETTING))
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
 
@@ -130,13 +137,17 @@ class HarRecordMiddleware:
                    for k, vs in response.headers.items() for v in vs]
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         self.entries.append(har_entry(
-            method=request.method, url=request.url,
-            request_headers=[(k.decode("latin-1"), v.decode("latin-1"))
+            method=request.method, url=mask_query(request.url, self.secret_params),
+            request_headers=[(k.decode("latin-1"), self._masked(v.decode("latin-1")))
                              for k, vs in request.headers.items() for v in vs],
             request_body=request.body or None, status=response.status, response_headers=headers,
             body=response.body, mime_type=content_type, started=started,
             elapsed_ms=(time.monotonic() - t0) * 1000))
         return response
+
+    def _masked(self, value: str) -> str:
+        # A Referer header repeats the previous URL, secrets included.
+        return mask_query(value, self.secret_params) if value.startswith(("http://", "https://")) else value
 
     def spider_closed(self, spider: Spider) -> None:
         write_har(self.path, self.entries)

@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from db import store
 from db.schema import RunStatus
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
@@ -80,7 +81,7 @@ def crawl(
         report = crawl_source(st.pipeline(), st.config, provider, regions=region or None,
                               replay=replay, record=record, progress=progress, lock_wait=wait)
     for note in report.notes:
-        stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+        stderr.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if not report.ok:
         raise CrawlFailed(summary(report))
     stderr.print(summary(report), highlight=False)
