@@ -316,8 +316,15 @@ class Daemon:
 
     def run_once(self) -> int:
         """Every source once (for cron), then one delivery; 1 if any run failed."""
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda signum, frame: self.cancel.set())
+        previous = {sig: signal.signal(sig, lambda signum, frame: self.cancel.set())
+                    for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            return self._crawl_all_once()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _crawl_all_once(self) -> int:
         enabled = [n for n in self.sources if self.config.daemon.for_source(n).enabled]
         names = enabled if self.crawls else []
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
