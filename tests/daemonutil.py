@@ -25,7 +25,6 @@ import sqlalchemy as sa
 from spiders.har import read_har
 from tests.conftest import FIXTURES
 from tests.localserver import Received, Reply, serve
-from tracker.sources import SOURCES
 
 EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
 ROOT = Path(__file__).parent.parent
@@ -65,12 +64,11 @@ class FakeAzure:
         return Reply(body=json.dumps(page).encode())
 
     def config(self, **daemon: object) -> str:
-        settings = {"every": '"3s"', "jitter": 0, "delivery_every": '"2s"', **daemon}
+        # Only the fake Azure: the other sources would go to the real network.
+        settings = {"sources": '["azure"]', "every": '"3s"', "jitter": 0, "delivery_every": '"2s"', **daemon}
         lines = "\n".join(f"{k} = {v}" for k, v in settings.items())
-        # Only azure is served here: the other sources must never reach the network.
-        others = "".join(f'[daemon.schedule."{name}"]\nenabled = false\n' for name in SOURCES if name != "azure")
         return (f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{self.base}/api/retail/prices"\n'
-                f"[crawl]\ncrawl_timeout = 6\nretry_times = 0\ndownload_timeout = 30\n[daemon]\n{lines}\n{others}")
+                f"[crawl]\ncrawl_timeout = 6\nretry_times = 0\ndownload_timeout = 30\n[daemon]\n{lines}\n")
 
 
 @contextmanager

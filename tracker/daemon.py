@@ -37,7 +37,7 @@ from tracker.captures import prune_captures
 from tracker.config import Config
 from tracker.crawl import CrawlCancelled
 from tracker.errors import ConfigError, SourceSkipped, TrackerError
-from tracker.health import check_staleness, outbox_backlog, scheduled_sources
+from tracker.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
 from tracker.metrics import Metrics
 from tracker.pipeline import Pipeline, RunReport
 from tracker.schedule import SourceSchedule, parse_span
@@ -87,7 +87,11 @@ def load_delivery() -> Delivery | None:
 def check_config(config: Config) -> list[str]:
     """The sources to schedule; ConfigError for schedules of unknown sources."""
     names = scheduled_sources(config)
+    known = known_sources(config)
     where = f"{config.path}: " if config.path else ""
+    for name in names:
+        if name not in known:
+            raise ConfigError(f"{where}daemon.sources: unknown source {name!r}; known: {', '.join(known)}")
     for key in config.daemon.schedule:
         if key not in names:
             raise ConfigError(f"{where}daemon.schedule.{key}: unknown source; known: {', '.join(names)}")

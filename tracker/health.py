@@ -26,12 +26,18 @@ log = logging.getLogger(__name__)
 FAILURES = (RunStatus.failed, RunStatus.quarantined, RunStatus.aborted)
 
 
-def scheduled_sources(config: Config) -> list[str]:
-    """Every source the daemon crawls: the registry, then each `[[watch]]` page."""
+def known_sources(config: Config) -> list[str]:
+    """Every source there is: the registry, then each `[[watch]]` page."""
     names = list(SOURCES)
     for watch in getattr(config, "watch", None) or []:
         names.append(f"watch:{watch.name}")
     return names
+
+
+def scheduled_sources(config: Config) -> list[str]:
+    """The sources the daemon crawls: `[daemon] sources`, or all of them."""
+    chosen = config.daemon.sources
+    return list(chosen) if chosen is not None else known_sources(config)
 
 
 def provider_of(name: str) -> str:
