@@ -41,17 +41,23 @@ def test_a_held_lock_refuses_a_second_holder(engine) -> None:
         pass
 
 
-def test_waiting_for_a_lock(engine) -> None:
+def held_elsewhere(engine, name: str, seconds: float) -> threading.Thread:
+    """A thread holding the lock for `seconds`; returns once it holds it."""
     held = threading.Event()
 
     def hold() -> None:
-        with crawl_lock(engine, "crawl:azure"):
+        with crawl_lock(engine, name):
             held.set()
-            time.sleep(1.5)
+            time.sleep(seconds)
 
     worker = threading.Thread(target=hold)
     worker.start()
     held.wait(10)
+    return worker
+
+
+def test_waiting_for_a_lock(engine) -> None:
+    worker = held_elsewhere(engine, "crawl:azure", 1.5)
     with crawl_lock(engine, "crawl:azure", wait=30):
         assert not worker.is_alive()
     worker.join()
@@ -106,16 +112,7 @@ def test_a_manual_crawl_of_a_locked_source_refuses_or_waits(cli, db_url: str) ->
     assert "error: azure is being crawled by" in refused.err and "--wait SECONDS" in refused.err
     assert "Traceback" not in refused.err
 
-    held = threading.Event()
-
-    def hold() -> None:
-        with crawl_lock(engine, "azure"):
-            held.set()
-            time.sleep(2)
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    held.wait(10)
+    worker = held_elsewhere(engine, "azure", 2)
     waited = cli("crawl", "azure", "-r", "westeurope", "--replay", str(EARLY), "--wait", "60")
     worker.join()
     engine.dispose()

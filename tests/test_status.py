@@ -104,3 +104,39 @@ def test_daemon_once_crawls_every_source_and_exits(sqlite_cli, home: Path) -> No
     assert result.code == 0, result.err
     runs = json.loads(sqlite_cli("runs", "-f", "json").out)
     assert [(r["source"], r["status"]) for r in runs] == [("azure", "ok")]
+
+
+def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: str, home: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import sqlalchemy as sa
+
+    from db.engine import make_engine
+    from db.tables import CrawlRun
+    from tests.conftest import FIXTURES
+    from tracker.config import load_config
+    from tracker.health import check_staleness
+
+    early = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+    (home / "config.toml").write_text('[daemon]\nsources = ["azure"]\n[daemon.schedule.azure]\nevery = "1h"\n')
+    config = load_config(home=home)
+    assert cli("crawl", "azure", "-r", "westeurope", "--replay", str(early)).code == 0
+    engine = make_engine(db_url)
+    runs = CrawlRun.__table__
+    with engine.begin() as conn:  # the run was four hours ago
+        for run in conn.execute(sa.select(runs.c.id, runs.c.started_at, runs.c.finished_at)).all():
+            conn.execute(sa.update(runs).where(runs.c.id == run.id).values(
+                started_at=run.started_at - timedelta(hours=4), finished_at=run.finished_at - timedelta(hours=4)))
+    watching = datetime.now(UTC) - timedelta(hours=5)
+    check = lambda: [str(c.kind) for c in check_staleness(
+        engine, config, ["azure"], now=datetime.now(UTC), watching_since=watching)]
+    assert check() == ["source_stale"]
+    assert check() == []  # announced once
+    row = json.loads(cli("status", "-f", "json").out)[0]
+    assert row["stale"] is True
+    assert cli("crawl", "azure", "-r", "westeurope", "--replay", str(early)).code == 0
+    assert check() == ["source_recovered"]
+    assert json.loads(cli("status", "-f", "json").out)[0]["stale"] is False
+    kinds = [c["kind"] for c in json.loads(cli("changes", "-f", "json").out)]
+    assert kinds == ["source_stale", "source_recovered"]
+    engine.dispose()

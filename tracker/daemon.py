@@ -36,7 +36,7 @@ from db.tables import CrawlRun
 from tracker.captures import prune_captures
 from tracker.config import Config
 from tracker.crawl import CrawlCancelled
-from tracker.errors import ConfigError, TrackerError
+from tracker.errors import ConfigError, SourceSkipped, TrackerError
 from tracker.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
 from tracker.metrics import Metrics
 from tracker.pipeline import Pipeline, RunReport
@@ -114,6 +114,7 @@ class Daemon:
         self.metrics = metrics or Metrics()
         self.sources = check_config(config)
         self.crawls = crawl
+        self._skipped: set[str] = set()
         self.delivery = load_delivery()
         self.cancel = threading.Event()
         self.started_at = datetime.now(UTC)
@@ -189,6 +190,10 @@ class Daemon:
             started = time.monotonic()
             try:
                 report = crawl_source(self.pipeline, self.config, name, cancel=self.cancel)
+            except SourceSkipped as exc:
+                self._skipped.add(name)
+                log.warning("%s", exc, extra={"source": name, "outcome": "skipped"})
+                return None
             except SourceBusy as exc:
                 self.metrics.skipped.labels(name).inc()
                 log.info("%s: skipped: %s", name, exc, extra={"source": name, "outcome": "skipped"})
@@ -315,15 +320,23 @@ class Daemon:
 
     def run_once(self) -> int:
         """Every source once (for cron), then one delivery; 1 if any run failed."""
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda signum, frame: self.cancel.set())
-        names = self.sources if self.crawls else []
+        previous = {sig: signal.signal(sig, lambda signum, frame: self.cancel.set())
+                    for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            return self._crawl_all_once()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _crawl_all_once(self) -> int:
+        enabled = [n for n in self.sources if self.config.daemon.for_source(n).enabled]
+        names = enabled if self.crawls else []
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
             reports = list(pool.map(self.crawl_job, names))
         self.delivery_job()
         if self.delivery is not None:
             self.delivery.release_stuck(self.engine)
-        failed = [name for name, r in zip(names, reports) if r is None or not r.ok]
+        failed = [name for name, r in zip(names, reports) if (r is None or not r.ok) and name not in self._skipped]
         if failed:
             log.error("not complete: %s", ", ".join(failed))
         return 1 if failed or self.cancel.is_set() else 0

@@ -7,7 +7,8 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -93,6 +94,24 @@ class JsonFormatter(logging.Formatter):
         if record.exc_text:
             out["exception"] = record.exc_text
         return json.dumps(out, ensure_ascii=False)
+
+
+@contextmanager
+def logging_to_stderr(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> Iterator[None]:
+    """setup_logging for the block, then the logging set up before it again
+    (the CLI also runs in-process, in tests and notebooks)."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level, logging.getLogger("apscheduler").level)
+    setup_logging(fmt, level, known_secrets)
+    try:
+        yield
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+        logging.getLogger("apscheduler").setLevel(saved[2])
 
 
 def setup_logging(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> None:

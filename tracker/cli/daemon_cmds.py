@@ -12,8 +12,10 @@ import typer
 from db.engine import mask_url
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
+from tracker.config import Config
 from tracker.errors import UserError
 from tracker.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+from tracker.pipeline import Pipeline
 
 STATUS_COLUMNS = ["source", "schedule", "last_status", "last_ok_at", "last_failure_at", "last_failure", "next_run",
                   "stale", "open_prices"]
@@ -44,17 +46,25 @@ def daemon(
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
-    from tracker.daemon import Daemon
-    from tracker.logs import secret_values, setup_logging
-    from tracker.metrics import Metrics, serve_metrics
+    from tracker.logs import logging_to_stderr, secret_values
 
     st = state(ctx)
     config = st.config
     level = logging.DEBUG if st.debug else logging.INFO
-    setup_logging(log_format.value, level, secret_values(config))
-    runner = Daemon(config, st.pipeline(), Metrics(), crawl=not no_crawl)
+    with logging_to_stderr(log_format.value, level, secret_values(config)):
+        code = _run_daemon(st.pipeline(), config, once=once, crawl=not no_crawl, metrics_port=metrics_port,
+                           metrics_host=metrics_host)
+    raise typer.Exit(code)
+
+
+def _run_daemon(pipeline: Pipeline, config: Config, *, once: bool, crawl: bool, metrics_port: int | None,
+                metrics_host: str) -> int:
+    from tracker.daemon import Daemon
+    from tracker.metrics import Metrics, serve_metrics
+
+    runner = Daemon(config, pipeline, Metrics(), crawl=crawl)
     if once:
-        raise typer.Exit(runner.run_once())
+        return runner.run_once()
     server = None
     if metrics_port is not None:
         try:
@@ -62,12 +72,11 @@ def daemon(
         except OSError as exc:
             raise UserError(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc.strerror}") from None
     try:
-        code = runner.run()
+        return runner.run()
     finally:
         if server is not None:
             server.shutdown()
             server.server_close()
-    raise typer.Exit(code)
 
 
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
