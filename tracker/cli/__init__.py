@@ -57,22 +57,15 @@ def root(
 
 
 def _register() -> None:
-<<<<<<< HEAD
-    from tracker.cli import compare_cmds, config_cmds, crawl_cmds, data_cmds, query_cmds, report_cmds
-=======
-    from tracker.cli import config_cmds, crawl_cmds, daemon_cmds, query_cmds
->>>>>>> main
+    from tracker.cli import compare_cmds, config_cmds, crawl_cmds, daemon_cmds, data_cmds, query_cmds, report_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
     config_cmds.register(app)
-<<<<<<< HEAD
+    daemon_cmds.register(app)
     compare_cmds.register(app)
     data_cmds.register(app)
     report_cmds.register(app)
-=======
-    daemon_cmds.register(app)
->>>>>>> main
 
 
 _register()
