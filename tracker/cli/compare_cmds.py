@@ -107,9 +107,11 @@ def tco(
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N.")] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Simulate what a GPU job costs over a horizon, ranked, with a breakdown:
-    compute, egress and storage at each provider's dated rates, less credits,
-    and the hours a month above which a reserved term beats on demand.
+    """Simulate what a GPU job costs over a horizon, ranked, with a breakdown.
+
+    Compute under the mix of price models, egress and storage at each
+    provider's dated rates, less credits, and the hours a month above which a
+    reserved term beats on demand.
 
     Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
     """

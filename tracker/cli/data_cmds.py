@@ -68,9 +68,10 @@ def import_(
                         ] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Load price rows from a file as one complete run of a named source: your
-    negotiated prices, another tool's data, or a SkyPilot catalog. Every row is
-    checked first; one bad row rejects the file, naming its line.
+    """Load price rows from a file as one complete run of a named source.
+
+    Your negotiated prices, another tool's data, or a SkyPilot catalog. Every
+    row is checked first; one bad row rejects the file, naming its line.
 
     Example: gpu-tracker import negotiated.csv --source mycorp-negotiated
     """

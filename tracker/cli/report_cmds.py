@@ -57,8 +57,7 @@ def plot(
     every: Annotated[Step, typer.Option(help="Sparkline step: day, week or month.")] = Step.day,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Draw price history as step lines with the changes marked (a PNG), or as
-    sparklines in the terminal.
+    """Draw price history as step lines with the changes marked (PNG), or as sparklines.
 
     Example: gpu-tracker plot --gpu H100 --gpu A100 --out prices.png
     """
@@ -86,9 +85,10 @@ def report(
     currency: Annotated[str, typer.Option(help="Show prices in this currency.")] = "USD",
     days: Annotated[int, typer.Option(min=1, help="Changes of the last N days.")] = 30,
 ) -> None:
-    """Write one static HTML page: the cheapest price per GPU model, recent
-    changes, active offers, a history chart and source health. It loads
-    nothing from the network.
+    """Write one static HTML report that loads nothing from the network.
+
+    The cheapest price per GPU model, recent changes, active offers, a history
+    chart and source health.
 
     Example: gpu-tracker report --out report.html
     """
