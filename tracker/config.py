@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
 
 from tracker.errors import ConfigError
 
@@ -65,6 +67,9 @@ class Config(Strict):
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    alerts: AlertSettings = AlertSettings()
+    channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
+    rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)
@@ -77,6 +82,13 @@ class Config(Strict):
 
     def provider(self, name: str) -> ProviderSettings:
         return self.providers.get(name, ProviderSettings())
+
+    @model_validator(mode="after")
+    def _alert_names(self) -> Config:
+        problem = check_references(self.channel, self.rule)
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 def default_home() -> Path:
@@ -103,8 +115,10 @@ def _describe(exc: ValidationError, path: Path) -> str:
     errors = exc.errors()
     first = errors[0]
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+    reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if not first["loc"]:
+        return f"{path}: {reason}{more}"
     return f"{path}: {key}: {reason}{more}"
 
 

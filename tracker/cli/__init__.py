@@ -56,10 +56,11 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import crawl_cmds, query_cmds
+    from tracker.cli import alert_cmds, crawl_cmds, query_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
+    alert_cmds.register(app)
 
 
 _register()
