@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 
 import apprise
 import requests
+from apprise.plugins.email import NotifyEmail
 from apprise.plugins.slack import NotifySlack, SlackMode
 from apprise.plugins.wecombot import NotifyWeComBot
 
@@ -30,8 +31,8 @@ _PIECES = re.compile(r"[/:@?&=#,+;\s]+")
 _HOSTNAME = re.compile(r"^[\w-]+(\.[\w-]+)+$")
 _PLAIN_WORDS = {"services", "webhook", "hooks", "https", "http", "mailto", "mailtos", "format", "markdown",
                 "wecombot", "dingtalk", "feishu", "tgram", "schan", "slack", "discord", "jsons", "json"}
-# WeCom errcodes worth retrying: rate limit, system busy.
-_WECOM_TRANSIENT = {45009, -1, 45033}
+# Services whose messages render markdown (Apprise turns it into HTML where needed).
+_MARKDOWN_SERVICES = {"dingtalk", "feishu", "lark", "telegram", "serverchan", "discord", "matrix"}
 
 
 class Masker:
@@ -126,10 +127,8 @@ def _family(plugin: object) -> Family:
         return Family.slack
     if isinstance(plugin, NotifyWeComBot):
         return Family.wecom
-    markdown = (apprise.NotifyFormat.MARKDOWN, apprise.NotifyFormat.HTML)
-    formats = getattr(plugin, "notify_format", None)
-    formats = formats if isinstance(formats, tuple) else (formats,)
-    return Family.markdown if any(f in markdown for f in formats) else Family.text
+    service = type(plugin).__name__.removeprefix("Notify").lower()
+    return Family.markdown if service in _MARKDOWN_SERVICES or isinstance(plugin, NotifyEmail) else Family.text
 
 
 def _upgrade(plugin: apprise.NotifyBase) -> apprise.NotifyBase:
@@ -149,6 +148,8 @@ class Channel:
         if plugin is None:
             raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}")
         self.plugin = _upgrade(plugin)
+        # The outbox paces each channel (limits.per_minute); Apprise's own pause would only stall it.
+        self.plugin.request_rate_per_sec = 0
         self.plugin.socket_read_timeout = timeout
         self.plugin.socket_connect_timeout = min(timeout, 10)
         self.family = _family(self.plugin)
@@ -158,9 +159,10 @@ class Channel:
 
     def send(self, message: Message) -> SendResult:
         plugin = self.plugin
+        if isinstance(plugin, WeComMarkdownBot):
+            plugin.answer = ""
         if isinstance(plugin, SlackBlocks):
-            plugin.prepared = {"text": message.fallback or message.title, "blocks": message.blocks} \
-                if message.blocks else None
+            plugin.prepared = {"text": message.title, "blocks": message.blocks} if message.blocks else None
         headers = getattr(plugin, "headers", None)
         if isinstance(headers, dict):
             headers["Idempotency-Key"] = message.key
@@ -168,8 +170,9 @@ class Channel:
         propagate, logger.propagate = logger.propagate, False
         try:
             with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured:
-                ok = plugin.notify(body=message.body, title="" if self.family is Family.wecom else message.title,
-                                   body_format=self._format())
+                apart = self.family in (Family.markdown, Family.text)
+                ok = plugin.notify(body=message.lead if apart else message.body,
+                                   title=message.title if apart else "", body_format=self._format())
             log = captured.getvalue()
         except Exception as exc:  # noqa: BLE001 - a plugin bug must not stop the outbox
             ok, log = False, f"ERROR {type(exc).__name__}: {exc}"

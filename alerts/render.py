@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from urllib.parse import quote
@@ -40,9 +40,10 @@ class Limits:
 
 
 LIMITS = {
-    Family.slack: Limits(40_000, blocks=50, section=3000),
+    Family.slack: Limits(40_000, blocks=50, section=3000, per_minute=60),
     Family.wecom: Limits(4096, in_bytes=True, per_minute=20),
-    Family.markdown: Limits(4000),
+    # DingTalk and Telegram groups take 20 messages a minute.
+    Family.markdown: Limits(4000, per_minute=20),
     Family.text: Limits(4000),
 }
 
@@ -57,12 +58,18 @@ class Card:
 
 @dataclass
 class Message:
+    """`title` is escaped for the family; `body` starts with it in bold, and
+    `lead` is the body without it, for services that show a title apart."""
+
     title: str
     body: str
     key: str
     row_keys: tuple[str, ...]
     blocks: list[dict] | None = None
-    fallback: str = field(default="", repr=False)
+
+    @property
+    def lead(self) -> str:
+        return self.body.partition("\n")[2].lstrip("\n") or self.body
 
 
 _KIND_TITLES = {
@@ -104,9 +111,7 @@ def _per(change: Change) -> str:
 
 
 def _rate(value: Decimal) -> str:
-    text = format(value.quantize(Decimal("0.0001")).normalize(), "f")
-    whole, _, frac = text.partition(".")
-    return f"{whole}.{frac.ljust(2, '0')}"
+    return format(value.quantize(Decimal("0.0001")), "f")
 
 
 def per_gpu_hour(change: Change, price: Decimal | None) -> Decimal | None:
@@ -158,7 +163,6 @@ def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
         facts.append(("Now" if old else "Terms", new))
     shown = {"title", "old_terms", "new_terms", "old", "new", "terms", "text", "offer_id"}
     facts += [(k.replace("_", " ").capitalize(), v) for k, v in sorted(d.items()) if k not in shown and v]
-    facts.append(("Provider", change.provider))
     summary = f"{clip(old, 80)} → {clip(new, 80)}" if old and new else clip(new or old, 120)
     return [(k, clip(v, width)) for k, v in facts], summary
 
@@ -170,7 +174,7 @@ def card(change: Change, width: int = 600) -> Card:
     if kind in _OFFER_KINDS:
         name = change.detail.get("title") or change.detail.get("offer_id") or change.key
         facts, summary = _offer_facts(change, width)
-        return Card(f"{title}: {clip(name, 200)}", facts, change.source_url, summary)
+        return Card(f"{title} ({change.provider}): {clip(name, 200)}", facts, change.source_url, summary)
     if kind in _SOURCE_KINDS:
         reason = change.detail.get("reason") or change.detail.get("after") or change.detail.get("since") or ""
         label = {"source_broken": "Reason", "source_recovered": "After", "source_stale": "Since"}[kind]
@@ -186,7 +190,8 @@ def card(change: Change, width: int = 600) -> Card:
 
 _SLACK = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "*": "∗", "~": "∼", "`": "ˋ"}
 _WECOM = {"*": "＊", "[": "［", "]": "］", "<": "＜", ">": "＞", "`": "｀", "#": "＃", "@": "＠"}
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>#|~!])")
+# An underscore inside a word (Standard_ND96asr_v4) is no emphasis in CommonMark.
+_MARKDOWN = re.compile(r"([\\`*{}\[\]<>#|~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def _table(mapping: dict[str, str]) -> Callable[[str], str]:
@@ -195,8 +200,10 @@ def _table(mapping: dict[str, str]) -> Callable[[str], str]:
 
 
 _ESCAPES: dict[Family, Callable[[str], str]] = {
-    # '@here' typed as text is no mention, but a zero-width joiner makes sure.
-    Family.slack: lambda t: re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060", _table(_SLACK)(t)),
+    # '@here' typed as text is no mention, but a word joiner makes sure;
+    # and a word joiner in "://" keeps Slack from turning provider text into a link.
+    Family.slack: lambda t: re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060",
+                                   _table(_SLACK)(t)).replace("://", ":\u2060//"),
     Family.wecom: _table(_WECOM),
     Family.markdown: lambda t: _MARKDOWN.sub(r"\\\1", " ".join(t.split())),
     Family.text: lambda t: " ".join(t.split()),
@@ -265,9 +272,9 @@ def single(item: Item, family: Family, limits: Limits | None = None) -> Message:
         body = write_card(c, family)
         if limits.measure(body) <= limits.size and (limits.section is None or len(body) <= limits.section):
             break
-    message = Message(title=c.headline, body=body, key=key, row_keys=(key,), fallback=clip(c.headline, 150))
+    message = Message(title=escape(clip(c.headline, 150), family), body=body, key=key, row_keys=(key,))
     if family is Family.slack:
-        message.blocks = _blocks(clip(c.headline, 150), ["\n".join(body.split("\n")[1:]) or body])
+        message.blocks = _blocks(message.title, [message.lead])
     return message
 
 
@@ -292,10 +299,11 @@ def digest(items: Sequence[Item], family: Family, label: str, limits: Limits | N
         title = head if len(parts) == 1 else f"{head} (part {n}/{len(parts)})"
         text = [line for _, line in part]
         keys = tuple(k for k, _ in part)
-        message = Message(title=title, body=_bold(escape(title, family), family) + "\n\n" + "\n".join(text),
-                          key=stable_hash(("digest",) + keys), row_keys=keys, fallback=title)
+        title = escape(title, family)
+        message = Message(title=title, body=_bold(title, family) + "\n\n" + "\n".join(text),
+                          key=stable_hash(("digest",) + keys), row_keys=keys)
         if family is Family.slack:
-            message.blocks = _blocks(clip(title, 150), _sections(text, limits))
+            message.blocks = _blocks(title, _sections(text, limits))
         messages.append(message)
     return messages
 
@@ -318,9 +326,8 @@ def _slack_full(part: list[tuple[str, str]], line: str, limits: Limits) -> bool:
 
 
 def _blocks(header: str, sections: Sequence[str]) -> list[dict]:
-    # Header text is plain, but Slack still reads &, < and > as control characters.
-    plain = header.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    blocks: list[dict] = [{"type": "header", "text": {"type": "plain_text", "text": plain, "emoji": False}}]
+    """`header` is escaped already: plain text, but Slack still reads &, < and >."""
+    blocks: list[dict] = [{"type": "header", "text": {"type": "plain_text", "text": header, "emoji": False}}]
     blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": s}} for s in sections]
     return blocks
 
