@@ -148,7 +148,8 @@ def _price_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
     facts.append(("Terms", terms))
     facts.append(("Where", " · ".join(p for p in (change.provider, change.region, change.zone,
                                                   change.instance_type) if p)))
-    summary = f"{price}" + (f", {per_gpu} per GPU-hour" if per_gpu else "")
+    moved = f"{old} → {new} {per}" if old is not None and new is not None and old != new else price
+    summary = moved + (f", {per_gpu} per GPU-hour" if per_gpu else "")
     return [(k, clip(v, width)) for k, v in facts if v], summary
 
 
@@ -253,9 +254,14 @@ def write_card(c: Card, family: Family) -> str:
 
 def digest_line(c: Card, family: Family) -> str:
     esc = _ESCAPES[family]
-    link = _link(c.link, "source", family)
-    text = f"{_bold(esc(c.headline), family)}" + (f": {esc(c.summary)}" if c.summary else "")
-    return f"- {text}" + (f" ({link})" if link else "")
+    return f"- {_bold(esc(c.headline), family)}" + (f": {esc(c.summary)}" if c.summary else "")
+
+
+def _sources(links: dict[str, str], family: Family) -> str:
+    """A part's source pages, once each: one link per line would double a digest's size."""
+    shown = [_link(url, escape(name, family), family) for url, name in links.items()]
+    shown = [s for s in shown if s]
+    return ("\n\nSources: " + " · ".join(shown)) if shown else ""
 
 
 # --- messages ---------------------------------------------------------------
@@ -281,29 +287,34 @@ def single(item: Item, family: Family, limits: Limits | None = None) -> Message:
 def digest(items: Sequence[Item], family: Family, label: str, limits: Limits | None = None) -> list[Message]:
     """Many changes as few messages, each within the channel's limits."""
     limits = limits or LIMITS[family]
-    lines = [(key, digest_line(card(change, 160), family)) for key, change in items]
+    lines = [(key, digest_line(card(change, 160), family), change) for key, change in items]
     head = f"GPU tracker digest ({label}): {len(items)} changes"
     reserve = limits.measure(_bold(head + " (part 999/999)", family) + "\n\n")
-    parts: list[list[tuple[str, str]]] = [[]]
+    parts: list[list[tuple[str, str, Change]]] = [[]]
+    links: list[dict[str, str]] = [{}]
     size = reserve
-    for key, line in lines:
-        line_size = limits.measure(line) + 1
-        full = parts[-1] and (size + line_size > limits.size or _slack_full(parts[-1], line, limits))
-        if full:
+    for key, line, change in lines:
+        extra = {change.source_url: change.source or change.provider} if safe_url(change.source_url) else {}
+        grow = limits.measure(_sources({**links[-1], **extra}, family)) - limits.measure(_sources(links[-1], family))
+        line_size = limits.measure(line) + 1 + grow
+        if parts[-1] and (size + line_size > limits.size or _slack_full(parts[-1], line, limits)):
             parts.append([])
+            links.append({})
             size = reserve
-        parts[-1].append((key, line))
+            line_size = limits.measure(line) + 1 + limits.measure(_sources(extra, family))
+        parts[-1].append((key, line, change))
+        links[-1].update(extra)
         size += line_size
     messages = []
-    for n, part in enumerate(parts, 1):
-        title = head if len(parts) == 1 else f"{head} (part {n}/{len(parts)})"
-        text = [line for _, line in part]
-        keys = tuple(k for k, _ in part)
-        title = escape(title, family)
-        message = Message(title=title, body=_bold(title, family) + "\n\n" + "\n".join(text),
+    for n, (part, part_links) in enumerate(zip(parts, links, strict=True), 1):
+        title = escape(head if len(parts) == 1 else f"{head} (part {n}/{len(parts)})", family)
+        text = [line for _, line, _ in part]
+        keys = tuple(k for k, _, _ in part)
+        footer = _sources(part_links, family)
+        message = Message(title=title, body=_bold(title, family) + "\n\n" + "\n".join(text) + footer,
                           key=stable_hash(("digest",) + keys), row_keys=keys)
         if family is Family.slack:
-            message.blocks = _blocks(title, _sections(text, limits))
+            message.blocks = _blocks(title, _sections(text + ([footer.strip()] if footer else []), limits))
         messages.append(message)
     return messages
 
@@ -318,11 +329,11 @@ def _sections(lines: Sequence[str], limits: Limits) -> list[str]:
     return ["\n".join(s) for s in sections]
 
 
-def _slack_full(part: list[tuple[str, str]], line: str, limits: Limits) -> bool:
+def _slack_full(part: list[tuple[str, str, Change]], line: str, limits: Limits) -> bool:
     if limits.blocks is None:
         return False
-    # One block is the header; the others are sections.
-    return len(_sections([text for _, text in part] + [line], limits)) > limits.blocks - 1
+    # One block is the header, one the sources; the others are sections.
+    return len(_sections([text for _, text, _ in part] + [line], limits)) > limits.blocks - 2
 
 
 def _blocks(header: str, sections: Sequence[str]) -> list[dict]:
