@@ -22,7 +22,7 @@ from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import change_dict
 from tracker.cli.state import parse_since, state
 from tracker.config import Config
-from tracker.errors import UserError
+from tracker.errors import TrackerError, UserError
 
 notify_app = typer.Typer(help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack",
                          no_args_is_help=True)
@@ -113,10 +113,11 @@ def deliver(ctx: typer.Context) -> None:
     report = deliver_outbox(st.config, st.engine)
     for error in report.errors:
         stderr.print(f"[yellow]failed:[/yellow] {escape(error)}", highlight=False, soft_wrap=True)
-    stderr.print(f"sent {report.sent} messages, {report.failed} failed (will retry), {report.dead} dead-lettered"
-                 + (f", {report.deferred} held back" if report.deferred else ""), highlight=False)
+    summary = (f"sent {report.sent} messages, {report.failed} failed (will retry), {report.dead} dead-lettered"
+               + (f", {report.deferred} held back" if report.deferred else ""))
     if report.failed or report.dead:
-        raise typer.Exit(1)
+        raise TrackerError(summary)
+    stderr.print(summary, highlight=False)
 
 
 def retry(
