@@ -203,3 +203,14 @@ def test_bad_alert_settings_are_named(tmp_path: Path, text: str, message: str) -
         load_config(write(tmp_path, text), home=tmp_path)
     assert message in str(info.value)
     assert str(info.value).startswith(str(tmp_path))
+
+
+def test_the_readme_example_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    example = readme.split("## Alerts", 1)[1].split("### Example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    monkeypatch.setenv("SLACK_WEBHOOK", "https://hooks.slack.com/services/T1/B1/xyz")
+    monkeypatch.setenv("WECOM_BOT_KEY", "abc123")
+    config = load_config(write(tmp_path, example), home=tmp_path)
+    assert [r.name for r in config.rule] == ["a100-drops", "china-offers", "broken-sources"]
+    from tracker.alerting import build_channels
+    assert {n: c.family for n, c in build_channels(config).items()} == {"team-slack": "slack", "ops-wecom": "wecom"}
