@@ -4,19 +4,22 @@ the reason. `${VAR}` in a string is replaced by that environment variable."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
 
 from tracker.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -50,6 +53,9 @@ class ProviderSettings(Strict):
 
     regions: list[str] | None = None
     api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
+    api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
@@ -62,6 +68,28 @@ class ProviderSettings(Strict):
         return args
 
 
+class AlibabaSettings(ProviderSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
+
+    access_key_id: SecretStr | None = None
+    access_key_secret: SecretStr | None = None
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
+
+
+class VolcengineSettings(ProviderSettings):
+    """[providers.volcengine]: the price page's ECS template code, if known."""
+
+    template_code: str | None = Field(None, pattern=r"^CLT\d+$")
+
+
+# Providers whose section takes more keys than ProviderSettings.
+PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
+    "alibaba": AlibabaSettings,
+    "volcengine": VolcengineSettings,
+}
+
+
 class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
@@ -70,6 +98,22 @@ class Config(Strict):
     alerts: AlertSettings = AlertSettings()
     channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
     rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _provider_models(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        models, errors = {}, []
+        for name, section in value.items():
+            try:
+                models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
+            except ValidationError as exc:
+                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
+                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+        if errors:
+            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+        return models
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)
@@ -80,15 +124,25 @@ class Config(Strict):
             return url
         return f"sqlite:///{self.home / 'tracker.db'}"
 
-    def provider(self, name: str) -> ProviderSettings:
-        return self.providers.get(name, ProviderSettings())
-
     @model_validator(mode="after")
     def _alert_names(self) -> Config:
         problem = check_references(self.channel, self.rule)
         if problem:
             raise ValueError(problem)
         return self
+
+    def provider(self, name: str) -> ProviderSettings:
+        settings = self.providers.get(name, ProviderSettings())
+        from_env = os.environ.get(api_key_env(name))
+        if settings.api_key is None and from_env:
+            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
+        return settings
+
+
+def api_key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def default_home() -> Path:
@@ -143,4 +197,19 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
         config = Config.model_validate(_expand(raw, "", path))
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-    return config.model_copy(update={"path": path, "home": home})
+    config = config.model_copy(update={"path": path, "home": home})
+    if _holds_secrets(config) and path.stat().st_mode & 0o077:
+        log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
+    return config
+
+
+def _holds_secrets(value: object) -> bool:
+    if isinstance(value, SecretStr):
+        return bool(value.get_secret_value())
+    if isinstance(value, BaseModel):
+        return any(_holds_secrets(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, dict):
+        return any(_holds_secrets(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_secrets(v) for v in value)
+    return False

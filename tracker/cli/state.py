@@ -10,9 +10,16 @@ from pathlib import Path
 
 import sqlalchemy as sa
 import typer
+from sqlmodel import Session
 
+<<<<<<< HEAD
 from db.engine import StoreError, make_engine, migrate
 from tracker.alerting import alert_hook
+=======
+from db import store
+
+from db.engine import StoreError, make_engine, mask_url, migrate
+>>>>>>> main
 from tracker.config import Config, load_config
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
@@ -42,7 +49,15 @@ class State:
             migrate(engine)
         except StoreError as exc:
             raise UserError(str(exc)) from None
+        with Session(engine) as session:
+            # A run left 'running' by a killed process is over: say so at start.
+            store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
+            session.commit()
         return engine
+
+    def store_label(self) -> str:
+        """The store's URL with any password masked, for messages."""
+        return mask_url(self.config.database_url())
 
     def pipeline(self) -> Pipeline:
         d = self.config.diff
