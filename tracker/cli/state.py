@@ -12,14 +12,9 @@ import sqlalchemy as sa
 import typer
 from sqlmodel import Session
 
-<<<<<<< HEAD
-from db.engine import StoreError, make_engine, migrate
-from tracker.alerting import alert_hook
-=======
 from db import store
-
 from db.engine import StoreError, make_engine, mask_url, migrate
->>>>>>> main
+from tracker.alerting import alert_hook
 from tracker.config import Config, load_config
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
