@@ -30,6 +30,7 @@ from alerts.render import Item, Message, digest, single
 from alerts.rules import Routed
 from db.alert_tables import OutboxRow, OutboxState
 from db.schema import Change, stable_hash
+from db.store import _pid_alive
 
 _T = OutboxRow.__table__
 # Claims made by this process; a claim under our pid that is not here is a
@@ -109,16 +110,6 @@ def claim(engine: sa.Engine, *, now: datetime, worker: str, limit: int) -> list[
         return list(session.exec(stmt.order_by(col(OutboxRow.id))).all())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600) -> int:
     """Rows left 'sending' by a worker that died go back to 'pending': on
     this host when its process is gone, elsewhere when the lease ran out."""
@@ -131,7 +122,7 @@ def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600)
             parts = (token or "").split(":")
             pid = int(parts[-2]) if len(parts) >= 4 and parts[-2].isdigit() else None
             if len(parts) >= 4 and parts[-3] == host and pid is not None:
-                dead = not _alive(pid) or (pid == os.getpid() and token not in _OUR_CLAIMS)
+                dead = not _pid_alive(pid) or (pid == os.getpid() and token not in _OUR_CLAIMS)
             else:
                 dead = claimed_at is None or claimed_at <= now - timedelta(seconds=lease_seconds)
             if dead:
