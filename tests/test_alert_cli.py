@@ -12,8 +12,18 @@ from apprise.plugins.slack import NotifySlack
 from apprise.plugins.wecombot import NotifyWeComBot
 
 from tests.localserver import Received, Reply, serve
+from tracker.demo import capture_regions, demo_captures
 
 SECRET = "T0SECRET/B0SECRET/verysecretwebhooktoken"
+
+
+def crawl_azure(cli) -> None:
+    """The two bundled Azure captures, in date order: a baseline, then changes."""
+    for source, capture in demo_captures():
+        if source == "azure":
+            result = cli("crawl", "azure", "--replay", str(capture),
+                         *[a for r in capture_regions(capture) for a in ("--region", r)])
+            assert result.code == 0, result.err
 
 
 def write_config(home: Path, url: str, **rule: str) -> None:
@@ -38,9 +48,10 @@ def test_crawl_changes_are_delivered(cli, home: Path, monkeypatch: pytest.Monkey
         monkeypatch.setattr(NotifySlack, "webhook_url", f"{base}/slack")
         monkeypatch.setenv("TEAM_SLACK", f"https://hooks.slack.com/services/{SECRET}")
         write_config(home, "${TEAM_SLACK}", gpu='"A100"')
-        assert cli("demo").code == 0
+        crawl_azure(cli)
         changes = json.loads(cli("changes", "--format", "json").out)
-        a100 = [c for c in changes if "A100" in (c["gpu_model"] or "") and c["kind"] != "source_recovered"]
+        kinds = {"price_drop", "price_increase", "new_sku", "sku_removed"}
+        a100 = [c for c in changes if "A100" in (c["gpu_model"] or "") and c["kind"] in kinds]
         outbox = json.loads(cli("alerts", "outbox", "--format", "json").out)
         assert a100 and len(outbox) == len(a100)
         assert {r["state"] for r in outbox} == {"pending"}
@@ -69,7 +80,7 @@ def test_secrets_never_show(cli, home: Path, monkeypatch: pytest.MonkeyPatch) ->
         host = base.removeprefix("http://")
         monkeypatch.setenv("HOOK_URL", f"json://{host}/hook/{SECRET}")
         write_config(home, "${HOOK_URL}")
-        assert cli("demo").code == 0
+        crawl_azure(cli)
         result = cli("--debug", "alerts", "deliver")
         assert result.code == 1 and "failed" in result.err and "500" in result.err
         listing = cli("alerts", "outbox", "--format", "json")
@@ -104,7 +115,7 @@ name = "all"
 channels = ["hook"]
 when = ["price_drop"]
 """, encoding="utf-8")
-        assert cli("demo").code == 0
+        crawl_azure(cli)
         assert cli("alerts", "deliver").code == 1
         dead = json.loads(cli("alerts", "outbox", "--state", "dead", "--format", "json").out)
         assert dead and all(r["attempts"] == 1 for r in dead)
