@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
 
 from tracker.errors import ConfigError
 from tracker.reference import AnalyticsSettings
@@ -102,6 +104,9 @@ class Config(Strict):
     daemon: DaemonSettings = DaemonSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     analytics: AnalyticsSettings = AnalyticsSettings()
+    alerts: AlertSettings = AlertSettings()
+    channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
+    rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
 
     @field_validator("providers", mode="before")
     @classmethod
@@ -127,6 +132,13 @@ class Config(Strict):
         if url:
             return url
         return f"sqlite:///{self.home / 'tracker.db'}"
+
+    @model_validator(mode="after")
+    def _alert_names(self) -> Config:
+        problem = check_references(self.channel, self.rule)
+        if problem:
+            raise ValueError(problem)
+        return self
 
     def provider(self, name: str) -> ProviderSettings:
         settings = self.providers.get(name, ProviderSettings())
@@ -166,8 +178,10 @@ def _describe(exc: ValidationError, path: Path) -> str:
     errors = exc.errors()
     first = errors[0]
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+    reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if not first["loc"]:
+        return f"{path}: {reason}{more}"
     return f"{path}: {key}: {reason}{more}"
 
 

@@ -57,7 +57,8 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import compare_cmds, config_cmds, crawl_cmds, daemon_cmds, data_cmds, query_cmds, report_cmds
+    from tracker.cli import (alert_cmds, compare_cmds, config_cmds, crawl_cmds, daemon_cmds, data_cmds,
+                             query_cmds, report_cmds)
 
     crawl_cmds.register(app)
     query_cmds.register(app)
@@ -66,6 +67,7 @@ def _register() -> None:
     compare_cmds.register(app)
     data_cmds.register(app)
     report_cmds.register(app)
+    alert_cmds.register(app)
 
 
 _register()

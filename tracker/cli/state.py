@@ -13,8 +13,8 @@ import typer
 from sqlmodel import Session
 
 from db import store
-
 from db.engine import StoreError, make_engine, mask_url, migrate
+from tracker.alerting import alert_hook
 from tracker.config import Config, load_config
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
@@ -61,7 +61,8 @@ class State:
         d = self.config.diff
         policy = DiffPolicy(removal_confirmations=d.removal_confirmations, min_row_ratio=d.min_row_ratio,
                             max_price_factor=d.max_price_factor)
-        return Pipeline(engine=self.engine, policy=policy)
+        # Changes become outbox rows in the crawl's own transaction.
+        return Pipeline(engine=self.engine, policy=policy, on_changes=alert_hook(self.config))
 
 
 def state(ctx: typer.Context) -> State:

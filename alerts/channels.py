@@ -1,0 +1,196 @@
+"""Channels: Apprise URLs, with what Apprise's plugins leave out.
+
+- WeCom's group robot answers HTTP 200 with `{"errcode": N}` on errors and
+  Apprise's plugin sends plain text only: `WeComMarkdownBot` posts markdown
+  and treats a non-zero errcode as the failure it is.
+- Slack's incoming webhooks take Block Kit: `SlackBlocks` posts our blocks.
+- Every send is run under Apprise's log capture, so the channel's real
+  answer (status, body) is kept for `notify test` and the outbox, masked.
+
+Webhook URLs are secrets. `Masker` knows the pieces of every channel URL and
+replaces them with *** in anything we log, store or print.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, replace
+from urllib.parse import quote, unquote
+
+import apprise
+import requests
+from apprise.plugins.email import NotifyEmail
+from apprise.plugins.slack import NotifySlack, SlackMode
+from apprise.plugins.wecombot import NotifyWeComBot
+
+from alerts.render import LIMITS, Family, Limits, Message
+
+_PIECES = re.compile(r"[/:@?&=#,+;\s]+")
+_HOSTNAME = re.compile(r"^[\w-]+(\.[\w-]+)+$")
+_PLAIN_WORDS = {"services", "webhook", "hooks", "https", "http", "mailto", "mailtos", "format", "markdown",
+                "wecombot", "dingtalk", "feishu", "tgram", "schan", "slack", "discord", "jsons", "json"}
+# Services whose messages render markdown (Apprise turns it into HTML where needed).
+_MARKDOWN_SERVICES = {"dingtalk", "feishu", "lark", "telegram", "serverchan", "discord", "matrix"}
+
+
+class Masker:
+    """Replaces the secret pieces of channel URLs with ***."""
+
+    def __init__(self) -> None:
+        self.secrets: set[str] = set()
+
+    def add(self, url: str) -> None:
+        self.secrets.add(url)
+        for piece in _PIECES.split(url):
+            if len(piece) >= 6 and piece.lower() not in _PLAIN_WORDS and not _HOSTNAME.match(piece):
+                self.secrets.update({piece, quote(piece, safe=""), unquote(piece)})
+
+    def __call__(self, text: str) -> str:
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+
+MASK = Masker()
+
+
+class _MaskFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = MASK(message)
+        if masked != message:
+            record.msg, record.args = masked, ()
+        return True
+
+
+logging.getLogger("apprise").addFilter(_MaskFilter())
+
+
+class ChannelError(Exception):
+    """A channel URL Apprise cannot use; the message is masked."""
+
+
+class WeComMarkdownBot(NotifyWeComBot):
+    """The WeCom group robot, in markdown, checking `errcode`."""
+
+    body_maxlen = 4096
+    notify_format = apprise.NotifyFormat.MARKDOWN
+    answer = ""
+
+    def send(self, body: str, title: str = "", notify_type: object = None, **kwargs: object) -> bool:
+        payload = {"msgtype": "markdown", "markdown": {"content": body}}
+        self.throttle()
+        try:
+            r = requests.post(self.api_url, data=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                              headers={"User-Agent": self.app_id, "Content-Type": "application/json; charset=utf-8"},
+                              verify=self.verify_certificate, timeout=self.request_timeout)
+        except requests.RequestException as exc:
+            self.answer = f"connection failed: {type(exc).__name__}"
+            return False
+        text = r.content[:500].decode("utf-8", "replace")
+        self.answer = f"HTTP {r.status_code}: {text}"
+        if r.status_code != 200:
+            return False
+        try:
+            code = int(json.loads(r.content).get("errcode", -1))
+        except (ValueError, AttributeError, TypeError):
+            self.answer = f"HTTP 200 but not the robot's JSON answer: {text}"
+            return False
+        return code == 0
+
+
+class SlackBlocks(NotifySlack):
+    """Slack incoming webhooks with our own Block Kit blocks."""
+
+    prepared: dict | None = None
+
+    def send(self, body: str, title: str = "", notify_type: object = None, **kwargs: object) -> bool:
+        if self.prepared is None or self.mode not in (SlackMode.WEBHOOK, SlackMode.WEBHOOK_GOV):
+            return super().send(body, title=title, **kwargs)  # type: ignore[arg-type]
+        base = self.webhook_url if self.mode is SlackMode.WEBHOOK else self.webhook_gov_url
+        url = f"{base}/{self.token_a}/{self.token_b}/{self.token_c}"
+        return self._send(url, dict(self.prepared)) is not False
+
+
+@dataclass(frozen=True)
+class SendResult:
+    ok: bool
+    answer: str
+    retryable: bool = True
+
+
+def _family(plugin: object) -> Family:
+    if isinstance(plugin, NotifySlack):
+        return Family.slack
+    if isinstance(plugin, NotifyWeComBot):
+        return Family.wecom
+    service = type(plugin).__name__.removeprefix("Notify").lower()
+    return Family.markdown if service in _MARKDOWN_SERVICES or isinstance(plugin, NotifyEmail) else Family.text
+
+
+def _upgrade(plugin: apprise.NotifyBase) -> apprise.NotifyBase:
+    """Swap Apprise's WeCom and Slack plugins for ours, same settings."""
+    for base, ours in ((NotifyWeComBot, WeComMarkdownBot), (NotifySlack, SlackBlocks)):
+        if type(plugin) is base:
+            settings = base.parse_url(plugin.url(privacy=False))
+            return ours(**settings)
+    return plugin
+
+
+class Channel:
+    def __init__(self, name: str, url: str, *, timeout: float = 20, max_per_minute: int | None = None) -> None:
+        MASK.add(url)
+        self.name = name
+        plugin = apprise.Apprise.instantiate(url)
+        if plugin is None:
+            raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}")
+        self.plugin = _upgrade(plugin)
+        # The outbox paces each channel (limits.per_minute); Apprise's own pause would only stall it.
+        self.plugin.request_rate_per_sec = 0
+        self.plugin.socket_read_timeout = timeout
+        self.plugin.socket_connect_timeout = min(timeout, 10)
+        self.family = _family(self.plugin)
+        limits = LIMITS[self.family]
+        self.limits: Limits = replace(limits, per_minute=max_per_minute or limits.per_minute)
+        self.service = getattr(self.plugin, "service_name", type(self.plugin).__name__)
+
+    def send(self, message: Message) -> SendResult:
+        plugin = self.plugin
+        if isinstance(plugin, WeComMarkdownBot):
+            plugin.answer = ""
+        if isinstance(plugin, SlackBlocks):
+            plugin.prepared = {"text": message.title, "blocks": message.blocks} if message.blocks else None
+        headers = getattr(plugin, "headers", None)
+        if isinstance(headers, dict):
+            headers["Idempotency-Key"] = message.key
+        logger = logging.getLogger("apprise")
+        propagate, logger.propagate = logger.propagate, False
+        try:
+            with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured:
+                apart = self.family in (Family.markdown, Family.text)
+                ok = plugin.notify(body=message.lead if apart else message.body,
+                                   title=message.title if apart else "", body_format=self._format())
+            log = captured.getvalue()
+        except Exception as exc:  # noqa: BLE001 - a plugin bug must not stop the outbox
+            ok, log = False, f"ERROR {type(exc).__name__}: {exc}"
+        finally:
+            logger.propagate = propagate
+        answer = getattr(plugin, "answer", "") or _answer_from_log(log, ok)
+        return SendResult(bool(ok), MASK(answer))
+
+    def _format(self) -> apprise.NotifyFormat:
+        return apprise.NotifyFormat.TEXT if self.family is Family.text else apprise.NotifyFormat.MARKDOWN
+
+
+def _answer_from_log(log: str, ok: bool) -> str:
+    """Apprise logs the status on failure and the response body at debug level."""
+    lines = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
+    details = re.search(r"Response Details:\s*(.+?)(?:\n(?:DEBUG|INFO|WARNING|ERROR) |\Z)", log, re.S)
+    if details:
+        lines.append("answer: " + " ".join(details.group(1).split())[:500])
+    if ok and not lines:
+        return "accepted"
+    return " | ".join(re.sub(r"^(WARNING|ERROR) ", "", line) for line in lines) or "failed without a reason"
