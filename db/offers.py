@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -60,19 +60,21 @@ class OfferPoint(SQLModel, table=True):
     missed_runs: int = 0
 
 
+# The stored columns that make an offer's value, as the offer diff compares them.
+VALUE_COLUMNS = ("kind", "title", "amount", "currency", "percent_off", "min_spend", "duration_days",
+                 "eligibility", "products", "offer_valid_from", "offer_valid_until", "unparsed", "text_hash")
+
+
 @dataclass(frozen=True, slots=True)
 class TrackedOffer:
-    """The part of an open offer row that the offer diff needs."""
+    """An open offer row as the offer diff sees it: its value columns as text."""
 
     id: int
     offer_id: str
     value_hash: str
-    kind: str
-    title: str
-    amount: Decimal | None
-    currency: str | None
-    percent_off: Decimal | None
     missed_runs: int
+    source_url: str
+    values: dict[str, str | None]
 
 
 def _dec(value: Decimal | None) -> str | None:
@@ -105,15 +107,32 @@ def offer_point_dict(point: OfferPoint) -> dict[str, Any]:
     return out
 
 
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def offer_values(offer: Offer) -> dict[str, str | None]:
+    """An offer's value columns as text, comparable with a TrackedOffer's."""
+    row = offer_to_row(offer, source="", run_id=0, valid_from=offer.observed_at)
+    return {c: _text(row[c]) for c in VALUE_COLUMNS}
+
+
 def open_offers(*, session: Session, source: str) -> dict[str, TrackedOffer]:
     t = OfferPoint.__table__
-    stmt = sa.select(t.c.id, t.c.offer_id, t.c.value_hash, t.c.kind, t.c.title, t.c.amount, t.c.currency,
-                     t.c.percent_off, t.c.missed_runs).where(t.c.source == source, t.c.valid_to.is_(None))
-    return {
-        r.offer_id: TrackedOffer(r.id, r.offer_id, r.value_hash, r.kind, r.title, _undec(r.amount), r.currency,
-                                 _undec(r.percent_off), r.missed_runs)
-        for r in session.connection().execute(stmt)
-    }
+    stmt = sa.select(t.c.id, t.c.offer_id, t.c.value_hash, t.c.missed_runs, t.c.source_url,
+                     *[t.c[c] for c in VALUE_COLUMNS]).where(t.c.source == source, t.c.valid_to.is_(None))
+    found = {}
+    for r in session.connection().execute(stmt):
+        row = r._mapping
+        found[r.offer_id] = TrackedOffer(r.id, r.offer_id, r.value_hash, r.missed_runs, r.source_url,
+                                         {c: _text(row[c]) for c in VALUE_COLUMNS})
+    return found
 
 
 def insert_offers(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:

@@ -50,6 +50,9 @@ def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
 def summary(report: RunReport) -> str:
     if not report.ok:
         return f"{report.source}: run {report.run_id} {report.status}: {report.error}"
+    if report.offers:
+        return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.offers} offers, "
+                f"{report.rows_written} offer rows written, {len(report.changes)} changes")
     return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.prices} prices, "
             f"{report.rows_written} price rows written, {len(report.changes)} changes")
 
