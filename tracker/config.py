@@ -15,6 +15,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from tracker.errors import ConfigError
+from tracker.watch import WatchSettings
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -65,6 +66,7 @@ class Config(Strict):
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    watch: list[WatchSettings] = Field(default_factory=list, description="[[watch]] pages; see tracker/watch.py")
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)

@@ -10,6 +10,7 @@ from tracker.crawl import CrawlRequest, Progress, run_crawl
 from tracker.errors import UserError
 from tracker.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
+from tracker.watch import is_watch, watch_source
 
 
 def resolve_source(name: str) -> Source:
@@ -22,20 +23,25 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
                  replay: Path | None = None, record: Path | None = None,
                  progress: Progress | None = None) -> RunReport:
     """Crawl one source (live, or replayed from a HAR) into the store."""
-    if name not in SOURCES:
+    if is_watch(name):
+        source, spider_args = watch_source(config.watch, name)
+        chosen: list[str] = []
+    elif name not in SOURCES:
         unknown = Source(name, name, "", "")
         run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
         message = f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}"
         pipeline.finish_failed(unknown, run_id, RunStatus.failed, message, announce=False)
         raise UserError(message)
-    source = SOURCES[name]
-    settings = config.provider(source.provider)
-    chosen = list(regions or settings.regions or [])
-    spider_args = settings.spider_args()
+    else:
+        source = SOURCES[name]
+        settings = config.provider(source.provider)
+        chosen = list(regions or settings.regions or [])
+        spider_args = settings.spider_args()
 
     def crawl(run_id: int):  # type: ignore[no-untyped-def]
+        folder = f"{run_id:06d}-{source.name.replace(':', '-')}"
         request = CrawlRequest(
-            source=source, out_dir=config.home / "runs" / f"{run_id:06d}-{source.name}", regions=chosen,
+            source=source, out_dir=config.home / "runs" / folder, regions=chosen,
             replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
             download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
             browser_path=config.crawl.browser_path)

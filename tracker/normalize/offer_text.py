@@ -314,3 +314,25 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
         terms.valid_until = dates[0]
     terms.kind = _kind(text, terms, full is not None, first is not None)
     return terms
+
+
+_RATE_UNITS = (("hour", re.compile(r"hour|hr|h\b|小时|时", re.I)), ("month", re.compile(r"month|mo\b|月", re.I)),
+               ("year", re.compile(r"year|yr|年", re.I)))
+
+
+def parse_rate(text: str) -> tuple[Decimal, str, str] | None:
+    """The one price with a unit in `text` ("$3.06/hour", "¥1200/月"): value,
+    currency and unit (hour, month, year); None when there is none, or
+    several different ones."""
+    text = unicodedata.normalize("NFKC", text or "")
+    found = set()
+    for pattern, table in ((_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)):
+        for m in pattern.finditer(text):
+            per = _PER_UNIT.match(text[m.end():])
+            value = _number(m.group("num"), m.group("mult"))
+            if not per or value is None:
+                continue
+            unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
+            if unit:
+                found.add((value, table[m.group("cur").lower()], unit))
+    return found.pop() if len(found) == 1 else None

@@ -64,7 +64,7 @@ def build_offer(*, provider: str, offer_id: str, data: dict[str, Any], observed_
                 fallback_kind: OfferKind | None = None) -> Offer:
     """One Offer from what a page said about it."""
     where = f"{provider}: offer {offer_id}"
-    title = clean_text(str(data.get("title") or ""), ignore)
+    title = clean_text(str(data.get("title") or ""), ignore)[:120]
     text = clean_text(" ".join(str(p) for p in (data.get("title"), data.get("text")) if p), ignore)
     if not title and not text:
         raise NormalizeError(f"{where} has neither a title nor a text")
