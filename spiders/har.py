@@ -93,13 +93,14 @@ class HarArchive:
         data = read_har(self.path)
         self._served: dict[tuple[Any, ...], int] = defaultdict(int)
         self._entries: dict[tuple[Any, ...], list[HarResponse]] = defaultdict(list)
-        try:
-            for entry in data["log"]["entries"]:
+        for n, entry in enumerate(data["log"]["entries"], start=1):
+            try:
                 req = entry["request"]
                 body = (req.get("postData") or {}).get("text")
-                self._entries[request_key(req["method"], req["url"], body)].append(_entry_response(entry))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise HarError(f"{self.path} is not a HAR file: an entry lacks {exc}") from None
+                self._entries[request_key(str(req["method"]), str(req["url"]), body)].append(_entry_response(entry))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise HarError(f"{self.path} is not a HAR file: entry {n} is malformed "
+                               f"({type(exc).__name__}: {exc})") from None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._entries.values())

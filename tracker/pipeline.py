@@ -22,12 +22,16 @@ from db import store
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.tables import CrawlRun, PricePoint
 from tracker.diff import DiffPolicy, diff_prices
+from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, load_normalizer
 from tracker.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.offer_diff import removal_change as offer_removal
 from tracker.sources import Source
 
 Clock = Callable[[], datetime]
+# The runs that say something of the source's health; an aborted run (our
+# process was killed) or a refused input says nothing of it.
+VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
 
 
@@ -51,6 +55,16 @@ class RunReport:
     @property
     def ok(self) -> bool:
         return self.status == RunStatus.ok
+
+
+class StoreWriteFailed(TrackerError):
+    """The store refused the write (disk full, connection lost); nothing of
+    the run was kept."""
+
+
+def store_reason(exc: sa.exc.SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0]
 
 
 class Rejected(Exception):
@@ -99,11 +113,23 @@ class Pipeline:
             except Rejected as exc:
                 session.rollback()
                 rejected = exc
+            except sa.exc.SQLAlchemyError as exc:
+                session.rollback()
+                self._record_store_failure(source, run_id, exc)
+                raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {store_reason(exc)}") from exc
         report = self.finish_failed(source, run_id, rejected.status, rejected.reason,
                                     announce=rejected.status != RunStatus.rejected)
         report.items = len(result.items)
         report.notes = list(result.notes)
         return report
+
+    def _record_store_failure(self, source: Source, run_id: int, exc: sa.exc.SQLAlchemyError) -> None:
+        """Best effort: when the store itself fails (a full disk), the run
+        row may not be writable either; the next start marks it aborted."""
+        try:
+            self.finish_failed(source, run_id, RunStatus.failed, f"store error: {store_reason(exc)}", announce=False)
+        except sa.exc.SQLAlchemyError:
+            pass
 
     def finish_failed(self, source: Source, run_id: int, status: RunStatus, reason: str,
                       *, announce: bool = True) -> RunReport:
@@ -111,7 +137,7 @@ class Pipeline:
         a good run (or of a new source) is announced as source_broken."""
         now = self.clock()
         with Session(self.engine) as session:
-            previous = store.last_run(session=session, source=source.name)
+            previous = store.last_run(session=session, source=source.name, statuses=VERDICTS)
             changes = []
             if announce and (previous is None or previous.status == RunStatus.ok):
                 changes.append(Change(kind=ChangeKind.source_broken, provider=source.provider,
@@ -148,7 +174,7 @@ class Pipeline:
             regions = result.regions or sorted({q.region for q in current.values()})
             changes, rows_written = self._apply_prices(session, source, run_id, current, regions, observed,
                                                        last_ok)
-        before = store.last_run(session=session, source=source.name)
+        before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
                                   source=source.name, observed_at=self.clock(),

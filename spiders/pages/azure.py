@@ -28,4 +28,6 @@ def parse_retail_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
     if missing:
         raise PageShapeError(f"Azure: retailPrice or type missing in {missing}/{len(items)} items")
     next_link = page.get("NextPageLink") or None
+    if next_link is not None and not (isinstance(next_link, str) and next_link.startswith(("https://", "http://"))):
+        raise PageShapeError(f"Azure: NextPageLink is not a link: {str(next_link)[:80]!r}")
     return items, next_link

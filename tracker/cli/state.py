@@ -10,6 +10,9 @@ from pathlib import Path
 
 import sqlalchemy as sa
 import typer
+from sqlmodel import Session
+
+from db import store
 
 from db.engine import StoreError, make_engine, migrate
 from tracker.config import Config, load_config
@@ -41,6 +44,10 @@ class State:
             migrate(engine)
         except StoreError as exc:
             raise UserError(str(exc)) from None
+        with Session(engine) as session:
+            # A run left 'running' by a killed process is over: say so at start.
+            store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
+            session.commit()
         return engine
 
     def pipeline(self) -> Pipeline:
