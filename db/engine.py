@@ -60,6 +60,10 @@ def migrate(engine: sa.Engine) -> None:
         if current == heads:
             return
         command.upgrade(cfg, "heads")
+        if engine.dialect.name == "sqlite":
+            # The schema's pages would otherwise sit in the WAL until a later write.
+            with engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     except sa.exc.OperationalError as exc:
         reason = " ".join(line.strip() for line in str(exc.orig).splitlines() if line.strip())
         raise StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {reason}") from exc
