@@ -57,10 +57,11 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import crawl_cmds, query_cmds
+    from tracker.cli import crawl_cmds, offer_cmds, query_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
+    offer_cmds.register(app)
 
 
 _register()
