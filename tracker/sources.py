@@ -16,4 +16,15 @@ class Source:
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("aws-offers", "aws", "spiders.offers.aws:AwsOffersSpider", "tracker.normalize.offers", kind="offers"),
+    Source("azure-offers", "azure", "spiders.offers.azure:AzureOffersSpider", "tracker.normalize.offers", kind="offers"),
+    Source("gcp-offers", "gcp", "spiders.offers.gcp:GcpOffersSpider", "tracker.normalize.offers", kind="offers"),
+    Source("alibaba-offers", "alibaba", "spiders.offers.alibaba:AlibabaOffersSpider", "tracker.normalize.offers",
+           kind="offers"),
+    Source("tencent-offers", "tencent", "spiders.offers.tencent:TencentOffersSpider", "tracker.normalize.offers",
+           kind="offers"),
+    Source("huawei-offers", "huawei", "spiders.offers.huawei:HuaweiOffersSpider", "tracker.normalize.offers",
+           kind="offers"),
+    Source("volcengine-offers", "volcengine", "spiders.offers.volcengine:VolcengineOffersSpider",
+           "tracker.normalize.offers", kind="offers"),
 )}
