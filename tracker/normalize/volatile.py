@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-_CN_NUM = "0-9一二三四五六七八九十百千万两"
+_CN_NUM = "0-9,一二三四五六七八九十百千万两"
 # Each pattern is a piece of text that says nothing about the offer itself.
 BUILTIN_VOLATILE = tuple(re.compile(p, re.IGNORECASE) for p in (
     r"\d{1,3}\s*:\s*\d{2}\s*:\s*\d{2}(?:\s*[:.]\s*\d{1,3})?",  # 02:13:45 countdowns and clocks
