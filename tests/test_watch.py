@@ -123,3 +123,25 @@ def test_bad_watch_config_names_the_key(sqlite_cli) -> None:
         '[[watch]]\nname = "x"\nurl = "https://example.com"\nprovider = "aws"\nselector = "div[["\n')
     result = sqlite_cli("crawl", "watch:x")
     assert result.code == 1 and "watch.0.selector" in result.err and "not a CSS selector" in result.err
+
+
+def test_watch_page_of_prices(sqlite_cli) -> None:
+    page = {"price": "3.06"}
+    html = ('<!doctype html><html><head><meta charset="utf-8"></head><body>'
+            '<div class="sku" data-sku="gpu-a10-hourly">A10 24GB: ${price}/hour · 12 people viewing</div>'
+            '<div class="sku" data-sku="gpu-a10-monthly">A10 包月 ¥1,200/月</div></body></html>')
+
+    def handler(req):
+        return Reply(body=html.format(**page).encode("utf-8"), headers={"Content-Type": "text/html; charset=utf-8"})
+
+    with serve(handler) as (base, _):
+        (sqlite_cli.home / "config.toml").write_text(
+            f'[[watch]]\nname = "rates"\nurl = "{base}/"\nprovider = "volcengine"\nkind = "price"\n'
+            f'selector = ".sku"\n', encoding="utf-8")
+        assert _changes(sqlite_cli("crawl", "watch:rates", "--format", "json")) == []
+        prices = json.loads(sqlite_cli("prices", "--provider", "volcengine", "--format", "json").out)
+        assert sorted((p["instance_type"], p["price"], p["currency"], p["unit"]) for p in prices) == [
+            ("gpu-a10-hourly", "3.06", "USD", "hour"), ("gpu-a10-monthly", "1200", "CNY", "month")]
+        page["price"] = "2.75"
+        changes = _changes(sqlite_cli("crawl", "watch:rates", "--format", "json"))
+        assert [(c["kind"], c["old_price"], c["new_price"]) for c in changes] == [("price_drop", "3.06", "2.75")]
