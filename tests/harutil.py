@@ -29,3 +29,10 @@ def page_json(entry: dict[str, Any]) -> dict[str, Any]:
 
 def set_page_json(entry: dict[str, Any], page: dict[str, Any]) -> None:
     entry["response"]["content"]["text"] = json.dumps(page)
+
+
+def only(quotes: list[Any], **want: str) -> Any:
+    """The one quote whose fields (as strings) are `want`; fails otherwise."""
+    found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
+    assert len(found) == 1, (want, found)
+    return found[0]

@@ -14,6 +14,7 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     assert (target / "tracker.db").exists()
     assert "price_drop" in result.out and "Standard_ND96amsr_A100_v4" in result.out
+    assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
@@ -38,6 +39,7 @@ def test_demo_captures_ship_as_package_data() -> None:
     assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
 
 
+<<<<<<< HEAD
 def test_demo_without_chromium_skips_browser_pages(sqlite_cli, tmp_path: Path) -> None:
     target = tmp_path / "no-browser"
     target.mkdir()
@@ -47,3 +49,20 @@ def test_demo_without_chromium_skips_browser_pages(sqlite_cli, tmp_path: Path) -
     assert "aws-offers: 2026-08-03.har.gz skipped: its pages need Chromium" in result.err
     offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
     assert "aws" not in {o["provider"] for o in offers} and len({o["provider"] for o in offers}) == 6
+=======
+def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
+    target = tmp_path / "demo-home"
+    assert sqlite_cli("demo", "--home", str(target)).code == 0
+    changes = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
+    got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
+           if c["provider"] in {"tencent", "huawei"}}
+    assert got == {
+        ("tencent", "availability_changed", "GN10Xp.20XLARGE320", "availability: available -> sold_out"),
+        ("tencent", "availability_changed", "GT4.41XLARGE948", "availability: sold_out -> available"),
+        ("tencent", "price_drop", "GT4.4XLARGE96", ""),
+        ("huawei", "price_drop", "p2s.2xlarge.8", ""),
+    }
+    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    assert {"tencent", "huawei"} <= {r["provider"] for r in a100}
+    assert {r["currency"] for r in a100 if r["provider"] in {"tencent", "huawei"}} == {"CNY"}
+>>>>>>> main

@@ -4,18 +4,21 @@ the reason. `${VAR}` in a string is replaced by that environment variable."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from tracker.errors import ConfigError
 from tracker.watch import WatchSettings
+
+log = logging.getLogger(__name__)
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -49,6 +52,9 @@ class ProviderSettings(Strict):
 
     regions: list[str] | None = None
     api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
+    api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
@@ -78,7 +84,17 @@ class Config(Strict):
         return f"sqlite:///{self.home / 'tracker.db'}"
 
     def provider(self, name: str) -> ProviderSettings:
-        return self.providers.get(name, ProviderSettings())
+        settings = self.providers.get(name, ProviderSettings())
+        from_env = os.environ.get(api_key_env(name))
+        if settings.api_key is None and from_env:
+            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
+        return settings
+
+
+def api_key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def default_home() -> Path:
@@ -131,4 +147,19 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
         config = Config.model_validate(_expand(raw, "", path))
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-    return config.model_copy(update={"path": path, "home": home})
+    config = config.model_copy(update={"path": path, "home": home})
+    if _holds_secrets(config) and path.stat().st_mode & 0o077:
+        log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
+    return config
+
+
+def _holds_secrets(value: object) -> bool:
+    if isinstance(value, SecretStr):
+        return bool(value.get_secret_value())
+    if isinstance(value, BaseModel):
+        return any(_holds_secrets(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, dict):
+        return any(_holds_secrets(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_secrets(v) for v in value)
+    return False

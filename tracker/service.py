@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from db.schema import RunStatus
-from tracker.config import Config
+from tracker.config import Config, api_key_env
 from tracker.crawl import CrawlRequest, Progress, run_crawl
-from tracker.errors import UserError
+from tracker.errors import SourceSkipped, UserError
 from tracker.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 from tracker.watch import is_watch, watch_source
@@ -26,6 +26,7 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
     if is_watch(name):
         source, spider_args = watch_source(config.watch, name)
         chosen: list[str] = []
+        key = ""
     elif name not in SOURCES:
         unknown = Source(name, name, "", "")
         run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
@@ -35,6 +36,11 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
     else:
         source = SOURCES[name]
         settings = config.provider(source.provider)
+        key = settings.api_key.get_secret_value() if settings.api_key else ""
+        if source.needs_api_key and not key and replay is None:
+            where = config.path or config.home / "config.toml"
+            raise SourceSkipped(f"{name}: skipped: no API key; set api_key under [providers.{source.provider}] "
+                                f"in {where}, or the environment variable {api_key_env(source.provider)}")
         chosen = list(regions or settings.regions or [])
         spider_args = settings.spider_args()
 
@@ -44,7 +50,7 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
             source=source, out_dir=config.home / "runs" / folder, regions=chosen,
             replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
             download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path)
+            browser_path=config.crawl.browser_path, secrets=[key] if key else [])
         return run_crawl(request, progress)
 
     return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)

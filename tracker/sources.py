@@ -12,10 +12,15 @@ class Source:
     spider: str
     normalizer: str
     kind: str = "prices"
+    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
+    needs_api_key: bool = False
 
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
+    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
+    Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
     Source("aws-offers", "aws", "spiders.offers.aws:AwsOffersSpider", "tracker.normalize.offers", kind="offers"),
     Source("azure-offers", "azure", "spiders.offers.azure:AzureOffersSpider", "tracker.normalize.offers", kind="offers"),
     Source("gcp-offers", "gcp", "spiders.offers.gcp:GcpOffersSpider", "tracker.normalize.offers", kind="offers"),

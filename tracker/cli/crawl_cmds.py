@@ -123,7 +123,7 @@ def demo(
         if source in seen:  # the first capture of a source is its baseline: everything is new
             later.extend(change_dict(c) for c in report.changes)
         seen.add(source)
-    stderr.print(f"\nStore: {st.config.database_url()}", highlight=False)
+    stderr.print(f"\nStore: {st.store_label()}", highlight=False)
     if later:
         emit(later, OutputFormat.table, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
              title="What changed between the captures")

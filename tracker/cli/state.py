@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from db import store
 
-from db.engine import StoreError, make_engine, migrate
+from db.engine import StoreError, make_engine, mask_url, migrate
 from tracker.config import Config, load_config
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
@@ -49,6 +49,10 @@ class State:
             store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
             session.commit()
         return engine
+
+    def store_label(self) -> str:
+        """The store's URL with any password masked, for messages."""
+        return mask_url(self.config.database_url())
 
     def pipeline(self) -> Pipeline:
         d = self.config.diff
