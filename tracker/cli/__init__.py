@@ -57,19 +57,12 @@ def root(
 
 
 def _register() -> None:
-<<<<<<< HEAD
-    from tracker.cli import crawl_cmds, offer_cmds, query_cmds
-
-    crawl_cmds.register(app)
-    query_cmds.register(app)
-    offer_cmds.register(app)
-=======
-    from tracker.cli import config_cmds, crawl_cmds, query_cmds
+    from tracker.cli import config_cmds, crawl_cmds, offer_cmds, query_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
     config_cmds.register(app)
->>>>>>> main
+    offer_cmds.register(app)
 
 
 _register()
