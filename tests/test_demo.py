@@ -17,7 +17,7 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}
-    runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
+    runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
     assert {r["source"] for r in runs} == sources
     assert all(r["status"] == "ok" for r in runs)
 
@@ -30,7 +30,7 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
 
     again = sqlite_cli("demo", "--home", str(target))
     assert again.code == 0 and "already in the store" in again.err
-    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)) == len(runs)
+    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)) == len(runs)
 
 
 def test_demo_captures_ship_as_package_data() -> None:
