@@ -3,13 +3,11 @@ international free page, and the GPU promotion page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages.offer_cards import cards
 
 TRIALS_URL = "https://free.aliyun.com/"
@@ -36,12 +34,5 @@ class AlibabaOffersSpider(OfferSpider):
     name = "alibaba-offers"
     provider = "alibaba"
     currency = "CNY"
-
-    async def start(self) -> Any:
-        yield self.request(TRIALS_URL, self.parse, cb_kwargs={"page": parse_trials})
-        yield self.request(INTL_FREE_URL, self.parse, cb_kwargs={"page": parse_intl_free})
-        yield self.request(GPU_PROMO_URL, self.parse, cb_kwargs={"page": parse_gpu_promo})
-
-    def parse(self, response: Response, page: Any) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, page(response.selector))
+    offer_pages = (OfferPage(TRIALS_URL, parse_trials), OfferPage(INTL_FREE_URL, parse_intl_free),
+                   OfferPage(GPU_PROMO_URL, parse_gpu_promo))

@@ -4,13 +4,11 @@ page loads, and AWS Activate, whose credits page is rendered by JavaScript."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages import PageShapeError
 from spiders.pages.offer_cards import cards
 
@@ -49,15 +47,5 @@ class AwsOffersSpider(OfferSpider):
     provider = "aws"
     currency = "USD"
     uses_browser = True
-
-    async def start(self) -> Any:
-        yield self.request(FREE_PLAN_URL, self.parse_free_plan)
-        yield self.browser_request(ACTIVATE_URL, self.parse_activate, wait_for="[data-program] .program-credit")
-
-    def parse_free_plan(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_free_plan(response.body))
-
-    def parse_activate(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_activate(response.selector))
+    offer_pages = (OfferPage(FREE_PLAN_URL, parse_free_plan, json=True),
+                   OfferPage(ACTIVATE_URL, parse_activate, wait_for="[data-program] .program-credit"))

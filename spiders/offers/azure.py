@@ -3,13 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages.offer_cards import cards
 
 OFFERS_URL = "https://azure.microsoft.com/en-us/free/"
@@ -24,10 +22,4 @@ class AzureOffersSpider(OfferSpider):
     name = "azure-offers"
     provider = "azure"
     currency = "USD"
-
-    async def start(self) -> Any:
-        yield self.request(OFFERS_URL, self.parse)
-
-    def parse(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_free_page(response.selector))
+    offer_pages = (OfferPage(OFFERS_URL, parse_free_page),)

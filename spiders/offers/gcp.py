@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages.offer_cards import cards
 
 FREE_URL = "https://cloud.google.com/free"
@@ -23,10 +21,4 @@ class GcpOffersSpider(OfferSpider):
     name = "gcp-offers"
     provider = "gcp"
     currency = "USD"
-
-    async def start(self) -> Any:
-        yield self.request(FREE_URL, self.parse)
-
-    def parse(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_free_page(response.selector))
+    offer_pages = (OfferPage(FREE_URL, parse_free_page),)

@@ -5,13 +5,11 @@ GPU renewal discount."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages import PageShapeError
 from spiders.pages.offer_cards import cards
 
@@ -47,15 +45,5 @@ class HuaweiOffersSpider(OfferSpider):
     name = "huawei-offers"
     provider = "huawei"
     currency = "CNY"
-
-    async def start(self) -> Any:
-        yield self.request(FREE_TRIAL_API, self.parse_free_trials, headers=HEADERS)
-        yield self.request(PROMOTION_URL, self.parse_promotions)
-
-    def parse_free_trials(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_free_trials(response.body))
-
-    def parse_promotions(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_promotions(response.selector))
+    offer_pages = (OfferPage(FREE_TRIAL_API, parse_free_trials, json=True, headers=HEADERS),
+                   OfferPage(PROMOTION_URL, parse_promotions))

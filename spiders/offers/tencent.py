@@ -4,18 +4,17 @@ loads, and the free experience area (cloud.tencent.com/act/free)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages import PageShapeError
 from spiders.pages.offer_cards import cards
 
 FREE_AREA_URL = "https://cloud.tencent.com/act/free"
 VOUCHERS_URL = "https://cloud.tencent.com/act/api/newuser/coupons?scene=cvm&lang=zh"
+REFERER = "https://cloud.tencent.com/act/new"
 _VOUCHER_FIELDS = ("couponId", "name", "threshold", "discount", "validDays")
 
 
@@ -46,15 +45,5 @@ class TencentOffersSpider(OfferSpider):
     name = "tencent-offers"
     provider = "tencent"
     currency = "CNY"
-
-    async def start(self) -> Any:
-        yield self.request(VOUCHERS_URL, self.parse_vouchers, headers={"Referer": "https://cloud.tencent.com/act/new"})
-        yield self.request(FREE_AREA_URL, self.parse_free_area)
-
-    def parse_vouchers(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_vouchers(response.body))
-
-    def parse_free_area(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_free_area(response.selector))
+    offer_pages = (OfferPage(VOUCHERS_URL, parse_vouchers, json=True, headers={"Referer": REFERER}),
+                   OfferPage(FREE_AREA_URL, parse_free_area))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
 
-from spiders.offers import OfferSpider
+from spiders.offers import OfferPage, OfferSpider
 from spiders.pages.offer_cards import cards
 
 PROMOTION_URL = "https://www.volcengine.com/activity/compute"
@@ -23,10 +21,4 @@ class VolcengineOffersSpider(OfferSpider):
     name = "volcengine-offers"
     provider = "volcengine"
     currency = "CNY"
-
-    async def start(self) -> Any:
-        yield self.request(PROMOTION_URL, self.parse)
-
-    def parse(self, response: Response) -> Iterable[Any]:
-        self.fetched(response)
-        yield from self.offer_items(response, parse_promotions(response.selector))
+    offer_pages = (OfferPage(PROMOTION_URL, parse_promotions),)
