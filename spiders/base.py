@@ -79,6 +79,9 @@ class ProviderSpider(scrapy.Spider):
             shown = self.public_url(request.url)
             where = "" if request.url in message or shown in message else f" ({shown})"
             message = message.replace(request.url, shown)
+        if "Failed to launch" in message:
+            where += ("; install Chromium (apt-get install chromium) or point [crawl] browser_path "
+                      "at a Chromium executable")
         self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
 
     def fetched(self, response: Response) -> None:

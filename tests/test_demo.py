@@ -20,6 +20,10 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
     assert {r["source"] for r in runs} == sources
     assert all(r["status"] == "ok" for r in runs)
+    assert {"alibaba", "alibaba-cn", "volcengine"} <= sources
+    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    assert {"alibaba", "volcengine"} <= {p["provider"] for p in a100}
+    assert {"USD", "CNY"} <= {p["currency"] for p in a100 if p["provider"] == "alibaba"}
 
     offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
     assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}

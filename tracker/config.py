@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
+from tracker.schedule import DaemonSettings
 from tracker.watch import WatchSettings
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,7 @@ class CrawlSettings(Strict):
     crawl_timeout: int = Field(900, ge=5, description="seconds before a crawl is killed")
     download_timeout: int = Field(60, ge=1)
     retry_times: int = Field(2, ge=0, le=10)
+    capture_retention_days: int = Field(30, ge=1, description="days a run's capture is kept for reprocess")
 
 
 class ProviderSettings(Strict):
@@ -56,6 +58,10 @@ class ProviderSettings(Strict):
     site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
     api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
+    def secret_values(self) -> list[str]:
+        """Every secret of the section (API keys, AccessKeys): scrubbed from what a crawl reports."""
+        return [v.get_secret_value() for _, v in self if isinstance(v, SecretStr) and v.get_secret_value()]
+
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
         for name, value in self:
@@ -67,12 +73,51 @@ class ProviderSettings(Strict):
         return args
 
 
+class AlibabaSettings(ProviderSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
+
+    access_key_id: SecretStr | None = None
+    access_key_secret: SecretStr | None = None
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
+
+
+class VolcengineSettings(ProviderSettings):
+    """[providers.volcengine]: the price page's ECS template code, if known."""
+
+    template_code: str | None = Field(None, pattern=r"^CLT\d+$")
+
+
+# Providers whose section takes more keys than ProviderSettings.
+PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
+    "alibaba": AlibabaSettings,
+    "volcengine": VolcengineSettings,
+}
+
+
 class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
+    daemon: DaemonSettings = DaemonSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     watch: list[WatchSettings] = Field(default_factory=list, description="[[watch]] pages; see tracker/watch.py")
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _provider_models(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        models, errors = {}, []
+        for name, section in value.items():
+            try:
+                models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
+            except ValidationError as exc:
+                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
+                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+        if errors:
+            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+        return models
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)
