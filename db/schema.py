@@ -220,8 +220,37 @@ class OfferKind(StrEnum):
     startup_credit = "startup_credit"
 
 
+class Eligibility(StrEnum):
+    new_users = "new_users"
+    all = "all"
+    startups = "startups"
+    students = "students"
+    enterprise = "enterprise"
+
+
+# The fields whose change is a change of the offer (what the offer diff sees).
+# `text_hash` is over the offer's text with volatile parts (countdowns,
+# stock counters, whitespace) already taken out.
+OFFER_VALUE_FIELDS = (
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "valid_from",
+    "valid_until",
+    "unparsed",
+    "text_hash",
+)
+
+
 class Offer(SQLModel):
-    """One promotion: a credit, voucher, trial or discount."""
+    """One promotion: a credit, voucher, trial or discount. `offer_id` is
+    stable across crawls (`<provider>:<slug>`); an amount that could not be
+    read is None with `unparsed` set, never a guess."""
 
     provider: str
     offer_id: str
@@ -232,7 +261,7 @@ class Offer(SQLModel):
     percent_off: Decimal | None = None
     min_spend: Decimal | None = None
     duration_days: int | None = None
-    eligibility: str = "all"
+    eligibility: Eligibility = Eligibility.all
     products: list[str] = Field(default_factory=list)
     valid_from: datetime | None = None
     valid_until: datetime | None = None
@@ -241,6 +270,27 @@ class Offer(SQLModel):
     text: str = ""
     text_hash: str = ""
     unparsed: bool = False
+
+    @field_validator("observed_at", "valid_from", "valid_until")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("offer times must carry a time zone")
+        return value
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if len(value) != 3 or not value.isalpha():
+            raise ValueError(f"currency must be a 3-letter code, not {value!r}")
+        return value.upper()
+
+    @property
+    def value_hash(self) -> str:
+        parts = tuple(getattr(self, f) for f in OFFER_VALUE_FIELDS)
+        return stable_hash(parts + tuple(sorted(self.products)), length=16)
 
 
 class Change(SQLModel):

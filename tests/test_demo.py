@@ -17,7 +17,7 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}
-    runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
+    runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
     assert {r["source"] for r in runs} == sources
     assert all(r["status"] == "ok" for r in runs)
     assert {"alibaba", "alibaba-cn", "volcengine"} <= sources
@@ -25,9 +25,16 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert {"alibaba", "volcengine"} <= {p["provider"] for p in a100}
     assert {"USD", "CNY"} <= {p["currency"] for p in a100 if p["provider"] == "alibaba"}
 
+    offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
+    assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}
+    logged = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
+    credit = [c for c in logged if c["kind"] == "credit_changed"]
+    assert [(c["provider"], c["old_price"], c["new_price"]) for c in credit] == [("tencent", "200", "300")]
+    assert "credit_changed" in result.out and not [c for c in logged if c["kind"] == "offer_changed"]
+
     again = sqlite_cli("demo", "--home", str(target))
     assert again.code == 0 and "already in the store" in again.err
-    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)) == len(runs)
+    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)) == len(runs)
 
 
 def test_demo_captures_ship_as_package_data() -> None:
@@ -36,12 +43,23 @@ def test_demo_captures_ship_as_package_data() -> None:
     assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
 
 
+def test_demo_without_chromium_skips_browser_pages(sqlite_cli, tmp_path: Path) -> None:
+    target = tmp_path / "no-browser"
+    target.mkdir()
+    (target / "config.toml").write_text('[crawl]\nbrowser_path = "/nonexistent/chromium-x"\n')
+    result = sqlite_cli("demo", "--home", str(target))
+    assert result.code == 0, result.err
+    assert "aws-offers: 2026-08-03.har.gz skipped: its pages need Chromium" in result.err
+    offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
+    assert "aws" not in {o["provider"] for o in offers} and len({o["provider"] for o in offers}) == 6
+
+
 def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
     target = tmp_path / "demo-home"
     assert sqlite_cli("demo", "--home", str(target)).code == 0
     changes = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
     got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
-           if c["provider"] in {"tencent", "huawei"}}
+           if c["provider"] in {"tencent", "huawei"} and not c["source"].endswith("-offers")}
     assert got == {
         ("tencent", "availability_changed", "GN10Xp.20XLARGE320", "availability: available -> sold_out"),
         ("tencent", "availability_changed", "GT4.41XLARGE948", "availability: sold_out -> available"),

@@ -20,6 +20,7 @@ from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_
 from tracker.errors import ConfigError
 from tracker.reference import AnalyticsSettings
 from tracker.schedule import DaemonSettings
+from tracker.watch import WatchSettings
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,7 @@ class Config(Strict):
     alerts: AlertSettings = AlertSettings()
     channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
     rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
+    watch: list[WatchSettings] = Field(default_factory=list, description="[[watch]] pages; see tracker/watch.py")
 
     @field_validator("providers", mode="before")
     @classmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from importlib import resources
 from datetime import datetime
 from pathlib import Path
@@ -34,3 +35,13 @@ def demo_captures() -> list[tuple[str, Path]]:
         if folder.is_dir():
             found.extend((source, f) for f in sorted(folder.glob("*.har*")))
     return found
+
+
+def browser_missing(source: str, browser_path: str) -> bool:
+    """The source renders pages in Chromium, and there is none: its captures
+    cannot be replayed here."""
+    from spiders.runner import load_spider
+
+    if not getattr(load_spider(SOURCES[source].spider), "uses_browser", False):
+        return False
+    return not Path(browser_path).exists() and shutil.which(Path(browser_path).name) is None

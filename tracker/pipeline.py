@@ -17,12 +17,15 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from db import offers as offer_store
 from db import store
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.tables import CrawlRun, PricePoint
 from tracker.diff import DiffPolicy, diff_prices
 from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, load_normalizer
+from tracker.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
+from tracker.offer_diff import removal_change as offer_removal
 from tracker.sources import Source
 
 Clock = Callable[[], datetime]
@@ -44,6 +47,7 @@ class RunReport:
     error: str | None = None
     items: int = 0
     prices: int = 0
+    offers: int = 0
     rows_written: int = 0
     changes: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -165,21 +169,13 @@ class Pipeline:
             raise Rejected(RunStatus.rejected, (
                 f"this capture is from {observed:%Y-%m-%d %H:%M}, older than the last run of {source.name} "
                 f"({last_ok.observed_at:%Y-%m-%d %H:%M}); replay captures in date order"))
-        regions = result.regions or sorted({q.region for q in current.values()})
-        previous = store.open_prices(session=session, source=source.name, regions=regions)
-        diff = diff_prices(previous, current, self.policy, source=source.name, observed_at=observed)
-        if diff.broken:
-            raise Rejected(RunStatus.quarantined, diff.broken)
-        if last_ok and last_ok.observed_at == observed:
-            # The same moment seen again (a capture replayed twice) confirms no removal.
-            diff.removed, diff.misses = [], {}
-
-        removed = store.load_points(session=session, ids=diff.removed)
-        changes = diff.changes + [removal_change(p, observed) for p in removed]
-        store.close_prices(session=session, ids=diff.closes + diff.removed, valid_to=observed)
-        store.insert_prices(session=session, rows=[
-            store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
-        store.set_missed_runs(session=session, missed=diff.misses)
+        if source.kind == "offers":
+            changes, rows_written = self._apply_offers(session, source, run_id, normalized, observed, last_ok)
+            regions = list(result.regions)
+        else:
+            regions = result.regions or sorted({q.region for q in current.values()})
+            changes, rows_written = self._apply_prices(session, source, run_id, current, regions, observed,
+                                                       last_ok)
         before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
@@ -195,14 +191,52 @@ class Pipeline:
         run.finished_at = self.clock()
         run.observed_at = observed
         run.pages, run.items = result.pages, len(result.items)
-        run.rows_written = len(diff.inserts)
+        run.rows_written = rows_written
         run.changes = len(changes)
         run.capture_path = result.capture_path
         run.regions = ",".join(regions)
         session.add(run)
         return RunReport(run_id=run_id, source=source.name, status=RunStatus.ok, items=len(result.items),
-                         prices=len(current), rows_written=len(diff.inserts), changes=changes,
-                         notes=list(result.notes) + normalized.notes)
+                         prices=len(current), offers=len(normalized.offers), rows_written=rows_written,
+                         changes=changes, notes=list(result.notes) + normalized.notes)
+
+    def _apply_prices(self, session: Session, source: Source, run_id: int, current: dict[str, PriceQuote],
+                      regions: Sequence[str], observed: datetime, last_ok: CrawlRun | None) -> tuple[list[Change], int]:
+        previous = store.open_prices(session=session, source=source.name, regions=regions)
+        diff = diff_prices(previous, current, self.policy, source=source.name, observed_at=observed)
+        if diff.broken:
+            raise Rejected(RunStatus.quarantined, diff.broken)
+        if last_ok and last_ok.observed_at == observed:
+            # The same moment seen again (a capture replayed twice) confirms no removal.
+            diff.removed, diff.misses = [], {}
+
+        removed = store.load_points(session=session, ids=diff.removed)
+        changes = diff.changes + [removal_change(p, observed) for p in removed]
+        store.close_prices(session=session, ids=diff.closes + diff.removed, valid_to=observed)
+        store.insert_prices(session=session, rows=[
+            store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
+        store.set_missed_runs(session=session, missed=diff.misses)
+        return changes, len(diff.inserts)
+
+    def _apply_offers(self, session: Session, source: Source, run_id: int, normalized: Normalized,
+                      observed: datetime, last_ok: CrawlRun | None) -> tuple[list[Change], int]:
+        try:
+            current = offer_snapshot(normalized.offers)
+        except DuplicateOffer as exc:
+            raise Rejected(RunStatus.failed, str(exc)) from None
+        previous = offer_store.open_offers(session=session, source=source.name)
+        diff = diff_offers(previous, current, self.policy, source=source.name, observed_at=observed)
+        if diff.broken:
+            raise Rejected(RunStatus.failed if not current else RunStatus.quarantined, diff.broken)
+        if last_ok and last_ok.observed_at == observed:
+            diff.removed, diff.misses = [], {}
+        changes = diff.changes + [offer_removal(o, provider=source.provider, source=source.name,
+                                                observed_at=observed) for o in diff.removed]
+        offer_store.close_offers(session=session, ids=diff.closes + [o.id for o in diff.removed], valid_to=observed)
+        offer_store.insert_offers(session=session, rows=[
+            offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed) for o in diff.inserts])
+        offer_store.set_offer_misses(session=session, missed=diff.misses)
+        return changes, len(diff.inserts)
 
 
 def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:

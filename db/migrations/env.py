@@ -1,7 +1,8 @@
 from alembic import context
 from sqlmodel import SQLModel
 
-import db.tables  # noqa: F401  (registers the tables on the metadata)
+import db.offers  # noqa: F401  (registers the tables on the metadata)
+import db.tables  # noqa: F401
 
 target_metadata = SQLModel.metadata
 

@@ -58,7 +58,7 @@ def root(
 
 def _register() -> None:
     from tracker.cli import (alert_cmds, compare_cmds, config_cmds, crawl_cmds, daemon_cmds, data_cmds,
-                             query_cmds, report_cmds)
+                             offer_cmds, query_cmds, report_cmds)
 
     crawl_cmds.register(app)
     query_cmds.register(app)
@@ -68,6 +68,7 @@ def _register() -> None:
     data_cmds.register(app)
     report_cmds.register(app)
     alert_cmds.register(app)
+    offer_cmds.register(app)
 
 
 _register()

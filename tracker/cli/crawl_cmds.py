@@ -20,7 +20,7 @@ from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
 from tracker.crawl import Progress as ProgressFn
-from tracker.demo import capture_regions, capture_time, demo_captures
+from tracker.demo import browser_missing, capture_regions, capture_time, demo_captures
 from tracker.errors import CrawlFailed, UserError
 from tracker.pipeline import Pipeline, RunReport
 from tracker.service import crawl_source
@@ -51,6 +51,9 @@ def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
 def summary(report: RunReport) -> str:
     if not report.ok:
         return f"{report.source}: run {report.run_id} {report.status}: {report.error}"
+    if report.offers:
+        return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.offers} offers, "
+                f"{report.rows_written} offer rows written, {len(report.changes)} changes")
     return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.prices} prices, "
             f"{report.rows_written} price rows written, {len(report.changes)} changes")
 
@@ -110,6 +113,10 @@ def demo(
             stderr.print(f"{source}: {capture.name} is already in the store; skipped", highlight=False)
             seen.add(source)
             continue
+        if browser_missing(source, st.config.crawl.browser_path):
+            stderr.print(f"{source}: {capture.name} skipped: its pages need Chromium, which is not at "
+                         f"{st.config.crawl.browser_path} (apt-get install chromium)", highlight=False)
+            continue
         with crawl_progress(f"{source} {capture.stem}") as progress:
             report = crawl_source(pipeline, st.config, source, replay=capture, progress=progress,
                                   regions=capture_regions(capture) or None)
@@ -127,6 +134,7 @@ def demo(
         "\nTry next:\n"
         "  gpu-tracker prices --gpu A100\n"
         "  gpu-tracker changes\n"
+        "  gpu-tracker offers\n"
         "  gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand\n"
         "  gpu-tracker runs", highlight=False)
 

@@ -1,0 +1,46 @@
+"""Pages a user names in `[[watch]]`: fetched as they are, or through the
+browser when `browser = true`, waiting for the selector to match."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from scrapy.http import Response
+
+from spiders.base import ProviderSpider
+from spiders.pages.watch import parse_matches
+
+
+class WatchSpider(ProviderSpider):
+    name = "watch"
+    provider = "watch"
+
+    def __init__(self, url: str = "", selector: str = "", watch: str = "", watch_provider: str = "",
+                 offer_kind: str = "", ignore: str = "[]", currency: str = "", wait_for: str = "",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.url, self.selector, self.watch = url, selector, watch
+        self.wait_for = wait_for or selector
+        self.extra = {"watch": watch, "provider": watch_provider, "offer_kind": offer_kind,
+                      "ignore": json.loads(ignore), "currency": currency or None}
+
+    async def start(self) -> Any:
+        yield self.page_request()
+
+    def page_request(self) -> Any:
+        return self.request(self.url, self.parse)
+
+    def parse(self, response: Response) -> Iterable[Any]:
+        self.fetched(response)
+        records = parse_matches(response.selector, self.selector, what=f"watch:{self.watch} ({response.url})")
+        yield from self.items(response, "watch.match", records, **self.extra)
+
+
+class BrowserWatchSpider(WatchSpider):
+    name = "watch-browser"
+    uses_browser = True
+
+    def page_request(self) -> Any:
+        return self.browser_request(self.url, self.parse, wait_for=self.wait_for)

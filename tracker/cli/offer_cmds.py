@@ -1,0 +1,83 @@
+"""`gpu-tracker offers`: the promotions in the store, and one offer's history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+from sqlmodel import Session
+
+from db.offers import OfferPoint, offer_point_dict, query_offers
+from db.schema import OfferKind
+from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.state import state
+
+OFFER_COLUMNS = ["offer_id", "provider", "kind", "title", "amount", "currency", "percent_off", "min_spend",
+                 "duration_days", "eligibility", "products", "valid_from", "valid_until", "unparsed", "text",
+                 "source", "source_url", "observed_at"]
+OFFER_TABLE = ["offer_id", "provider", "kind", "title", "amount", "currency", "percent_off", "min_spend",
+               "duration_days", "eligibility", "valid_until", "unparsed"]
+HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
+HISTORY_TABLE = ["seen_from", "seen_to", "kind", "title", "amount", "currency", "percent_off", "min_spend",
+                 "duration_days", "eligibility", "unparsed"]
+
+app = typer.Typer(no_args_is_help=False)
+
+
+def offer_dict(point: OfferPoint) -> dict[str, Any]:
+    row = offer_point_dict(point)
+    row["valid_from"], row["valid_until"] = row.pop("offer_valid_from"), row.pop("offer_valid_until")
+    row["products"] = ",".join(row["products"])
+    row["observed_at"] = point.valid_from
+    row["seen_from"], row["seen_to"] = point.valid_from, point.valid_to
+    return row
+
+
+def _active(point: OfferPoint, now: datetime) -> bool:
+    starts, ends = point.offer_valid_from, point.offer_valid_until
+    return (starts is None or starts <= now) and (ends is None or ends >= now)
+
+
+@app.callback(invoke_without_command=True)
+def offers(
+    ctx: typer.Context,
+    provider: Annotated[str | None, typer.Option(help="Only this provider, for example gcp.")] = None,
+    kind: Annotated[OfferKind | None, typer.Option(help="free_credit, voucher, free_trial, discount...")] = None,
+    active: Annotated[bool, typer.Option("--active", help="Only offers valid now (by their stated dates).")] = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """List the current offers: free credits, vouchers, trials and discounts.
+
+    An offer whose amount could not be read is listed with unparsed = true and
+    its text; no number is made up for it.
+
+    Example: gpu-tracker offers --provider tencent --kind voucher --format json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    now = datetime.now(UTC)
+    with Session(state(ctx).engine) as session:
+        points = query_offers(session=session, provider=provider, kind=kind.value if kind else None)
+        rows = [offer_dict(p) for p in points if not active or _active(p, now)]
+    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match")
+
+
+@app.command("history")
+def history(
+    ctx: typer.Context,
+    offer_id: Annotated[str, typer.Argument(help="The offer's id, as `gpu-tracker offers` lists it.")],
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Show how one offer changed: one row per interval its terms held.
+
+    Example: gpu-tracker offers history gcp:free-trial-credit
+    """
+    with Session(state(ctx).engine) as session:
+        rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]
+    emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
+         empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids")
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="offers")
