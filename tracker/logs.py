@@ -114,8 +114,24 @@ def logging_to_stderr(fmt: str, level: int, known_secrets: Iterable[str] = ()) -
         logging.getLogger("apscheduler").setLevel(saved[2])
 
 
+class CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the time of each record: the CLI
+    also runs in-process (tests, notebooks), where stderr is swapped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
 def setup_logging(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = CurrentStderrHandler()
     handler.addFilter(MaskingFilter(known_secrets))
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
@@ -123,7 +139,9 @@ def setup_logging(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> No
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):
-        root.removeHandler(old)
+        # Ours, or the default stderr handler; a test's capture handler stays.
+        if isinstance(old, CurrentStderrHandler) or type(old) is logging.StreamHandler:
+            root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
     # APScheduler logs every job start at INFO; that belongs to --verbose debugging.

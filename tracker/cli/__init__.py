@@ -21,6 +21,7 @@ from tracker import __version__
 from tracker.cli.output import stderr
 from tracker.cli.state import State
 from tracker.errors import TrackerError
+from tracker.logs import setup_logging
 
 app = typer.Typer(
     name="gpu-tracker",
@@ -51,8 +52,7 @@ def root(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Watch GPU prices and promotions across clouds, and hear when they change."""
-    logging.basicConfig(level=logging.DEBUG if debug else logging.INFO if verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    setup_logging("text", logging.DEBUG if debug else logging.INFO if verbose else logging.WARNING)
     ctx.obj = State(config_path=config, home=home.expanduser() if home else None, debug=debug)
 
 
