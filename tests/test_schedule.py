@@ -23,7 +23,7 @@ def test_spans(text: str, span: timedelta) -> None:
 
 
 @pytest.mark.parametrize("toml, message", [
-    ('[daemon.schedule.azure]\nevery = "6 hours"\n', "daemon.schedule.azure.every: Value error, '6 hours' is not a span"),
+    ('[daemon.schedule.azure]\nevery = "6 hours"\n', "daemon.schedule.azure.every: '6 hours' is not a span"),
     ('[daemon.schedule.azure]\ncron = "61 * * * *"\n', "is not a cron expression"),
     ('[daemon.schedule.azure]\ncron = "0 */6 * *"\n', "is not a cron expression of five fields"),
     ('[daemon.schedule.azure]\nevery = "6h"\ncron = "0 * * * *"\n', "either every or cron, not both"),
