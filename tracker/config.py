@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
 
@@ -65,6 +66,22 @@ class Config(Strict):
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _provider_models(cls, raw: Any) -> Any:
+        """Providers with settings of their own validate against their model."""
+        from tracker.settings_aws import AwsSettings  # it extends ProviderSettings, defined here
+
+        if isinstance(raw, dict) and isinstance(raw.get("aws"), dict):
+            try:
+                raw = {**raw, "aws": AwsSettings.model_validate(raw["aws"])}
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                key = ".".join(["aws", *map(str, first["loc"])])
+                reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+                raise PydanticCustomError("provider_settings", "{key}: {reason}", {"key": key, "reason": reason})
+        return raw
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)

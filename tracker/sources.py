@@ -16,4 +16,6 @@ class Source:
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("aws", "aws", "spiders.aws:AwsSpider", "tracker.normalize.aws"),
+    Source("aws-reserved", "aws", "spiders.aws_bulk:AwsReservedSpider", "tracker.normalize.aws_reserved"),
 )}
