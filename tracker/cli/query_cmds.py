@@ -19,7 +19,7 @@ PRICE_COLUMNS = [
     "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",
     "memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term", "payment_option", "price",
     "currency", "unit", "list_price", "upfront_fee", "hourly_price", "price_per_gpu_hour", "availability",
-    "source_url", "observed_at",
+    "source_url", "observed_at", "attrs",
 ]
 PRICE_TABLE = ["provider", "region", "instance_type", "gpu_model", "gpu_count", "os", "price_model", "term",
                "price", "currency", "unit", "hourly_price", "price_per_gpu_hour"]
@@ -44,6 +44,7 @@ def price_dict(point: PricePoint) -> dict[str, Any]:
     count = row["gpu_count"]
     row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
     row["observed_at"] = point.valid_from
+    row["attrs"] = _detail(row["attrs"]) or None
     return row
 
 
