@@ -111,7 +111,7 @@ def write_offer_file(path: Path, *, target_bytes: int | None = None, sku_count: 
                      region: str = "us-east-1", location: str = "US East (N. Virginia)",
                      currency: str = "USD", seed: int = 1) -> int:
     """Write the file; returns the SKU count. Give a size or a count."""
-    count = sku_count or max(1, (target_bytes or 0) // 14_000)
+    count = sku_count or max(1, (target_bytes or 0) // 12_000)
     rows = list(skus(count, seed))
     with path.open("w", encoding="utf-8") as out:
         out.write('{\n  "formatVersion" : "v1.0",\n  "disclaimer" : "Synthetic offer file for tests.",\n'
