@@ -21,7 +21,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
-from scrapy.settings import BaseSettings
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
@@ -31,10 +31,6 @@ from spiders.pages.aws_bulk import GpuProducts, ProductFilter, parse_offer_file,
 GLOBAL_INDEX = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 CHINA_INDEX = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/current/region_index.json"
 STREAM_META = "aws_offer_filter"
-
-
-def index_for(region: str) -> str:
-    return CHINA_INDEX if region.startswith("cn-") else GLOBAL_INDEX
 
 
 class OfferStreamMiddleware:
@@ -81,8 +77,10 @@ class AwsReservedSpider(ProviderSpider):
     default_regions = ("us-east-1", "us-west-2", "eu-west-1", "cn-north-1", "cn-northwest-1")
 
     def __init__(self, operating_systems: str = "Linux,Windows", reserved_regions: str = "",
-                 convertible: str = "true", **kwargs: Any) -> None:
+                 convertible: str = "true", offer_index_url: str = GLOBAL_INDEX,
+                 china_offer_index_url: str = CHINA_INDEX, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.offer_index_url, self.china_offer_index_url = offer_index_url, china_offer_index_url
         if not kwargs.get("regions") and reserved_regions:
             self.regions = [r for r in reserved_regions.split(",") if r]
         self.keep = GpuProducts.for_systems(s.strip() for s in operating_systems.split(",") if s.strip())
@@ -91,19 +89,24 @@ class AwsReservedSpider(ProviderSpider):
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
         super().update_settings(settings)
-        # The runner's middleware list outranks custom_settings; add ours to it.
+        # The runner's middleware list is set at "cmdline" priority (40), and
+        # CrawlerProcess.crawl() applies it again to the crawler, so
+        # custom_settings cannot add to it: ours goes in just above.
         middlewares = settings.getdict("DOWNLOADER_MIDDLEWARES")
         middlewares["spiders.aws_bulk.OfferStreamMiddleware"] = 500
-        settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="cmdline")
+        settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority=SETTINGS_PRIORITIES["cmdline"] + 1)
+
+    def index_for(self, region: str) -> str:
+        return self.china_offer_index_url if region.startswith("cn-") else self.offer_index_url
 
     async def start(self) -> Any:
-        for index in sorted({index_for(r) for r in self.regions}):
+        for index in sorted({self.index_for(r) for r in self.regions}):
             yield self.request(index, self.parse_index, cb_kwargs={"index_url": index})
 
     def parse_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
         offers = parse_region_index(response.body, index_url)
-        for region in (r for r in self.regions if index_for(r) == index_url):
+        for region in (r for r in self.regions if self.index_for(r) == index_url):
             if region not in offers:
                 raise SourceFailure(f"unknown AWS region {region!r} in the offer index {index_url}; "
                                     f"it lists: {', '.join(sorted(offers))}")

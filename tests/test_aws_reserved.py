@@ -152,3 +152,39 @@ def test_replay_through_the_cli(cli) -> None:
     assert Decimal(row["hourly_price"]) == (Decimal(row["upfront_fee"]) / 26280).quantize(Decimal("0.000001"))
     bad = cli("crawl", "aws-reserved", "-r", "xx-nowhere-1", "--replay", str(CAPTURE))
     assert bad.code == 1 and "unknown AWS region 'xx-nowhere-1'" in bad.err and "us-west-2" in bad.err
+
+
+def test_live_crawl_streams_records_and_replays(tmp_path: Path) -> None:
+    """A real Scrapy crawl against 127.0.0.1: the offer file arrives gzipped,
+    is cut while it streams, and the recorded capture holds only the cut."""
+    from spiders.aws_bulk import GLOBAL_INDEX
+    from tracker.crawl import CrawlRequest, run_crawl
+    from tracker.sources import SOURCES
+
+    entries = read_har(CAPTURE)["log"]["entries"]
+    index = entries[0]["response"]["content"]["text"].encode()
+    offer = gzip.compress(offer_body("us-east-1"))
+
+    def handler(request):
+        if request.path.endswith("region_index.json"):
+            return Reply(200, index)
+        if request.path.endswith("/us-east-1/index.json"):
+            return Reply(200, offer, {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+        return Reply(404, b"NoSuchKey")
+
+    with serve(handler) as (base, received):
+        record = tmp_path / "recorded.har"
+        result = run_crawl(CrawlRequest(
+            source=SOURCES["aws-reserved"], out_dir=tmp_path / "live", regions=["us-east-1"], record=record,
+            spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json"},
+            timeout=120))
+    assert result.error is None, result.error
+    assert len(result.items) == 10 and GLOBAL_INDEX not in {r.path for r in received}
+    recorded = read_har(record)["log"]["entries"]
+    cut = next(e for e in recorded if e["request"]["url"].endswith("/us-east-1/index.json"))
+    assert len(cut["response"]["content"]["text"]) < len(offer_body("us-east-1")) / 5
+
+    replayed = run_crawl(CrawlRequest(
+        source=SOURCES["aws-reserved"], out_dir=tmp_path / "replay", regions=["us-east-1"], replay=record,
+        spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json"}))
+    assert replayed.error is None and [i["data"] for i in replayed.items] == [i["data"] for i in result.items]
