@@ -61,4 +61,5 @@ def migrate(engine: sa.Engine) -> None:
             return
         command.upgrade(cfg, "heads")
     except sa.exc.OperationalError as exc:
-        raise StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {exc.orig}") from exc
+        reason = " ".join(line.strip() for line in str(exc.orig).splitlines() if line.strip())
+        raise StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {reason}") from exc

@@ -8,6 +8,7 @@ imports nothing from the project.
 from __future__ import annotations
 
 import hashlib
+from functools import cached_property
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -95,10 +96,18 @@ QUOTE_VALUE_FIELDS = (
 )
 
 
+def _hash_part(part: Any) -> str:
+    if part is None:
+        return ""
+    if isinstance(part, Decimal):
+        return str(part.normalize())
+    return str(part)
+
+
 def stable_hash(parts: tuple[Any, ...], *, length: int = 32) -> str:
     """A deterministic hex digest of `parts`; `None` and "" hash alike, and
     so do equal Decimals written with different trailing zeros."""
-    text = "\x1f".join("" if p is None else str(p.normalize() if isinstance(p, Decimal) else p) for p in parts)
+    text = "\x1f".join(map(_hash_part, parts))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
@@ -155,11 +164,12 @@ class PriceQuote(SQLModel):
             raise ValueError(f"currency must be a 3-letter code, not {value!r}")
         return value.upper()
 
-    @property
+    # Computed once: a snapshot of a million quotes asks for them often.
+    @cached_property
     def key(self) -> str:
         return stable_hash(tuple(getattr(self, f) for f in QUOTE_IDENTITY_FIELDS))
 
-    @property
+    @cached_property
     def value_hash(self) -> str:
         parts = tuple(getattr(self, f) for f in QUOTE_VALUE_FIELDS)
         return stable_hash(parts + tuple(sorted(self.attrs.items())), length=16)

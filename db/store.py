@@ -40,8 +40,12 @@ def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
 
 
+_ROW_FIELDS = tuple(f for f in PriceQuote.model_fields if f not in {"observed_at", "attrs"})
+
+
 def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
-    row = quote.model_dump(exclude={"observed_at", "attrs"})
+    # Attribute reads, not model_dump(): this runs once per stored row.
+    row = {name: getattr(quote, name) for name in _ROW_FIELDS}
     for name in _DECIMAL_FIELDS:
         row[name] = _dec(row[name])
     row["price_model"] = str(quote.price_model)

@@ -12,7 +12,8 @@ from scrapy_playwright.page import PageMethod
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from spiders.har import browser_capture_path
+from spiders.har import browser_capture_path, mask_query
+from spiders.middlewares import SECRET_PARAMS_SETTING
 
 
 def _route_from_har(har: str) -> Callable[..., Any]:
@@ -65,16 +66,28 @@ class ProviderSpider(scrapy.Spider):
         return scrapy.Request(url, callback=callback, errback=self.on_error,
                               meta={**page_meta, **(meta or {})}, dont_filter=True, **kwargs)
 
+    def public_url(self, url: str) -> str:
+        """`url` as it may be shown, logged or stored: secret query parameters
+        (the spider's GPU_TRACKER_SECRET_QUERY_PARAMS setting) masked."""
+        settings = getattr(self, "settings", None)
+        return mask_query(url, settings.getlist(SECRET_PARAMS_SETTING) if settings else [])
+
     def on_error(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
-        where = f" ({request.url})" if request is not None and str(failure.value).find(request.url) < 0 else ""
-        self.failures.append(f"{failure.value}{where}" if str(failure.value) else
-                             f"{failure.type.__name__}{where}")
+        message, where = str(failure.value), ""
+        if request is not None:
+            shown = self.public_url(request.url)
+            where = "" if request.url in message or shown in message else f" ({shown})"
+            message = message.replace(request.url, shown)
+        if "Failed to launch" in message:
+            where += ("; install Chromium (apt-get install chromium) or point [crawl] browser_path "
+                      "at a Chromium executable")
+        self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
 
     def fetched(self, response: Response) -> None:
         """Counts a page, or raises when the answer is not a usable one."""
         if response.status != 200:
-            raise SourceFailure(f"HTTP {response.status} from {response.url}")
+            raise SourceFailure(f"HTTP {response.status} from {self.public_url(response.url)}")
         self.pages += 1
         self.progress(self.pages)
 
@@ -87,5 +100,6 @@ class ProviderSpider(scrapy.Spider):
     def items(self, response: Response, kind: str, records: Iterable[dict[str, Any]],
               **extra: Any) -> Iterable[dict[str, Any]]:
         observed = self.observed_at(response)
+        source_url = self.public_url(response.url)
         for record in records:
-            yield {"kind": kind, "observed_at": observed, "source_url": response.url, **extra, "data": record}
+            yield {"kind": kind, "observed_at": observed, "source_url": source_url, **extra, "data": record}

@@ -11,11 +11,16 @@ import base64
 import gzip
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+# What a secret query parameter (an API key) is written as in captures, logs
+# and errors; on replay any value of that parameter matches it.
+SECRET_PLACEHOLDER = "REDACTED"
 
 # Replayed bodies are already decoded, and their length may differ from the
 # recorded one; keeping these headers would make Scrapy decode them twice.
@@ -33,10 +38,26 @@ class HarResponse:
     headers: list[tuple[str, str]]
     body: bytes
     started: str
+    error: str = ""
 
 
-def request_key(method: str, url: str, body: bytes | str | None = None) -> tuple[Any, ...]:
+def mask_query(url: str, secret_params: Iterable[str]) -> str:
+    """`url` with the value of every secret query parameter replaced by
+    SECRET_PLACEHOLDER; other parameters keep their order and values."""
+    secret = {p.lower() for p in secret_params}
+    if not secret:
+        return url
     parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    if not any(k.lower() in secret for k, _ in pairs):
+        return url
+    query = urlencode([(k, SECRET_PLACEHOLDER if k.lower() in secret else v) for k, v in pairs])
+    return parts._replace(query=query).geturl()
+
+
+def request_key(method: str, url: str, body: bytes | str | None = None,
+                secret_params: Iterable[str] = ()) -> tuple[Any, ...]:
+    parts = urlsplit(mask_query(url, secret_params))
     query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
     return (method.upper(), parts.scheme.lower(), parts.netloc.lower(), unquote(parts.path) or "/",
             query, _body_key(method, body))
@@ -81,32 +102,37 @@ def _entry_response(entry: dict[str, Any]) -> HarResponse:
     headers = [(h["name"], h["value"]) for h in resp.get("headers", [])
                if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS]
     return HarResponse(url=req["url"], status=int(resp["status"]), headers=headers, body=body,
-                       started=str(entry.get("startedDateTime") or ""))
+                       started=str(entry.get("startedDateTime") or ""),
+                       error=str(resp.get("_error") or entry.get("_error") or ""))
 
 
 class HarArchive:
     """Serves recorded responses. Repeated requests get the recorded ones in
-    order, and the last one again once they run out."""
+    order, and the last one again once they run out. The values of
+    `secret_params` are ignored in matching: a capture holds the placeholder."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, secret_params: Iterable[str] = ()) -> None:
         self.path = Path(path)
+        self.secret_params = tuple(secret_params)
         data = read_har(self.path)
         self._served: dict[tuple[Any, ...], int] = defaultdict(int)
         self._entries: dict[tuple[Any, ...], list[HarResponse]] = defaultdict(list)
-        try:
-            for entry in data["log"]["entries"]:
+        for n, entry in enumerate(data["log"]["entries"], start=1):
+            try:
                 req = entry["request"]
                 body = (req.get("postData") or {}).get("text")
-                self._entries[request_key(req["method"], req["url"], body)].append(_entry_response(entry))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise HarError(f"{self.path} is not a HAR file: an entry lacks {exc}") from None
+                key = request_key(str(req["method"]), str(req["url"]), body, self.secret_params)
+                self._entries[key].append(_entry_response(entry))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise HarError(f"{self.path} is not a HAR file: entry {n} is malformed "
+                               f"({type(exc).__name__}: {exc})") from None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._entries.values())
 
     def lookup(self, method: str, url: str, body: bytes | str | None = None,
                *, peek: bool = False) -> HarResponse | None:
-        key = request_key(method, url, body)
+        key = request_key(method, url, body, self.secret_params)
         found = self._entries.get(key)
         if not found:
             return None

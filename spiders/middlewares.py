@@ -3,21 +3,72 @@ what the network answered into one."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
 
-from spiders.har import HarArchive, har_entry, write_har
+from spiders.har import HarArchive, har_entry, mask_query, write_har
+
+# A spider lists here the query parameters that carry secrets (API keys): they
+# are written to captures as a placeholder and ignored when replaying.
+SECRET_PARAMS_SETTING = "GPU_TRACKER_SECRET_QUERY_PARAMS"
 
 
 class ReplayMiss(IgnoreRequest):
     """A request that the capture has no response for."""
+
+
+class ReplayedTransportError(TimeoutError):
+    """A request the capture recorded as unanswered (a timeout, a reset)."""
+
+
+class PoliteRetryMiddleware(RetryMiddleware):
+    """Retries like Scrapy's, but waits as long as a 429 or 503 asks with
+    Retry-After (up to RETRY_AFTER_MAX seconds) instead of at once."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PoliteRetryMiddleware:
+        mw = super().from_crawler(crawler)
+        mw.retry_after_max = crawler.settings.getfloat("RETRY_AFTER_MAX", 120)
+        return mw
+
+    async def process_response(self, request: Request, response: Response,  # type: ignore[override]
+                               spider: Spider | None = None) -> Request | Response:
+        wait = retry_after_seconds(response)
+        if wait is None or request.meta.get("dont_retry"):
+            return super().process_response(request, response)
+        if wait > self.retry_after_max:
+            raise IgnoreRequest(f"HTTP {response.status} from {response.url} asks to wait {wait:g} s "
+                                f"(Retry-After), more than the {self.retry_after_max:g} s we wait")
+        retry = self._retry(request, f"{response.status} with Retry-After {wait:g}s")
+        if retry is None:
+            return response
+        await asyncio.sleep(wait)
+        return retry
+
+
+def retry_after_seconds(response: Response) -> float | None:
+    if response.status not in (429, 503):
+        return None
+    value = response.headers.get("Retry-After", b"").decode("latin-1").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class HarReplayMiddleware:
@@ -32,7 +83,7 @@ class HarReplayMiddleware:
         path = crawler.settings.get("GPU_TRACKER_REPLAY")
         if not path:
             raise NotConfigured
-        return cls(HarArchive(path))
+        return cls(HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING)))
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Response:
         if request.meta.get("playwright"):
@@ -44,7 +95,13 @@ class HarReplayMiddleware:
             return None  # type: ignore[return-value]
         found = self.archive.lookup(request.method, request.url, request.body)
         if found is None:
-            raise ReplayMiss(f"the capture has no response for {request.method} {request.url}")
+            shown = mask_query(request.url, self.archive.secret_params)
+            raise ReplayMiss(f"the capture has no response for {request.method} {shown}")
+        if found.status == 0:
+            # A browser records a request that got no answer with status 0 and
+            # its reason (net::ERR_TIMED_OUT): replay it as that failure.
+            shown = mask_query(request.url, self.archive.secret_params)
+            raise ReplayedTransportError(f"{found.error or 'no response'} for {shown}")
         request.meta["har_started"] = found.started
         headers = {k: v for k, v in found.headers}
         cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)
@@ -56,8 +113,9 @@ class HarRecordMiddleware:
     """Keeps every final response and writes them as HAR 1.2 when the spider
     closes, to the path in the GPU_TRACKER_RECORD setting."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, secret_params: list[str] | None = None) -> None:
         self.path = path
+        self.secret_params = secret_params or []
         self.entries: list[dict[str, Any]] = []
 
     @classmethod
@@ -65,7 +123,7 @@ class HarRecordMiddleware:
         path = crawler.settings.get("GPU_TRACKER_RECORD")
         if not path or crawler.settings.get("GPU_TRACKER_REPLAY"):
             raise NotConfigured
-        mw = cls(path)
+        mw = cls(path, crawler.settings.getlist(SECRET_PARAMS_SETTING))
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         return mw
 
@@ -79,13 +137,17 @@ class HarRecordMiddleware:
                    for k, vs in response.headers.items() for v in vs]
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         self.entries.append(har_entry(
-            method=request.method, url=request.url,
-            request_headers=[(k.decode("latin-1"), v.decode("latin-1"))
+            method=request.method, url=mask_query(request.url, self.secret_params),
+            request_headers=[(k.decode("latin-1"), self._masked(v.decode("latin-1")))
                              for k, vs in request.headers.items() for v in vs],
             request_body=request.body or None, status=response.status, response_headers=headers,
             body=response.body, mime_type=content_type, started=started,
             elapsed_ms=(time.monotonic() - t0) * 1000))
         return response
+
+    def _masked(self, value: str) -> str:
+        # A Referer header repeats the previous URL, secrets included.
+        return mask_query(value, self.secret_params) if value.startswith(("http://", "https://")) else value
 
     def spider_closed(self, spider: Spider) -> None:
         write_har(self.path, self.entries)

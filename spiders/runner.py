@@ -7,12 +7,15 @@ caller. Output, the seam to the rest of the tracker:
 - `items.jsonl`: the raw items, one per line, values as seen;
 - `result.json`: pages, item count, failures, regions and notes;
 - stdout: one JSON event per line, for progress;
-- `spider.log`: Scrapy's own log.
+- `spider.log`: Scrapy's own log;
+- stderr (`runner.err`): warnings and errors, with secret query parameters masked.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -24,6 +27,9 @@ from scrapy.settings import Settings
 
 import importlib
 
+from spiders.har import SECRET_PLACEHOLDER
+from spiders.middlewares import SECRET_PARAMS_SETTING
+
 BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -32,6 +38,31 @@ def _json_default(value: object) -> object:
     if isinstance(value, Decimal):
         return str(value)
     raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+class SecretParamFilter(logging.Filter):
+    """Masks the values of secret query parameters in every log line."""
+
+    def __init__(self, params: list[str]) -> None:
+        super().__init__()
+        names = "|".join(re.escape(p) for p in params)
+        self.pattern = re.compile(rf"([?&](?:{names})=)[^&\s>'\"]+", re.IGNORECASE) if params else None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.pattern is not None:
+            record.msg = self.pattern.sub(rf"\g<1>{SECRET_PLACEHOLDER}", record.getMessage())
+            record.args = None
+        return True
+
+
+def _log_to_stderr(secret_params: list[str]) -> logging.Handler:
+    """Scrapy's warnings and errors go to the run's runner.err, masked."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.addFilter(SecretParamFilter(secret_params))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return handler
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -57,6 +88,8 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
         "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
         "DOWNLOADER_MIDDLEWARES": {
             "spiders.middlewares.HarRecordMiddleware": 100,
+            "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+            "spiders.middlewares.PoliteRetryMiddleware": 550,
             "spiders.middlewares.HarReplayMiddleware": 950,
         },
         "GPU_TRACKER_REPLAY": spec.get("replay"),
@@ -87,6 +120,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     spider_cls = load_spider(spec["spider"])
     process = CrawlerProcess(build_settings(spec, out, spider_cls.uses_browser), install_root_handler=False)
     crawler = process.create_crawler(spider_cls)
+    _log_to_stderr(crawler.settings.getlist(SECRET_PARAMS_SETTING))
     counts = {"items": 0}
     errors: list[str] = []
     items_file = (out / "items.jsonl").open("w", encoding="utf-8")
@@ -96,8 +130,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         counts["items"] += 1
 
     def on_error(failure: Any, response: Any, spider: Any) -> None:
-        errors.append(f"{failure.value} (while reading {response.url})"
-                      if response.url not in str(failure.value) else str(failure.value))
+        url = spider.public_url(response.url) if hasattr(spider, "public_url") else response.url
+        message = str(failure.value).replace(response.url, url)
+        errors.append(message if url in message else f"{message} (while reading {url})")
 
     def on_opened(spider: Any) -> None:
         spider.progress = lambda pages: emit("progress", pages=pages, items=counts["items"])

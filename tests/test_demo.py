@@ -18,11 +18,16 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     h100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "H100", "--format", "json").out)
     aws = [r for r in h100 if r["provider"] == "aws"]
     assert aws and all(r["price_per_gpu_hour"] for r in aws)
+    assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--format", "json").out)
     assert {r["source"] for r in runs} == sources
     assert all(r["status"] == "ok" for r in runs)
+    assert {"alibaba", "alibaba-cn", "volcengine"} <= sources
+    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    assert {"alibaba", "volcengine"} <= {p["provider"] for p in a100}
+    assert {"USD", "CNY"} <= {p["currency"] for p in a100 if p["provider"] == "alibaba"}
 
     again = sqlite_cli("demo", "--home", str(target))
     assert again.code == 0 and "already in the store" in again.err
@@ -33,3 +38,20 @@ def test_demo_captures_ship_as_package_data() -> None:
     captures = demo_captures()
     assert captures and all(p.name.endswith(".har.gz") for _, p in captures)
     assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
+
+
+def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
+    target = tmp_path / "demo-home"
+    assert sqlite_cli("demo", "--home", str(target)).code == 0
+    changes = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
+    got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
+           if c["provider"] in {"tencent", "huawei"}}
+    assert got == {
+        ("tencent", "availability_changed", "GN10Xp.20XLARGE320", "availability: available -> sold_out"),
+        ("tencent", "availability_changed", "GT4.41XLARGE948", "availability: sold_out -> available"),
+        ("tencent", "price_drop", "GT4.4XLARGE96", ""),
+        ("huawei", "price_drop", "p2s.2xlarge.8", ""),
+    }
+    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    assert {"tencent", "huawei"} <= {r["provider"] for r in a100}
+    assert {r["currency"] for r in a100 if r["provider"] in {"tencent", "huawei"}} == {"CNY"}

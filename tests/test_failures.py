@@ -4,11 +4,13 @@ price changes, and the last good data kept."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from spiders.har import read_har, write_har
 from tests.conftest import FIXTURES
 from tests.harutil import page_json, set_page_json, shifted
 
@@ -95,3 +97,82 @@ def test_unknown_provider(cli) -> None:
     run = json.loads(cli("runs", "--format", "json").out)[0]
     assert (run["source"], run["status"]) == ("nosuchcloud", "failed")
     assert json.loads(cli("changes", "--format", "json").out) == []
+
+
+def make_403(i: int, entry: dict) -> None:
+    if i == 0:
+        entry["response"]["status"] = 403
+        entry["response"]["content"]["text"] = "<html>Forbidden</html>"
+
+
+def make_timeout(i: int, entry: dict) -> None:
+    if i == 1:
+        entry["response"]["status"] = 0
+        entry["response"]["_error"] = "net::ERR_TIMED_OUT"
+        entry["response"]["content"] = {"size": 0, "mimeType": "x-unknown"}
+
+
+def make_empty(i: int, entry: dict) -> None:
+    page = page_json(entry)
+    page["Items"], page["NextPageLink"] = [], None
+    set_page_json(entry, page)
+
+
+def make_shape_change(i: int, entry: dict) -> None:
+    page = page_json(entry)
+    page["items"] = page.pop("Items")
+    set_page_json(entry, page)
+
+
+def scale_price(factor: str):
+    def edit(i: int, entry: dict) -> None:
+        page = page_json(entry)
+        for item in page["Items"]:
+            if item.get("armSkuName") == "Standard_NC24ads_A100_v4" and item["type"] == "Consumption":
+                item["retailPrice"] = float(item["retailPrice"]) * float(factor)
+        set_page_json(entry, page)
+    return edit
+
+
+@pytest.mark.parametrize("edit, message, status", [
+    (make_403, "HTTP 403 from https://prices.azure.com/", "failed"),
+    (make_timeout, "net::ERR_TIMED_OUT for https://prices.azure.com/", "failed"),
+    (make_empty, "the crawl found no prices", "quarantined"),
+    (make_shape_change, "Azure: the page has no Items list", "failed"),
+    (scale_price("0"), "now costs 0", "quarantined"),
+    (scale_price("100"), "100x jump", "quarantined"),
+])
+def test_more_source_faults(cli, tmp_path: Path, edit, message: str, status: str) -> None:
+    assert crawl(cli, EARLY).code == 0
+    before = json.loads(cli("prices", "--format", "json").out)
+    line = one_error_line(crawl(cli, shifted(EARLY, tmp_path / "f.har", LATER, edit)))
+    assert message in line
+    assert json.loads(cli("prices", "--format", "json").out) == before
+    assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+    assert json.loads(cli("runs", "--format", "json").out)[0]["status"] == status
+
+
+def test_429_is_retried_after_the_wait_it_asks_for(sqlite_cli, tmp_path: Path) -> None:
+    data = read_har(EARLY)
+    first = data["log"]["entries"][0]
+    throttled = json.loads(json.dumps(first))
+    throttled["response"]["status"] = 429
+    throttled["response"]["headers"] = [{"name": "Retry-After", "value": "1"}]
+    throttled["response"]["content"] = {"size": 0, "mimeType": "text/plain", "text": "slow down"}
+    # Entries for one URL are served in order: first the 429, then the page.
+    write_har(tmp_path / "429.har", [throttled] + data["log"]["entries"])
+    started = time.monotonic()
+    result = crawl(sqlite_cli, tmp_path / "429.har")
+    assert result.code == 0, result.err
+    assert time.monotonic() - started >= 1.0
+    assert len(json.loads(sqlite_cli("prices", "--format", "json").out)) == 614
+
+
+def test_429_asking_too_long_a_wait_fails(sqlite_cli, tmp_path: Path) -> None:
+    data = read_har(EARLY)
+    throttled = json.loads(json.dumps(data["log"]["entries"][0]))
+    throttled["response"]["status"] = 429
+    throttled["response"]["headers"] = [{"name": "Retry-After", "value": "86400"}]
+    write_har(tmp_path / "429.har", [throttled])
+    line = one_error_line(crawl(sqlite_cli, tmp_path / "429.har"))
+    assert "asks to wait 86400 s (Retry-After)" in line

@@ -4,18 +4,20 @@ the reason. `${VAR}` in a string is replaced by that environment variable."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
-from pydantic_core import PydanticCustomError
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 HOME_ENV = "GPU_TRACKER_HOME"
 DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
@@ -49,6 +51,9 @@ class ProviderSettings(Strict):
 
     regions: list[str] | None = None
     api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
+    api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
@@ -61,6 +66,49 @@ class ProviderSettings(Strict):
         return args
 
 
+class AlibabaSettings(ProviderSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
+
+    access_key_id: SecretStr | None = None
+    access_key_secret: SecretStr | None = None
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
+
+
+class VolcengineSettings(ProviderSettings):
+    """[providers.volcengine]: the price page's ECS template code, if known."""
+
+    template_code: str | None = Field(None, pattern=r"^CLT\d+$")
+
+
+class AwsSettings(ProviderSettings):
+    """[providers.aws]: read by both AWS sources (aws, aws-reserved); each spider
+    takes the settings it knows."""
+
+    operating_systems: list[str] = Field(
+        default_factory=lambda: ["Linux", "Windows"],
+        description="on-demand tables to read, named as the pricing page names them: Linux, Windows, RHEL, "
+                    "SUSE, Ubuntu Pro, 'Windows with SQL Std' ...")
+    location_types: list[str] = Field(
+        default_factory=lambda: ["AWS Region"],
+        description="when no regions are set, the kinds of location to crawl: 'AWS Region', 'AWS Local Zone', "
+                    "'AWS Wavelength Zone'")
+    spot: bool = Field(True, description="read the spot price feed")
+    spot_advisor: bool = Field(True, description="attach the Spot Instance Advisor's interruption rates")
+    reserved_regions: list[str] | None = Field(
+        None, description="regions whose bulk offer files aws-reserved reads, when no regions are set "
+                          "(each file is over 1 GB)")
+    convertible: bool = Field(True, description="aws-reserved: keep convertible reservations besides standard")
+
+
+# Providers whose section takes more keys than ProviderSettings.
+PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
+    "alibaba": AlibabaSettings,
+    "aws": AwsSettings,
+    "volcengine": VolcengineSettings,
+}
+
+
 class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
@@ -69,19 +117,19 @@ class Config(Strict):
 
     @field_validator("providers", mode="before")
     @classmethod
-    def _provider_models(cls, raw: Any) -> Any:
-        """Providers with settings of their own validate against their model."""
-        from tracker.settings_aws import AwsSettings  # it extends ProviderSettings, defined here
-
-        if isinstance(raw, dict) and isinstance(raw.get("aws"), dict):
+    def _provider_models(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        models, errors = {}, []
+        for name, section in value.items():
             try:
-                raw = {**raw, "aws": AwsSettings.model_validate(raw["aws"])}
+                models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                key = ".".join(["aws", *map(str, first["loc"])])
-                reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-                raise PydanticCustomError("provider_settings", "{key}: {reason}", {"key": key, "reason": reason})
-        return raw
+                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
+                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+        if errors:
+            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+        return models
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)
@@ -93,7 +141,17 @@ class Config(Strict):
         return f"sqlite:///{self.home / 'tracker.db'}"
 
     def provider(self, name: str) -> ProviderSettings:
-        return self.providers.get(name, ProviderSettings())
+        settings = self.providers.get(name, ProviderSettings())
+        from_env = os.environ.get(api_key_env(name))
+        if settings.api_key is None and from_env:
+            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
+        return settings
+
+
+def api_key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def default_home() -> Path:
@@ -146,4 +204,19 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
         config = Config.model_validate(_expand(raw, "", path))
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-    return config.model_copy(update={"path": path, "home": home})
+    config = config.model_copy(update={"path": path, "home": home})
+    if _holds_secrets(config) and path.stat().st_mode & 0o077:
+        log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
+    return config
+
+
+def _holds_secrets(value: object) -> bool:
+    if isinstance(value, SecretStr):
+        return bool(value.get_secret_value())
+    if isinstance(value, BaseModel):
+        return any(_holds_secrets(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, dict):
+        return any(_holds_secrets(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_secrets(v) for v in value)
+    return False

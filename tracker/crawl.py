@@ -38,6 +38,8 @@ class CrawlRequest:
     download_timeout: int = 60
     retry_times: int = 2
     browser_path: str = "/usr/bin/chromium"
+    # Values (API keys) that must never reach an error message or a note.
+    secrets: list[str] = field(default_factory=list)
 
 
 def _plain_replay(req: CrawlRequest) -> str | None:
@@ -117,7 +119,16 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
         result.error = f"the crawl did not finish within {req.timeout:g} s and was stopped"
     elif result.error is None and proc.returncode != 0:
         result.error = f"the crawler exited with code {proc.returncode}; see {req.out_dir / 'runner.err'}"
+    result.error = _scrub(result.error, req.secrets)
+    result.notes = [_scrub(n, req.secrets) or "" for n in result.notes]
     return result
+
+
+def _scrub(text: str | None, secrets: list[str]) -> str | None:
+    for secret in secrets:
+        if text and secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> CrawlResult:

@@ -103,9 +103,13 @@ def diff_prices(previous: Mapping[str, TrackedPrice], current: Mapping[str, Pric
             result.changes.append(quote_change(kind, quote, source=source, old=before.price, new=quote.price,
                                                observed_at=observed_at))
         if quote.availability != before.availability:
-            result.changes.append(quote_change(
+            change = quote_change(
                 ChangeKind.availability_changed, quote, source=source, old=before.price, new=quote.price,
-                observed_at=observed_at, old_availability=before.availability or "", new_availability=quote.availability or ""))
+                observed_at=observed_at, old_availability=before.availability or "",
+                new_availability=quote.availability or "")
+            # The prices are context here; a percent would read as a price move.
+            change.percent = None
+            result.changes.append(change)
     for key, before in previous.items():
         if key in current:
             continue

@@ -17,3 +17,8 @@ class ConfigError(UserError):
 
 class CrawlFailed(TrackerError):
     """A crawl ran and failed; its run row says why."""
+
+
+class SourceSkipped(UserError):
+    """A source that cannot be crawled as configured (say, it lacks an API
+    key): skipped with a one-line reason, no run recorded."""

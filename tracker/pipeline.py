@@ -21,10 +21,14 @@ from db import store
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.tables import CrawlRun, PricePoint
 from tracker.diff import DiffPolicy, diff_prices
+from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, load_normalizer
 from tracker.sources import Source
 
 Clock = Callable[[], datetime]
+# The runs that say something of the source's health; an aborted run (our
+# process was killed) or a refused input says nothing of it.
+VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
 
 
@@ -47,6 +51,16 @@ class RunReport:
     @property
     def ok(self) -> bool:
         return self.status == RunStatus.ok
+
+
+class StoreWriteFailed(TrackerError):
+    """The store refused the write (disk full, connection lost); nothing of
+    the run was kept."""
+
+
+def store_reason(exc: sa.exc.SQLAlchemyError) -> str:
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc).splitlines()[0]
 
 
 class Rejected(Exception):
@@ -95,11 +109,23 @@ class Pipeline:
             except Rejected as exc:
                 session.rollback()
                 rejected = exc
+            except sa.exc.SQLAlchemyError as exc:
+                session.rollback()
+                self._record_store_failure(source, run_id, exc)
+                raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {store_reason(exc)}") from exc
         report = self.finish_failed(source, run_id, rejected.status, rejected.reason,
                                     announce=rejected.status != RunStatus.rejected)
         report.items = len(result.items)
         report.notes = list(result.notes)
         return report
+
+    def _record_store_failure(self, source: Source, run_id: int, exc: sa.exc.SQLAlchemyError) -> None:
+        """Best effort: when the store itself fails (a full disk), the run
+        row may not be writable either; the next start marks it aborted."""
+        try:
+            self.finish_failed(source, run_id, RunStatus.failed, f"store error: {store_reason(exc)}", announce=False)
+        except sa.exc.SQLAlchemyError:
+            pass
 
     def finish_failed(self, source: Source, run_id: int, status: RunStatus, reason: str,
                       *, announce: bool = True) -> RunReport:
@@ -107,7 +133,7 @@ class Pipeline:
         a good run (or of a new source) is announced as source_broken."""
         now = self.clock()
         with Session(self.engine) as session:
-            previous = store.last_run(session=session, source=source.name)
+            previous = store.last_run(session=session, source=source.name, statuses=VERDICTS)
             changes = []
             if announce and (previous is None or previous.status == RunStatus.ok):
                 changes.append(Change(kind=ChangeKind.source_broken, provider=source.provider,
@@ -152,7 +178,7 @@ class Pipeline:
         store.insert_prices(session=session, rows=[
             store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
         store.set_missed_runs(session=session, missed=diff.misses)
-        before = store.last_run(session=session, source=source.name)
+        before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
                                   source=source.name, observed_at=self.clock(),

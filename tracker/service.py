@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from db.schema import RunStatus
-from tracker.config import Config
+from tracker.config import Config, api_key_env
 from tracker.crawl import CrawlRequest, Progress, run_crawl
-from tracker.errors import UserError
+from tracker.errors import SourceSkipped, UserError
 from tracker.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 
@@ -16,6 +16,11 @@ def resolve_source(name: str) -> Source:
     if name not in SOURCES:
         raise UserError(f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}")
     return SOURCES[name]
+
+
+def state_file(config: Config, source: Source) -> Path:
+    """Where a source's spider remembers what it discovered between runs."""
+    return config.home / "state" / f"{source.name}.json"
 
 
 def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list[str] | None = None,
@@ -30,15 +35,22 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
         raise UserError(message)
     source = SOURCES[name]
     settings = config.provider(source.provider)
+    key = settings.api_key.get_secret_value() if settings.api_key else ""
+    if source.needs_api_key and not key and replay is None:
+        where = config.path or config.home / "config.toml"
+        raise SourceSkipped(f"{name}: skipped: no API key; set api_key under [providers.{source.provider}] "
+                            f"in {where}, or the environment variable {api_key_env(source.provider)}")
     chosen = list(regions or settings.regions or [])
     spider_args = settings.spider_args()
+    if source.keeps_state:
+        spider_args.setdefault("state_file", str(state_file(config, source)))
 
     def crawl(run_id: int):  # type: ignore[no-untyped-def]
         request = CrawlRequest(
             source=source, out_dir=config.home / "runs" / f"{run_id:06d}-{source.name}", regions=chosen,
             replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
             download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path)
+            browser_path=config.crawl.browser_path, secrets=[key] if key else [])
         return run_crawl(request, progress)
 
     return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import click
+import sqlalchemy as sa
 import typer
 from rich.markup import escape
 
@@ -56,10 +57,11 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import crawl_cmds, query_cmds
+    from tracker.cli import config_cmds, crawl_cmds, query_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
+    config_cmds.register(app)
 
 
 _register()
@@ -87,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         stderr.print("interrupted")
         return 130
+    except sa.exc.SQLAlchemyError as exc:
+        if debug:
+            traceback.print_exc()
+        orig = getattr(exc, "orig", None) or exc
+        stderr.print(f"[red]error:[/red] the store failed: {escape(str(orig).splitlines()[0])}",
+                     highlight=False, soft_wrap=True)
+        return 1
     except Exception as exc:  # a bug of ours: still one line unless --debug
         if debug:
             traceback.print_exc()

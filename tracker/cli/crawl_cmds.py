@@ -13,6 +13,7 @@ from sqlmodel import Session
 
 from db import store
 from db.schema import RunStatus
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
@@ -78,7 +79,7 @@ def crawl(
         report = crawl_source(st.pipeline(), st.config, provider, regions=region or None,
                               replay=replay, record=record, progress=progress)
     for note in report.notes:
-        stderr.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+        stderr.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if not report.ok:
         raise CrawlFailed(summary(report))
     stderr.print(summary(report), highlight=False)
@@ -116,7 +117,7 @@ def demo(
         if source in seen:  # the first capture of a source is its baseline: everything is new
             later.extend(change_dict(c) for c in report.changes)
         seen.add(source)
-    stderr.print(f"\nStore: {st.config.database_url()}", highlight=False)
+    stderr.print(f"\nStore: {st.store_label()}", highlight=False)
     if later:
         emit(later, OutputFormat.table, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
              title="What changed between the captures")

@@ -29,7 +29,7 @@ HISTORY_TABLE = ["valid_from", "valid_to", "provider", "region", "os", "price_mo
 CHANGE_COLUMNS = ["kind", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "os",
                   "price_model", "term", "payment_option", "old_price", "new_price", "percent", "currency",
                   "unit", "observed_at", "source", "detail", "source_url"]
-CHANGE_TABLE = ["kind", "provider", "region", "instance_type", "os", "price_model", "term", "old_price",
+CHANGE_TABLE = ["kind", "provider", "region", "zone", "instance_type", "os", "price_model", "term", "old_price",
                 "new_price", "percent", "currency", "observed_at", "detail"]
 RUN_COLUMNS = ["id", "source", "provider", "status", "mode", "started_at", "finished_at", "observed_at",
                "regions", "pages", "items", "rows_written", "changes", "error", "capture_path"]
@@ -54,8 +54,13 @@ def _round(value: Decimal | None) -> Decimal | None:
 
 
 def _detail(raw: dict[str, str] | str) -> str:
-    detail = json.loads(raw) if isinstance(raw, str) else raw
-    return "; ".join(f"{k}: {v}" for k, v in sorted(detail.items()))
+    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
+    parts = []
+    if "old_availability" in detail or "new_availability" in detail:
+        # One reading, old to new: "availability: available -> sold_out".
+        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
+        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
+    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
 
 
 def change_dict(change: Change | ChangeRow) -> dict[str, Any]:

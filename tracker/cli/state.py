@@ -10,8 +10,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 import typer
+from sqlmodel import Session
 
-from db.engine import StoreError, make_engine, migrate
+from db import store
+
+from db.engine import StoreError, make_engine, mask_url, migrate
 from tracker.config import Config, load_config
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
@@ -41,7 +44,15 @@ class State:
             migrate(engine)
         except StoreError as exc:
             raise UserError(str(exc)) from None
+        with Session(engine) as session:
+            # A run left 'running' by a killed process is over: say so at start.
+            store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
+            session.commit()
         return engine
+
+    def store_label(self) -> str:
+        """The store's URL with any password masked, for messages."""
+        return mask_url(self.config.database_url())
 
     def pipeline(self) -> Pipeline:
         d = self.config.diff

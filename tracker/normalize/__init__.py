@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from db.schema import Offer, PriceQuote
 
 class NormalizeError(ValueError):
@@ -27,6 +29,16 @@ Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
 
 def load_normalizer(module: str) -> Normalizer:
     return importlib.import_module(module).normalize  # type: ignore[no-any-return]
+
+
+def make_quote(provider: str, **fields: Any) -> PriceQuote:
+    """A PriceQuote, or a NormalizeError that says which field is wrong."""
+    try:
+        return PriceQuote(provider=provider, **fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise NormalizeError(f"{provider}: {fields.get('instance_type', '?')}: {where}: {first['msg']}") from None
 
 
 def parse_time(value: object) -> datetime:

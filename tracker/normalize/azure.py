@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from db.schema import PriceModel, Unit
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -57,7 +57,10 @@ def quotes_for(item: dict[str, Any]) -> list[dict[str, Any]]:
         raise NormalizeError(f"Azure: unknown unit {data.get('unitOfMeasure')!r} for {data.get('armSkuName')}")
     variants = [{"price_model": _consumption_model(str(data.get("skuName", ""))), "term": "",
                  "unit": Unit.hour, "price": price}]
-    for plan in data.get("savingsPlan") or []:
+    plans = data.get("savingsPlan") or []
+    if not isinstance(plans, list) or not all(isinstance(p, dict) for p in plans):
+        raise NormalizeError(f"Azure: savingsPlan of {data.get('armSkuName')} is not a list of plans")
+    for plan in plans:
         variants.append({"price_model": PriceModel.savings_plan, "term": _term(plan.get("term"), "savings plan"),
                          "unit": Unit.hour, "price": to_decimal(plan.get("retailPrice"), what="savingsPlan price")})
     return variants
@@ -67,7 +70,9 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     for item in items:
-        data = item["data"]
+        data = item.get("data")
+        if not isinstance(data, dict):
+            raise NormalizeError("Azure: an item has no data record")
         instance_type = str(data.get("armSkuName", ""))
         try:
             variants = quotes_for(item)
@@ -80,8 +85,8 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             unknown.add(instance_type)
         observed = parse_time(item["observed_at"])
         for variant in variants:
-            out.quotes.append(PriceQuote(
-                provider="azure", region=str(data.get("armRegionName") or item.get("region", "")),
+            out.quotes.append(make_quote(
+                "azure", region=str(data.get("armRegionName") or item.get("region", "")),
                 instance_type=instance_type, os=_os(str(data.get("productName", ""))),
                 currency=str(data.get("currencyCode", "USD")), source_url=item["source_url"],
                 observed_at=observed,

@@ -1,0 +1,34 @@
+"""Cloud Billing Catalog pages: `{skus: [...], nextPageToken}` for one service.
+
+Only the Compute SKUs that can price a GPU machine are kept: the GPU, CPU and
+RAM resource groups (N1's cores and RAM share the group `N1Standard`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spiders.pages import PageShapeError, json_page
+
+PART_GROUPS = {"GPU", "CPU", "RAM", "N1Standard"}
+
+
+def _kept(sku: Any) -> bool:
+    category = sku.get("category") if isinstance(sku, dict) else None
+    return (isinstance(category, dict) and category.get("resourceFamily") == "Compute"
+            and category.get("resourceGroup") in PART_GROUPS)
+
+
+def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
+    """The machine-part SKUs on one page, and the next page's token (or None)."""
+    page = json_page(body, "GCP", "skus")
+    token = page.get("nextPageToken", "")
+    if not isinstance(token, str):
+        raise PageShapeError(f"GCP: nextPageToken is {token!r}, not a string")
+    skus = [s for s in page["skus"] if _kept(s)]
+    missing = sum(1 for s in skus
+                  if not s.get("skuId") or not isinstance(s.get("pricingInfo"), list)
+                  or not isinstance(s.get("serviceRegions"), list))
+    if missing:
+        raise PageShapeError(f"GCP: skuId, pricingInfo or serviceRegions missing in {missing}/{len(skus)} SKUs")
+    return skus, token or None

@@ -1,0 +1,67 @@
+"""`gpu-tracker config show`: the configuration in force, secrets masked."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, SecretStr
+
+from tracker.cli.state import state
+
+config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True)
+
+MASK = "********"
+
+
+def masked(value: Any) -> Any:
+    """Plain data with every secret replaced by a mask."""
+    if isinstance(value, SecretStr):
+        return MASK if value.get_secret_value() else ""
+    if isinstance(value, BaseModel):
+        return {name: masked(getattr(value, name)) for name, field in type(value).model_fields.items()
+                if not field.exclude}
+    if isinstance(value, dict):
+        return {k: masked(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [masked(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+@config_app.command("show")
+def show(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of an annotated listing.")] = False,
+) -> None:
+    """Print the configuration in force (defaults included), secrets masked.
+
+    Example: gpu-tracker config show --json
+    """
+    st = state(ctx)
+    config = st.config
+    data = masked(config)
+    if as_json:
+        print(json.dumps(data, indent=1, ensure_ascii=False))
+        return
+    print(f"# file: {config.path or '(none: defaults)'}")
+    print(f"# store: {st.store_label()}")
+    _print_toml(data)
+
+
+def _print_toml(data: dict[str, Any], prefix: str = "") -> None:
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    if prefix and scalars:
+        print(f"\n[{prefix}]")
+    for key, value in scalars.items():
+        if value is not None:
+            print(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+    for key, value in tables.items():
+        _print_toml(value, f"{prefix}.{key}" if prefix else key)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(config_app, name="config")

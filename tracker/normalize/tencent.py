@@ -1,0 +1,114 @@
+"""What a Tencent Cloud `DescribeZoneInstanceConfigInfos` item means.
+
+- POSTPAID_BY_HOUR is on demand and SPOTPAID is spot, both per hour:
+  `UnitPriceDiscount` is the price paid, `UnitPrice` the list price.
+- PREPAID is monthly (one month, the purchase page's default period):
+  `DiscountPrice` is the price paid, `OriginalPrice` the list price.
+- `Status` SELL is available and SOLD_OUT is sold out; anything else is an
+  error. A sold-out item quoted at 0 has no price to store and is skipped.
+- Prices are per zone; vCPU, memory and the GPU count come from the item
+  itself, the GPU model and memory from the spec table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from db.schema import PriceModel, PriceQuote, Unit
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize.money import MoneyError, to_decimal
+from tracker.normalize.specs import lookup
+
+ITEM_FIELDS = ("InstanceType", "Zone", "InstanceChargeType", "Status", "Price")
+AVAILABILITY = {"SELL": "available", "SOLD_OUT": "sold_out"}
+# charge type -> (price model, term, unit, list price field, price field)
+CHARGE_TYPES: dict[str, tuple[PriceModel, str, Unit, str, str]] = {
+    "POSTPAID_BY_HOUR": (PriceModel.on_demand, "", Unit.hour, "UnitPrice", "UnitPriceDiscount"),
+    "SPOTPAID": (PriceModel.spot, "", Unit.hour, "UnitPrice", "UnitPriceDiscount"),
+    "PREPAID": (PriceModel.monthly, "1mo", Unit.month, "OriginalPrice", "DiscountPrice"),
+}
+HOURLY_CHARGE_UNITS = {"", "HOUR"}
+
+
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    """GPU and machine figures: the item's own, then the spec table's."""
+    instance_type = str(data["InstanceType"])
+    spec = lookup("tencent", instance_type)
+    fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
+    for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory")):
+        if data.get(key) not in (None, "", 0):
+            fields[name] = to_decimal(data[key], what=key)
+    raw_count = data.get("GpuCount") or data.get("Gpu")
+    if raw_count in (None, "", 0):
+        return fields
+    count = to_decimal(raw_count, what="GpuCount")
+    if count == count.to_integral_value():
+        count = count.to_integral_value()  # 1.0 -> 1
+    if spec and spec.gpu_count and spec.gpu_memory_gb is not None and count != spec.gpu_count:
+        # GPU memory follows the count the answer states, at the table's memory per card.
+        fields["gpu_memory_gb"] = spec.gpu_memory_gb / spec.gpu_count * count
+    fields["gpu_count"] = count
+    return fields
+
+
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    data = item.get("data")
+    if not isinstance(data, dict):
+        raise NormalizeError("Tencent: an item has no data record")
+    missing = [name for name in ITEM_FIELDS if data.get(name) in (None, "")]
+    if missing:
+        raise NormalizeError(f"Tencent: {', '.join(missing)} missing for {data.get('InstanceType') or 'an item'}")
+    if not isinstance(data["Price"], dict):
+        raise NormalizeError(f"Tencent: Price of {data['InstanceType']} is not an object")
+    return data
+
+
+def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
+    data = _record(item)
+    instance_type, zone = str(data["InstanceType"]), str(data["Zone"])
+    charge_type = str(data["InstanceChargeType"])
+    if charge_type not in CHARGE_TYPES:
+        raise NormalizeError(f"Tencent: unknown InstanceChargeType {charge_type!r} for {instance_type} in {zone}")
+    price_model, term, unit, list_field, price_field = CHARGE_TYPES[charge_type]
+    status = str(data["Status"])
+    if status not in AVAILABILITY:
+        raise NormalizeError(f"Tencent: unknown Status {status!r} for {instance_type} in {zone}")
+    price_info = data["Price"]
+    if unit == Unit.hour and str(price_info.get("ChargeUnit") or "").upper() not in HOURLY_CHARGE_UNITS:
+        raise NormalizeError(f"Tencent: {instance_type} in {zone} is charged per "
+                             f"{price_info.get('ChargeUnit')!r}, not per hour")
+    price = to_decimal(price_info.get(price_field), what=f"Price.{price_field}")
+    list_price = to_decimal(price_info.get(list_field), what=f"Price.{list_field}")
+    if price <= 0:
+        if status == "SOLD_OUT":
+            out.notes.append(f"tencent: {instance_type} ({charge_type}) in {zone} is sold out with no price; skipped")
+            return None
+        raise NormalizeError(f"Tencent: {instance_type} ({charge_type}) in {zone} is on sale at {price}")
+    return make_quote(
+        "tencent", region=str(item.get("region") or zone.rsplit("-", 1)[0]), zone=zone,
+        instance_type=instance_type, os="linux", price_model=price_model, term=term, unit=unit,
+        price=price, list_price=list_price if list_price > 0 else None,
+        currency=str(item.get("currency") or "CNY"), availability=AVAILABILITY[status],
+        source_url=str(item.get("source_url") or ""), observed_at=parse_time(item.get("observed_at")),
+        **_fields(data))
+
+
+def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    out = Normalized()
+    unknown: set[str] = set()
+    for item in items:
+        data = item.get("data")
+        instance_type = str(data.get("InstanceType", "")) if isinstance(data, dict) else ""
+        try:
+            quote = _quote(item, out)
+        except MoneyError as exc:
+            raise NormalizeError(f"Tencent: {exc} for {instance_type}") from None
+        if quote is None:
+            continue
+        if quote.gpu_model is None:
+            unknown.add(instance_type)
+        out.quotes.append(quote)
+    out.notes.extend(f"tencent: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
+    return out
+
