@@ -30,7 +30,7 @@ def ondemand_url(location: str, os_name: str, base: str = PRICING_BASE) -> str:
     return f"{base}{ONDEMAND_TABLE}/{quote(location, safe='()')}/{quote(os_name, safe='()')}/index.json"
 
 
-def _flag(value: str | bool) -> bool:
+def flag(value: str | bool) -> bool:
     return str(value).strip().lower() not in {"false", "0", "no", "off", ""}
 
 
@@ -48,8 +48,8 @@ class AwsSpider(ProviderSpider):
         super().__init__(**kwargs)
         self.operating_systems = _names(operating_systems)
         self.location_types = set(_names(location_types))
-        self.want_spot = _flag(spot)
-        self.want_advisor = self.want_spot and _flag(spot_advisor)
+        self.want_spot = flag(spot)
+        self.want_advisor = self.want_spot and flag(spot_advisor)
         self.pricing_base = pricing_base.rstrip("/")
         self.chosen: dict[str, str] = {}  # location name -> region code
 

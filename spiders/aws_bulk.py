@@ -25,6 +25,7 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from spiders.aws import flag
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.pages.aws_bulk import GpuProducts, ProductFilter, parse_offer_file, parse_region_index, subset_body
 
@@ -67,10 +68,6 @@ class OfferStreamMiddleware:
             return exc.code, {"Content-Type": "text/plain"}, exc.read()[:2000]
 
 
-def _flag(value: str | bool) -> bool:
-    return str(value).strip().lower() not in {"false", "0", "no", "off", ""}
-
-
 class AwsReservedSpider(ProviderSpider):
     name = "aws-reserved"
     provider = "aws"
@@ -84,7 +81,7 @@ class AwsReservedSpider(ProviderSpider):
         if not kwargs.get("regions") and reserved_regions:
             self.regions = [r for r in reserved_regions.split(",") if r]
         self.keep = GpuProducts.for_systems(s.strip() for s in operating_systems.split(",") if s.strip())
-        self.convertible = _flag(convertible)
+        self.convertible = flag(convertible)
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:

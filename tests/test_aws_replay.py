@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.harutil import page_json, set_page_json, shifted
+from tests.test_failures import one_error_line
 
 EARLY = FIXTURES / "aws" / "aws-us-east-1-2026-08-06.har"
 LATE = FIXTURES / "aws" / "aws-us-east-1-2026-09-06.har"
@@ -22,13 +23,6 @@ LINUX_ONLY = '[providers.aws]\noperating_systems = ["Linux"]\n'
 def replay(cli, har: Path, *regions: str):
     flags = [a for r in regions or ("us-east-1",) for a in ("--region", r)]
     return cli("crawl", "aws", *flags, "--replay", str(har), "--format", "json")
-
-
-def one_error_line(result) -> str:
-    assert result.code == 1 and "Traceback" not in result.err
-    errors = [line for line in result.err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, result.err
-    return errors[0]
 
 
 def test_two_dates_give_exactly_the_expected_changes(cli) -> None:
