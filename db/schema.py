@@ -65,6 +65,8 @@ class RunStatus(StrEnum):
     aborted = "aborted"
     # The input was refused (a capture older than the store), not a source fault.
     rejected = "rejected"
+    # Replaced by a reprocess of its capture (`gpu-tracker reprocess`).
+    superseded = "superseded"
 
 
 # The fields that say *which* price a quote is. Their hash is the quote's key,

@@ -85,9 +85,14 @@ def start_run(*, session: Session, source: str, provider: str, spider: str, mode
     return run
 
 
-def abort_interrupted_runs(*, session: Session, now: datetime) -> list[CrawlRun]:
-    """Runs left 'running' by a process that no longer exists were killed."""
-    stale = session.exec(select(CrawlRun).where(CrawlRun.status == RunStatus.running)).all()
+def abort_interrupted_runs(*, session: Session, now: datetime, source: str | None = None) -> list[CrawlRun]:
+    """Runs left 'running' by a process that no longer exists were killed.
+    With `source`, only that source's runs: its caller holds the source's crawl
+    lock, and a run on another machine must not be judged by a local pid."""
+    stmt = select(CrawlRun).where(CrawlRun.status == RunStatus.running)
+    if source is not None:
+        stmt = stmt.where(CrawlRun.source == source)
+    stale = session.exec(stmt).all()
     aborted = []
     for run in stale:
         if run.pid is not None and _pid_alive(run.pid):

@@ -31,12 +31,6 @@ def set_page_json(entry: dict[str, Any], page: dict[str, Any]) -> None:
     entry["response"]["content"]["text"] = json.dumps(page)
 
 
-def only(quotes: list[Any], **want: str) -> Any:
-    """The one quote whose fields (as strings) are `want`; fails otherwise."""
-    found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
-    assert len(found) == 1, (want, found)
-    return found[0]
-
 def assert_broken_replay_keeps_data(cli: Any, crawl: Callable[[Any, Path], Any], good: Path, broken: Path,
                                     message: str) -> None:
     """`good` loads; `broken` then fails in one line naming `message`, as a
@@ -48,3 +42,10 @@ def assert_broken_replay_keeps_data(cli: Any, crawl: Callable[[Any, Path], Any],
     assert message in result.err
     assert cli("prices", "--format", "json").out == before
     assert json.loads(cli("runs", "--format", "json").out)[0]["status"] == "failed"
+
+
+def only(quotes: list[Any], **want: str) -> Any:
+    """The one quote whose fields (as strings) are `want`; fails otherwise."""
+    found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
+    assert len(found) == 1, (want, found)
+    return found[0]

@@ -16,6 +16,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from tracker.errors import ConfigError
+from tracker.schedule import DaemonSettings
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class CrawlSettings(Strict):
     crawl_timeout: int = Field(900, ge=5, description="seconds before a crawl is killed")
     download_timeout: int = Field(60, ge=1)
     retry_times: int = Field(2, ge=0, le=10)
+    capture_retention_days: int = Field(30, ge=1, description="days a run's capture is kept for reprocess")
 
 
 class ProviderSettings(Strict):
@@ -54,6 +56,10 @@ class ProviderSettings(Strict):
     zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
     site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
     api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
+
+    def secret_values(self) -> list[str]:
+        """Every secret of the section (API keys, AccessKeys): scrubbed from what a crawl reports."""
+        return [v.get_secret_value() for _, v in self if isinstance(v, SecretStr) and v.get_secret_value()]
 
     def spider_args(self) -> dict[str, str]:
         args: dict[str, str] = {}
@@ -113,6 +119,7 @@ class Config(Strict):
     store: StoreSettings = StoreSettings()
     diff: DiffSettings = DiffSettings()
     crawl: CrawlSettings = CrawlSettings()
+    daemon: DaemonSettings = DaemonSettings()
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
 
     @field_validator("providers", mode="before")

@@ -40,6 +40,12 @@ class CrawlRequest:
     browser_path: str = "/usr/bin/chromium"
     # Values (API keys) that must never reach an error message or a note.
     secrets: list[str] = field(default_factory=list)
+    # Set by the daemon on shutdown: the child is killed and CrawlCancelled raised.
+    cancel: threading.Event | None = None
+
+
+class CrawlCancelled(Exception):
+    """The crawl was stopped from outside (a daemon shutting down)."""
 
 
 def _plain_replay(req: CrawlRequest) -> str | None:
@@ -82,6 +88,10 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
+def _cancelled(req: CrawlRequest) -> bool:
+    return req.cancel is not None and req.cancel.is_set()
+
+
 def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResult:
     started = datetime.now(UTC)
     req.out_dir.mkdir(parents=True, exist_ok=True)
@@ -104,11 +114,13 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     reader.start()
     deadline = time.monotonic() + req.timeout
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
+        while proc.poll() is None and time.monotonic() < deadline and not _cancelled(req):
             time.sleep(0.05)
         timed_out = proc.poll() is None
         if timed_out:
             _kill(proc)
+        if _cancelled(req):
+            raise CrawlCancelled("stopped: the daemon is shutting down")
     except BaseException:
         _kill(proc)
         raise

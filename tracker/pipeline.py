@@ -81,7 +81,7 @@ class Pipeline:
 
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
-            store.abort_interrupted_runs(session=session, now=self.clock())
+            store.abort_interrupted_runs(session=session, now=self.clock(), source=source.name)
             run = store.start_run(session=session, source=source.name, provider=source.provider,
                                   spider=spider, mode=mode, regions=regions, started_at=self.clock())
             session.commit()
@@ -95,7 +95,9 @@ class Pipeline:
         try:
             result = crawl(run_id)
         except BaseException as exc:
-            self.finish_failed(source, run_id, RunStatus.aborted, f"interrupted: {type(exc).__name__}")
+            # An interruption (Ctrl-C, a daemon stopping) says nothing about the source.
+            reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
+            self.finish_failed(source, run_id, RunStatus.aborted, reason, announce=False)
             raise
         return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+from db.locks import LockBusy, crawl_lock
 from db.schema import RunStatus
+from tracker.captures import prune_captures
 from tracker.config import Config, api_key_env
 from tracker.crawl import CrawlRequest, Progress, run_crawl
 from tracker.errors import SourceSkipped, UserError
 from tracker.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
+
+
+class SourceBusy(UserError):
+    """Another process is crawling this source right now."""
 
 
 def resolve_source(name: str) -> Source:
@@ -25,8 +32,12 @@ def state_file(config: Config, source: Source) -> Path:
 
 def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list[str] | None = None,
                  replay: Path | None = None, record: Path | None = None,
-                 progress: Progress | None = None) -> RunReport:
-    """Crawl one source (live, or replayed from a HAR) into the store."""
+                 progress: Progress | None = None, lock_wait: float = 0,
+                 cancel: threading.Event | None = None) -> RunReport:
+    """Crawl one source (live, or replayed from a HAR) into the store.
+
+    Holds the source's crawl lock throughout, so two processes never crawl one
+    source at once; SourceBusy when it is not free within `lock_wait` seconds."""
     if name not in SOURCES:
         unknown = Source(name, name, "", "")
         run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
@@ -34,11 +45,26 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
         pipeline.finish_failed(unknown, run_id, RunStatus.failed, message, announce=False)
         raise UserError(message)
     source = SOURCES[name]
+    try:
+        with crawl_lock(pipeline.engine, source.name, wait=lock_wait,
+                        lease=config.daemon.lock_lease):
+            report = crawl_unlocked(pipeline, config, source, regions=regions, replay=replay, record=record,
+                                    progress=progress, cancel=cancel)
+    except LockBusy as exc:
+        raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
+    prune_captures(config.home / "runs", config.crawl.capture_retention_days)
+    return report
+
+
+def crawl_unlocked(pipeline: Pipeline, config: Config, source: Source, *, regions: list[str] | None = None,
+                   replay: Path | None = None, record: Path | None = None, progress: Progress | None = None,
+                   cancel: threading.Event | None = None) -> RunReport:
+    """The crawl itself; the caller holds the source's crawl lock."""
     settings = config.provider(source.provider)
     key = settings.api_key.get_secret_value() if settings.api_key else ""
     if source.needs_api_key and not key and replay is None:
         where = config.path or config.home / "config.toml"
-        raise SourceSkipped(f"{name}: skipped: no API key; set api_key under [providers.{source.provider}] "
+        raise SourceSkipped(f"{source.name}: skipped: no API key; set api_key under [providers.{source.provider}] "
                             f"in {where}, or the environment variable {api_key_env(source.provider)}")
     chosen = list(regions or settings.regions or [])
     spider_args = settings.spider_args()
@@ -50,7 +76,7 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
             source=source, out_dir=config.home / "runs" / f"{run_id:06d}-{source.name}", regions=chosen,
             replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
             download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path, secrets=[key] if key else [])
+            browser_path=config.crawl.browser_path, secrets=settings.secret_values(), cancel=cancel)
         return run_crawl(request, progress)
 
     return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)

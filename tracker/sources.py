@@ -12,23 +12,23 @@ class Source:
     spider: str
     normalizer: str
     kind: str = "prices"
-    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
-    needs_api_key: bool = False
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
     keeps_state: bool = False
+    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
+    needs_api_key: bool = False
 
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
     Source("aws", "aws", "spiders.aws:AwsSpider", "tracker.normalize.aws"),
     Source("aws-reserved", "aws", "spiders.aws_bulk:AwsReservedSpider", "tracker.normalize.aws_reserved"),
-    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
-    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
-    Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
     Source("alibaba", "alibaba", "spiders.alibaba:AlibabaSpider", "tracker.normalize.alibaba", keeps_state=True),
     Source("alibaba-cn", "alibaba", "spiders.alibaba:AlibabaChinaSpider", "tracker.normalize.alibaba",
            keeps_state=True),
     Source("volcengine", "volcengine", "spiders.volcengine:VolcengineSpider", "tracker.normalize.volcengine",
            keeps_state=True),
+    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
+    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
+    Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
 )}

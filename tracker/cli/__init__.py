@@ -57,11 +57,12 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import config_cmds, crawl_cmds, query_cmds
+    from tracker.cli import config_cmds, crawl_cmds, daemon_cmds, query_cmds
 
     crawl_cmds.register(app)
     query_cmds.register(app)
     config_cmds.register(app)
+    daemon_cmds.register(app)
 
 
 _register()

@@ -64,6 +64,8 @@ def crawl(
         help="Serve responses from this HAR capture; never touch the network.", dir_okay=False)] = None,
     record: Annotated[Path | None, typer.Option(
         help="Save what was fetched to this HAR 1.2 file.", dir_okay=False)] = None,
+    wait: Annotated[float, typer.Option(
+        min=0, help="Seconds to wait when another process is crawling this source; default: refuse at once.")] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Crawl one provider into the store and list what changed.
@@ -77,7 +79,7 @@ def crawl(
     st = state(ctx)
     with crawl_progress(provider) as progress:
         report = crawl_source(st.pipeline(), st.config, provider, regions=region or None,
-                              replay=replay, record=record, progress=progress)
+                              replay=replay, record=record, progress=progress, lock_wait=wait)
     for note in report.notes:
         stderr.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if not report.ok:

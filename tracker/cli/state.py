@@ -44,10 +44,13 @@ class State:
             migrate(engine)
         except StoreError as exc:
             raise UserError(str(exc)) from None
-        with Session(engine) as session:
-            # A run left 'running' by a killed process is over: say so at start.
-            store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
-            session.commit()
+        if engine.dialect.name == "sqlite":
+            # A run left 'running' by a killed process is over: say so at start. A shared
+            # PostgreSQL store may hold runs of other machines, whose pids mean nothing
+            # here: there each crawl settles its own source's runs under its crawl lock.
+            with Session(engine) as session:
+                store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
+                session.commit()
         return engine
 
     def store_label(self) -> str:

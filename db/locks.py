@@ -1,0 +1,157 @@
+"""One crawl of a source at a time, across processes and machines.
+
+PostgreSQL: a session-level advisory lock, held on a connection of its own;
+the server drops it when that connection dies, so a killed process frees its
+sources at once. SQLite: a row in `crawl_locks` with a lease that the holder
+renews; a lease that expired, or whose holder on this host no longer exists,
+is taken over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Field, SQLModel
+
+from db.tables import UTCDateTime
+
+
+class CrawlLock(SQLModel, table=True):
+    __tablename__ = "crawl_locks"
+
+    name: str = Field(primary_key=True)
+    owner: str
+    host: str
+    pid: int
+    acquired_at: datetime = Field(sa_type=UTCDateTime)
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class LockBusy(Exception):
+    """Another process holds the lock; the message says who, when known."""
+
+
+@dataclass(frozen=True)
+class Holder:
+    host: str
+    pid: int
+    since: datetime | None
+
+
+def owner_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _advisory_key(schema: str, name: str) -> int:
+    # Advisory locks are per database; the schema keeps two stores in one database apart.
+    digest = hashlib.blake2b(f"gpu-tracker:{schema}:{name}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+@contextmanager
+def crawl_lock(engine: sa.Engine, name: str, *, wait: float = 0, lease: float = 60) -> Iterator[None]:
+    """Hold the lock of `name` for the block; LockBusy if it is not free
+    within `wait` seconds."""
+    if engine.dialect.name == "postgresql":
+        with _pg_lock(engine, name, wait):
+            yield
+    else:
+        with _lease_lock(engine, name, wait, lease):
+            yield
+
+
+@contextmanager
+def _pg_lock(engine: sa.Engine, name: str, wait: float) -> Iterator[None]:
+    conn = engine.connect()
+    try:
+        schema = conn.execute(sa.text("select current_schema()")).scalar_one()
+        key = _advisory_key(str(schema), name)
+        deadline = time.monotonic() + wait
+        while not conn.execute(sa.text("select pg_try_advisory_lock(:k)"), {"k": key}).scalar_one():
+            conn.rollback()
+            if time.monotonic() >= deadline:
+                raise LockBusy(f"{name} is being crawled by another process on this database")
+            time.sleep(min(1.0, max(0.05, deadline - time.monotonic())))
+        conn.commit()
+        try:
+            yield
+        finally:
+            conn.execute(sa.text("select pg_advisory_unlock(:k)"), {"k": key})
+            conn.commit()
+    finally:
+        conn.close()
+
+
+def _pid_gone(host: str, pid: int) -> bool:
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _try_lease(engine: sa.Engine, name: str, owner: str, lease: float) -> Holder | None:
+    """Take or renew the lease; returns the other holder when it is not ours."""
+    t = CrawlLock.__table__
+    now = datetime.now(UTC)
+    values = {"name": name, "owner": owner, "host": socket.gethostname(), "pid": os.getpid(),
+              "acquired_at": now, "expires_at": now + timedelta(seconds=lease)}
+    with engine.begin() as conn:
+        row = conn.execute(sa.select(t).where(t.c.name == name)).first()
+        if row is not None and row.owner != owner and row.expires_at > now and not _pid_gone(row.host, row.pid):
+            return Holder(row.host, row.pid, row.acquired_at)
+        stmt = sqlite_insert(t).values(**values)
+        update = {k: stmt.excluded[k] for k in ("owner", "host", "pid", "expires_at")}
+        if row is None or row.owner != owner:
+            update["acquired_at"] = stmt.excluded.acquired_at
+        conn.execute(stmt.on_conflict_do_update(index_elements=["name"], set_=update))
+    return None
+
+
+def _release_lease(engine: sa.Engine, name: str, owner: str) -> None:
+    t = CrawlLock.__table__
+    with engine.begin() as conn:
+        conn.execute(sa.delete(t).where(t.c.name == name, t.c.owner == owner))
+
+
+@contextmanager
+def _lease_lock(engine: sa.Engine, name: str, wait: float, lease: float) -> Iterator[None]:
+    owner = owner_id()
+    deadline = time.monotonic() + wait
+    while (holder := _try_lease(engine, name, owner, lease)) is not None:
+        if time.monotonic() >= deadline:
+            since = f" since {holder.since:%Y-%m-%d %H:%M:%S} UTC" if holder.since else ""
+            raise LockBusy(f"{name} is being crawled by process {holder.pid} on {holder.host}{since}")
+        time.sleep(min(1.0, max(0.05, deadline - time.monotonic())))
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(lease / 3):
+            try:
+                _try_lease(engine, name, owner, lease)
+            except sa.exc.OperationalError:
+                pass  # a busy database: the next renewal comes well before the lease ends
+
+    renewer = threading.Thread(target=renew, name=f"lease-{name}", daemon=True)
+    renewer.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        renewer.join()
+        _release_lease(engine, name, owner)

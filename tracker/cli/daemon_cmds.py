@@ -1,0 +1,127 @@
+"""Commands for running unattended: `daemon`, `status` and `reprocess`."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from db.engine import mask_url
+from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.state import parse_since, state
+from tracker.errors import UserError
+from tracker.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+
+STATUS_COLUMNS = ["source", "schedule", "last_status", "last_ok_at", "last_failure_at", "last_failure", "next_run",
+                  "stale", "open_prices"]
+REPROCESS_COLUMNS = ["capture", "observed_at", "run_id", "status", "items", "rows_written", "changes", "error"]
+
+
+class LogFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def daemon(
+    ctx: typer.Context,
+    once: Annotated[bool, typer.Option("--once", help="Crawl every source once, deliver, and exit (for cron).")]
+    = False,
+    metrics_port: Annotated[int | None, typer.Option(
+        min=0, max=65535, help="Serve Prometheus /metrics and /healthz on this port.")] = None,
+    metrics_host: Annotated[str, typer.Option(help="Address the metrics server listens on.")] = "127.0.0.1",
+    log_format: Annotated[LogFormat, typer.Option(help="Log lines as text or JSON (one object a line).")]
+    = LogFormat.text,
+    no_crawl: Annotated[bool, typer.Option(
+        "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs).")]
+    = False,
+) -> None:
+    """Crawl every source on its schedule, deliver alerts and watch for stale
+    sources, until SIGTERM or Ctrl-C. Schedules live in [daemon] and
+    [daemon.schedule.<source>] of the configuration.
+
+    Example: gpu-tracker daemon --metrics-port 9108 --log-format json
+    """
+    from tracker.daemon import Daemon
+    from tracker.logs import secret_values, setup_logging
+    from tracker.metrics import Metrics, serve_metrics
+
+    st = state(ctx)
+    config = st.config
+    level = logging.DEBUG if st.debug else logging.INFO
+    setup_logging(log_format.value, level, secret_values(config))
+    runner = Daemon(config, st.pipeline(), Metrics(), crawl=not no_crawl)
+    if once:
+        raise typer.Exit(runner.run_once())
+    server = None
+    if metrics_port is not None:
+        try:
+            server = serve_metrics(runner.metrics, metrics_port, runner.healthy, host=metrics_host)
+        except OSError as exc:
+            raise UserError(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc.strerror}") from None
+    try:
+        code = runner.run()
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    raise typer.Exit(code)
+
+
+def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
+    """Show each source's last good run, last failure and its reason, next
+    scheduled run and whether it is stale; then the store size and outbox backlog.
+
+    Example: gpu-tracker status --format json
+    """
+    st = state(ctx)
+    engine = st.engine
+    names = scheduled_sources(st.config)
+    rows = [h.row() for h in source_health(engine, st.config, names, datetime.now(UTC))]
+    emit(rows, fmt, columns=STATUS_COLUMNS, empty="no sources")
+    size = store_size(engine)
+    shown = f", {size / 1e6:.1f} MB" if size is not None else ""
+    stderr.print(f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
+                 highlight=False, soft_wrap=True)
+    backlog = outbox_backlog(engine)
+    if backlog is not None:
+        parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
+        stderr.print(f"outbox: {parts}", highlight=False)
+
+
+def reprocess(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Argument(help="The source whose captures to replay, for example azure.")],
+    since: Annotated[str | None, typer.Option(
+        help="Only captures from this date or span on: 2026-08-01, 7d. Default: every kept capture.")] = None,
+    wait: Annotated[float, typer.Option(min=0, help="Seconds to wait if the source is being crawled.")] = 0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Rebuild a source's snapshots from its kept captures (after a parser
+    fix), without fetching again. History from the oldest replayed capture on
+    is replaced; nothing is alerted.
+
+    Example: gpu-tracker reprocess azure --since 2026-08-01
+    """
+    from tracker.reprocess import reprocess as rebuild
+
+    st = state(ctx)
+    done = rebuild(st.pipeline(), st.config, provider, parse_since(since), lock_wait=wait)
+    r = done.rewound
+    stderr.print(f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
+                 f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
+                 highlight=False, soft_wrap=True)
+    rows = [{"capture": str(c.path), "observed_at": c.observed_at, "run_id": rep.run_id, "status": str(rep.status),
+             "items": rep.items, "rows_written": rep.rows_written, "changes": len(rep.changes), "error": rep.error}
+            for c, rep in done.reports]
+    emit(rows, fmt, columns=REPROCESS_COLUMNS, empty="nothing replayed")
+    failed = [row for row in rows if row["status"] != "ok"]
+    if failed:
+        raise UserError(f"{len(failed)} of {len(rows)} captures did not load; the first: {failed[0]['error']}")
+
+
+def register(app: typer.Typer) -> None:
+    for command in (daemon, status, reprocess):
+        app.command()(command)
