@@ -14,6 +14,10 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     assert (target / "tracker.db").exists()
     assert "price_drop" in result.out and "Standard_ND96amsr_A100_v4" in result.out
+    assert "p5.48xlarge" in result.out  # AWS on demand and reserved both moved
+    h100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "H100", "--format", "json").out)
+    aws = [r for r in h100 if r["provider"] == "aws"]
+    assert aws and all(r["price_per_gpu_hour"] for r in aws)
     assert "gpu:nvidia-tesla-a100" in result.out and "a2-megagpu-16g" in result.out  # GCP's A100 SKU alone moved
     assert "Try next" in result.err
     sources = {s for s, _ in demo_captures()}

@@ -21,6 +21,8 @@ class Source:
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+    Source("aws", "aws", "spiders.aws:AwsSpider", "tracker.normalize.aws"),
+    Source("aws-reserved", "aws", "spiders.aws_bulk:AwsReservedSpider", "tracker.normalize.aws_reserved"),
     Source("alibaba", "alibaba", "spiders.alibaba:AlibabaSpider", "tracker.normalize.alibaba", keeps_state=True),
     Source("alibaba-cn", "alibaba", "spiders.alibaba:AlibabaChinaSpider", "tracker.normalize.alibaba",
            keeps_state=True),

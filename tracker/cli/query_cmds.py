@@ -21,7 +21,7 @@ PRICE_COLUMNS = [
     "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",
     "memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term", "payment_option", "price",
     "currency", "unit", "list_price", "upfront_fee", "hourly_price", "price_per_gpu_hour", "availability",
-    "source_url", "observed_at",
+    "source_url", "observed_at", "attrs",
 ]
 PRICE_TABLE = ["provider", "region", "instance_type", "gpu_model", "gpu_count", "os", "price_model", "term",
                "price", "currency", "unit", "hourly_price", "price_per_gpu_hour"]
@@ -49,7 +49,10 @@ RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "ite
 
 
 def price_dict(point: PricePoint) -> dict[str, Any]:
-    return point_record(point)
+    row = point_record(point)
+    # Provider extras (interruption rates, part prices) as one readable cell.
+    row["attrs"] = _detail(row["attrs"]) or None
+    return row
 
 
 def _detail(raw: dict[str, str] | str) -> str:

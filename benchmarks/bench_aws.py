@@ -1,0 +1,100 @@
+"""AWS at full scale.
+
+- A bulk offer file of 1 GB (synthetic, real format, written to a temp folder
+  here and removed after) streamed through the GPU filter: peak RSS must stay
+  under 300 MB. Baseline: `json.load` of the whole file, then the same filter;
+  it is run on a tenth of the size (whole-file loading of 1 GB would need
+  gigabytes of memory) and its time scaled up by ten.
+- A full region's pricing-page table (the 1,322-row us-east-1 Linux fixture)
+  parsed and normalized in under 0.2 s. Baseline: every row turned into a
+  quote first and the GPU rows picked afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+from benchmarks.aws_offer_file import write_offer_file
+from benchmarks.harness import Figure, measure_in_child, timed
+from spiders.har import read_har
+from spiders.pages.aws import looks_like_gpu, parse_ondemand_page
+from spiders.pages.aws_bulk import GpuProducts, offer_subset
+from tracker.normalize.aws import normalize, ondemand_quote
+
+GB = 1_000_000_000
+RSS_LIMIT_MB = 300
+PAGE_LIMIT_S = 0.2
+FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "aws" / "aws-us-east-1-2026-08-06.har"
+LOCATION = "US East (N. Virginia)"
+KEEP = GpuProducts.for_systems(["Linux", "Windows"])
+
+
+def stream_file(path: str) -> int:
+    with open(path, "rb") as fh:
+        return len(offer_subset(fh, KEEP)["products"])
+
+
+def load_whole_file(path: str) -> int:
+    with open(path, "rb") as fh:
+        offer = json.load(fh, parse_float=Decimal)
+    return sum(1 for p in offer["products"].values() if KEEP(p))
+
+
+def bulk_figures(quick: bool) -> list[Figure]:
+    size = GB // 20 if quick else GB
+    with tempfile.TemporaryDirectory(prefix="bench-aws-") as folder:
+        big, small = Path(folder) / "index.json", Path(folder) / "slice.json"
+        write_offer_file(big, target_bytes=size)
+        write_offer_file(small, target_bytes=size // 10)
+        real_size = big.stat().st_size
+        seconds, rss, kept = measure_in_child(stream_file, str(big))
+        base_seconds, base_rss, base_kept = measure_in_child(load_whole_file, str(small))
+    scale = real_size / small.stat().st_size if small.exists() else 10
+    return [Figure(
+        name=f"aws bulk offer file, {real_size / 1e9:.2f} GB streamed (ijson)", seconds=seconds,
+        baseline_name="json.load whole file (x10 from a 1/10 file)", baseline_seconds=base_seconds * scale,
+        peak_rss_mb=rss, target=f"peak RSS < {RSS_LIMIT_MB} MB", passed=rss < RSS_LIMIT_MB,
+        note=f"kept {kept} GPU SKUs; baseline peak RSS {base_rss:.0f} MB on {real_size / scale / 1e6:.0f} MB")]
+
+
+def page_body() -> bytes:
+    entry = next(e for e in read_har(FIXTURE)["log"]["entries"] if "/Linux/index.json" in e["request"]["url"])
+    return entry["response"]["content"]["text"].encode()
+
+
+def parse_page(body: bytes) -> int:
+    manifest, rows = parse_ondemand_page(body, LOCATION)
+    items = [{"kind": "aws.ondemand", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
+              "os": "Linux", "currency": manifest["currencyCode"], "data": r} for r in rows]
+    return len(normalize(items).quotes)
+
+
+def quote_every_row(body: bytes) -> int:
+    page = json.loads(body, parse_float=Decimal)
+    quotes = [ondemand_quote({"observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
+                              "os": "Linux", "currency": "USD", "data": r}) for r in page["regions"][LOCATION].values()]
+    return len([q for q in quotes if looks_like_gpu(q.instance_type)])
+
+
+def best_of(runs: int, fn, body: bytes) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+    results = [timed(lambda: fn(body)) for _ in range(runs)]
+    return min(s for s, _ in results), results[0][1]
+
+
+def page_figures(quick: bool) -> list[Figure]:
+    body = page_body()
+    rows = len(json.loads(body)["regions"][LOCATION])
+    runs = 3 if quick else 7
+    seconds, quotes = best_of(runs, parse_page, body)
+    base_seconds, base_quotes = best_of(runs, quote_every_row, body)
+    assert quotes == base_quotes, (quotes, base_quotes)
+    return [Figure(name=f"aws pricing page, {rows} rows -> {quotes} GPU quotes", seconds=seconds,
+                   baseline_name="quote every row, then filter", baseline_seconds=base_seconds,
+                   target=f"< {PAGE_LIMIT_S} s", passed=seconds < PAGE_LIMIT_S, note=f"best of {runs}")]
+
+
+def run(quick: bool) -> list[Figure]:
+    return page_figures(quick) + bulk_figures(quick)

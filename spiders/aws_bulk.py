@@ -1,0 +1,121 @@
+"""AWS reserved instances (and China on demand) from the bulk offer files:
+region_index.json -> each region's index.json, over 1 GB, streamed.
+
+Global regions come from pricing.us-east-1.amazonaws.com (USD); the China
+regions from pricing.cn-north-1.amazonaws.com.cn (CNY). In a live crawl the
+offer file never reaches Scrapy whole: `OfferStreamMiddleware` reads it as a
+stream and hands on only the GPU products and their terms (which is also what
+a recorded capture holds). In replay the capture's file is filtered the same
+way."""
+
+from __future__ import annotations
+
+import gzip
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from typing import IO, Any
+
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+from scrapy.responsetypes import responsetypes
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from spiders.aws import flag
+from spiders.base import ProviderSpider, SourceFailure
+from spiders.pages.aws_bulk import GpuProducts, ProductFilter, parse_offer_file, parse_region_index, subset_body
+
+GLOBAL_INDEX = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/region_index.json"
+CHINA_INDEX = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/current/region_index.json"
+STREAM_META = "aws_offer_filter"
+
+
+class OfferStreamMiddleware:
+    """Fetches offer files itself, as a stream cut down while it arrives,
+    so that a 1 GB file costs megabytes of memory, not gigabytes."""
+
+    def __init__(self, timeout: float, user_agent: str) -> None:
+        self.timeout = timeout
+        self.user_agent = user_agent
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> OfferStreamMiddleware:
+        if crawler.settings.get("GPU_TRACKER_REPLAY"):
+            raise NotConfigured
+        return cls(crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 60), crawler.settings.get("USER_AGENT", ""))
+
+    async def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
+        keep = request.meta.get(STREAM_META)
+        if keep is None:
+            return None
+        status, headers, body = await maybe_deferred_to_future(deferToThread(self.fetch, request.url, keep))
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
+        return cls(url=request.url, status=status, headers=headers, body=body, request=request)
+
+    def fetch(self, url: str, keep: ProductFilter) -> tuple[int, dict[str, str], bytes]:
+        ask = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "gzip"})
+        try:
+            with urllib.request.urlopen(ask, timeout=self.timeout) as answer:  # noqa: S310 - fixed AWS URLs
+                stream: IO[bytes] = answer
+                if answer.headers.get("Content-Encoding", "").lower() == "gzip":
+                    stream = gzip.GzipFile(fileobj=answer)
+                return answer.status, {"Content-Type": "application/json"}, subset_body(stream, keep)
+        except urllib.error.HTTPError as exc:
+            return exc.code, {"Content-Type": "text/plain"}, exc.read()[:2000]
+
+
+class AwsReservedSpider(ProviderSpider):
+    name = "aws-reserved"
+    provider = "aws"
+    default_regions = ("us-east-1", "us-west-2", "eu-west-1", "cn-north-1", "cn-northwest-1")
+
+    def __init__(self, operating_systems: str = "Linux,Windows", reserved_regions: str = "",
+                 convertible: str = "true", offer_index_url: str = GLOBAL_INDEX,
+                 china_offer_index_url: str = CHINA_INDEX, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.offer_index_url, self.china_offer_index_url = offer_index_url, china_offer_index_url
+        if not kwargs.get("regions") and reserved_regions:
+            self.regions = [r for r in reserved_regions.split(",") if r]
+        self.keep = GpuProducts.for_systems(s.strip() for s in operating_systems.split(",") if s.strip())
+        self.convertible = flag(convertible)
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        # The runner's middleware list is set at "cmdline" priority (40), and
+        # CrawlerProcess.crawl() applies it again to the crawler, so
+        # custom_settings cannot add to it: ours goes in just above.
+        middlewares = settings.getdict("DOWNLOADER_MIDDLEWARES")
+        middlewares["spiders.aws_bulk.OfferStreamMiddleware"] = 500
+        settings.set("DOWNLOADER_MIDDLEWARES", middlewares, priority=SETTINGS_PRIORITIES["cmdline"] + 1)
+
+    def index_for(self, region: str) -> str:
+        return self.china_offer_index_url if region.startswith("cn-") else self.offer_index_url
+
+    async def start(self) -> Any:
+        for index in sorted({self.index_for(r) for r in self.regions}):
+            yield self.request(index, self.parse_index, cb_kwargs={"index_url": index})
+
+    def parse_index(self, response: Response, index_url: str) -> Iterable[Any]:
+        self.fetched(response)
+        offers = parse_region_index(response.body, index_url)
+        for region in (r for r in self.regions if self.index_for(r) == index_url):
+            if region not in offers:
+                raise SourceFailure(f"unknown AWS region {region!r} in the offer index {index_url}; "
+                                    f"it lists: {', '.join(sorted(offers))}")
+            yield self.request(offers[region], self.parse_offer, meta={STREAM_META: self.keep},
+                               cb_kwargs={"region": region})
+
+    def parse_offer(self, response: Response, region: str) -> Iterable[Any]:
+        self.fetched(response)
+        header, records = parse_offer_file(response.body, self.keep)
+        if not self.convertible:
+            for record in records:
+                record["terms"]["Reserved"] = [t for t in record["terms"]["Reserved"]
+                                               if (t.get("termAttributes") or {}).get("OfferingClass") != "convertible"]
+        yield from self.items(response, "aws.offer_product", records, region=region,
+                              version=header.get("version", ""))
