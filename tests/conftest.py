@@ -31,6 +31,15 @@ def _pg_reachable() -> str | None:
 _PG_PROBLEM: str | None | bool = False
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_files() -> Iterator[None]:
+    """Files the tests write are private (0600), as a user's config with
+    secrets should be: otherwise every CLI call warns about it."""
+    old = os.umask(0o077)
+    yield
+    os.umask(old)
+
+
 def pg_problem() -> str | None:
     global _PG_PROBLEM
     if _PG_PROBLEM is False:

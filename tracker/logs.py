@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -60,16 +61,34 @@ def secret_values(model: BaseModel) -> list[str]:
     return found
 
 
+# Secrets learnt from the configuration once it is loaded; every MaskingFilter
+# masks them, with the parts of secret URLs that libraries log on their own
+# (an HTTP client logs the path of a webhook URL, not the URL).
+_REGISTERED: set[str] = set()
+
+
+def register_secrets(values: Iterable[str]) -> None:
+    for value in values:
+        if not value:
+            continue
+        _REGISTERED.add(value)
+        parts = urlsplit(value)
+        for piece in (parts.path, parts.query, parts.netloc.rpartition("@")[0], parts.netloc + parts.path):
+            if len(piece) >= 6:
+                _REGISTERED.add(piece)
+
+
 class MaskingFilter(logging.Filter):
     def __init__(self, known: Iterable[str] = ()) -> None:
         super().__init__()
         self.known = list(known)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        known = [*self.known, *_REGISTERED]
         message = record.getMessage()
-        record.msg, record.args = mask_secrets(message, self.known), None
+        record.msg, record.args = mask_secrets(message, known), None
         if record.exc_info:
-            record.exc_text = mask_secrets(logging.Formatter().formatException(record.exc_info), self.known)
+            record.exc_text = mask_secrets(logging.Formatter().formatException(record.exc_info), known)
             record.exc_info = None
         return True
 
@@ -114,6 +133,18 @@ def logging_to_stderr(fmt: str, level: int, known_secrets: Iterable[str] = ()) -
         logging.getLogger("apscheduler").setLevel(saved[2])
 
 
+class TextFormatter(logging.Formatter):
+    """`warning: ...` for the CLI; the time and logger name with --verbose."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = f"{record.levelname.lower()}: {record.getMessage()}"
+        if logging.getLogger().level < logging.WARNING:
+            text = f"{self.formatTime(record)} {record.name} {text}"
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
 class CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Writes to whatever sys.stderr is at the time of each record: the CLI
     also runs in-process (tests, notebooks), where stderr is swapped."""
@@ -136,7 +167,7 @@ def setup_logging(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> No
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     root = logging.getLogger()
     for old in list(root.handlers):
         # Ours, or the default stderr handler; a test's capture handler stays.

@@ -46,3 +46,15 @@ def test_config_show(sqlite_cli, home) -> None:
     assert result.code == 0
     assert "removal_confirmations = 3" in result.out
     assert f"# file: {home / 'config.toml'}" in result.out
+
+
+def test_config_with_secrets_readable_by_others_warns(sqlite_cli, home) -> None:
+    path = home / "config.toml"
+    path.write_text('[[channel]]\nname = "ops"\nurl = "json://127.0.0.1:9/hook?token=abc"\n')
+    path.chmod(0o644)
+    result = sqlite_cli("runs")
+    assert result.code == 0
+    assert f"warning: {path} holds secrets and can be read by other users; run: chmod 600 {path}" in result.err
+    assert "token=abc" not in result.err
+    path.chmod(0o600)
+    assert "holds secrets" not in sqlite_cli("runs").err

@@ -141,8 +141,10 @@ def history(
         emit(records(steps) if steps is not None else [], fmt, columns=RESAMPLE_COLUMNS,
              table_columns=RESAMPLE_TABLE, empty=f"no prices recorded for {what}")
     else:
-        emit(records(frame), fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
-             empty=f"no prices recorded for {what}")
+        rows = records(frame)
+        for row in rows:
+            row["attrs"] = _detail(row.get("attrs") or {}) or None
+        emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE, empty=f"no prices recorded for {what}")
 
 
 def changes(

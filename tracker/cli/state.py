@@ -16,6 +16,7 @@ from db import store
 from db.engine import StoreError, make_engine, mask_url, migrate
 from tracker.alerting import alert_hook
 from tracker.config import Config, load_config
+from tracker.logs import register_secrets, secret_values
 from tracker.diff import DiffPolicy
 from tracker.errors import UserError
 from tracker.pipeline import Pipeline
@@ -32,6 +33,7 @@ class State:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path, home=self.home)
+            register_secrets(secret_values(self._config))
         return self._config
 
     @cached_property
