@@ -110,3 +110,38 @@ def test_two_daemons_never_crawl_one_source_at_once(tmp_path: Path, pg_url: str)
         assert before.finished_at is not None
         assert after.started_at >= before.finished_at, (before, after)
     assert {first.proc.pid, second.proc.pid} == {r.pid for r in rows}
+
+
+def test_daemon_delivers_a_change_to_a_channel(home: Path) -> None:
+    """The whole path, unattended: scheduled crawl, change, rule, outbox,
+    delivery on its own interval, to a chat channel on 127.0.0.1."""
+    from tests.localserver import Reply, serve
+
+    url = f"sqlite:///{home / 'tracker.db'}"
+    with serve(lambda req: Reply(body=b"{}")) as (hook, received), fake_azure() as fake:
+        host = hook.removeprefix("http://")
+        (home / "config.toml").write_text(fake.config() + f"""
+[alerts]
+retry_base_seconds = 1
+
+[[channel]]
+name = "team"
+url = "json://{host}/hook"
+
+[[rule]]
+name = "moves"
+when = ["price_drop", "price_increase"]
+channels = ["team"]
+""")
+        with daemon(home) as d:
+            wait_for(lambda: len(ok_runs(url)) >= 1, 60, "a first complete run")
+            fake.bump = 0.5
+            wait_for(lambda: [r for r in received if r.path == "/hook"], 90, "a message on the channel")
+            assert d.stop(signal.SIGTERM, timeout=30) == 0
+    bodies = [r.body.decode() for r in received if r.path == "/hook"]
+    assert any("price_increase" in b or "price increase" in b.lower() or "Standard_" in b for b in bodies), bodies
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        states = [s for (s,) in conn.execute(sa.text("select state from alert_outbox"))]
+    engine.dispose()
+    assert states and "sending" not in states
