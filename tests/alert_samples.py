@@ -1,4 +1,7 @@
-"""Changes of every kind, as the diff and the offer sources produce them."""
+"""Changes of every kind, as the diff and the offer sources produce them.
+
+Their source URLs are only text for the messages; tests that send them point
+the channels at a local server on 127.0.0.1."""
 
 from __future__ import annotations
 

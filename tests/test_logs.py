@@ -1,4 +1,7 @@
-"""Logs of long-running commands: JSON lines, and no secret in them."""
+"""Logs of long-running commands: JSON lines, and no secret in them.
+
+The webhook URLs here are only text to mask: nothing is sent anywhere (the
+delivery tests send to a local server on 127.0.0.1)."""
 
 from __future__ import annotations
 
