@@ -8,6 +8,9 @@ imports nothing from the project.
 from __future__ import annotations
 
 import hashlib
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from datetime import datetime
 from decimal import Decimal
@@ -113,6 +116,28 @@ def stable_hash(parts: tuple[Any, ...], *, length: int = 32) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
+_identity = operator.itemgetter(*QUOTE_IDENTITY_FIELDS)
+_values = operator.itemgetter(*QUOTE_VALUE_FIELDS)
+
+
+def quote_key(fields: Mapping[str, Any]) -> str:
+    """`stable_hash` of a quote's identity fields, given by name. The fields
+    are all strings (or StrEnums, which join as their value), so they are
+    joined without the per-part conversion: the bulk ingest hashes every row."""
+    text = "\x1f".join(_identity(fields))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def quote_value_hash(fields: Mapping[str, Any]) -> str:
+    """`stable_hash` of a quote's value fields and attrs, given by name
+    (inlined: this runs for every row of a bulk ingest)."""
+    parts = ["" if v is None else str(v.normalize()) if type(v) is Decimal else str(v) for v in _values(fields)]
+    attrs = fields["attrs"]
+    if attrs:
+        parts.extend(map(str, sorted(attrs.items())))
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
 def term_hours(term: str | None) -> Decimal | None:
     """Hours in a commitment term: '1yr' -> 8760, '3yr' -> 26280, '3mo' -> 2160
     (a month is 720 hours, as providers bill it); anything else -> None."""
@@ -122,6 +147,18 @@ def term_hours(term: str | None) -> Decimal | None:
         if term.endswith(suffix) and term[: -len(suffix)].isdigit():
             return int(term[: -len(suffix)]) * hours
     return None
+
+
+def aware_time(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("observed_at must carry a time zone")
+    return value
+
+
+def currency_code(value: str) -> str:
+    if len(value) != 3 or not value.isalpha():
+        raise ValueError(f"currency must be a 3-letter code, not {value!r}")
+    return value.upper()
 
 
 class PriceQuote(SQLModel):
@@ -155,26 +192,21 @@ class PriceQuote(SQLModel):
     @field_validator("observed_at")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
-        if value.tzinfo is None:
-            raise ValueError("observed_at must carry a time zone")
-        return value
+        return aware_time(value)
 
     @field_validator("currency")
     @classmethod
     def _currency(cls, value: str) -> str:
-        if len(value) != 3 or not value.isalpha():
-            raise ValueError(f"currency must be a 3-letter code, not {value!r}")
-        return value.upper()
+        return currency_code(value)
 
     # Computed once: a snapshot of a million quotes asks for them often.
     @cached_property
     def key(self) -> str:
-        return stable_hash(tuple(getattr(self, f) for f in QUOTE_IDENTITY_FIELDS))
+        return quote_key(self.__dict__)
 
     @cached_property
     def value_hash(self) -> str:
-        parts = tuple(getattr(self, f) for f in QUOTE_VALUE_FIELDS)
-        return stable_hash(parts + tuple(sorted(self.attrs.items())), length=16)
+        return quote_value_hash(self.__dict__)
 
     def hourly_rate(self) -> Decimal | None:
         """The effective price of one hour: monthly over 720 h, yearly over
@@ -208,6 +240,28 @@ def effective_hourly(
     if upfront_fee and hours:
         hourly += upfront_fee / hours
     return hourly
+
+
+@dataclass(slots=True)
+class StagedQuote:
+    """A quote on the bulk path: its fields by name, as a PriceQuote holds
+    them, and its hashes; no model instance per row, which costs more than
+    the row's insert."""
+
+    fields: dict[str, Any]
+    key: str
+    value_hash: str
+
+    @classmethod
+    def of(cls, quote: PriceQuote) -> StagedQuote:
+        return cls(quote.__dict__, quote.key, quote.value_hash)
+
+    @classmethod
+    def from_fields(cls, fields: dict[str, Any]) -> StagedQuote:
+        return cls(fields, quote_key(fields), quote_value_hash(fields))
+
+    def quote(self) -> PriceQuote:
+        return PriceQuote.model_construct(**{name: self.fields[name] for name in PriceQuote.model_fields})
 
 
 class OfferKind(StrEnum):
@@ -331,6 +385,8 @@ class CrawlResult(SQLModel):
     regions: list[str] = Field(default_factory=list)
     pages: int = 0
     items: list[dict[str, Any]] = Field(default_factory=list)
+    # Set when the items are streamed to the pipeline rather than held here.
+    item_count: int | None = None
     error: str | None = None
     notes: list[str] = Field(default_factory=list)
     capture_path: str | None = None
@@ -339,3 +395,7 @@ class CrawlResult(SQLModel):
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def items_seen(self) -> int:
+        return len(self.items) if self.item_count is None else self.item_count

@@ -8,6 +8,7 @@ statements with executemany, since ORM objects per row cost ten times more.
 from __future__ import annotations
 
 import json
+import operator
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from db.schema import Change, PriceQuote, RunStatus
+from db.schema import Change, PriceQuote, RunStatus, StagedQuote
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 _DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps",
@@ -159,6 +160,87 @@ def count_open_prices(*, session: Session, source: str) -> int:
 def insert_prices(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
     if rows:
         session.connection().execute(sa.insert(PricePoint.__table__), list(rows))
+
+
+# --- the bulk path: one row tuple per quote, written below the ORM ---------
+
+PRICE_COLUMNS = (*_ROW_FIELDS, "key", "value_hash", "source", "attrs", "valid_from", "first_run_id", "missed_runs")
+_STAGED_FIELDS = operator.itemgetter(*_ROW_FIELDS)
+_DECIMAL_AT = tuple(_ROW_FIELDS.index(name) for name in _DECIMAL_FIELDS)
+
+
+def price_row(quote: StagedQuote, *, source: str, run_id: int, valid_from: object) -> tuple[Any, ...]:
+    """A quote as a price_points row in PRICE_COLUMNS order; `valid_from` as
+    the driver takes it (see `bulk_time`)."""
+    row = list(_STAGED_FIELDS(quote.fields))
+    for at in _DECIMAL_AT:
+        if row[at] is not None:
+            row[at] = format(row[at], "f")
+    attrs = quote.fields["attrs"]
+    row += (quote.key, quote.value_hash, source, json.dumps(attrs, sort_keys=True, ensure_ascii=False)
+            if attrs else "{}", valid_from, run_id, 0)
+    return tuple(row)
+
+
+def bulk_time(session: Session, when: datetime) -> object:
+    """`when` as the column type would bind it, done once per run rather
+    than once per row."""
+    column = PricePoint.__table__.c.valid_from
+    process = column.type.bind_processor(session.connection().dialect)
+    return process(when) if process else when
+
+
+def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Rows from `price_row`, in the session's transaction, at the driver's
+    own speed: executemany on SQLite, COPY on PostgreSQL."""
+    if not rows:
+        return
+    conn = session.connection()
+    columns = ", ".join(PRICE_COLUMNS)
+    if conn.dialect.name == "postgresql":
+        with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]
+            with cursor.copy(f"COPY price_points ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        return
+    marks = ", ".join("?" * len(PRICE_COLUMNS))
+    conn.exec_driver_sql(f"INSERT INTO price_points ({columns}) VALUES ({marks})", list(rows))
+
+
+def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, str]:
+    """The source's current snapshot as key -> value hash: all a bulk diff
+    holds in memory per row."""
+    t = PricePoint.__table__
+    stmt = sa.select(t.c.key, t.c.value_hash).where(t.c.source == source, t.c.valid_to.is_(None))
+    if regions:
+        stmt = stmt.where(t.c.region.in_(list(regions)))
+    return dict(session.connection().execute(stmt).all())  # type: ignore[arg-type]
+
+
+def _tracked(session: Session, source: str, condition: sa.ColumnElement[bool]) -> dict[str, TrackedPrice]:
+    t = PricePoint.__table__
+    stmt = sa.select(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs).where(
+        t.c.source == source, t.c.valid_to.is_(None), condition)
+    return {r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
+            for r in session.connection().execute(stmt)}
+
+
+def open_tracked(*, session: Session, source: str, keys: Sequence[str]) -> dict[str, TrackedPrice]:
+    """The open rows of these keys, in full."""
+    found: dict[str, TrackedPrice] = {}
+    column = PricePoint.__table__.c.key
+    for start in range(0, len(keys), 500):
+        found.update(_tracked(session, source, column.in_(list(keys[start:start + 500]))))
+    return found
+
+
+def open_missed(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, TrackedPrice]:
+    """The open rows that count misses: seen again, their count goes back to 0."""
+    t = PricePoint.__table__
+    condition = t.c.missed_runs > 0
+    if regions:
+        condition = condition & t.c.region.in_(list(regions))
+    return _tracked(session, source, condition)
 
 
 def close_prices(*, session: Session, ids: Sequence[int], valid_to: datetime) -> None:

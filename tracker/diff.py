@@ -1,21 +1,29 @@
-"""The diff engine: a pure function from the previous snapshot and the
-current one to changes, and to the writes that move the snapshot forward.
+"""The diff engine: from the previous snapshot and the current one to
+changes, and to the writes that move the snapshot forward.
 
-It never reads or writes the store. A current snapshot that looks
-implausible (too few rows, prices of zero or a hundredfold jump) is not
-diffed at all: the result carries the reason instead, and the caller keeps
-the last good data.
+It never reads or writes the store. A run is fed in chunks
+(`SnapshotDiff.feed`), so that a million quotes never sit in memory at
+once: only each key's value hash does. What it needs of the previous
+snapshot beyond that (ids, prices, misses) it asks for, for the few keys
+that differ, through a `Lookup`. A current snapshot that looks implausible
+(too few rows, prices of zero or a hundredfold jump) raises `Implausible`:
+the caller throws the run's writes away and keeps the last good data.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from db.schema import Change, ChangeKind, PriceQuote
+from db.schema import Change, ChangeKind, PriceQuote, StagedQuote
 from db.store import TrackedPrice
+from tracker.normalize import NormalizeError
+
+# The open rows of the given keys, from wherever the previous snapshot lives.
+Lookup = Callable[[Sequence[str]], Mapping[str, TrackedPrice]]
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,16 @@ class DiffPolicy:
     removal_confirmations: int = 2
     min_row_ratio: Decimal = Decimal("0.5")
     max_price_factor: Decimal = Decimal(100)
+
+
+class Implausible(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class DuplicateQuote(NormalizeError):
+    """Two values for one key in one run: ambiguous, an error, never a guess."""
 
 
 @dataclass
@@ -35,87 +53,146 @@ class PriceDiff:
     broken: str | None = None
 
 
+@dataclass
+class ChunkWrites:
+    inserts: list[StagedQuote] = field(default_factory=list)
+    closes: list[int] = field(default_factory=list)
+
+
 def percent_change(old: Decimal, new: Decimal) -> Decimal | None:
     if old == 0:
         return None
     return ((new - old) / old * 100).quantize(Decimal("0.01"))
 
 
-def quote_change(kind: ChangeKind, quote: PriceQuote, *, source: str, old: Decimal | None,
-                 new: Decimal | None, observed_at: datetime | None = None, **detail: str) -> Change:
+def quote_change(kind: ChangeKind, quote: StagedQuote, *, source: str, old: Decimal | None,
+                 new: Decimal | None, observed_at: datetime, **detail: str) -> Change:
+    f = quote.fields
     return Change(
-        kind=kind, provider=quote.provider, source=source, key=quote.key, region=quote.region,
-        zone=quote.zone, instance_type=quote.instance_type, gpu_model=quote.gpu_model,
-        gpu_count=quote.gpu_count, os=quote.os, price_model=str(quote.price_model), term=quote.term,
-        payment_option=quote.payment_option, old_price=old, new_price=new,
+        kind=kind, provider=f["provider"], source=source, key=quote.key, region=f["region"],
+        zone=f["zone"], instance_type=f["instance_type"], gpu_model=f["gpu_model"],
+        gpu_count=f["gpu_count"], os=f["os"], price_model=str(f["price_model"]), term=f["term"],
+        payment_option=f["payment_option"], old_price=old, new_price=new,
         percent=percent_change(old, new) if old is not None and new is not None else None,
-        currency=quote.currency, unit=str(quote.unit), source_url=quote.source_url,
-        observed_at=observed_at or quote.observed_at, detail=dict(detail))
+        currency=f["currency"], unit=str(f["unit"]), source_url=f["source_url"],
+        observed_at=observed_at, detail=dict(detail))
 
 
-def implausible(previous: Mapping[str, TrackedPrice], current: Mapping[str, PriceQuote],
-                policy: DiffPolicy) -> str | None:
-    if not current:
-        return "the crawl found no prices"
-    if previous and len(current) < len(previous) * policy.min_row_ratio:
-        return (f"the crawl found {len(current)} prices, less than {policy.min_row_ratio:%} "
-                f"of the {len(previous)} of the last complete run")
-    for key, quote in current.items():
-        before = previous.get(key)
-        if before is None or before.price <= 0:
-            continue
-        if quote.price <= 0:
-            return f"{quote.instance_type} ({quote.price_model}, {quote.region}) now costs {quote.price}, was {before.price}"
-        ratio = max(quote.price / before.price, before.price / quote.price)
-        if ratio >= policy.max_price_factor:
-            return (f"{quote.instance_type} ({quote.price_model}, {quote.region}) moved from "
-                    f"{before.price} to {quote.price}, a {ratio:.0f}x jump")
+def _jump(quote: StagedQuote, before: TrackedPrice, policy: DiffPolicy) -> str | None:
+    if before.price <= 0:
+        return None
+    f = quote.fields
+    price: Decimal = f["price"]
+    what = f"{f['instance_type']} ({f['price_model']}, {f['region']})"
+    if price <= 0:
+        return f"{what} now costs {price}, was {before.price}"
+    ratio = max(price / before.price, before.price / price)
+    if ratio >= policy.max_price_factor:
+        return f"{what} moved from {before.price} to {price}, a {ratio:.0f}x jump"
     return None
+
+
+class SnapshotDiff:
+    """One run's diff, fed chunk by chunk. With no previous snapshot the
+    current one is a baseline: stored, but not announced as hundreds of new
+    SKUs."""
+
+    def __init__(self, fingerprints: dict[str, str], policy: DiffPolicy, *, source: str, observed_at: datetime,
+                 missed: Mapping[str, TrackedPrice] | None = None) -> None:
+        self.previous = fingerprints  # key -> value hash; consumed as keys are seen
+        self.previous_count = len(fingerprints)
+        self.current: dict[str, str] = {}
+        self.policy, self.source, self.observed_at = policy, source, observed_at
+        self.missed = missed or {}
+        self.changes: list[Change] = []
+        self.misses: dict[int, int] = {}
+        self.regions: set[str] = set()
+
+    def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup) -> ChunkWrites:
+        writes = ChunkWrites()
+        changed: list[StagedQuote] = []
+        baseline = not self.previous_count
+        for quote in quotes:
+            seen = self.current.get(quote.key)
+            if seen is not None:
+                if seen != quote.value_hash:
+                    f = quote.fields
+                    raise DuplicateQuote(f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
+                                         f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}")
+                continue
+            self.current[quote.key] = quote.value_hash
+            self.regions.add(quote.fields["region"])
+            before = self.previous.pop(quote.key, None)
+            if before is None:
+                writes.inserts.append(quote)
+                if not baseline:
+                    self.changes.append(self._change(ChangeKind.new_sku, quote, None))
+            elif before != quote.value_hash:
+                changed.append(quote)
+            elif quote.key in self.missed:
+                self.misses[self.missed[quote.key].id] = 0
+        if changed:
+            befores = lookup([q.key for q in changed])
+            for quote in changed:
+                reason = _jump(quote, befores[quote.key], self.policy)
+                if reason:
+                    raise Implausible(reason)
+            for quote in changed:
+                self._changed(quote, befores[quote.key], writes)
+        return writes
+
+    def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:
+        return quote_change(kind, quote, source=self.source, old=old, new=quote.fields["price"],
+                            observed_at=self.observed_at, **detail)
+
+    def _changed(self, quote: StagedQuote, before: TrackedPrice, writes: ChunkWrites) -> None:
+        writes.closes.append(before.id)
+        writes.inserts.append(quote)
+        price, availability = quote.fields["price"], quote.fields["availability"]
+        if price != before.price:
+            kind = ChangeKind.price_drop if price < before.price else ChangeKind.price_increase
+            self.changes.append(self._change(kind, quote, before.price))
+        if availability != before.availability:
+            change = self._change(ChangeKind.availability_changed, quote, before.price,
+                                  old_availability=before.availability or "", new_availability=availability or "")
+            # The prices are context here; a percent would read as a price move.
+            change.percent = None
+            self.changes.append(change)
+
+    def finish(self, lookup: Lookup) -> list[int]:
+        """Checks the run as a whole; counts a miss for every previous key
+        not seen, and returns the ids of those missed often enough to go."""
+        if not self.current:
+            raise Implausible("the crawl found no prices")
+        if self.previous_count and len(self.current) < self.previous_count * self.policy.min_row_ratio:
+            raise Implausible(f"the crawl found {len(self.current)} prices, less than {self.policy.min_row_ratio:%} "
+                              f"of the {self.previous_count} of the last complete run")
+        removed = []
+        for before in lookup(list(self.previous)).values():
+            missed = before.missed_runs + 1
+            if missed >= self.policy.removal_confirmations:
+                removed.append(before.id)
+            else:
+                self.misses[before.id] = missed
+        return removed
 
 
 def diff_prices(previous: Mapping[str, TrackedPrice], current: Mapping[str, PriceQuote],
                 policy: DiffPolicy, *, source: str, observed_at: datetime) -> PriceDiff:
-    """With no previous snapshot the current one is a baseline: stored, but
-    not announced as hundreds of new SKUs."""
+    """The whole diff of two snapshots in memory, in one chunk."""
     result = PriceDiff()
-    reason = implausible(previous, current, policy)
-    if reason:
-        result.broken = reason
+    diff = SnapshotDiff({k: p.value_hash for k, p in previous.items()}, policy, source=source,
+                        observed_at=observed_at, missed={k: p for k, p in previous.items() if p.missed_runs})
+
+    def lookup(keys: Sequence[str]) -> dict[str, TrackedPrice]:
+        return {k: previous[k] for k in keys}
+
+    try:
+        writes = diff.feed([StagedQuote.of(q) for q in current.values()], lookup)
+        result.removed = diff.finish(lookup)
+    except Implausible as exc:
+        result.broken = exc.reason
         return result
-    baseline = not previous
-    for key, quote in current.items():
-        before = previous.get(key)
-        if before is None:
-            result.inserts.append(quote)
-            if not baseline:
-                result.changes.append(quote_change(ChangeKind.new_sku, quote, source=source, old=None,
-                                                   new=quote.price, observed_at=observed_at))
-            continue
-        if before.missed_runs:
-            result.misses[before.id] = 0
-        if before.value_hash == quote.value_hash:
-            continue
-        result.closes.append(before.id)
-        result.misses.pop(before.id, None)
-        result.inserts.append(quote)
-        if quote.price != before.price:
-            kind = ChangeKind.price_drop if quote.price < before.price else ChangeKind.price_increase
-            result.changes.append(quote_change(kind, quote, source=source, old=before.price, new=quote.price,
-                                               observed_at=observed_at))
-        if quote.availability != before.availability:
-            change = quote_change(
-                ChangeKind.availability_changed, quote, source=source, old=before.price, new=quote.price,
-                observed_at=observed_at, old_availability=before.availability or "",
-                new_availability=quote.availability or "")
-            # The prices are context here; a percent would read as a price move.
-            change.percent = None
-            result.changes.append(change)
-    for key, before in previous.items():
-        if key in current:
-            continue
-        missed = before.missed_runs + 1
-        if missed >= policy.removal_confirmations:
-            result.removed.append(before.id)
-        else:
-            result.misses[before.id] = missed
+    result.changes, result.misses, result.closes = diff.changes, diff.misses, writes.closes
+    result.inserts = [current[q.key] for q in writes.inserts]
     return result

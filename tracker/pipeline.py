@@ -9,19 +9,20 @@ or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 
 import sqlalchemy as sa
 from sqlmodel import Session
 
 from db import offers as offer_store
 from db import store
-from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
+from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, StagedQuote
 from db.tables import CrawlRun, PricePoint
-from tracker.diff import DiffPolicy, diff_prices
+from tracker.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, load_normalizer
 from tracker.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
@@ -33,6 +34,8 @@ Clock = Callable[[], datetime]
 # process was killed) or a refused input says nothing of it.
 VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
+# Quotes are diffed and written this many at a time.
+CHUNK = 10_000
 
 
 def utcnow() -> datetime:
@@ -106,10 +109,12 @@ class Pipeline:
         return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
 
     def ingest(self, source: Source, run_id: int, result: CrawlResult,
-               normalizer: Callable[[list[dict]], Normalized]) -> RunReport:
+               normalizer: Callable[[list[dict]], Normalized], *, bad_input: RunStatus = RunStatus.failed) -> RunReport:
+        """`bad_input` is the status of a run whose items do not normalize:
+        a source fault for a crawl, a refused file for an import."""
         with Session(self.engine) as session:
             try:
-                report = self._apply(session, source, run_id, result, normalizer)
+                report = self._apply(session, source, run_id, result, normalizer, bad_input)
                 session.commit()
                 return report
             except Rejected as exc:
@@ -121,7 +126,7 @@ class Pipeline:
                 raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {store_reason(exc)}") from exc
         report = self.finish_failed(source, run_id, rejected.status, rejected.reason,
                                     announce=rejected.status != RunStatus.rejected)
-        report.items = len(result.items)
+        report.items = result.items_seen
         report.notes = list(result.notes)
         return report
 
@@ -155,27 +160,33 @@ class Pipeline:
         return RunReport(run_id=run_id, source=source.name, status=status, error=reason, changes=changes)
 
     def _apply(self, session: Session, source: Source, run_id: int, result: CrawlResult,
-               normalizer: Callable[[list[dict]], Normalized]) -> RunReport:
+               normalizer: Callable[[list[dict]], Normalized], bad_input: RunStatus) -> RunReport:
         if result.error is not None:
             raise Rejected(RunStatus.failed, result.error)
         try:
             normalized = normalizer(result.items)
-            current = snapshot(normalized.quotes)
         except NormalizeError as exc:
-            raise Rejected(RunStatus.failed, str(exc)) from None
+            raise Rejected(bad_input, str(exc)) from None
         observed = result.observed_at or self.clock()
         last_ok = store.last_run(session=session, source=source.name, statuses=[RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
             raise Rejected(RunStatus.rejected, (
                 f"this capture is from {observed:%Y-%m-%d %H:%M}, older than the last run of {source.name} "
                 f"({last_ok.observed_at:%Y-%m-%d %H:%M}); replay captures in date order"))
+        prices = 0
         if source.kind == "offers":
             changes, rows_written = self._apply_offers(session, source, run_id, normalized, observed, last_ok)
             regions = list(result.regions)
         else:
-            regions = result.regions or sorted({q.region for q in current.values()})
-            changes, rows_written = self._apply_prices(session, source, run_id, current, regions, observed,
-                                                       last_ok)
+            scope = result.regions or sorted({q.region for q in normalized.quotes})
+            chunks = normalized.staged if normalized.staged is not None else _chunks(normalized.quotes)
+            try:
+                diff, rows_written = self._apply_prices(session, source, run_id, chunks, scope, observed, last_ok)
+            except DuplicateQuote as exc:
+                raise Rejected(RunStatus.failed, str(exc)) from None
+            except NormalizeError as exc:
+                raise Rejected(bad_input, str(exc)) from None
+            changes, prices, regions = diff.changes, len(diff.current), sorted(set(scope) | diff.regions)
         before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
@@ -190,33 +201,48 @@ class Pipeline:
         run.status = RunStatus.ok
         run.finished_at = self.clock()
         run.observed_at = observed
-        run.pages, run.items = result.pages, len(result.items)
+        run.pages, run.items = result.pages, result.items_seen
         run.rows_written = rows_written
         run.changes = len(changes)
         run.capture_path = result.capture_path
         run.regions = ",".join(regions)
         session.add(run)
-        return RunReport(run_id=run_id, source=source.name, status=RunStatus.ok, items=len(result.items),
-                         prices=len(current), offers=len(normalized.offers), rows_written=rows_written,
+        return RunReport(run_id=run_id, source=source.name, status=RunStatus.ok, items=result.items_seen,
+                         prices=prices, offers=len(normalized.offers), rows_written=rows_written,
                          changes=changes, notes=list(result.notes) + normalized.notes)
 
-    def _apply_prices(self, session: Session, source: Source, run_id: int, current: dict[str, PriceQuote],
-                      regions: Sequence[str], observed: datetime, last_ok: CrawlRun | None) -> tuple[list[Change], int]:
-        previous = store.open_prices(session=session, source=source.name, regions=regions)
-        diff = diff_prices(previous, current, self.policy, source=source.name, observed_at=observed)
-        if diff.broken:
-            raise Rejected(RunStatus.quarantined, diff.broken)
+    def _apply_prices(self, session: Session, source: Source, run_id: int,
+                      chunks: Iterable[Sequence[StagedQuote]], regions: Sequence[str], observed: datetime,
+                      last_ok: CrawlRun | None) -> tuple[SnapshotDiff, int]:
+        """Streams the run through the diff: each chunk's new and changed rows
+        are written as they come, in this transaction, which is thrown away
+        if the run turns out implausible. (diff, rows written)"""
+        scope = list(regions) or None
+        diff = SnapshotDiff(store.open_fingerprints(session=session, source=source.name, regions=scope),
+                            self.policy, source=source.name, observed_at=observed,
+                            missed=store.open_missed(session=session, source=source.name, regions=scope))
+        lookup = partial(_open_tracked, session, source.name)
+        valid_from = store.bulk_time(session, observed)
+        written = 0
+        try:
+            for chunk in chunks:
+                writes = diff.feed(chunk, lookup)
+                store.close_prices(session=session, ids=writes.closes, valid_to=observed)
+                store.insert_price_rows(session=session, rows=[
+                    store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
+                    for q in writes.inserts])
+                written += len(writes.inserts)
+            removed_ids = diff.finish(lookup)
+        except Implausible as exc:
+            raise Rejected(RunStatus.quarantined, exc.reason) from None
         if last_ok and last_ok.observed_at == observed:
             # The same moment seen again (a capture replayed twice) confirms no removal.
-            diff.removed, diff.misses = [], {}
-
-        removed = store.load_points(session=session, ids=diff.removed)
-        changes = diff.changes + [removal_change(p, observed) for p in removed]
-        store.close_prices(session=session, ids=diff.closes + diff.removed, valid_to=observed)
-        store.insert_prices(session=session, rows=[
-            store.quote_to_row(q, source=source.name, run_id=run_id, valid_from=observed) for q in diff.inserts])
+            removed_ids, diff.misses = [], {}
+        removed = store.load_points(session=session, ids=removed_ids)
+        diff.changes.extend(removal_change(p, observed) for p in removed)
+        store.close_prices(session=session, ids=removed_ids, valid_to=observed)
         store.set_missed_runs(session=session, missed=diff.misses)
-        return changes, len(diff.inserts)
+        return diff, written
 
     def _apply_offers(self, session: Session, source: Source, run_id: int, normalized: Normalized,
                       observed: datetime, last_ok: CrawlRun | None) -> tuple[list[Change], int]:
@@ -237,6 +263,15 @@ class Pipeline:
             offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed) for o in diff.inserts])
         offer_store.set_offer_misses(session=session, missed=diff.misses)
         return changes, len(diff.inserts)
+
+
+def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[str, store.TrackedPrice]:
+    return store.open_tracked(session=session, source=source, keys=keys)
+
+
+def _chunks(quotes: Sequence[PriceQuote]) -> Iterator[list[StagedQuote]]:
+    for start in range(0, len(quotes), CHUNK):
+        yield [StagedQuote.of(q) for q in quotes[start:start + CHUNK]]
 
 
 def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
-from db.schema import Offer, PriceQuote
+from db.schema import Offer, PriceQuote, StagedQuote
+
 
 class NormalizeError(ValueError):
     """A raw item says something we cannot read without guessing."""
@@ -22,6 +23,9 @@ class Normalized:
     quotes: list[PriceQuote] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Instead of `quotes`, for inputs too big to hold: chunks read lazily.
+    # A bad row raises NormalizeError from the iterator, mid-run.
+    staged: Iterable[Sequence[StagedQuote]] | None = None
 
 
 Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]

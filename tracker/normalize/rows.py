@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import Any
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import AfterValidator, TypeAdapter, ValidationError
+from typing_extensions import NotRequired, TypedDict
 
-from db.schema import PriceQuote
+from db.schema import PriceModel, PriceQuote, StagedQuote, Unit, aware_time, currency_code
 from tracker.normalize import Normalized, NormalizeError
 
 QUOTE_FIELDS = frozenset(PriceQuote.model_fields)
@@ -81,3 +84,61 @@ def _quote(item: dict[str, Any]) -> list[PriceQuote]:
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     return quotes_by_line(items, _quote)
+
+
+class QuoteRow(TypedDict):
+    """PriceQuote's fields and checks, validated into a plain dict: pydantic
+    builds a dict three times faster than a model, and the bulk import
+    validates every row of a million (a test keeps the two in step)."""
+
+    provider: str
+    region: str
+    zone: NotRequired[str]
+    instance_type: str
+    gpu_model: NotRequired[str | None]
+    gpu_count: NotRequired[Decimal | None]
+    gpu_memory_gb: NotRequired[Decimal | None]
+    vcpu: NotRequired[Decimal | None]
+    memory_gb: NotRequired[Decimal | None]
+    gpu_interconnect: NotRequired[str | None]
+    network_gbps: NotRequired[Decimal | None]
+    os: NotRequired[str]
+    price_model: PriceModel
+    term: NotRequired[str]
+    payment_option: NotRequired[str]
+    price: Decimal
+    currency: Annotated[str, AfterValidator(currency_code)]
+    unit: Unit
+    list_price: NotRequired[Decimal | None]
+    upfront_fee: NotRequired[Decimal | None]
+    availability: NotRequired[str | None]
+    source_url: NotRequired[str]
+    observed_at: Annotated[datetime, AfterValidator(aware_time)]
+    attrs: NotRequired[dict[str, str]]
+
+
+_ROW = TypeAdapter(QuoteRow)
+_DEFAULTS = {name: f.default for name, f in PriceQuote.model_fields.items() if not f.is_required()
+             and f.default_factory is None}
+
+
+def staged_rows(items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:
+    """The bulk path of `normalize`: each good item as a StagedQuote; each
+    bad one's line and reason appended to `errors`."""
+    out = []
+    for item in items:
+        data = item["data"]
+        if not data.get("observed_at"):
+            data = data | {"observed_at": item["observed_at"]}
+        try:
+            # Defaults go in before validation: one dict per row, not two.
+            fields = _ROW.validate_python(_DEFAULTS | _row_fields(data))
+        except ValidationError as exc:
+            errors.append(f"line {item['line']}: {validation_reason(exc)}")
+            continue
+        except ValueError as exc:
+            errors.append(f"line {item['line']}: {exc}")
+            continue
+        fields.setdefault("attrs", {})
+        out.append(StagedQuote.from_fields(fields))
+    return out
