@@ -41,8 +41,10 @@ def _child(fn: Callable[..., Any], args: tuple[Any, ...], queue: Any) -> None:
 
 def measure_in_child(fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
     """Run `fn(*args)` in a fresh process: (seconds, peak RSS MB, result).
-    A fresh process makes the peak RSS that of this work alone."""
-    ctx = mp.get_context("fork")
+    A fresh, spawned process makes the peak RSS that of this work alone (a
+    forked one would count the parent's pages too), so `fn` must be a
+    module-level function and `args` picklable."""
+    ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     proc = ctx.Process(target=_child, args=(fn, args, queue))
     proc.start()

@@ -20,7 +20,10 @@ def test_a_bad_line_rejects_the_whole_file(cli, tmp_path: Path) -> None:
     assert result.code == 1 and len(result.err.strip().splitlines()) == 1
     assert "line 4: price" in result.err and "line 6: currency" in result.err and "nothing stored" in result.err
     assert as_json(cli("prices", "--format", "json")) == []
-    assert as_json(cli("runs", "--format", "json")) == []
+    # The refused file is on record, as refused input, never as a source fault.
+    runs = as_json(cli("runs", "--format", "json"))
+    assert [(r["status"], r["rows_written"]) for r in runs] == [("rejected", 0)] and "line 4" in runs[0]["error"]
+    assert as_json(cli("changes", "--format", "json")) == []
 
     csv_rows = [dict(r) for r in H100_ROWS]
     del csv_rows[2]["price"]

@@ -9,7 +9,9 @@ or not at all.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -218,20 +220,21 @@ class Pipeline:
         are written as they come, in this transaction, which is thrown away
         if the run turns out implausible. (diff, rows written)"""
         scope = list(regions) or None
-        diff = SnapshotDiff(store.open_fingerprints(session=session, source=source.name, regions=scope),
-                            self.policy, source=source.name, observed_at=observed,
-                            missed=store.open_missed(session=session, source=source.name, regions=scope))
         lookup = partial(_open_tracked, session, source.name)
         valid_from = store.bulk_time(session, observed)
         written = 0
         try:
-            for chunk in chunks:
-                writes = diff.feed(chunk, lookup)
-                store.close_prices(session=session, ids=writes.closes, valid_to=observed)
-                store.insert_price_rows(session=session, rows=[
-                    store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
-                    for q in writes.inserts])
-                written += len(writes.inserts)
+            with paused_gc():
+                diff = SnapshotDiff(store.open_fingerprints(session=session, source=source.name, regions=scope),
+                                    self.policy, source=source.name, observed_at=observed,
+                                    missed=store.open_missed(session=session, source=source.name, regions=scope))
+                for chunk in chunks:
+                    writes = diff.feed(chunk, lookup)
+                    store.close_prices(session=session, ids=writes.closes, valid_to=observed)
+                    store.insert_price_rows(session=session, rows=[
+                        store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
+                        for q in writes.inserts])
+                    written += len(writes.inserts)
             removed_ids = diff.finish(lookup)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
@@ -263,6 +266,19 @@ class Pipeline:
             offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed) for o in diff.inserts])
         offer_store.set_offer_misses(session=session, missed=diff.misses)
         return changes, len(diff.inserts)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The bulk path makes millions of short-lived, acyclic objects; the
+    cyclic collector's passes over them are pure cost (a fifth of the time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[str, store.TrackedPrice]:
