@@ -22,6 +22,7 @@ from sqlmodel import Session
 
 from db import offers as offer_store
 from db import store
+from db.bulk import BulkWriter
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, StagedQuote
 from db.tables import CrawlRun, PricePoint
 from tracker.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
@@ -220,22 +221,21 @@ class Pipeline:
         are written as they come, in this transaction, which is thrown away
         if the run turns out implausible. (diff, rows written)"""
         scope = list(regions) or None
-        lookup = partial(_open_tracked, session, source.name)
         valid_from = store.bulk_time(session, observed)
         written = 0
         try:
-            with paused_gc():
+            with paused_gc(), BulkWriter(session) as writer:
                 diff = SnapshotDiff(store.open_fingerprints(session=session, source=source.name, regions=scope),
                                     self.policy, source=source.name, observed_at=observed,
                                     missed=store.open_missed(session=session, source=source.name, regions=scope))
+                lookup = partial(writer.locked, _open_tracked, session, source.name)
                 for chunk in chunks:
                     writes = diff.feed(chunk, lookup)
-                    store.close_prices(session=session, ids=writes.closes, valid_to=observed)
-                    store.insert_price_rows(session=session, rows=[
-                        store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
-                        for q in writes.inserts])
+                    writer.locked(store.close_prices, session=session, ids=writes.closes, valid_to=observed)
+                    writer.write([store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
+                                  for q in writes.inserts])
                     written += len(writes.inserts)
-            removed_ids = diff.finish(lookup)
+            removed_ids = diff.finish(partial(_open_tracked, session, source.name))
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
         if last_ok and last_ok.observed_at == observed:
