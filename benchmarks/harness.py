@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import resource
 import time
+from queue import Empty
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +36,12 @@ def peak_rss_mb() -> float:
 
 def _child(fn: Callable[..., Any], args: tuple[Any, ...], queue: Any) -> None:
     start = time.perf_counter()
-    value = fn(*args)
-    queue.put((time.perf_counter() - start, peak_rss_mb(), value))
+    try:
+        value = fn(*args)
+    except BaseException as exc:
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+        raise
+    queue.put(("ok", (time.perf_counter() - start, peak_rss_mb(), value)))
 
 
 def measure_in_child(fn: Callable[..., Any], *args: Any) -> tuple[float, float, Any]:
@@ -48,8 +53,16 @@ def measure_in_child(fn: Callable[..., Any], *args: Any) -> tuple[float, float, 
     queue = ctx.Queue()
     proc = ctx.Process(target=_child, args=(fn, args, queue))
     proc.start()
-    result = queue.get()
+    while True:
+        try:
+            status, result = queue.get(timeout=1)
+            break
+        except Empty:
+            if not proc.is_alive():
+                raise RuntimeError(f"{fn.__name__} died with exit code {proc.exitcode}") from None
     proc.join()
+    if status == "error":
+        raise RuntimeError(f"{fn.__name__} failed: {result}")
     return result  # type: ignore[no-any-return]
 
 

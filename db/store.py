@@ -217,14 +217,22 @@ def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> N
     conn.exec_driver_sql(f"INSERT INTO price_points ({columns}) VALUES ({marks})", list(rows))
 
 
-def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, str]:
-    """The source's current snapshot as key -> value hash: all a bulk diff
-    holds in memory per row."""
+def open_fingerprints(*, session: Session, source: str,
+                      regions: Sequence[str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The source's current snapshot as key -> value hash (all a bulk diff
+    holds in memory per row), and the keys of the rows that count misses,
+    in one pass over the open rows."""
     t = PricePoint.__table__
-    stmt = sa.select(t.c.key, t.c.value_hash).where(t.c.source == source, t.c.valid_to.is_(None))
+    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs).where(t.c.source == source, t.c.valid_to.is_(None))
     if regions:
         stmt = stmt.where(t.c.region.in_(list(regions)))
-    return dict(session.connection().execute(stmt).all())  # type: ignore[arg-type]
+    fingerprints: dict[str, str] = {}
+    missed: list[str] = []
+    for key, value_hash, misses in session.connection().execute(stmt):
+        fingerprints[key] = value_hash
+        if misses:
+            missed.append(key)
+    return fingerprints, missed
 
 
 def _tracked(session: Session, source: str, condition: sa.ColumnElement[bool]) -> dict[str, TrackedPrice]:
@@ -244,15 +252,6 @@ def open_tracked(*, session: Session, source: str, keys: Sequence[str]) -> dict[
     for start in range(0, len(keys), 500):
         found.update(_tracked(session, source, column.in_(list(keys[start:start + 500]))))
     return found
-
-
-def open_missed(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, TrackedPrice]:
-    """The open rows that count misses: seen again, their count goes back to 0."""
-    t = PricePoint.__table__
-    condition = (t.c.missed_runs > 0) & (t.c.source == source)
-    if regions:
-        condition = condition & t.c.region.in_(list(regions))
-    return _tracked(session, source, condition)
 
 
 def close_prices(*, session: Session, ids: Sequence[int], valid_to: datetime) -> None:

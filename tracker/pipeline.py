@@ -225,9 +225,9 @@ class Pipeline:
         written = 0
         try:
             with paused_gc(), BulkWriter(session) as writer:
-                diff = SnapshotDiff(store.open_fingerprints(session=session, source=source.name, regions=scope),
-                                    self.policy, source=source.name, observed_at=observed,
-                                    missed=store.open_missed(session=session, source=source.name, regions=scope))
+                fingerprints, missed = store.open_fingerprints(session=session, source=source.name, regions=scope)
+                diff = SnapshotDiff(fingerprints, self.policy, source=source.name, observed_at=observed,
+                                    missed=_open_tracked(session, source.name, missed))
                 lookup = partial(writer.locked, _open_tracked, session, source.name)
                 for chunk in chunks:
                     writes = diff.feed(chunk, lookup)
