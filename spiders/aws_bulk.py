@@ -13,7 +13,8 @@ from __future__ import annotations
 import gzip
 import urllib.error
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from typing import IO, Any
 
 from scrapy import Request, Spider
@@ -27,16 +28,21 @@ from twisted.internet.threads import deferToThread
 
 from spiders.aws import flag
 from spiders.base import ProviderSpider, SourceFailure
-from spiders.pages.aws_bulk import GpuProducts, ProductFilter, parse_offer_file, parse_region_index, subset_body
+from spiders.pages.aws_bulk import GpuProducts, parse_offer_file, parse_region_index, subset_body
 
 GLOBAL_INDEX = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 CHINA_INDEX = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/current/region_index.json"
-STREAM_META = "aws_offer_filter"
+# request.meta key: the function that cuts a bulk file down while it streams
+# (stream -> the kept subset, as a file of the same format). Its presence is
+# what makes OfferStreamMiddleware take the request.
+STREAM_META = "aws_stream_cut"
+Cut = Callable[[IO[bytes]], bytes]
 
 
 class OfferStreamMiddleware:
-    """Fetches offer files itself, as a stream cut down while it arrives,
-    so that a 1 GB file costs megabytes of memory, not gigabytes."""
+    """Fetches bulk files (EC2 offer files, savings plan files) itself, as a
+    stream cut down while it arrives, so that a 1 GB file costs megabytes of
+    memory, not gigabytes. What to keep is the request's STREAM_META cut."""
 
     def __init__(self, timeout: float, user_agent: str) -> None:
         self.timeout = timeout
@@ -49,21 +55,21 @@ class OfferStreamMiddleware:
         return cls(crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 60), crawler.settings.get("USER_AGENT", ""))
 
     async def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
-        keep = request.meta.get(STREAM_META)
-        if keep is None:
+        cut = request.meta.get(STREAM_META)
+        if cut is None:
             return None
-        status, headers, body = await maybe_deferred_to_future(deferToThread(self.fetch, request.url, keep))
+        status, headers, body = await maybe_deferred_to_future(deferToThread(self.fetch, request.url, cut))
         cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
         return cls(url=request.url, status=status, headers=headers, body=body, request=request)
 
-    def fetch(self, url: str, keep: ProductFilter) -> tuple[int, dict[str, str], bytes]:
+    def fetch(self, url: str, cut: Cut) -> tuple[int, dict[str, str], bytes]:
         ask = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "gzip"})
         try:
             with urllib.request.urlopen(ask, timeout=self.timeout) as answer:  # noqa: S310 - fixed AWS URLs
                 stream: IO[bytes] = answer
                 if answer.headers.get("Content-Encoding", "").lower() == "gzip":
                     stream = gzip.GzipFile(fileobj=answer)
-                return answer.status, {"Content-Type": "application/json"}, subset_body(stream, keep)
+                return answer.status, {"Content-Type": "application/json"}, cut(stream)
         except urllib.error.HTTPError as exc:
             return exc.code, {"Content-Type": "text/plain"}, exc.read()[:2000]
 
@@ -107,7 +113,7 @@ class AwsReservedSpider(ProviderSpider):
             if region not in offers:
                 raise SourceFailure(f"unknown AWS region {region!r} in the offer index {index_url}; "
                                     f"it lists: {', '.join(sorted(offers))}")
-            yield self.request(offers[region], self.parse_offer, meta={STREAM_META: self.keep},
+            yield self.request(offers[region], self.parse_offer, meta={STREAM_META: partial(subset_body, keep=self.keep)},
                                cb_kwargs={"region": region})
 
     def parse_offer(self, response: Response, region: str) -> Iterable[Any]:
