@@ -126,7 +126,13 @@ def offer_subset(stream: IO[bytes], keep: ProductFilter) -> dict[str, Any]:
 
 def subset_body(stream: IO[bytes], keep: ProductFilter) -> bytes:
     """The kept subset as an offer file of its own (what a live crawl records)."""
-    return json.dumps(offer_subset(stream, keep), default=_decimal, separators=(",", ":")).encode()
+    return compact_json(offer_subset(stream, keep))
+
+
+def compact_json(page: dict[str, Any]) -> bytes:
+    """A kept subset written back as JSON; ijson's exact Decimals are written
+    as the strings they were read from, never through float."""
+    return json.dumps(page, default=_decimal, separators=(",", ":")).encode()
 
 
 def _decimal(value: object) -> str:
