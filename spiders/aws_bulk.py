@@ -1,12 +1,13 @@
-"""AWS reserved instances (and China on demand) from the bulk offer files:
-region_index.json -> each region's index.json, over 1 GB, streamed.
+"""AWS reserved instances (and China on demand) from the bulk offer files,
+and savings plans from the savings plan files: for each, region_index.json
+-> each region's index.json, hundreds of MB to over 1 GB, streamed.
 
 Global regions come from pricing.us-east-1.amazonaws.com (USD); the China
 regions from pricing.cn-north-1.amazonaws.com.cn (CNY). In a live crawl the
 offer file never reaches Scrapy whole: `OfferStreamMiddleware` reads it as a
 stream and hands on only the GPU products and their terms (which is also what
-a recorded capture holds). In replay the capture's file is filtered the same
-way."""
+a recorded capture holds); a plan file likewise keeps only its GPU rates. In
+replay the capture's files are filtered the same way."""
 
 from __future__ import annotations
 
@@ -29,9 +30,15 @@ from twisted.internet.threads import deferToThread
 from spiders.aws import flag
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.pages.aws_bulk import GpuProducts, parse_offer_file, parse_region_index, subset_body
+from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_index, plan_subset_body, unknown_systems
 
 GLOBAL_INDEX = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 CHINA_INDEX = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/current/region_index.json"
+PLAN_INDEX = ("https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/"
+              "region_index.json")
+# Not checked against the live site: the global path, on the China host.
+CHINA_PLAN_INDEX = ("https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/current/"
+                    "region_index.json")
 # request.meta key: the function that cuts a bulk file down while it streams
 # (stream -> the kept subset, as a file of the same format). Its presence is
 # what makes OfferStreamMiddleware take the request.
@@ -81,13 +88,22 @@ class AwsReservedSpider(ProviderSpider):
 
     def __init__(self, operating_systems: str = "Linux,Windows", reserved_regions: str = "",
                  convertible: str = "true", offer_index_url: str = GLOBAL_INDEX,
-                 china_offer_index_url: str = CHINA_INDEX, **kwargs: Any) -> None:
+                 china_offer_index_url: str = CHINA_INDEX, savings_plans: str = "true",
+                 savings_plan_index_url: str = PLAN_INDEX, china_savings_plan_index_url: str = CHINA_PLAN_INDEX,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.offer_index_url, self.china_offer_index_url = offer_index_url, china_offer_index_url
+        self.plan_index_url, self.china_plan_index_url = savings_plan_index_url, china_savings_plan_index_url
         if not kwargs.get("regions") and reserved_regions:
             self.regions = [r for r in reserved_regions.split(",") if r]
-        self.keep = GpuProducts.for_systems(s.strip() for s in operating_systems.split(",") if s.strip())
+        systems = [s.strip() for s in operating_systems.split(",") if s.strip()]
+        self.keep = GpuProducts.for_systems(systems)
         self.convertible = flag(convertible)
+        self.savings_plans = flag(savings_plans)
+        self.plan_keep = GpuRates.for_systems(systems)
+        if self.savings_plans and unknown_systems(systems):
+            self.notes.append(f"aws-reserved: no savings plan operation code is known for "
+                              f"{', '.join(unknown_systems(systems))}; their savings plans are not read")
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -102,9 +118,15 @@ class AwsReservedSpider(ProviderSpider):
     def index_for(self, region: str) -> str:
         return self.china_offer_index_url if region.startswith("cn-") else self.offer_index_url
 
+    def plan_index_for(self, region: str) -> str:
+        return self.china_plan_index_url if region.startswith("cn-") else self.plan_index_url
+
     async def start(self) -> Any:
         for index in sorted({self.index_for(r) for r in self.regions}):
             yield self.request(index, self.parse_index, cb_kwargs={"index_url": index})
+        if self.savings_plans:
+            for index in sorted({self.plan_index_for(r) for r in self.regions}):
+                yield self.request(index, self.parse_plan_index, cb_kwargs={"index_url": index})
 
     def parse_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
@@ -113,8 +135,8 @@ class AwsReservedSpider(ProviderSpider):
             if region not in offers:
                 raise SourceFailure(f"unknown AWS region {region!r} in the offer index {index_url}; "
                                     f"it lists: {', '.join(sorted(offers))}")
-            yield self.request(offers[region], self.parse_offer, meta={STREAM_META: partial(subset_body, keep=self.keep)},
-                               cb_kwargs={"region": region})
+            yield self.request(offers[region], self.parse_offer,
+                               meta={STREAM_META: partial(subset_body, keep=self.keep)}, cb_kwargs={"region": region})
 
     def parse_offer(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)
@@ -124,4 +146,26 @@ class AwsReservedSpider(ProviderSpider):
                 record["terms"]["Reserved"] = [t for t in record["terms"]["Reserved"]
                                                if (t.get("termAttributes") or {}).get("OfferingClass") != "convertible"]
         yield from self.items(response, "aws.offer_product", records, region=region,
+                              version=header.get("version", ""))
+
+    def parse_plan_index(self, response: Response, index_url: str) -> Iterable[Any]:
+        self.fetched(response)
+        files = parse_plan_index(response.body, index_url)
+        for region in (r for r in self.regions if self.plan_index_for(r) == index_url):
+            if region not in files:
+                raise SourceFailure(f"unknown AWS region {region!r} in the savings plan index {index_url}; "
+                                    f"it lists: {', '.join(sorted(files))}")
+            yield self.request(files[region], self.parse_plans,
+                               meta={STREAM_META: partial(plan_subset_body, keep=self.plan_keep)},
+                               cb_kwargs={"region": region})
+
+    def parse_plans(self, response: Response, region: str) -> Iterable[Any]:
+        self.fetched(response)
+        header, records = parse_plan_file(response.body, self.plan_keep)
+        if not records:
+            self.notes.append(f"aws-reserved: the savings plan file of {region} has no GPU rates "
+                              f"for the chosen operating systems")
+        # The partition says which currency a rate that names none is in.
+        partition = "aws-cn" if region.startswith("cn-") else "aws"
+        yield from self.items(response, "aws.savings_plan", records, region=region, partition=partition,
                               version=header.get("version", ""))

@@ -178,7 +178,9 @@ def test_live_crawl_streams_records_and_replays(tmp_path: Path) -> None:
         record = tmp_path / "recorded.har"
         result = run_crawl(CrawlRequest(
             source=SOURCES["aws-reserved"], out_dir=tmp_path / "live", regions=["us-east-1"], record=record,
-            spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json"},
+            # The plan files have a live test of their own (test_aws_savings.py).
+            spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
+                         "savings_plans": "false"},
             timeout=120))
     assert result.error is None, result.error
     assert len(result.items) == 10 and GLOBAL_INDEX not in {r.path for r in received}
@@ -188,5 +190,6 @@ def test_live_crawl_streams_records_and_replays(tmp_path: Path) -> None:
 
     replayed = run_crawl(CrawlRequest(
         source=SOURCES["aws-reserved"], out_dir=tmp_path / "replay", regions=["us-east-1"], replay=record,
-        spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json"}))
+        spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
+                     "savings_plans": "false"}))
     assert replayed.error is None and [i["data"] for i in replayed.items] == [i["data"] for i in result.items]
