@@ -91,6 +91,11 @@ def test_prices_are_the_source_strings_exactly() -> None:
     assert {q.os for q in quotes} == {"linux", "windows"}
 
 
+def test_dropping_a_rate_at_its_first_field_drops_what_the_whole_filter_drops() -> None:
+    body = plan_body("us-east-1")
+    assert plan_subset(io.BytesIO(body), KEEP) == plan_subset(io.BytesIO(body), lambda rate: KEEP(rate))
+
+
 def test_the_kept_subset_is_itself_a_plan_file() -> None:
     body = plan_body("us-east-1")
     subset = plan_subset_body(io.BytesIO(body), KEEP)

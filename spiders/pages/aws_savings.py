@@ -51,6 +51,7 @@ OPERATIONS = {
 # HostUsage and UnusedBox are other tenancies and capacity reservations.
 _USAGE = re.compile(r"^(?:[A-Z0-9]+-)*(?P<usage>[A-Za-z]+):(?P<type>[^:]+)$")
 RateFilter = Callable[[dict[str, Any]], bool]
+RATE = "terms.savingsPlan.item.rates.item"  # the ijson prefix of a rate
 _OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
 
 
@@ -95,11 +96,20 @@ class GpuRates:
         without one are left out (see unknown_systems)."""
         return cls(frozenset(OPERATIONS[n] for n in names if n in OPERATIONS))
 
+    def checks(self) -> dict[str, Callable[[str], bool]]:
+        """Field -> test of its value; a rate is kept when every test passes.
+        One failed test is enough to drop a rate, so the stream can stop
+        building it there (most rates go at their first fields)."""
+        return {"discountedServiceCode": "AmazonEC2".__eq__, "discountedOperation": self.operations.__contains__,
+                "discountedUsageType": _gpu_box_usage}
+
     def __call__(self, rate: dict[str, Any]) -> bool:
-        if rate.get("discountedServiceCode") != "AmazonEC2" or rate.get("discountedOperation") not in self.operations:
-            return False
-        instance_type = usage_instance_type(str(rate.get("discountedUsageType", "")))
-        return instance_type is not None and looks_like_gpu(instance_type)
+        return all(test(str(rate.get(name, ""))) for name, test in self.checks().items())
+
+
+def _gpu_box_usage(usage_type: str) -> bool:
+    instance_type = usage_instance_type(usage_type)
+    return instance_type is not None and looks_like_gpu(instance_type)
 
 
 class _Pass:
@@ -107,6 +117,8 @@ class _Pass:
 
     def __init__(self, keep: RateFilter) -> None:
         self.keep = keep
+        checks: dict[str, Callable[[str], bool]] = keep.checks() if isinstance(keep, GpuRates) else {}
+        self.early = {f"{RATE}.{name}": test for name, test in checks.items()}
         self.header: dict[str, str] = {}
         self.products: dict[str, dict[str, Any]] = {}
         self.terms: dict[str, dict[str, Any]] = {}  # plan sku -> its term, kept rates only
@@ -139,17 +151,21 @@ class _Pass:
         self.rates = []
 
     def run(self, stream: IO[bytes]) -> None:
-        builder: ObjectBuilder | None = None
-        depth, into = 0, ""
+        builder: ObjectBuilder | None = None  # None inside a rate already ruled out
+        depth, into = 0, ""  # depth > 0: inside a product, a rate or a term's nested field
+        early = self.early
         for prefix, event, value in ijson.parse(stream, use_float=False):
-            if builder is not None:  # inside a product, a rate or a term's nested field
-                builder.event(event, value)
+            if depth:
                 if event in _OPEN:
                     depth += 1
                 elif event in _CLOSE:
                     depth -= 1
+                if builder is not None:
+                    builder.event(event, value)
                     if depth == 0:
                         self.built(into, builder.value)
+                        builder = None
+                    elif event == "string" and prefix in early and not early[prefix](value):
                         builder = None
                 continue
             if prefix == "":
@@ -159,7 +175,7 @@ class _Pass:
                     self.top.add(value)
                 elif event not in ("start_map", "end_map"):
                     raise PageShapeError("AWS: the savings plan file is not a JSON object")
-            elif prefix in ("products.item", "terms.savingsPlan.item.rates.item") or (
+            elif prefix in ("products.item", RATE) or (
                     self.term is not None and prefix == f"terms.savingsPlan.item.{self.term_key}"
                     and self.term_key != "rates"):
                 if event in _OPEN:
@@ -191,7 +207,7 @@ class _Pass:
     def built(self, into: str, value: Any) -> None:
         if into == "products.item":
             self.product(value)
-        elif into == "terms.savingsPlan.item.rates.item":
+        elif into == RATE:
             if self.keep(value):
                 self.rates.append(value)
         elif self.term is not None:
