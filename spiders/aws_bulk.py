@@ -128,15 +128,21 @@ class AwsReservedSpider(ProviderSpider):
             for index in sorted({self.plan_index_for(r) for r in self.regions}):
                 yield self.request(index, self.parse_plan_index, cb_kwargs={"index_url": index})
 
+    def region_files(self, files: dict[str, str], index_url: str, index_for: Callable[[str], str], what: str,
+                     callback: Callable[..., Any], cut: Cut) -> Iterable[Request]:
+        """A request for the file of each chosen region this index serves, cut
+        while it streams; a region the index does not list is a failure that
+        names those it does."""
+        for region in (r for r in self.regions if index_for(r) == index_url):
+            if region not in files:
+                raise SourceFailure(f"unknown AWS region {region!r} in the {what} index {index_url}; "
+                                    f"it lists: {', '.join(sorted(files))}")
+            yield self.request(files[region], callback, meta={STREAM_META: cut}, cb_kwargs={"region": region})
+
     def parse_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
-        offers = parse_region_index(response.body, index_url)
-        for region in (r for r in self.regions if self.index_for(r) == index_url):
-            if region not in offers:
-                raise SourceFailure(f"unknown AWS region {region!r} in the offer index {index_url}; "
-                                    f"it lists: {', '.join(sorted(offers))}")
-            yield self.request(offers[region], self.parse_offer,
-                               meta={STREAM_META: partial(subset_body, keep=self.keep)}, cb_kwargs={"region": region})
+        yield from self.region_files(parse_region_index(response.body, index_url), index_url, self.index_for,
+                                     "offer", self.parse_offer, partial(subset_body, keep=self.keep))
 
     def parse_offer(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)
@@ -150,14 +156,8 @@ class AwsReservedSpider(ProviderSpider):
 
     def parse_plan_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
-        files = parse_plan_index(response.body, index_url)
-        for region in (r for r in self.regions if self.plan_index_for(r) == index_url):
-            if region not in files:
-                raise SourceFailure(f"unknown AWS region {region!r} in the savings plan index {index_url}; "
-                                    f"it lists: {', '.join(sorted(files))}")
-            yield self.request(files[region], self.parse_plans,
-                               meta={STREAM_META: partial(plan_subset_body, keep=self.plan_keep)},
-                               cb_kwargs={"region": region})
+        yield from self.region_files(parse_plan_index(response.body, index_url), index_url, self.plan_index_for,
+                                     "savings plan", self.parse_plans, partial(plan_subset_body, keep=self.plan_keep))
 
     def parse_plans(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)

@@ -29,14 +29,19 @@ TERM_TYPES = ("OnDemand", "Reserved")
 ProductFilter = Callable[[dict[str, Any]], bool]
 
 
-def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
-    """region_index.json: `{regions: {code: {regionCode, currentVersionUrl}}}`
-    -> region code -> absolute URL of its offer file."""
+def index_regions(body: bytes, what: str) -> Any:
+    """The `regions` member of a region index (None if it has none)."""
     try:
         page = json.loads(body)
     except ValueError as exc:
-        raise PageShapeError(f"AWS: the offer region index is not valid JSON ({exc})") from None
-    regions = page.get("regions") if isinstance(page, dict) else None
+        raise PageShapeError(f"AWS: the {what} is not valid JSON ({exc})") from None
+    return page.get("regions") if isinstance(page, dict) else None
+
+
+def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
+    """region_index.json: `{regions: {code: {regionCode, currentVersionUrl}}}`
+    -> region code -> absolute URL of its offer file."""
+    regions = index_regions(body, "offer region index")
     if not isinstance(regions, dict) or not regions:
         raise PageShapeError("AWS: the offer region index has no regions object")
     missing = [code for code, r in regions.items() if not isinstance(r, dict) or not r.get("currentVersionUrl")]

@@ -28,7 +28,7 @@ from ijson.common import ObjectBuilder
 
 from spiders.pages import PageShapeError
 from spiders.pages.aws import looks_like_gpu
-from spiders.pages.aws_bulk import compact_json
+from spiders.pages.aws_bulk import compact_json, index_regions
 
 HEADER_FIELDS = ("version", "publicationDate", "regionCode")
 # The EC2 operation code of each operating system, by the names the pricing
@@ -58,11 +58,7 @@ _OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
 def parse_plan_index(body: bytes, index_url: str) -> dict[str, str]:
     """The plan region_index.json: `{regions: [{regionCode, versionUrl}]}` (a
     list, unlike the EC2 offer index) -> region code -> absolute URL."""
-    try:
-        page = json.loads(body)
-    except ValueError as exc:
-        raise PageShapeError(f"AWS: the savings plan region index is not valid JSON ({exc})") from None
-    regions = page.get("regions") if isinstance(page, dict) else None
+    regions = index_regions(body, "savings plan region index")
     if not isinstance(regions, list) or not regions:
         raise PageShapeError("AWS: the savings plan region index has no regions list")
     bad = [r for r in regions if not isinstance(r, dict) or not r.get("regionCode") or not r.get("versionUrl")]
