@@ -49,7 +49,8 @@ REGION_PREFIX = {"us-east-1": "", "us-west-2": "USW2-", "eu-west-1": "EUW1-", "c
 LOCATIONS = {"us-east-1": "US East (N. Virginia)", "us-west-2": "US West (Oregon)", "eu-west-1": "EU (Ireland)",
              "cn-north-1": "China (Beijing)", "cn-northwest-1": "China (Ningxia)"}
 VERSION = "20260801000000"
-GLOBAL_INDEX_URL = "https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+GLOBAL_INDEX_URL = ("https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/"
+                    "region_index.json")
 CHINA_INDEX_URL = ("https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/current/"
                    "region_index.json")
 CENT = Decimal("0.0001")

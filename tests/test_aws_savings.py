@@ -204,7 +204,8 @@ def _rate(edit):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("edit, reason", [
-    (lambda p: p["attributes"].update(purchaseOption="Heavy Utilization"), "unknown savings plan 'ComputeSavingsPlans'"),
+    (lambda p: p["attributes"].update(purchaseOption="Heavy Utilization"),
+     "unknown savings plan 'ComputeSavingsPlans'"),
     (lambda p: p.update(productFamily="DatabaseSavingsPlans"), "unknown savings plan 'DatabaseSavingsPlans'"),
     (lambda p: p["attributes"].update(purchaseTerm="3yr"), "purchaseTerm '3yr' and leaseContractLength '1yr' differ"),
     (lambda p: p.update(leaseContractLength={"duration": 5, "unit": "year"}, attributes={
@@ -279,7 +280,8 @@ def test_live_crawl_streams_plan_files_records_the_cut_and_replays(tmp_path: Pat
 
     with serve(_serve_bulk_files) as (base, received):
         args = {"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
-                "savings_plan_index_url": f"{base}/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"}
+                "savings_plan_index_url": f"{base}/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/"
+                                          "region_index.json"}
         record = tmp_path / "recorded.har"
         result = run_crawl(CrawlRequest(source=SOURCES["aws-reserved"], out_dir=tmp_path / "live",
                                         regions=["us-east-1"], record=record, spider_args=args, timeout=120))

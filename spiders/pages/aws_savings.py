@@ -16,7 +16,6 @@ valid plan file."""
 from __future__ import annotations
 
 import io
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
