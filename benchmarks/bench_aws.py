@@ -5,6 +5,10 @@
   under 300 MB. Baseline: `json.load` of the whole file, then the same filter;
   it is run on a tenth of the size (whole-file loading of 1 GB would need
   gigabytes of memory) and its time scaled up by ten.
+- A savings plan file of 1 GB (synthetic, real format: Compute and EC2
+  Instance plans, every rate of every type, tenancy and OS, Fargate, Lambda)
+  streamed through the GPU rate filter: peak RSS under 300 MB too. Baseline
+  as above: `json.load` of a tenth of the size, time scaled up.
 - A full region's pricing-page table (the 1,322-row us-east-1 Linux fixture)
   parsed and normalized in under 0.2 s. Baseline: every row turned into a
   quote first and the GPU rows picked afterwards.
@@ -18,10 +22,12 @@ from decimal import Decimal
 from pathlib import Path
 
 from benchmarks.aws_offer_file import write_offer_file
+from benchmarks.aws_savings_file import write_big_plan_file
 from benchmarks.harness import Figure, measure_in_child, timed
 from spiders.har import read_har
 from spiders.pages.aws import looks_like_gpu, parse_ondemand_page
 from spiders.pages.aws_bulk import GpuProducts, offer_subset
+from spiders.pages.aws_savings import GpuRates, plan_subset
 from tracker.normalize.aws import normalize, ondemand_quote
 
 GB = 1_000_000_000
@@ -30,6 +36,7 @@ PAGE_LIMIT_S = 0.2
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "aws" / "aws-us-east-1-2026-08-06.har"
 LOCATION = "US East (N. Virginia)"
 KEEP = GpuProducts.for_systems(["Linux", "Windows"])
+KEEP_RATES = GpuRates.for_systems(["Linux", "Windows"])
 
 
 def stream_file(path: str) -> int:
@@ -58,6 +65,34 @@ def bulk_figures(quick: bool) -> list[Figure]:
         baseline_name="json.load whole file (x10 from a 1/10 file)", baseline_seconds=base_seconds * scale,
         peak_rss_mb=rss, target=f"peak RSS < {RSS_LIMIT_MB} MB", passed=rss < RSS_LIMIT_MB,
         note=f"kept {kept} GPU SKUs; baseline peak RSS {base_rss:.0f} MB on {real_size / scale / 1e6:.0f} MB")]
+
+
+def stream_plan_file(path: str) -> int:
+    with open(path, "rb") as fh:
+        return sum(len(t["rates"]) for t in plan_subset(fh, KEEP_RATES)["terms"].values())
+
+
+def load_whole_plan_file(path: str) -> int:
+    with open(path, "rb") as fh:
+        page = json.load(fh, parse_float=Decimal)
+    return sum(1 for t in page["terms"]["savingsPlan"] for r in t["rates"] if KEEP_RATES(r))
+
+
+def plan_figures(quick: bool) -> list[Figure]:
+    size = GB // 20 if quick else GB
+    with tempfile.TemporaryDirectory(prefix="bench-aws-sp-") as folder:
+        big, small = Path(folder) / "index.json", Path(folder) / "slice.json"
+        rates = write_big_plan_file(big, size)
+        write_big_plan_file(small, size // 10)
+        real_size, small_size = big.stat().st_size, small.stat().st_size
+        seconds, rss, kept = measure_in_child(stream_plan_file, str(big))
+        base_seconds, base_rss, _ = measure_in_child(load_whole_plan_file, str(small))
+    scale = real_size / small_size
+    return [Figure(
+        name=f"aws savings plan file, {real_size / 1e9:.2f} GB streamed (ijson)", seconds=seconds,
+        baseline_name=f"json.load whole file (x{scale:.1f} from a 1/10 file)", baseline_seconds=base_seconds * scale,
+        peak_rss_mb=rss, target=f"peak RSS < {RSS_LIMIT_MB} MB", passed=rss < RSS_LIMIT_MB,
+        note=f"kept {kept} of {rates} rates; baseline peak RSS {base_rss:.0f} MB on {small_size / 1e6:.0f} MB")]
 
 
 def page_body() -> bytes:
@@ -97,4 +132,4 @@ def page_figures(quick: bool) -> list[Figure]:
 
 
 def run(quick: bool) -> list[Figure]:
-    return page_figures(quick) + bulk_figures(quick)
+    return page_figures(quick) + bulk_figures(quick) + plan_figures(quick)

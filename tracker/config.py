@@ -109,6 +109,8 @@ class AwsSettings(ProviderSettings):
         None, description="regions whose bulk offer files aws-reserved reads, when no regions are set "
                           "(each file is over 1 GB)")
     convertible: bool = Field(True, description="aws-reserved: keep convertible reservations besides standard")
+    savings_plans: bool = Field(True, description="aws-reserved: also read the savings plan files (Compute and EC2 "
+                                                  "Instance Savings Plans; one more large file per region)")
 
 
 # Providers whose section takes more keys than ProviderSettings.

@@ -29,14 +29,19 @@ TERM_TYPES = ("OnDemand", "Reserved")
 ProductFilter = Callable[[dict[str, Any]], bool]
 
 
-def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
-    """region_index.json: `{regions: {code: {regionCode, currentVersionUrl}}}`
-    -> region code -> absolute URL of its offer file."""
+def index_regions(body: bytes, what: str) -> Any:
+    """The `regions` member of a region index (None if it has none)."""
     try:
         page = json.loads(body)
     except ValueError as exc:
-        raise PageShapeError(f"AWS: the offer region index is not valid JSON ({exc})") from None
-    regions = page.get("regions") if isinstance(page, dict) else None
+        raise PageShapeError(f"AWS: the {what} is not valid JSON ({exc})") from None
+    return page.get("regions") if isinstance(page, dict) else None
+
+
+def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
+    """region_index.json: `{regions: {code: {regionCode, currentVersionUrl}}}`
+    -> region code -> absolute URL of its offer file."""
+    regions = index_regions(body, "offer region index")
     if not isinstance(regions, dict) or not regions:
         raise PageShapeError("AWS: the offer region index has no regions object")
     missing = [code for code, r in regions.items() if not isinstance(r, dict) or not r.get("currentVersionUrl")]
@@ -126,7 +131,13 @@ def offer_subset(stream: IO[bytes], keep: ProductFilter) -> dict[str, Any]:
 
 def subset_body(stream: IO[bytes], keep: ProductFilter) -> bytes:
     """The kept subset as an offer file of its own (what a live crawl records)."""
-    return json.dumps(offer_subset(stream, keep), default=_decimal, separators=(",", ":")).encode()
+    return compact_json(offer_subset(stream, keep))
+
+
+def compact_json(page: dict[str, Any]) -> bytes:
+    """A kept subset written back as JSON; ijson's exact Decimals are written
+    as the strings they were read from, never through float."""
+    return json.dumps(page, default=_decimal, separators=(",", ":")).encode()
 
 
 def _decimal(value: object) -> str:

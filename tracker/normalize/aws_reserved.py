@@ -1,5 +1,6 @@
 """What the AWS bulk offer items mean (`aws.offer_product`: one GPU product
-with its OnDemand and Reserved terms).
+with its OnDemand and Reserved terms). Savings plan items
+(`aws.savings_plan`) are read by tracker/normalize/aws_savings.py.
 
 - A Reserved term is 1yr or 3yr, standard or convertible, No / Partial / All
   Upfront. Its "Hrs" dimension is the hourly rate (0 for All Upfront) and its
@@ -21,6 +22,7 @@ from typing import Any
 from db.schema import PriceModel, PriceQuote, Unit
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.aws import os_slug, spec_fields, unknown_gpu_notes
+from tracker.normalize.aws_savings import savings_plan_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 
 CHINA_REGIONS = frozenset({"cn-north-1", "cn-northwest-1"})
@@ -93,7 +95,11 @@ def product_os(attrs: dict[str, Any]) -> str:
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
+    plans: list[dict[str, Any]] = []
     for item in items:
+        if item.get("kind") == "aws.savings_plan":
+            plans.append(item)
+            continue
         if item.get("kind") != "aws.offer_product":
             raise NormalizeError(f"AWS: unknown item kind {item.get('kind')!r}")
         record = item["data"]
@@ -109,5 +115,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
                 provider="aws", region=region, instance_type=instance_type, os=product_os(attrs), unit=Unit.hour,
                 source_url=item["source_url"], observed_at=observed, attrs={"sku": str(record.get("sku", ""))},
                 **fields, **variant))
+    out.quotes.extend(savings_plan_quotes(plans))
     out.notes.extend(unknown_gpu_notes(q.instance_type for q in out.quotes))
     return out
