@@ -33,10 +33,9 @@ def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
-    # A million rows span five B-trees: a 64 MB page cache and a memory map
-    # keep the index pages of a bulk run in memory instead of re-reading them.
+    # A million rows span five B-trees: a 64 MB page cache keeps the index
+    # pages of a bulk run in memory instead of re-reading them.
     cur.execute("PRAGMA cache_size=-65536")
-    cur.execute("PRAGMA mmap_size=268435456")
     cur.close()
 
 

@@ -217,6 +217,16 @@ def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> N
     conn.exec_driver_sql(f"INSERT INTO price_points ({columns}) VALUES ({marks})", list(rows))
 
 
+def refresh_statistics(*, session: Session) -> None:
+    """After a bulk write on PostgreSQL: until autovacuum gets to it, the
+    planner believes the table is as small as before and scans a million
+    rows for each key lookup of the next run. (SQLite plans by its indexes
+    and would scan the whole table to ANALYZE it.)"""
+    conn = session.connection()
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("ANALYZE price_points")
+
+
 def open_fingerprints(*, session: Session, source: str,
                       regions: Sequence[str] | None = None) -> tuple[dict[str, str], list[str]]:
     """The source's current snapshot as key -> value hash (all a bulk diff

@@ -39,6 +39,8 @@ VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
 # Quotes are diffed and written this many at a time.
 CHUNK = 10_000
+# After writing this many rows, refresh the planner's statistics (see store).
+ANALYZE_AFTER = 100_000
 
 
 def utcnow() -> datetime:
@@ -236,6 +238,8 @@ class Pipeline:
                                   for q in writes.inserts])
                     written += len(writes.inserts)
             removed_ids = diff.finish(partial(_open_tracked, session, source.name))
+            if written >= ANALYZE_AFTER:
+                store.refresh_statistics(session=session)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
         if last_ok and last_ok.observed_at == observed:
