@@ -136,20 +136,6 @@ def list_runs(*, session: Session, limit: int = 20, source: str | None = None) -
 # --- price snapshots ------------------------------------------------------
 
 
-def open_prices(*, session: Session, source: str, regions: Sequence[str] | None = None) -> dict[str, TrackedPrice]:
-    """The source's current snapshot, keyed by quote key. With `regions`,
-    only those regions: a crawl of one region says nothing of the others."""
-    t = PricePoint.__table__
-    stmt = sa.select(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs).where(
-        t.c.source == source, t.c.valid_to.is_(None))
-    if regions:
-        stmt = stmt.where(t.c.region.in_(list(regions)))
-    return {
-        r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
-        for r in session.connection().execute(stmt)
-    }
-
-
 def count_open_prices(*, session: Session, source: str) -> int:
     t = PricePoint.__table__
     stmt = sa.select(sa.func.count()).where(t.c.source == source, t.c.valid_to.is_(None))

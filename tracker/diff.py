@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from db.schema import Change, ChangeKind, PriceQuote, StagedQuote
 from db.store import TrackedPrice
