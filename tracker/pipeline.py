@@ -191,7 +191,8 @@ class Pipeline:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
                 raise Rejected(bad_input, str(exc)) from None
-            changes, prices, regions = diff.changes, len(diff.current), sorted(set(scope) | diff.regions)
+            changes, prices = diff.changes, len(diff.current)
+            regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
