@@ -26,6 +26,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
@@ -75,23 +76,35 @@ def import_csv(url: str, path: str, when: datetime) -> tuple[int, int, str]:
     return report.rows_written, len(report.changes), str(report.status)
 
 
+def _records(path: str) -> tuple[Any, list[Any]]:
+    from tracker.import_files import Batch, open_records
+
+    with open_records(Path(path), "rows") as file:
+        return Batch("rows", file.header, T0.isoformat()), [(n, text, None) for n, text in file.records]
+
+
+def _staged(path: str) -> list[Any]:
+    batch, records = _records(path)
+    staged, errors = batch.stage(records)
+    assert not errors, errors[:3]
+    return staged
+
+
 def raw_insert(url: str, path: str) -> float:
     """The floor: the same rows as stored tuples, made untimed, then only the
     driver's own bulk insert and commit timed."""
-    from db import store
-    from tracker.importing import read_items
-    from tracker.normalize.rows import staged_rows
+    from db import bulk, store
 
     engine = _engine(url)
-    staged = staged_rows(read_items(Path(path), T0), [])
+    staged = _staged(path)
     with Session(engine) as session:
         run = store.start_run(session=session, source="raw", provider="bench", spider="", mode="raw",
                               regions=[], started_at=T0)
         session.commit()
-        valid_from = store.bulk_time(session, T0)
-        tuples = [store.price_row(q, source="raw", run_id=run.id or 0, valid_from=valid_from) for q in staged]
+        valid_from = bulk.bulk_time(session, T0)
+        tuples = [bulk.price_row(q, source="raw", run_id=run.id or 0, valid_from=valid_from) for q in staged]
     del staged
-    columns = ", ".join(store.PRICE_COLUMNS)
+    columns = ", ".join(bulk.PRICE_COLUMNS)
     raw = engine.raw_connection()
     driver = raw.driver_connection
     start = time.perf_counter()
@@ -112,16 +125,14 @@ def raw_insert(url: str, path: str) -> float:
 
 def naive_orm(url: str, path: str, n: int) -> float:
     """One PriceQuote and one ORM object per row, `session.add` each."""
-    from itertools import islice
-
     from db import store
     from db.tables import PricePoint
-    from tracker.importing import read_items
     from tracker.normalize.rows import normalize
 
     engine = _engine(url)
+    batch, records = _records(path)
     start = time.perf_counter()
-    quotes = normalize(islice(read_items(Path(path), T0), n)).quotes
+    quotes = normalize(batch.items(records[:n])).quotes
     with Session(engine) as session:
         run = store.start_run(session=session, source="naive", provider="bench", spider="", mode="naive",
                               regions=[], started_at=T0)

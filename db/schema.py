@@ -248,17 +248,21 @@ class StagedQuote:
     them, and its hashes; no model instance per row, which costs more than
     the row's insert."""
 
-    fields: dict[str, Any]
+    fields: Mapping[str, Any]
     key: str
     value_hash: str
+    # The hash of the file row it was read from, on the import path.
+    input_hash: str | None = None
+    # Its stored columns, when the import's validator has written them out.
+    columns: tuple[Any, ...] | None = None
 
     @classmethod
     def of(cls, quote: PriceQuote) -> StagedQuote:
         return cls(quote.__dict__, quote.key, quote.value_hash)
 
     @classmethod
-    def from_fields(cls, fields: dict[str, Any]) -> StagedQuote:
-        return cls(fields, quote_key(fields), quote_value_hash(fields))
+    def from_fields(cls, fields: dict[str, Any], input_hash: str | None = None) -> StagedQuote:
+        return cls(fields, quote_key(fields), quote_value_hash(fields), input_hash)
 
     def quote(self) -> PriceQuote:
         return PriceQuote.model_construct(**{name: self.fields[name] for name in PriceQuote.model_fields})

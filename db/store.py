@@ -18,10 +18,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from db.schema import Change, PriceQuote, RunStatus, StagedQuote
+from db.schema import Change, PriceQuote, RunStatus
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
-_DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps",
+DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps",
                    "price", "list_price", "upfront_fee")
 
 
@@ -40,13 +40,13 @@ def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
 
 
-_ROW_FIELDS = tuple(f for f in PriceQuote.model_fields if f not in {"observed_at", "attrs"})
+ROW_FIELDS = tuple(f for f in PriceQuote.model_fields if f not in {"observed_at", "attrs"})
 
 
 def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
     # Attribute reads, not model_dump(): this runs once per stored row.
-    row = {name: getattr(quote, name) for name in _ROW_FIELDS}
-    for name in _DECIMAL_FIELDS:
+    row = {name: getattr(quote, name) for name in ROW_FIELDS}
+    for name in DECIMAL_FIELDS:
         row[name] = _dec(row[name])
     row["price_model"] = str(quote.price_model)
     row["unit"] = str(quote.unit)
@@ -66,7 +66,7 @@ def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: dat
 def point_to_dict(point: PricePoint) -> dict[str, Any]:
     """A stored row as a flat dict with Decimals restored."""
     out = point.model_dump()
-    for name in _DECIMAL_FIELDS:
+    for name in DECIMAL_FIELDS:
         out[name] = None if out[name] is None else Decimal(out[name])
     out["attrs"] = json.loads(point.attrs or "{}")
     return out
@@ -147,62 +147,6 @@ def insert_prices(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.connection().execute(sa.insert(PricePoint.__table__), list(rows))
 
 
-# --- the bulk path: one row tuple per quote, written below the ORM ---------
-
-PRICE_COLUMNS = (*_ROW_FIELDS, "key", "value_hash", "source", "attrs", "valid_from", "first_run_id", "missed_runs")
-_DECIMAL_SET = frozenset(_DECIMAL_FIELDS)
-
-
-def _decimal_text(value: Decimal | None) -> str | None:
-    """`_dec`, faster: str() writes the same digits as format "f" unless it
-    chose an exponent."""
-    if value is None:
-        return None
-    text = str(value)
-    return format(value, "f") if "E" in text else text
-
-
-# Enums are written as their plain value, whatever the driver makes of a str subclass.
-_CONVERT = tuple(_decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None
-                 for name in _ROW_FIELDS)
-
-
-def price_row(quote: StagedQuote, *, source: str, run_id: int, valid_from: object) -> tuple[Any, ...]:
-    """A quote as a price_points row in PRICE_COLUMNS order; `valid_from` as
-    the driver takes it (see `bulk_time`)."""
-    fields = quote.fields
-    attrs = fields["attrs"]
-    return (*[fields[name] if convert is None else convert(fields[name])
-              for name, convert in zip(_ROW_FIELDS, _CONVERT)],
-            quote.key, quote.value_hash, source,
-            json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}", valid_from, run_id, 0)
-
-
-def bulk_time(session: Session, when: datetime) -> object:
-    """`when` as the column type would bind it, done once per run rather
-    than once per row."""
-    column = PricePoint.__table__.c.valid_from
-    process = column.type.bind_processor(session.connection().dialect)
-    return process(when) if process else when
-
-
-def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Rows from `price_row`, in the session's transaction, at the driver's
-    own speed: executemany on SQLite, COPY on PostgreSQL."""
-    if not rows:
-        return
-    conn = session.connection()
-    columns = ", ".join(PRICE_COLUMNS)
-    if conn.dialect.name == "postgresql":
-        with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]
-            with cursor.copy(f"COPY price_points ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        return
-    marks = ", ".join("?" * len(PRICE_COLUMNS))
-    conn.exec_driver_sql(f"INSERT INTO price_points ({columns}) VALUES ({marks})", list(rows))
-
-
 def refresh_statistics(*, session: Session) -> None:
     """After a bulk write on PostgreSQL: until autovacuum gets to it, the
     planner believes the table is as small as before and scans a million
@@ -213,22 +157,33 @@ def refresh_statistics(*, session: Session) -> None:
         conn.exec_driver_sql("ANALYZE price_points")
 
 
-def open_fingerprints(*, session: Session, source: str,
-                      regions: Sequence[str] | None = None) -> tuple[dict[str, str], list[str]]:
-    """The source's current snapshot as key -> value hash (all a bulk diff
-    holds in memory per row), and the keys of the rows that count misses,
-    in one pass over the open rows."""
+@dataclass
+class OpenSnapshot:
+    """A source's current snapshot as the bulk diff holds it: key -> value
+    hash (all it keeps per row), the keys of the rows that count misses, and,
+    for rows that came from an import, the hash of their file row -> key."""
+
+    fingerprints: dict[str, str]
+    missed: list[str]
+    inputs: dict[str, str]
+
+
+def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> OpenSnapshot:
+    """The source's open rows, in one pass."""
     t = PricePoint.__table__
-    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs).where(t.c.source == source, t.c.valid_to.is_(None))
+    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs, t.c.input_hash).where(
+        t.c.source == source, t.c.valid_to.is_(None))
     if regions:
         stmt = stmt.where(t.c.region.in_(list(regions)))
-    fingerprints: dict[str, str] = {}
-    missed: list[str] = []
-    for key, value_hash, misses in session.connection().execute(stmt):
+    snapshot = OpenSnapshot({}, [], {})
+    fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
+    for key, value_hash, misses, input_hash in session.connection().execute(stmt):
         fingerprints[key] = value_hash
         if misses:
-            missed.append(key)
-    return fingerprints, missed
+            snapshot.missed.append(key)
+        if input_hash is not None:
+            inputs[input_hash] = key
+    return snapshot
 
 
 def _tracked(session: Session, source: str, condition: sa.ColumnElement[bool]) -> dict[str, TrackedPrice]:
@@ -264,6 +219,15 @@ def set_missed_runs(*, session: Session, missed: dict[int, int]) -> None:
     t = PricePoint.__table__
     stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(missed_runs=sa.bindparam("n"))
     session.connection().execute(stmt, [{"pid": i, "n": n} for i, n in missed.items()])
+
+
+def set_input_hashes(*, session: Session, hashes: dict[int, str]) -> None:
+    """Rows found unchanged under another file row remember the new one."""
+    if not hashes:
+        return
+    t = PricePoint.__table__
+    stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(input_hash=sa.bindparam("h"))
+    session.connection().execute(stmt, [{"pid": i, "h": h} for i, h in hashes.items()])
 
 
 def load_points(*, session: Session, ids: Sequence[int]) -> list[PricePoint]:

@@ -102,6 +102,10 @@ class PricePoint(SQLModel, table=True):
     # Open rows were seen by the source's last complete run, unless they count
     # misses: storing "last seen" per row would rewrite every row on every run.
     missed_runs: int = 0
+    # For a row from `gpu-tracker import`: a hash of the file row it came
+    # from. A later import meeting the same row knows it unchanged without
+    # validating it again.
+    input_hash: str | None = None
 
 
 class ChangeRow(SQLModel, table=True):

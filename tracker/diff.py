@@ -56,6 +56,8 @@ class PriceDiff:
 class ChunkWrites:
     inserts: list[StagedQuote] = field(default_factory=list)
     closes: list[int] = field(default_factory=list)
+    # Open rows found unchanged under a file row they did not come from: id -> its hash.
+    input_hashes: dict[int, str] = field(default_factory=dict)
 
 
 def percent_change(old: Decimal, new: Decimal) -> Decimal | None:
@@ -97,9 +99,10 @@ class SnapshotDiff:
     SKUs."""
 
     def __init__(self, fingerprints: dict[str, str], policy: DiffPolicy, *, source: str, observed_at: datetime,
-                 missed: Mapping[str, TrackedPrice] | None = None) -> None:
+                 missed: Mapping[str, TrackedPrice] | None = None, inputs: dict[str, str] | None = None) -> None:
         self.previous = fingerprints  # key -> value hash; consumed as keys are seen
         self.previous_count = len(fingerprints)
+        self.inputs = inputs or {}  # input hash -> key, for rows that came from a file
         self.current: dict[str, str] = {}
         self.policy, self.source, self.observed_at = policy, source, observed_at
         self.missed = missed or {}
@@ -107,9 +110,26 @@ class SnapshotDiff:
         self.misses: dict[int, int] = {}
         self.regions: set[str] = set()
 
+    def recognize(self, input_hash: str) -> bool:
+        """Whether a file row is the very one an open row came from: then its
+        quote is that row's, unchanged, and it is counted as seen without
+        being validated or hashed again. A row met twice in one run is not
+        recognized the second time, so that `feed` judges it."""
+        key = self.inputs.get(input_hash)
+        if key is None:
+            return False
+        before = self.previous.pop(key, None)
+        if before is None:
+            return False
+        self.current[key] = before
+        if key in self.missed:
+            self.misses[self.missed[key].id] = 0
+        return True
+
     def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup) -> ChunkWrites:
         writes = ChunkWrites()
         changed: list[StagedQuote] = []
+        relearn: list[StagedQuote] = []
         baseline = not self.previous_count
         for quote in quotes:
             seen = self.current.get(quote.key)
@@ -128,8 +148,11 @@ class SnapshotDiff:
                     self.changes.append(self._change(ChangeKind.new_sku, quote, None))
             elif before != quote.value_hash:
                 changed.append(quote)
-            elif quote.key in self.missed:
-                self.misses[self.missed[quote.key].id] = 0
+            else:
+                if quote.key in self.missed:
+                    self.misses[self.missed[quote.key].id] = 0
+                if quote.input_hash is not None:
+                    relearn.append(quote)
         if changed:
             befores = lookup([q.key for q in changed])
             for quote in changed:
@@ -138,6 +161,9 @@ class SnapshotDiff:
                     raise Implausible(reason)
             for quote in changed:
                 self._changed(quote, befores[quote.key], writes)
+        if relearn:
+            befores = lookup([q.key for q in relearn])
+            writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
         return writes
 
     def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:

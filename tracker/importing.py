@@ -6,134 +6,115 @@ run needs up front (providers, the newest observed_at, unknown columns); the
 second validates, diffs and writes the rows a chunk at a time in one
 transaction. A bad row anywhere rejects the whole file, naming its line, and
 leaves nothing stored.
+
+Two things keep a big file fast. A row that an open price came from, met
+again word for word, is recognized by its hash and not validated again (a
+daily re-import of a million rows mostly is such rows). And when most rows
+do need validating, a worker process validates the next batches while this
+one diffs and writes the last.
 """
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
-import json
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime
-from itertools import islice
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session
 
 from db import store
+from db.bulk import Packed, unpack
 from db.schema import CrawlResult, RunStatus, StagedQuote
 from tracker.errors import UserError
-from tracker.normalize import Normalized, NormalizeError, parse_time, rows, skypilot
+from tracker.import_files import FORMATS, Batch, Record, open_records, record_hash, summarize
+from tracker.normalize import Normalized, Recognizer, rows
 from tracker.pipeline import CHUNK, Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 
-FORMATS = ("rows", "skypilot")
 SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
+# A worker process costs about a second to start; it pays off only for this
+# many rows still to validate.
+WORKER_MIN_ROWS = 5 * CHUNK
+# Batches handed to the worker ahead of the one being diffed.
+WORKER_DEPTH = 2
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    try:
-        if path.suffix == ".gz":
-            return io.TextIOWrapper(gzip.open(path), encoding="utf-8-sig", newline="")  # type: ignore[return-value]
-        return path.open(encoding="utf-8-sig", newline="")  # type: ignore[return-value]
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+class Validator:
+    """Validates batches of records, in order: here, or in a worker process
+    started once a big share of a big file turns out to need it."""
 
+    def __init__(self, batch: Batch, rows_in_file: int) -> None:
+        self.batch = batch
+        self.rows_in_file = rows_in_file
+        self.errors: list[str] = []
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending: deque[Future[tuple[list[Packed], list[str]]]] = deque()
 
-def _is_jsonl(path: Path) -> bool:
-    name = path.name.removesuffix(".gz")
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return True
-    if name.endswith(".csv"):
-        return False
-    raise UserError(f"{path}: say what it is by its name: .csv, .jsonl or .ndjson (optionally .gz)")
+    def __enter__(self) -> Validator:
+        return self
 
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
-def read_items(path: Path, observed_at: datetime, **extra: Any) -> Iterator[dict[str, Any]]:
-    """The file's rows as raw items `{"line", "observed_at", "data"}`, read lazily."""
-    stamp = observed_at.isoformat()
-    with _open_text(path) as fh:
-        try:
-            if _is_jsonl(path):
-                for number, text in enumerate(fh, start=1):
-                    if not text.strip():
-                        continue
-                    try:
-                        data = json.loads(text)
-                    except json.JSONDecodeError as exc:
-                        raise UserError(f"{path}: line {number}: not JSON: {exc.msg}; nothing stored") from None
-                    if not isinstance(data, dict):
-                        raise UserError(f"{path}: line {number}: not a JSON object; nothing stored")
-                    yield {"line": number, "observed_at": stamp, **extra, "data": data}
-            else:
-                # csv.reader and zip, not DictReader: a third of the cost per row.
-                reader = csv.reader(fh)
-                header = next(reader, None) or []
-                width = len(header)
-                for cells in reader:
-                    if len(cells) > width:
-                        raise UserError(f"{path}: line {reader.line_num}: more cells than columns; nothing stored")
-                    if not cells:
-                        continue
-                    yield {"line": reader.line_num, "observed_at": stamp, **extra, "data": dict(zip(header, cells))}
-        except (UnicodeDecodeError, csv.Error) as exc:
-            raise UserError(f"{path}: not readable as UTF-8 text rows: {exc}") from None
+    def _wants_worker(self, read: int) -> bool:
+        # Most rows read so far needed validating, and many remain.
+        return (self._pool is None and len(self.errors) == 0 and self.rows_in_file - read >= WORKER_MIN_ROWS)
 
+    def submit(self, records: list[Record], *, read: int, missed: int) -> Iterator[list[StagedQuote]]:
+        """Hands over a batch; yields the batches whose validation is done.
+        `read` and `missed` count the file's records so far, and those not
+        recognized."""
+        if self._pool is None and self._wants_worker(read) and missed * 2 >= read:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        if self._pool is None:
+            yield from self._accept(*self.batch.stage(records))
+            return
+        self._pending.append(self._pool.submit(self.batch.stage_packed, records))
+        while len(self._pending) > WORKER_DEPTH:
+            yield from self._take()
 
-@dataclass
-class FileSummary:
-    """What must be known of a file before its run begins: a first, light
-    pass, since the rows themselves are streamed and never all held."""
+    def drain(self) -> Iterator[list[StagedQuote]]:
+        while self._pending:
+            yield from self._take()
+        rows.fail_on(self.errors)
 
-    rows: int = 0
-    columns: set[str] = field(default_factory=set)
-    providers: set[str] = field(default_factory=set)
-    newest: datetime | None = None
+    def _take(self) -> Iterator[list[StagedQuote]]:
+        packed, errors = self._pending.popleft().result()
+        yield from self._accept([unpack(p) for p in packed], errors)
 
-
-def summarize(items: Iterable[dict[str, Any]]) -> FileSummary:
-    summary = FileSummary()
-    stamps: set[str] = set()
-    for item in items:
-        data = item["data"]
-        summary.rows += 1
-        summary.columns.update(data)
-        summary.providers.add(str(data.get("provider") or item.get("provider") or ""))
-        stamp = data.get("observed_at")
-        if stamp:
-            stamps.add(str(stamp))
-    times = []
-    for stamp in stamps:
-        try:
-            times.append(parse_time(stamp))
-        except (ValueError, NormalizeError):
-            continue  # the row's own validation names it
-    summary.newest = max(times, default=None)
-    summary.providers.discard("")
-    return summary
-
-
-def staged_chunks(items: Iterable[dict[str, Any]], fmt: str) -> Iterator[list[StagedQuote]]:
-    """The rows, validated a chunk at a time. After a bad row nothing more
-    is yielded, but every row is still checked, so that the error names the
-    first bad lines and counts them all."""
-    errors: list[str] = []
-    rest = iter(items)
-    while chunk := list(islice(rest, CHUNK)):
-        if fmt == "skypilot":
-            try:
-                staged = [StagedQuote.of(q) for q in skypilot.normalize(chunk).quotes]
-            except NormalizeError as exc:
-                errors.append(str(exc))
-                staged = []
-        else:
-            staged = rows.staged_rows(chunk, errors)
-        if not errors:
+    def _accept(self, staged: list[StagedQuote], errors: list[str]) -> Iterator[list[StagedQuote]]:
+        # After a bad row nothing more is yielded, but every row is still
+        # checked, so that the error names the first bad lines and counts them all.
+        self.errors.extend(errors)
+        if not self.errors:
             yield staged
-    rows.fail_on(errors)
+
+
+def staged_chunks(path: Path, fmt: str, stamp: str, extra: dict[str, Any], rows_in_file: int,
+                  recognize: Recognizer) -> Iterator[list[StagedQuote]]:
+    """The file's quotes, a chunk at a time, less the rows `recognize` knows."""
+    remembers = fmt == "rows"  # a SkyPilot row makes several quotes: no one row behind a price
+    with open_records(path, fmt, **extra) as file, \
+            Validator(Batch(fmt, file.header, stamp, extra), rows_in_file) as validator:
+        pending: list[Record] = []
+        read = missed = 0
+        for number, text in file.records:
+            read += 1
+            input_hash = record_hash(file.salt, text) if remembers else None
+            if input_hash is not None and recognize(input_hash):
+                continue
+            missed += 1
+            pending.append((number, text, input_hash))
+            if len(pending) == CHUNK:
+                yield from validator.submit(pending, read=read, missed=missed)
+                pending = []
+        if pending:
+            yield from validator.submit(pending, read=read, missed=missed)
+        yield from validator.drain()
 
 
 def skypilot_provider(path: Path, provider: str | None) -> str:
@@ -163,7 +144,7 @@ def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows
         raise UserError(f"unknown import format {fmt!r}; known: {', '.join(FORMATS)}")
     now = pipeline.clock()
     extra = {"provider": skypilot_provider(path, provider)} if fmt == "skypilot" else {}
-    summary = summarize(read_items(path, now, **extra))
+    summary = summarize(path, extra.get("provider"))
     if not summary.rows:
         raise UserError(f"{path}: no rows; nothing stored")
     if notes and fmt == "rows":
@@ -182,7 +163,9 @@ def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows
     run_id = pipeline.begin(src, spider=src.spider, mode="import", regions=stored)
 
     def streamed(_: list[dict[str, Any]]) -> Normalized:
-        return Normalized(staged=staged_chunks(read_items(path, now, **extra), fmt))
+        def staged(recognize: Recognizer) -> Iterator[list[StagedQuote]]:
+            return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, recognize)
+        return Normalized(staged=staged)
 
     report = pipeline.ingest(src, run_id, result, streamed, bad_input=RunStatus.rejected)
     if report.status == RunStatus.rejected:

@@ -20,14 +20,13 @@ from functools import partial
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from db import bulk, store
 from db import offers as offer_store
-from db import store
-from db.bulk import BulkWriter
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, StagedQuote
 from db.tables import CrawlRun, PricePoint
 from tracker.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.errors import TrackerError
-from tracker.normalize import Normalized, NormalizeError, load_normalizer
+from tracker.normalize import Normalized, NormalizeError, Recognizer, load_normalizer
 from tracker.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.offer_diff import removal_change as offer_removal
 from tracker.sources import Source
@@ -184,9 +183,9 @@ class Pipeline:
             regions = list(result.regions)
         else:
             scope = result.regions or sorted({q.region for q in normalized.quotes})
-            chunks = normalized.staged if normalized.staged is not None else _chunks(normalized.quotes)
+            staged = normalized.staged or partial(_chunks, normalized.quotes)
             try:
-                diff, rows_written = self._apply_prices(session, source, run_id, chunks, scope, observed, last_ok)
+                diff, rows_written = self._apply_prices(session, source, run_id, staged, scope, observed, last_ok)
             except DuplicateQuote as exc:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
@@ -218,24 +217,26 @@ class Pipeline:
                          changes=changes, notes=list(result.notes) + normalized.notes)
 
     def _apply_prices(self, session: Session, source: Source, run_id: int,
-                      chunks: Iterable[Sequence[StagedQuote]], regions: Sequence[str], observed: datetime,
-                      last_ok: CrawlRun | None) -> tuple[SnapshotDiff, int]:
+                      staged: Callable[[Recognizer], Iterable[Sequence[StagedQuote]]], regions: Sequence[str],
+                      observed: datetime, last_ok: CrawlRun | None) -> tuple[SnapshotDiff, int]:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
         if the run turns out implausible. (diff, rows written)"""
         scope = list(regions) or None
-        valid_from = store.bulk_time(session, observed)
+        valid_from = bulk.bulk_time(session, observed)
         written = 0
         try:
-            with paused_gc(), BulkWriter(session) as writer:
-                fingerprints, missed = store.open_fingerprints(session=session, source=source.name, regions=scope)
-                diff = SnapshotDiff(fingerprints, self.policy, source=source.name, observed_at=observed,
-                                    missed=_open_tracked(session, source.name, missed))
+            with paused_gc(), bulk.BulkWriter(session) as writer:
+                before = store.open_fingerprints(session=session, source=source.name, regions=scope)
+                diff = SnapshotDiff(before.fingerprints, self.policy, source=source.name, observed_at=observed,
+                                    missed=_open_tracked(session, source.name, before.missed), inputs=before.inputs)
+                del before
                 lookup = partial(writer.locked, _open_tracked, session, source.name)
-                for chunk in chunks:
+                for chunk in staged(diff.recognize):
                     writes = diff.feed(chunk, lookup)
                     writer.locked(store.close_prices, session=session, ids=writes.closes, valid_to=observed)
-                    writer.write([store.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
+                    writer.locked(store.set_input_hashes, session=session, hashes=writes.input_hashes)
+                    writer.write([bulk.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
                                   for q in writes.inserts])
                     written += len(writes.inserts)
             removed_ids = diff.finish(partial(_open_tracked, session, source.name))
@@ -290,7 +291,7 @@ def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[st
     return store.open_tracked(session=session, source=source, keys=keys)
 
 
-def _chunks(quotes: Sequence[PriceQuote]) -> Iterator[list[StagedQuote]]:
+def _chunks(quotes: Sequence[PriceQuote], _: Recognizer) -> Iterator[list[StagedQuote]]:
     for start in range(0, len(quotes), CHUNK):
         yield [StagedQuote.of(q) for q in quotes[start:start + CHUNK]]
 

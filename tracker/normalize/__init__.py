@@ -23,11 +23,14 @@ class Normalized:
     quotes: list[PriceQuote] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # Instead of `quotes`, for inputs too big to hold: chunks read lazily.
-    # A bad row raises NormalizeError from the iterator, mid-run.
-    staged: Iterable[Sequence[StagedQuote]] | None = None
+    # Instead of `quotes`, for inputs too big to hold: chunks read lazily,
+    # given the diff's recognizer of file rows it already holds (see
+    # `SnapshotDiff.recognize`). A bad row raises NormalizeError mid-run.
+    staged: Callable[[Recognizer], Iterable[Sequence[StagedQuote]]] | None = None
 
 
+# Whether the diff already holds the quote of a file row, by the row's hash.
+Recognizer = Callable[[str], bool]
 Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
 
 

@@ -14,11 +14,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, TypeAdapter, ValidationError
+from pydantic import AfterValidator, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
 from db.schema import PriceModel, PriceQuote, StagedQuote, Unit, aware_time, currency_code
 from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.row_validator import RowValidator
 
 QUOTE_FIELDS = frozenset(PriceQuote.model_fields)
 # Columns our own exports add; importing an export back ignores them.
@@ -117,28 +118,10 @@ class QuoteRow(TypedDict):
     attrs: NotRequired[dict[str, str]]
 
 
-_ROW = TypeAdapter(QuoteRow)
-_DEFAULTS = {name: f.default for name, f in PriceQuote.model_fields.items() if not f.is_required()
-             and f.default_factory is None}
+_ROWS = RowValidator(QuoteRow)
 
 
 def staged_rows(items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:
     """The bulk path of `normalize`: each good item as a StagedQuote; each
     bad one's line and reason appended to `errors`."""
-    out = []
-    for item in items:
-        data = item["data"]
-        if not data.get("observed_at"):
-            data = data | {"observed_at": item["observed_at"]}
-        try:
-            # Defaults after validation: checking them too costs more than a second dict.
-            fields = _DEFAULTS | _ROW.validate_python(_row_fields(data))
-        except ValidationError as exc:
-            errors.append(f"line {item['line']}: {validation_reason(exc)}")
-            continue
-        except ValueError as exc:
-            errors.append(f"line {item['line']}: {exc}")
-            continue
-        fields.setdefault("attrs", {})
-        out.append(StagedQuote.from_fields(fields))
-    return out
+    return _ROWS.stage(items, errors)

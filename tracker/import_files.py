@@ -1,0 +1,252 @@
+"""Reading a file of price rows for `gpu-tracker import`: lazily, record by
+record, and validated a batch at a time. Nothing here touches the store.
+
+A record is one row of the file as text: a JSON Lines line, or a CSV row
+(which may span lines inside quotes). Its hash, salted with the file's
+header, lets the diff recognize a row that an open price came from without
+parsing it again (`SnapshotDiff.recognize`).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from db.bulk import Packed, pack
+from db.schema import StagedQuote
+from tracker.errors import UserError
+from tracker.normalize import NormalizeError, parse_time, rows, skypilot
+
+FORMATS = ("rows", "skypilot")
+# Bump when what a row means changes (validation, defaults, hashing): every
+# remembered row is then read again once.
+RECORD_MEANING = b"rows-1"
+# (line number, the record's text without its line ending, its hash or None)
+Record = tuple[int, str, str | None]
+
+
+class BadFile(NormalizeError):
+    """A row that cannot be read at all; the message names its line."""
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    try:
+        if path.suffix == ".gz":
+            return io.TextIOWrapper(gzip.open(path), encoding="utf-8-sig", newline="")  # type: ignore[return-value]
+        return path.open(encoding="utf-8-sig", newline="")  # type: ignore[return-value]
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+
+
+def is_jsonl(path: Path) -> bool:
+    name = path.name.removesuffix(".gz")
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return True
+    if name.endswith(".csv"):
+        return False
+    raise UserError(f"{path}: say what it is by its name: .csv, .jsonl or .ndjson (optionally .gz)")
+
+
+@contextmanager
+def _readable() -> Iterator[None]:
+    try:
+        yield
+    except (UnicodeDecodeError, csv.Error, gzip.BadGzipFile, EOFError) as exc:
+        raise BadFile(f"not readable as UTF-8 text rows: {exc}; nothing stored") from None
+
+
+# A quoted field may hold line breaks, but not this many.
+MAX_RECORD_LINES = 1_000
+
+
+def _texts(fh: Iterable[str], quoted_newlines: bool) -> Iterator[tuple[int, str]]:
+    """(first line number, text) of each non-blank record. A CSV record goes
+    on while it has an odd number of quote characters: a quote inside a
+    quoted field is doubled, so a complete record always has an even count.
+    (The CSV parser later checks that each record is exactly one row.)"""
+    pending: list[str] = []
+    start = 0
+    for number, line in enumerate(fh, start=1):
+        if pending:
+            pending.append(line)
+            if len(pending) > MAX_RECORD_LINES:
+                raise BadFile(f"line {start}: a quote opened here is never closed; nothing stored")
+            text = "".join(pending)
+            if text.count('"') % 2:
+                continue
+            pending = []
+        elif quoted_newlines and line.count('"') % 2:
+            pending, start = [line], number
+            continue
+        else:
+            text, start = line, number
+        text = text.rstrip("\r\n")
+        if text.strip():
+            yield start, text
+    if pending:
+        raise BadFile(f"line {start}: a quote opened here is never closed; nothing stored")
+
+
+@dataclass
+class RecordFile:
+    """A file's header (CSV) and its records, read lazily once."""
+
+    path: Path
+    header: list[str] | None
+    records: Iterator[tuple[int, str]]
+    salt: bytes
+
+
+@contextmanager
+def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
+    jsonl = is_jsonl(path)
+    with _open_text(path) as fh, _readable():
+        texts = _texts(fh, quoted_newlines=not jsonl)
+        header = None
+        header_text = ""
+        if not jsonl:
+            first = next(texts, None)
+            header_text = first[1] if first else ""
+            header = next(csv.reader([header_text]), [])
+        # The same text means the same row only under the same header, format and meaning.
+        salt = hashlib.blake2b("\x1f".join([fmt, header_text, json.dumps(extra, sort_keys=True)]).encode(),
+                               key=RECORD_MEANING, digest_size=32).digest()
+        yield RecordFile(path, header, texts, salt)
+
+
+def record_hash(salt: bytes, text: str) -> str:
+    return hashlib.blake2b(text.encode(), key=salt, digest_size=8).hexdigest()
+
+
+def _json_object(number: int, text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadFile(f"line {number}: not JSON: {exc.msg}; nothing stored") from None
+    if not isinstance(data, dict):
+        raise BadFile(f"line {number}: not a JSON object; nothing stored")
+    return data
+
+
+def _csv_dicts(header: list[str], records: list[Record]) -> Iterator[dict[str, str]]:
+    width = len(header)
+    reader = csv.reader([text for _, text, _ in records])
+    try:
+        for count, ((number, _, _), cells) in enumerate(zip(records, reader), start=1):
+            if reader.line_num != count:  # one record, one row: else hashes and lines would slip
+                raise BadFile(f"line {number}: not one CSV row; nothing stored")
+            if len(cells) > width:
+                raise BadFile(f"line {number}: more cells than columns; nothing stored")
+            yield dict(zip(header, cells))
+    except csv.Error as exc:
+        raise BadFile(f"line {records[reader.line_num - 1][0]}: not a CSV row: {exc}; nothing stored") from None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What validating a batch of records needs, all of it picklable: it
+    may be done in a worker process."""
+
+    fmt: str
+    header: list[str] | None
+    stamp: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def items(self, records: list[Record]) -> list[dict[str, Any]]:
+        if self.header is None:
+            datas: Iterable[dict[str, Any]] = (_json_object(n, text) for n, text, _ in records)
+        else:
+            datas = _csv_dicts(self.header, records)
+        return [{"line": number, "observed_at": self.stamp, **self.extra, "data": data}
+                for (number, _, _), data in zip(records, datas)]
+
+    def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
+        """The records validated and hashed, and each bad one's line and reason."""
+        errors: list[str] = []
+        items = self.items(records)
+        if self.fmt == "skypilot":
+            try:
+                return [StagedQuote.of(q) for q in skypilot.normalize(items).quotes], errors
+            except NormalizeError as exc:
+                return [], [str(exc)]
+        staged = rows.staged_rows(items, errors)
+        if not errors:
+            for quote, (_, _, input_hash) in zip(staged, records):
+                quote.input_hash = input_hash
+        return staged, errors
+
+    def stage_packed(self, records: list[Record]) -> tuple[list[Packed], list[str]]:
+        """`stage`, for sending back from a worker process."""
+        staged, errors = self.stage(records)
+        return [pack(q) for q in staged], errors
+
+
+@dataclass
+class FileSummary:
+    """What must be known of a file before its run begins: a first, light
+    pass, since the rows themselves are streamed and never all held. It
+    also finds any unreadable line before a row is written."""
+
+    rows: int = 0
+    columns: set[str] = field(default_factory=set)
+    providers: set[str] = field(default_factory=set)
+    newest: datetime | None = None
+
+
+def summarize(path: Path, provider: str | None = None) -> FileSummary:
+    try:
+        return _summarize(path, provider)
+    except BadFile as exc:
+        raise UserError(f"{path}: {exc}") from None
+
+
+def _summarize(path: Path, provider: str | None) -> FileSummary:
+    summary = FileSummary()
+    stamps: set[str] = set()
+    with _open_text(path) as fh, _readable():
+        if is_jsonl(path):
+            for number, text in _texts(fh, quoted_newlines=False):
+                data = _json_object(number, text)
+                summary.rows += 1
+                summary.columns.update(data)
+                summary.providers.add(str(data.get("provider") or provider or ""))
+                stamps.add(str(data.get("observed_at") or ""))
+        else:
+            # Only the cells it needs: building each row's dict would double this pass.
+            reader = csv.reader(fh)
+            header = next(reader, None) or []
+            width = len(header)
+            summary.columns.update(header)
+            at = {name: header.index(name) for name in ("provider", "observed_at") if name in header}
+            for row in reader:
+                if len(row) > width:
+                    raise BadFile(f"line {reader.line_num}: more cells than columns; nothing stored")
+                if row:
+                    summary.rows += 1
+                    summary.providers.add(_cell(row, at.get("provider")) or provider or "")
+                    stamps.add(_cell(row, at.get("observed_at")))
+    summary.newest = max(_times(stamps), default=None)
+    summary.providers.discard("")
+    return summary
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    return row[index] if index is not None and index < len(row) else ""
+
+
+def _times(stamps: Iterable[str]) -> Iterator[datetime]:
+    for stamp in stamps:
+        if stamp:
+            try:
+                yield parse_time(stamp)
+            except (ValueError, NormalizeError):
+                continue  # the row's own validation names it
