@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -137,18 +138,22 @@ def _json_object(number: int, text: str) -> dict[str, Any]:
     return data
 
 
-def _csv_dicts(header: list[str], records: list[Record]) -> Iterator[dict[str, str]]:
-    width = len(header)
+def _csv_rows(width: int, records: list[Record]) -> list[list[str]]:
+    """Each record's cells, short rows padded with blanks."""
     reader = csv.reader([text for _, text, _ in records])
+    rows = []
     try:
         for count, ((number, _, _), cells) in enumerate(zip(records, reader), start=1):
             if reader.line_num != count:  # one record, one row: else hashes and lines would slip
                 raise BadFile(f"line {number}: not one CSV row; nothing stored")
-            if len(cells) > width:
-                raise BadFile(f"line {number}: more cells than columns; nothing stored")
-            yield dict(zip(header, cells))
+            if len(cells) != width:
+                if len(cells) > width:
+                    raise BadFile(f"line {number}: more cells than columns; nothing stored")
+                cells += [""] * (width - len(cells))
+            rows.append(cells)
     except csv.Error as exc:
         raise BadFile(f"line {records[reader.line_num - 1][0]}: not a CSV row: {exc}; nothing stored") from None
+    return rows
 
 
 @dataclass(frozen=True)
@@ -160,28 +165,36 @@ class Batch:
     header: list[str] | None
     stamp: str
     extra: dict[str, Any] = field(default_factory=dict)
+    salt: bytes | None = None  # to hash records given without their hash (None: keep none)
 
     def items(self, records: list[Record]) -> list[dict[str, Any]]:
         if self.header is None:
             datas: Iterable[dict[str, Any]] = (_json_object(n, text) for n, text, _ in records)
         else:
-            datas = _csv_dicts(self.header, records)
+            datas = (dict(zip(self.header, cells)) for cells in _csv_rows(len(self.header), records))
         return [{"line": number, "observed_at": self.stamp, **self.extra, "data": data}
                 for (number, _, _), data in zip(records, datas)]
 
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
         """The records validated and hashed, and each bad one's line and reason."""
         errors: list[str] = []
-        items = self.items(records)
         if self.fmt == "skypilot":
             try:
-                return [StagedQuote.of(q) for q in skypilot.normalize(items).quotes], errors
+                return [StagedQuote.of(q) for q in skypilot.normalize(self.items(records)).quotes], errors
             except NormalizeError as exc:
                 return [], [str(exc)]
-        staged = rows.staged_rows(items, errors)
-        if not errors:
-            for quote, (_, _, input_hash) in zip(staged, records):
-                quote.input_hash = input_hash
+        lines = [number for number, _, _ in records]
+        if self.header is None:
+            datas = [_json_object(n, text) for n, text, _ in records]
+            columns = {name: [data.get(name) for data in datas] for name in rows.QUOTE_FIELDS}
+        else:
+            cells = _csv_rows(len(self.header), records)
+            columns = {name: list(map(itemgetter(i), cells)) for i, name in enumerate(self.header)}
+        staged = rows.staged_columns(lines, columns, self.stamp, errors)
+        if not errors and self.salt is not None:
+            salt = self.salt
+            for quote, (_, text, input_hash) in zip(staged, records):
+                quote.input_hash = input_hash or record_hash(salt, text)
         return staged, errors
 
     def stage_packed(self, records: list[Record]) -> tuple[list[Packed], list[str]]:

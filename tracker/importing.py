@@ -16,10 +16,12 @@ one diffs and writes the last.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +36,33 @@ from tracker.normalize import Normalized, Recognizer, rows
 from tracker.pipeline import CHUNK, Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 
+log = logging.getLogger(__name__)
 SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
 # A worker process costs about a second to start; it pays off only for this
 # many rows still to validate.
 WORKER_MIN_ROWS = 5 * CHUNK
-# Batches handed to the worker ahead of the one being diffed.
+# Batches the worker may hold; past them this process validates the next one
+# itself rather than wait. And batches held at most before waiting for the worker.
 WORKER_DEPTH = 2
+MAX_HELD = 8
+
+Validated = tuple[list[StagedQuote], list[str]]
 
 
 class Validator:
-    """Validates batches of records, in order: here, or in a worker process
-    started once a big share of a big file turns out to need it."""
+    """Validates batches of records and hands them back in order. A big file
+    whose rows mostly need validating gets a worker process: batches go to it
+    while it keeps up, and are validated here while it is busy (or still
+    starting), so that neither process waits for the other."""
 
     def __init__(self, batch: Batch, rows_in_file: int) -> None:
         self.batch = batch
         self.rows_in_file = rows_in_file
         self.errors: list[str] = []
         self._pool: ProcessPoolExecutor | None = None
-        self._pending: deque[Future[tuple[list[Packed], list[str]]]] = deque()
+        self._worker_died = False
+        # Batches in order: at the worker (its future, and the records in case it dies), or done here.
+        self._held: deque[tuple[Future[tuple[list[Packed], list[str]]], list[Record]] | Validated] = deque()
 
     def __enter__(self) -> Validator:
         return self
@@ -60,33 +71,42 @@ class Validator:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _wants_worker(self, read: int) -> bool:
-        # Most rows read so far needed validating, and many remain.
-        return (self._pool is None and len(self.errors) == 0 and self.rows_in_file - read >= WORKER_MIN_ROWS)
-
     def submit(self, records: list[Record], *, read: int, missed: int) -> Iterator[list[StagedQuote]]:
         """Hands over a batch; yields the batches whose validation is done.
         `read` and `missed` count the file's records so far, and those not
-        recognized."""
-        if self._pool is None and self._wants_worker(read) and missed * 2 >= read:
+        recognized: a worker starts once most of them needed validating and
+        many remain."""
+        if self._pool is None and not self._worker_died and not self.errors and missed * 2 >= read \
+                and self.rows_in_file - read >= WORKER_MIN_ROWS:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        if self._pool is None:
-            yield from self._accept(*self.batch.stage(records))
-            return
-        self._pending.append(self._pool.submit(self.batch.stage_packed, records))
-        while len(self._pending) > WORKER_DEPTH:
+            log.info("validating rows in a worker process as well, from row %d of %d", read, self.rows_in_file)
+        at_worker = sum(isinstance(held[0], Future) for held in self._held)
+        if self._pool is not None and at_worker < WORKER_DEPTH:
+            try:
+                self._held.append((self._pool.submit(self.batch.stage_packed, records), records))
+            except BrokenProcessPool:
+                self._worker_gone()
+        if self._pool is None or at_worker >= WORKER_DEPTH:
+            self._held.append(self.batch.stage(records))
+        while self._held and (len(self._held) > MAX_HELD or _done(self._held[0])):
             yield from self._take()
 
     def drain(self) -> Iterator[list[StagedQuote]]:
-        while self._pending:
+        while self._held:
             yield from self._take()
         rows.fail_on(self.errors)
 
     def _take(self) -> Iterator[list[StagedQuote]]:
-        packed, errors = self._pending.popleft().result()
-        yield from self._accept([unpack(p) for p in packed], errors)
-
-    def _accept(self, staged: list[StagedQuote], errors: list[str]) -> Iterator[list[StagedQuote]]:
+        held = self._held.popleft()
+        if isinstance(held[0], Future):
+            future, records = held
+            try:
+                packed, errors = future.result()
+                held = [unpack(p) for p in packed], errors
+            except BrokenProcessPool:
+                self._worker_gone()
+                held = self.batch.stage(records)
+        staged, errors = held
         # After a bad row nothing more is yielded, but every row is still
         # checked, so that the error names the first bad lines and counts them all.
         self.errors.extend(errors)
@@ -94,27 +114,48 @@ class Validator:
             yield staged
 
 
+    def _worker_gone(self) -> None:
+        """The worker died (killed, out of memory): carry on without it."""
+        if not self._worker_died:
+            log.warning("the worker process validating rows stopped; validating the rest here")
+        self._worker_died = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def _done(held: tuple[Future[Any], list[Record]] | Validated) -> bool:
+    return not isinstance(held[0], Future) or held[0].done()
+
+
 def staged_chunks(path: Path, fmt: str, stamp: str, extra: dict[str, Any], rows_in_file: int,
-                  recognize: Recognizer) -> Iterator[list[StagedQuote]]:
-    """The file's quotes, a chunk at a time, less the rows `recognize` knows."""
-    remembers = fmt == "rows"  # a SkyPilot row makes several quotes: no one row behind a price
-    with open_records(path, fmt, **extra) as file, \
-            Validator(Batch(fmt, file.header, stamp, extra), rows_in_file) as validator:
-        pending: list[Record] = []
-        read = missed = 0
-        for number, text in file.records:
-            read += 1
-            input_hash = record_hash(file.salt, text) if remembers else None
-            if input_hash is not None and recognize(input_hash):
-                continue
-            missed += 1
-            pending.append((number, text, input_hash))
-            if len(pending) == CHUNK:
+                  recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
+    """The file's quotes, a chunk at a time, less the rows `recognize` knows.
+    (With no rows to recognize, the records are hashed where they are
+    validated, which may be in the worker.)"""
+    with open_records(path, fmt, **extra) as file:
+        # A SkyPilot row makes several quotes: no one row is behind a price.
+        salt = file.salt if fmt == "rows" else None
+        batch = Batch(fmt, file.header, stamp, extra, salt)
+        hash_here = salt is not None and recognize is not None
+        with Validator(batch, rows_in_file) as validator:
+            pending: list[Record] = []
+            read = missed = 0
+            for number, text in file.records:
+                read += 1
+                input_hash = None
+                if hash_here:
+                    input_hash = record_hash(salt, text)  # type: ignore[arg-type]
+                    if recognize(input_hash):  # type: ignore[misc]
+                        continue
+                missed += 1
+                pending.append((number, text, input_hash))
+                if len(pending) == CHUNK:
+                    yield from validator.submit(pending, read=read, missed=missed)
+                    pending = []
+            if pending:
                 yield from validator.submit(pending, read=read, missed=missed)
-                pending = []
-        if pending:
-            yield from validator.submit(pending, read=read, missed=missed)
-        yield from validator.drain()
+            yield from validator.drain()
 
 
 def skypilot_provider(path: Path, provider: str | None) -> str:
@@ -163,7 +204,7 @@ def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows
     run_id = pipeline.begin(src, spider=src.spider, mode="import", regions=stored)
 
     def streamed(_: list[dict[str, Any]]) -> Normalized:
-        def staged(recognize: Recognizer) -> Iterator[list[StagedQuote]]:
+        def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
             return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, recognize)
         return Normalized(staged=staged)
 

@@ -217,7 +217,7 @@ class Pipeline:
                          changes=changes, notes=list(result.notes) + normalized.notes)
 
     def _apply_prices(self, session: Session, source: Source, run_id: int,
-                      staged: Callable[[Recognizer], Iterable[Sequence[StagedQuote]]], regions: Sequence[str],
+                      staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]], regions: Sequence[str],
                       observed: datetime, last_ok: CrawlRun | None) -> tuple[SnapshotDiff, int]:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
@@ -232,7 +232,7 @@ class Pipeline:
                                     missed=_open_tracked(session, source.name, before.missed), inputs=before.inputs)
                 del before
                 lookup = partial(writer.locked, _open_tracked, session, source.name)
-                for chunk in staged(diff.recognize):
+                for chunk in staged(diff.recognize if diff.inputs else None):
                     writes = diff.feed(chunk, lookup)
                     writer.locked(store.close_prices, session=session, ids=writes.closes, valid_to=observed)
                     writer.locked(store.set_input_hashes, session=session, hashes=writes.input_hashes)
@@ -291,7 +291,7 @@ def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[st
     return store.open_tracked(session=session, source=source, keys=keys)
 
 
-def _chunks(quotes: Sequence[PriceQuote], _: Recognizer) -> Iterator[list[StagedQuote]]:
+def _chunks(quotes: Sequence[PriceQuote], _: Recognizer | None) -> Iterator[list[StagedQuote]]:
     for start in range(0, len(quotes), CHUNK):
         yield [StagedQuote.of(q) for q in quotes[start:start + CHUNK]]
 

@@ -25,8 +25,9 @@ class Normalized:
     notes: list[str] = field(default_factory=list)
     # Instead of `quotes`, for inputs too big to hold: chunks read lazily,
     # given the diff's recognizer of file rows it already holds (see
-    # `SnapshotDiff.recognize`). A bad row raises NormalizeError mid-run.
-    staged: Callable[[Recognizer], Iterable[Sequence[StagedQuote]]] | None = None
+    # `SnapshotDiff.recognize`; None when it holds none). A bad row raises
+    # NormalizeError mid-run.
+    staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]] | None = None
 
 
 # Whether the diff already holds the quote of a file row, by the row's hash.

@@ -1,24 +1,27 @@
-"""The bulk import's row validator: PriceQuote's checks field by field, each
-distinct text of a field validated, hashed and written out once.
+"""The bulk import's row validator: PriceQuote's checks a column at a time,
+each distinct text of a field validated, hashed and written out once.
 
 A million imported rows repeat most of their values (one provider, a few
 dozen regions, a handful of GPU models). Row by row, pydantic would check
 each of them a million times; here each field goes through the same
 pydantic type as in `QuoteRow`, and the result is kept per distinct text
 while a field has few of them (a field with more, such as the price, is
-validated every time). A property test checks that both agree on every row.
+validated every time). The per-row work left (two hashes, one tuple) is
+done over whole columns. A property test checks that this and PriceQuote
+agree on every row.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
+from hashlib import sha256
+from itertools import repeat
 from enum import Enum
-from typing import Any, NotRequired, get_args, get_origin, get_type_hints
+from operator import itemgetter
+from typing import Any, NamedTuple, NotRequired, get_args, get_origin, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -30,8 +33,7 @@ from db.store import ROW_FIELDS
 CACHE_LIMIT = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
+class Cell(NamedTuple):
     """One field's value three ways."""
 
     value: Any  # as PriceQuote holds it
@@ -39,9 +41,13 @@ class Cell:
     stored: Any  # as the store writes it
 
 
-class BadField(Exception):
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"{name}: {reason}")
+class Bad:
+    """A cell that failed; `reason` as pydantic would word it for the row."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 def _cell(value: Any) -> Cell:
@@ -60,35 +66,58 @@ def _cell(value: Any) -> Cell:
 
 
 class FieldReader:
-    def __init__(self, name: str, kind: Any) -> None:
+    def __init__(self, name: str, kind: Any, default: Cell | Bad) -> None:
         self.name = name
-        self.adapter: TypeAdapter[Any] = TypeAdapter(kind)
-        self.cache: dict[str, Cell] | None = {}
+        self.validate = TypeAdapter(kind).validator.validate_python
+        self.default = default
+        self.cache: dict[Any, Cell | Bad] | None = {}
 
-    def read(self, raw: Any) -> Cell:
-        cacheable = type(raw) is str and self.cache is not None
-        if cacheable:
-            cell = self.cache.get(raw)  # type: ignore[union-attr]
-            if cell is not None:
-                return cell
+    def read(self, raw: Any) -> Cell | Bad:
+        if raw is None or raw == "":
+            return self.default
         try:
-            cell = _cell(self.adapter.validate_python(self._parsed(raw)))
+            if self.name == "attrs" and isinstance(raw, str):
+                raw = json.loads(raw)
+            return _cell(self.validate(raw))
+        except json.JSONDecodeError:
+            return Bad(f"{self.name}: not a JSON object")
         except ValidationError as exc:
-            raise BadField(self.name, exc.errors()[0]["msg"]) from None
-        if cacheable:
-            if len(self.cache) >= CACHE_LIMIT:  # type: ignore[arg-type]
-                self.cache = None
-            else:
-                self.cache[raw] = cell  # type: ignore[index]
-        return cell
+            first = exc.errors()[0]
+            where = ".".join(map(str, (self.name, *first["loc"])))
+            return Bad(f"{where}: {first['msg']}")
 
-    def _parsed(self, raw: Any) -> Any:
-        if self.name == "attrs" and isinstance(raw, str):
+    def column(self, raws: Sequence[Any]) -> tuple[list[Cell | Bad], bool]:
+        """The cells of a column, and whether any is bad: texts seen before
+        from the cache, the rest read and, while the field has few distinct
+        texts, remembered."""
+        cache = self.cache
+        if cache is not None:
             try:
-                return json.loads(raw)
-            except json.JSONDecodeError:
-                raise BadField("attrs", "not a JSON object") from None
-        return raw
+                cells: list[Any] = list(map(cache.get, raws))
+            except TypeError:  # an unhashable value (a JSON object in a text field): read each
+                cache = None
+        if cache is None:
+            cells = [self.read(raw) for raw in raws]
+            return cells, any(type(cell) is Bad for cell in cells)
+        failed = False
+        if None in cells:
+            for i, cell in enumerate(cells):
+                if cell is None:
+                    raw = raws[i]
+                    cells[i] = cell = self.read(raw)
+                    if type(cell) is Bad:
+                        failed = True
+                    elif type(raw) is str and self.cache is not None:
+                        if len(cache) >= CACHE_LIMIT:
+                            self.cache = None
+                        cache[raw] = cell
+        return cells, failed
+
+    def set_default(self, default: Cell) -> None:
+        """A new default, forgetting the old one's cached blanks."""
+        self.default = default
+        if self.cache is not None:
+            self.cache.pop("", None)
 
 
 def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
@@ -99,58 +128,83 @@ def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
             for name, kind in hints.items()}
 
 
+class CellFields(Mapping[str, Any]):
+    """A staged row's fields by name, over its tuple of values."""
+
+    __slots__ = ("values",)
+    position: dict[str, int] = {}
+
+    def __init__(self, values: tuple[Any, ...]) -> None:
+        self.values = values
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[self.position[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.position)
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+
 class RowValidator:
-    """Validates raw import items `{"line", "observed_at", "data"}` into
-    StagedQuotes, with their stored columns already written out."""
+    """Validates columns of raw import values into StagedQuotes, with their
+    stored columns already written out."""
 
     def __init__(self, typed_dict: type) -> None:
         types = _field_types(typed_dict)
-        self.readers = [FieldReader(name, kind) for name, (kind, _) in types.items()]
-        self.required = frozenset(name for name, (_, required) in types.items() if required)
         fields = PriceQuote.model_fields
-        self.defaults = {name: _cell(f.get_default(call_default_factory=True))
-                         for name, f in fields.items() if not f.is_required()}
+        self.readers = [
+            FieldReader(name, kind, Bad(f"{name}: Field required") if required
+                        else _cell(fields[name].get_default(call_default_factory=True)))
+            for name, (kind, required) in types.items()]
+        self.names = [reader.name for reader in self.readers]
+        CellFields.position = {name: i for i, name in enumerate(self.names)}
+        at = self.names.index
+        self.identity = itemgetter(*map(at, QUOTE_IDENTITY_FIELDS))
+        self.value = itemgetter(*map(at, QUOTE_VALUE_FIELDS))  # attrs, when any, follow them
+        self.stored = itemgetter(*map(at, ROW_FIELDS), at("attrs"))
+        self.attrs = at("attrs")
 
-    def cells(self, item: dict[str, Any]) -> dict[str, Cell]:
-        data = item["data"]
-        cells: dict[str, Cell] = {}
+    def stage(self, lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str,
+              errors: list[str]) -> list[StagedQuote]:
+        """`columns` holds each field's raw values, one per line (a missing
+        field is a missing column); `stamp` is the observation time of rows
+        that give none. Each bad line's first bad field, in PriceQuote's
+        order as pydantic names it, is appended to `errors`."""
+        count = len(lines)
+        cells: list[list[Any]] = []
+        bad: dict[int, str] = {}
         for reader in self.readers:
-            name = reader.name
-            raw = data.get(name)
-            if raw is None or raw == "":
-                if name == "observed_at":
-                    raw = item["observed_at"]
-                elif name in self.required:
-                    raise BadField(name, "Field required")
-                else:
-                    cells[name] = self.defaults[name]
-                    continue
-            cells[name] = reader.read(raw)
-        return cells
+            raws = columns.get(reader.name)
+            if reader.name == "observed_at":
+                reader.set_default(reader.read(stamp))
+            if raws is None:
+                column: list[Any] = [reader.default] * count
+                failed = type(reader.default) is Bad
+            else:
+                column, failed = reader.column(raws)
+            cells.append(column)
+            if failed:
+                for i, cell in enumerate(column):
+                    if type(cell) is Bad and i not in bad:
+                        bad[i] = cell.reason
+        errors.extend(f"line {lines[i]}: {reason}" for i, reason in sorted(bad.items()))
+        if bad:
+            cells = [[cell for i, cell in enumerate(column) if i not in bad] for column in cells]
+        return self._staged(cells)
 
-    def stage(self, items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:
-        """Each good item as a StagedQuote; each bad one's line and reason
-        (its first bad field, as pydantic would name it) appended to `errors`."""
-        out = []
-        for item in items:
-            try:
-                cells = self.cells(item)
-            except BadField as exc:
-                errors.append(f"line {item['line']}: {exc}")
-                continue
-            out.append(staged(cells))
-        return out
-
-
-def staged(cells: dict[str, Cell]) -> StagedQuote:
-    key = "\x1f".join([cells[name].hashed for name in QUOTE_IDENTITY_FIELDS])
-    values = [cells[name].hashed for name in QUOTE_VALUE_FIELDS]
-    attrs = cells["attrs"]
-    if attrs.value:
-        values.append(attrs.hashed)
-    return StagedQuote(
-        {name: cell.value for name, cell in cells.items()},
-        hashlib.sha256(key.encode()).hexdigest()[:32],
-        hashlib.sha256("\x1f".join(values).encode()).hexdigest()[:16],
-        columns=(*[cells[name].stored for name in ROW_FIELDS], attrs.stored),
-    )
+    def _staged(self, cells: list[list[Cell]]) -> list[StagedQuote]:
+        """Good rows' cells, a column per field, as quotes: the per-row work
+        done column-wise, in C where it can be."""
+        value, hashed, stored = (itemgetter(i) for i in range(3))
+        hashes = [list(map(hashed, column)) for column in cells]
+        identity = map("\x1f".join, zip(*self.identity(hashes)))
+        keys = [sha256(text.encode()).hexdigest()[:32] for text in identity]
+        values = map("\x1f".join, zip(*self.value(hashes)))
+        attrs = hashes[self.attrs]
+        value_hashes = [sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]
+                        for text, extra in zip(values, attrs)]
+        fields = map(CellFields, zip(*[list(map(value, column)) for column in cells]))
+        columns = zip(*[list(map(stored, column)) for column in self.stored(cells)])
+        return list(map(StagedQuote, fields, keys, value_hashes, repeat(None), columns))

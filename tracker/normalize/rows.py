@@ -9,7 +9,9 @@ partial import would look like removed prices.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any
@@ -121,7 +123,18 @@ class QuoteRow(TypedDict):
 _ROWS = RowValidator(QuoteRow)
 
 
+def staged_columns(lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str,
+                   errors: list[str]) -> list[StagedQuote]:
+    """The bulk path of `normalize`, a column of raw values per field (see
+    `RowValidator.stage`); each bad line's reason is appended to `errors`."""
+    return _ROWS.stage(lines, {name: raws for name, raws in columns.items() if name in QUOTE_FIELDS}, stamp, errors)
+
+
 def staged_rows(items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:
-    """The bulk path of `normalize`: each good item as a StagedQuote; each
-    bad one's line and reason appended to `errors`."""
-    return _ROWS.stage(items, errors)
+    """`staged_columns` of raw items `{"line", "observed_at", "data"}`."""
+    out: list[StagedQuote] = []
+    for stamp, group in groupby(items, key=itemgetter("observed_at")):
+        batch = list(group)
+        columns = {name: [item["data"].get(name) for item in batch] for name in QUOTE_FIELDS}
+        out += _ROWS.stage([item["line"] for item in batch], columns, stamp, errors)
+    return out
