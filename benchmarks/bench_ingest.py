@@ -83,11 +83,19 @@ def _records(path: str) -> tuple[Any, list[Any]]:
         return Batch("rows", file.header, T0.isoformat()), [(n, text, None) for n, text in file.records]
 
 
-def _staged(path: str) -> list[Any]:
+def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list[tuple[Any, ...]]:
+    """The file's rows as the store's row tuples, validated a chunk at a time
+    (only the tuples are kept)."""
+    from db import bulk
+    from tracker.pipeline import CHUNK
+
     batch, records = _records(path)
-    staged, errors = batch.stage(records)
-    assert not errors, errors[:3]
-    return staged
+    tuples = []
+    for start in range(0, len(records), CHUNK):
+        staged, errors = batch.stage(records[start:start + CHUNK])
+        assert not errors, errors[:3]
+        tuples += [bulk.price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in staged]
+    return tuples
 
 
 def raw_insert(url: str, path: str) -> float:
@@ -96,14 +104,11 @@ def raw_insert(url: str, path: str) -> float:
     from db import bulk, store
 
     engine = _engine(url)
-    staged = _staged(path)
     with Session(engine) as session:
         run = store.start_run(session=session, source="raw", provider="bench", spider="", mode="raw",
                               regions=[], started_at=T0)
         session.commit()
-        valid_from = bulk.bulk_time(session, T0)
-        tuples = [bulk.price_row(q, source="raw", run_id=run.id or 0, valid_from=valid_from) for q in staged]
-    del staged
+        tuples = _row_tuples(path, "raw", run.id or 0, bulk.bulk_time(session, T0))
     columns = ", ".join(bulk.PRICE_COLUMNS)
     raw = engine.raw_connection()
     driver = raw.driver_connection

@@ -159,13 +159,14 @@ def refresh_statistics(*, session: Session) -> None:
 
 @dataclass
 class OpenSnapshot:
-    """A source's current snapshot as the bulk diff holds it: key -> value
-    hash (all it keeps per row), the keys of the rows that count misses, and,
-    for rows that came from an import, the hash of their file row -> key."""
+    """A source's current snapshot as the bulk diff holds it, keys and
+    hashes as ints (half the memory of their hex text): key -> value hash
+    (all it keeps per row), the keys of the rows that count misses, and, for
+    rows that came from an import, the hash of their file row -> key."""
 
-    fingerprints: dict[str, str]
+    fingerprints: dict[int, int]
     missed: list[str]
-    inputs: dict[str, str]
+    inputs: dict[int, int]
 
 
 def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> OpenSnapshot:
@@ -178,11 +179,12 @@ def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] |
     snapshot = OpenSnapshot({}, [], {})
     fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
     for key, value_hash, misses, input_hash in session.connection().execute(stmt):
-        fingerprints[key] = value_hash
+        compact_key = int(key, 16)
+        fingerprints[compact_key] = int(value_hash, 16)
         if misses:
             snapshot.missed.append(key)
         if input_hash is not None:
-            inputs[input_hash] = key
+            inputs[int(input_hash, 16)] = compact_key
     return snapshot
 
 

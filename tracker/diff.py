@@ -93,24 +93,34 @@ def _jump(quote: StagedQuote, before: TrackedPrice, policy: DiffPolicy) -> str |
     return None
 
 
+def compact(hex_digest: str) -> int:
+    """A key or hash as the bulk diff holds it: an int takes half the memory
+    of its hex text, and a million of them are held at once."""
+    return int(hex_digest, 16)
+
+
+def key_text(key: int) -> str:
+    return format(key, "032x")
+
+
 class SnapshotDiff:
     """One run's diff, fed chunk by chunk. With no previous snapshot the
     current one is a baseline: stored, but not announced as hundreds of new
-    SKUs."""
+    SKUs. Keys and hashes are held `compact`."""
 
-    def __init__(self, fingerprints: dict[str, str], policy: DiffPolicy, *, source: str, observed_at: datetime,
-                 missed: Mapping[str, TrackedPrice] | None = None, inputs: dict[str, str] | None = None) -> None:
+    def __init__(self, fingerprints: dict[int, int], policy: DiffPolicy, *, source: str, observed_at: datetime,
+                 missed: Mapping[str, TrackedPrice] | None = None, inputs: dict[int, int] | None = None) -> None:
         self.previous = fingerprints  # key -> value hash; consumed as keys are seen
         self.previous_count = len(fingerprints)
         self.inputs = inputs or {}  # input hash -> key, for rows that came from a file
-        self.current: dict[str, str] = {}
+        self.current: dict[int, int] = {}
         self.policy, self.source, self.observed_at = policy, source, observed_at
-        self.missed = missed or {}
+        self.missed = {compact(key): price for key, price in (missed or {}).items()}
         self.changes: list[Change] = []
         self.misses: dict[int, int] = {}
         self.regions: set[str] = set()
 
-    def recognize(self, input_hash: str) -> bool:
+    def recognize(self, input_hash: int) -> bool:
         """Whether a file row is the very one an open row came from: then its
         quote is that row's, unchanged, and it is counted as seen without
         being validated or hashed again. A row met twice in one run is not
@@ -132,25 +142,26 @@ class SnapshotDiff:
         relearn: list[StagedQuote] = []
         baseline = not self.previous_count
         for quote in quotes:
-            seen = self.current.get(quote.key)
+            key, value_hash = compact(quote.key), compact(quote.value_hash)
+            seen = self.current.get(key)
             if seen is not None:
-                if seen != quote.value_hash:
+                if seen != value_hash:
                     f = quote.fields
                     raise DuplicateQuote(f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
                                          f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}")
                 continue
-            self.current[quote.key] = quote.value_hash
+            self.current[key] = value_hash
             self.regions.add(quote.fields["region"])
-            before = self.previous.pop(quote.key, None)
+            before = self.previous.pop(key, None)
             if before is None:
                 writes.inserts.append(quote)
                 if not baseline:
                     self.changes.append(self._change(ChangeKind.new_sku, quote, None))
-            elif before != quote.value_hash:
+            elif before != value_hash:
                 changed.append(quote)
             else:
-                if quote.key in self.missed:
-                    self.misses[self.missed[quote.key].id] = 0
+                if key in self.missed:
+                    self.misses[self.missed[key].id] = 0
                 if quote.input_hash is not None:
                     relearn.append(quote)
         if changed:
@@ -193,7 +204,7 @@ class SnapshotDiff:
             raise Implausible(f"the crawl found {len(self.current)} prices, less than {self.policy.min_row_ratio:%} "
                               f"of the {self.previous_count} of the last complete run")
         removed = []
-        for before in lookup(list(self.previous)).values():
+        for before in lookup([key_text(key) for key in self.previous]).values():
             missed = before.missed_runs + 1
             if missed >= self.policy.removal_confirmations:
                 removed.append(before.id)
@@ -206,7 +217,7 @@ def diff_prices(previous: Mapping[str, TrackedPrice], current: Mapping[str, Pric
                 policy: DiffPolicy, *, source: str, observed_at: datetime) -> PriceDiff:
     """The whole diff of two snapshots in memory, in one chunk."""
     result = PriceDiff()
-    diff = SnapshotDiff({k: p.value_hash for k, p in previous.items()}, policy, source=source,
+    diff = SnapshotDiff({compact(k): compact(p.value_hash) for k, p in previous.items()}, policy, source=source,
                         observed_at=observed_at, missed={k: p for k, p in previous.items() if p.missed_runs})
 
     def lookup(keys: Sequence[str]) -> dict[str, TrackedPrice]:

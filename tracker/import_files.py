@@ -32,7 +32,7 @@ FORMATS = ("rows", "skypilot")
 # remembered row is then read again once.
 RECORD_MEANING = b"rows-1"
 # (line number, the record's text without its line ending, its hash or None)
-Record = tuple[int, str, str | None]
+Record = tuple[int, str, int | None]
 
 
 class BadFile(NormalizeError):
@@ -124,8 +124,9 @@ def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
         yield RecordFile(path, header, texts, salt)
 
 
-def record_hash(salt: bytes, text: str) -> str:
-    return hashlib.blake2b(text.encode(), key=salt, digest_size=8).hexdigest()
+def record_hash(salt: bytes, text: str) -> int:
+    """A record's hash, as the diff holds it (an int; stored as 16 hex digits)."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), key=salt, digest_size=8).digest())
 
 
 def _json_object(number: int, text: str) -> dict[str, Any]:
@@ -194,7 +195,7 @@ class Batch:
         if not errors and self.salt is not None:
             salt = self.salt
             for quote, (_, text, input_hash) in zip(staged, records):
-                quote.input_hash = input_hash or record_hash(salt, text)
+                quote.input_hash = format(record_hash(salt, text) if input_hash is None else input_hash, "016x")
         return staged, errors
 
     def stage_packed(self, records: list[Record]) -> tuple[list[Packed], list[str]]:

@@ -31,7 +31,7 @@ class Normalized:
 
 
 # Whether the diff already holds the quote of a file row, by the row's hash.
-Recognizer = Callable[[str], bool]
+Recognizer = Callable[[int], bool]
 Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
 
 
