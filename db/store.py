@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
+from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
@@ -172,19 +174,29 @@ class OpenSnapshot:
 def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> OpenSnapshot:
     """The source's open rows, in one pass."""
     t = PricePoint.__table__
-    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs, t.c.input_hash).where(
-        t.c.source == source, t.c.valid_to.is_(None))
+    condition = sa.and_(t.c.source == source, t.c.valid_to.is_(None))
     if regions:
-        stmt = stmt.where(t.c.region.in_(list(regions)))
+        condition = sa.and_(condition, t.c.region.in_(list(regions)))
+    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs, t.c.input_hash)
+    if session.connection().dialect.name == "sqlite":
+        # Row by row off the index, SQLite reads the table in the index's
+        # order, all over the file; given the ids first, it reads it in
+        # order (EXPLAIN QUERY PLAN: LIST SUBQUERY; twice as fast at a million).
+        stmt = stmt.where(t.c.id.in_(sa.select(t.c.id).where(condition)))
+    else:
+        stmt = stmt.where(condition)
     snapshot = OpenSnapshot({}, [], {})
     fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
-    for key, value_hash, misses, input_hash in session.connection().execute(stmt):
+    result = session.connection().execute(stmt)
+    # The driver's own rows, in batches: a result Row a row costs as much as the read.
+    for key, value_hash, misses, input_hash in chain.from_iterable(iter(partial(result.cursor.fetchmany, 10_000), [])):
         compact_key = int(key, 16)
         fingerprints[compact_key] = int(value_hash, 16)
         if misses:
             snapshot.missed.append(key)
         if input_hash is not None:
             inputs[int(input_hash, 16)] = compact_key
+    result.close()
     return snapshot
 
 
