@@ -93,7 +93,7 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     size = store_size(engine)
     shown = f", {size / 1e6:.1f} MB" if size is not None else ""
     stderr.print(f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
-                 highlight=False, soft_wrap=True)
+                 highlight=False, soft_wrap=True, markup=False)
     backlog = outbox_backlog(engine)
     if backlog is not None:
         parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
@@ -121,7 +121,7 @@ def reprocess(
     r = done.rewound
     stderr.print(f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
                  f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
-                 highlight=False, soft_wrap=True)
+                 highlight=False, soft_wrap=True, markup=False)
     rows = [{"capture": str(c.path), "observed_at": c.observed_at, "run_id": rep.run_id, "status": str(rep.status),
              "items": rep.items, "rows_written": rep.rows_written, "changes": len(rep.changes), "error": rep.error}
             for c, rep in done.reports]
