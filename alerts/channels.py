@@ -29,6 +29,7 @@ from alerts.render import LIMITS, Family, Limits, Message
 
 _PIECES = re.compile(r"[/:@?&=#,+;\s]+")
 _HOSTNAME = re.compile(r"^[\w-]+(\.[\w-]+)+$")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{0,19}$")
 _PLAIN_WORDS = {"services", "webhook", "hooks", "https", "http", "mailto", "mailtos", "format", "markdown",
                 "wecombot", "dingtalk", "feishu", "tgram", "schan", "slack", "discord", "jsons", "json"}
 # Services whose messages render markdown (Apprise turns it into HTML where needed).
@@ -71,6 +72,39 @@ logging.getLogger("apprise").addFilter(_MaskFilter())
 
 class ChannelError(Exception):
     """A channel URL Apprise cannot use; the message is masked."""
+
+
+def _instantiate(url: str) -> tuple[apprise.NotifyBase | None, str]:
+    """Apprise's plugin for `url` (None if it has none) and what Apprise
+    logged meanwhile. Apprise logs its own complaint about a bad URL; it is
+    captured here, so the user reads one error of ours, not two."""
+    logger = logging.getLogger("apprise")
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured:
+            plugin = apprise.Apprise.instantiate(url)
+        return plugin, captured.getvalue()
+    finally:
+        logger.propagate = propagate
+
+
+def url_problem(url: str) -> str | None:
+    """Why Apprise cannot use `url` (masked), or None when it can: checked when
+    the configuration is loaded, so a typo stops every command at once instead
+    of failing each delivery while the daemon runs on."""
+    MASK.add(url)
+    plugin, log = _instantiate(url)
+    if plugin is not None:
+        return None
+    scheme = url.partition("://")[0].strip().lower() if "://" in url else ""
+    if not _SCHEME.match(scheme):
+        return "not a known Apprise URL: it does not start with a scheme such as slack:// or wecombot://"
+    if scheme not in apprise.NotificationManager().schemas():
+        # The scheme is no secret (the rest may be): it is what was mistyped.
+        return f"{scheme}:// is not a known Apprise URL scheme (see https://github.com/caronc/apprise/wiki)"
+    reasons = [line.removeprefix("WARNING ") for line in log.splitlines() if line.startswith("WARNING ")]
+    why = f": {MASK(reasons[0].strip().rstrip(':'))}" if reasons else ""
+    return f"not a known Apprise URL: Apprise cannot read this {scheme}:// URL{why}"
 
 
 class WeComMarkdownBot(NotifyWeComBot):
@@ -144,9 +178,10 @@ class Channel:
     def __init__(self, name: str, url: str, *, timeout: float = 20, max_per_minute: int | None = None) -> None:
         MASK.add(url)
         self.name = name
-        plugin = apprise.Apprise.instantiate(url)
+        plugin, _ = _instantiate(url)
         if plugin is None:
-            raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}")
+            raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}: "
+                               f"{url_problem(url)}")
         self.plugin = _upgrade(plugin)
         # The outbox paces each channel (limits.per_minute); Apprise's own pause would only stall it.
         self.plugin.request_rate_per_sec = 0

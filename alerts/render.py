@@ -191,8 +191,14 @@ def card(change: Change, width: int = 600) -> Card:
 
 _SLACK = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "*": "∗", "~": "∼", "`": "ˋ"}
 _WECOM = {"*": "＊", "[": "［", "]": "］", "<": "＜", ">": "＞", "`": "｀", "#": "＃", "@": "＠"}
+# DingTalk and Feishu render some HTML (<font>, <at>) and may not honour a
+# backslash before it; a full-width bracket is no tag in any renderer.
+_ANGLES = {"<": "＜", ">": "＞"}
 # An underscore inside a word (Standard_ND96asr_v4) is no emphasis in CommonMark.
-_MARKDOWN = re.compile(r"([\\`*{}\[\]<>#|~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_MARKDOWN = re.compile(r"([\\`*{}\[\]#|~!]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+# A word joiner (U+2060) is invisible, but no link, autolink or mention
+# parser reads across it.
+_WJ = "\u2060"
 
 
 def _table(mapping: dict[str, str]) -> Callable[[str], str]:
@@ -200,14 +206,24 @@ def _table(mapping: dict[str, str]) -> Callable[[str], str]:
     return lambda text: " ".join(text.split()).translate(table)
 
 
+def _defang(text: str) -> str:
+    """Provider text can neither link nor mention: `http://evil` is not
+    linked (as on Slack's path), `](` opens no markdown link, and `@all`,
+    `@everyone` or `<@123>` reach nobody."""
+    text = text.replace("://", f":{_WJ}//").replace("](", f"]{_WJ}(")
+    return re.sub(r"@(?=\w)", "@" + _WJ, text)
+
+
 _ESCAPES: dict[Family, Callable[[str], str]] = {
     # '@here' typed as text is no mention, but a word joiner makes sure;
     # and a word joiner in "://" keeps Slack from turning provider text into a link.
     Family.slack: lambda t: re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060",
                                    _table(_SLACK)(t)).replace("://", ":\u2060//"),
-    Family.wecom: _table(_WECOM),
-    Family.markdown: lambda t: _MARKDOWN.sub(r"\\\1", " ".join(t.split())),
-    Family.text: lambda t: " ".join(t.split()),
+    Family.wecom: lambda t: _defang(_table(_WECOM)(t)),
+    Family.markdown: lambda t: _defang(_MARKDOWN.sub(r"\\\1", _table(_ANGLES)(t))),
+    # Plain text still reaches services that autolink and mention (ntfy,
+    # Mattermost, Teams...); Apprise escapes it for markdown and HTML itself.
+    Family.text: lambda t: _defang(" ".join(t.split())),
 }
 
 

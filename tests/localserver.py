@@ -1,7 +1,9 @@
-"""A tiny HTTP server on 127.0.0.1 for tests of the real download path."""
+"""A tiny HTTP server on 127.0.0.1 for tests of the real download path, and
+a tiny SMTP server for what email channels send."""
 
 from __future__ import annotations
 
+import socketserver
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -55,6 +57,51 @@ def serve(handler: Handler) -> Iterator[tuple[str, list[Received]]]:
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def serve_smtp() -> Iterator[tuple[int, list[bytes]]]:
+    """Yields the port and the messages (raw RFC 5322 bytes) received so far.
+    It accepts every command and offers neither TLS nor AUTH: just enough SMTP."""
+    received: list[bytes] = []
+
+    class _H(socketserver.StreamRequestHandler):
+        def _reply(self, line: str) -> None:
+            self.wfile.write(line.encode("ascii") + b"\r\n")
+
+        def handle(self) -> None:
+            self._reply("220 127.0.0.1 ESMTP test")
+            data: list[bytes] | None = None
+            for line in self.rfile:
+                if data is not None:
+                    if line.rstrip(b"\r\n") == b".":
+                        received.append(b"".join(data))
+                        data = None
+                        self._reply("250 OK")
+                    else:
+                        data.append(line[1:] if line.startswith(b"..") else line)
+                    continue
+                verb = line[:4].upper()
+                if verb in (b"EHLO", b"HELO"):
+                    self._reply("250 127.0.0.1")
+                elif verb == b"DATA":
+                    data = []
+                    self._reply("354 end with <CRLF>.<CRLF>")
+                elif verb == b"QUIT":
+                    self._reply("221 bye")
+                    return
+                else:
+                    self._reply("250 OK")
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _H)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], received
     finally:
         server.shutdown()
         server.server_close()

@@ -4,6 +4,9 @@ digests split within each service's limits."""
 
 from __future__ import annotations
 
+import email
+import email.policy
+import html
 import json
 import os
 import re
@@ -14,7 +17,9 @@ from urllib.parse import parse_qs
 
 import pytest
 from apprise.plugins.dingtalk import NotifyDingTalk
+from apprise.plugins.discord import NotifyDiscord
 from apprise.plugins.feishu import NotifyFeishu
+from apprise.plugins.lark import NotifyLark
 from apprise.plugins.serverchan import NotifyServerChan
 from apprise.plugins.slack import NotifySlack
 from apprise.plugins.telegram import NotifyTelegram
@@ -22,9 +27,9 @@ from apprise.plugins.wecombot import NotifyWeComBot
 
 from alerts.channels import Channel
 from alerts.render import Family, digest, single
-from db.schema import ChangeKind
+from db.schema import Change, ChangeKind
 from tests.alert_samples import AT, HOSTILE, every_kind, price
-from tests.localserver import Received, Reply, serve
+from tests.localserver import Received, Reply, serve, serve_smtp
 
 GOLDEN = Path(__file__).parent / "fixtures" / "alerts"
 UPDATE = os.environ.get("GPU_TRACKER_UPDATE_GOLDEN") == "1"
@@ -49,6 +54,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, list[Received
         monkeypatch.setattr(NotifyFeishu, "notify_url", f"{base}/feishu/{{token}}/")
         monkeypatch.setattr(NotifyTelegram, "notify_url", f"{base}/telegram/bot")
         monkeypatch.setattr(NotifyServerChan, "notify_url", f"{base}/schan/{{token}}.send")
+        monkeypatch.setattr(NotifyLark, "notify_url", f"{base}/lark/")
+        monkeypatch.setattr(NotifyDiscord, "notify_url", f"{base}/discord")
         yield base, received
 
 
@@ -124,9 +131,80 @@ def test_provider_text_cannot_mention_link_or_break_markdown(server) -> None:
     assert "GPU 新用户 3.5折" in slack_text
     content = wecom["markdown"]["content"]
     assert "<font" not in content and "[Free](" not in content and "<@" not in content
+    assert "http://evil" not in content  # a bare link is defanged as on Slack
     # Our own markup is intact: one bold headline, one link, to the source page.
     assert content.count("**") % 2 == 0
     assert re.findall(r"\[([^\]]+)\]\(([^)]+)\)", content) == [("Source page", "https://cloud.tencent.com/act/pro/gpu")]
+
+
+# Every trick at once: mentions of everyone in each service's syntax, a
+# markdown link, HTML, and a bare link.
+NASTY = HOSTILE + ' @everyone @here @all <@123456789> <at user_id="all">所有人</at> http://evil.example/x'
+OFFER_PAGE = "https://cloud.tencent.com/act/pro/gpu"
+
+
+def hostile_offer() -> Change:
+    offer = every_kind()[ChangeKind.offer_added]
+    return offer.model_copy(update={"detail": {"title": "GPU 新用户 3.5折 " + NASTY,
+                                               "new_terms": "满1000减300 " + NASTY}})
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _sent_text(req: Received) -> str:
+    """Every text a service was sent, decoded: JSON strings or form values."""
+    body = req.body.decode("utf-8")
+    if req.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):
+        return "\n".join(v for values in parse_qs(body).values() for v in values)
+    return "\n".join(_strings(json.loads(body)))
+
+
+def _mailed_text(raw: bytes) -> str:
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    return "\n".join([str(message["Subject"])] + [part.get_content() for part in message.walk()
+                                                    if not part.is_multipart()])
+
+
+@pytest.mark.parametrize("service, url", [
+    ("dingtalk", "dingtalk://dingtalktoken0001/"),
+    ("feishu", "feishu://feishutoken0001"),
+    ("lark", "lark://larktoken0001"),
+    ("telegram", "tgram://123456789:AAbbccddeeffgghh/4242"),
+    ("telegram-html", "tgram://123456789:AAbbccddeeffgghh/4242?format=html"),
+    ("serverchan", "schan://schankey0001"),
+    ("discord", "discord://1234567/discordtoken0001"),
+    ("matrix-html", "matrix://bot:matrixtoken0001@{host}/?mode=matrix"),
+    ("email-html", "mailto://127.0.0.1:{smtp}?from=bot@example.com&to=ops@example.com"),
+    ("ntfy", "ntfy://{host}/gpu"),
+    ("json", "json://{host}/hook"),
+])
+def test_provider_text_is_defanged_in_every_format(server, service: str, url: str) -> None:
+    base, received = server
+    with serve_smtp() as (port, mails):
+        channel = Channel(service, url.format(host=base.removeprefix("http://"), smtp=port))
+        result = channel.send(single(("k", hostile_offer()), channel.family, channel.limits))
+    assert result.ok, result.answer
+    assert len(received) + len(mails) == 1
+    text = _mailed_text(mails[0]) if mails else _sent_text(received[0])
+    shown = html.unescape(text).replace("\xa0", " ")
+    assert "GPU 新用户 3.5折" in shown and "满1000减300" in shown  # the offer itself gets through
+    assert "evil.example" in text and "http://evil" not in text  # shown, but never linked
+    assert re.findall(r"\]\(([^)]*)\)", text) in ([], [OFFER_PAGE])  # markdown links: ours alone
+    assert set(re.findall(r'href="([^"]*)"', text)) <= {OFFER_PAGE}
+    assert not re.search(r"@(?:everyone|here|all|U024BE7LH|123456789)", text)  # nobody is mentioned
+    if channel.family is not Family.text:
+        # No tag of the provider's, raw or entity-escaped: DingTalk and Feishu render
+        # <font> and <at>, and may not honour a backslash. Plain text is only text, and
+        # Apprise escapes it itself where a service renders markup.
+        assert not re.search(r"(?:<|&lt;)(?:/?font|!channel|@|at\b)", text), text
 
 
 def test_wecom_errcode_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:

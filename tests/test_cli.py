@@ -62,3 +62,14 @@ def test_empty_store_in_every_format(sqlite_cli) -> None:
 def test_version(sqlite_cli) -> None:
     result = sqlite_cli("--version")
     assert result.code == 0 and result.out.startswith("gpu-tracker ")
+
+
+def test_debug_shows_the_traceback_the_normal_run_hides(sqlite_cli, home) -> None:
+    (home / "config.toml").write_text("[diff]\nbogus = 1\n")
+    normal = sqlite_cli("runs")
+    debug = sqlite_cli("--debug", "runs")
+    line = f"error: {home / 'config.toml'}: diff.bogus: unknown key"
+    assert normal.code == debug.code == 1
+    assert normal.err.strip() == line and "Traceback" not in normal.err
+    assert "Traceback (most recent call last):" in debug.err and 'tracker/config.py", line' in debug.err
+    assert debug.err.strip().splitlines()[-1] == line

@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import tomllib
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
 
 from tracker.errors import ConfigError
+from tracker.logs import mask_secrets
 from tracker.reference import AnalyticsSettings
 from tracker.schedule import DaemonSettings
 from tracker.watch import WatchSettings
@@ -163,6 +165,13 @@ class Config(Strict):
         problem = check_references(self.channel, self.rule)
         if problem:
             raise ValueError(problem)
+        if self.channel:
+            from alerts.channels import url_problem  # Apprise loads its plugins: only when needed
+
+            for channel in self.channel:
+                problem = url_problem(channel.url.get_secret_value())
+                if problem:
+                    raise ValueError(f"channel {channel.name}: {problem}")
         return self
 
     def provider(self, name: str) -> ProviderSettings:
@@ -232,18 +241,44 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
     config = config.model_copy(update={"path": path, "home": home})
-    if _holds_secrets(config) and path.stat().st_mode & 0o077:
+    if path.stat().st_mode & 0o077 and _holds_secrets(config, raw):
         log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
     return config
 
 
-def _holds_secrets(value: object) -> bool:
+def _secrets(value: object) -> Iterator[str]:
+    """Every secret the settings hold: SecretStr values, and strings that carry
+    a secret of their own (a password in `[store] url`, `?key=` in an `api_url`)."""
     if isinstance(value, SecretStr):
-        return bool(value.get_secret_value())
-    if isinstance(value, BaseModel):
-        return any(_holds_secrets(getattr(value, name)) for name in type(value).model_fields)
-    if isinstance(value, dict):
-        return any(_holds_secrets(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_secrets(v) for v in value)
-    return False
+        if value.get_secret_value():
+            yield value.get_secret_value()
+    elif isinstance(value, str):
+        if mask_secrets(value) != value:
+            yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _secrets(getattr(value, name))
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _secrets(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _secrets(v)
+
+
+def _strings(raw: object) -> Iterator[str]:
+    if isinstance(raw, str):
+        yield raw
+    elif isinstance(raw, dict):
+        for v in raw.values():
+            yield from _strings(v)
+    elif isinstance(raw, list):
+        for v in raw:
+            yield from _strings(v)
+
+
+def _holds_secrets(config: Config, raw: dict[str, Any]) -> bool:
+    """Whether the file itself spells out a secret: one that reaches the
+    settings through `${NAME}` lives in the environment, not in the file."""
+    written = set(_strings(raw))
+    return any(secret in written for secret in _secrets(config))

@@ -20,8 +20,9 @@ _PATTERNS = [
     # user:password@ in any URL (database URLs, SMTP, proxies)
     (re.compile(r"(?P<keep>[a-z][a-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?=@)", re.I), None),
     # key=..., token=..., secret=..., password=..., sig=... in query strings and key=value text
+    # (a value the crawler already wrote as REDACTED stays as it is, as `runs` shows it)
     (re.compile(r"(?P<keep>(?:[?&;,\s]|^)(?:api[_-]?key|access[_-]?key|key|token|access_token|secret|"
-                r"password|passwd|pwd|sig|signature)=)[^&\s;,'\"]+", re.I), None),
+                r"password|passwd|pwd|sig|signature)=)(?!REDACTED(?:[&\s;,'\"]|$))[^&\s;,'\"]+", re.I), None),
     # the path of chat webhooks and Apprise URLs: wecombot://KEY, slack://T/B/C, dingtalk://TOKEN, ...
     (re.compile(r"(?P<keep>\b(?:wecombot|slack|dingtalk|feishu|lark|tgram|discord|schan|matrix|matrixs|"
                 r"pushplus|wecom|ntfy|gotify|msteams|workflows)://)[^\s'\"]+", re.I), None),

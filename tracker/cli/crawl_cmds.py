@@ -87,7 +87,7 @@ def crawl(
         stderr.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if not report.ok:
         raise CrawlFailed(summary(report))
-    stderr.print(summary(report), highlight=False)
+    stderr.print(summary(report), highlight=False, markup=False)
     emit([change_dict(c) for c in report.changes], fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
          empty="no changes")
 
@@ -120,7 +120,7 @@ def demo(
         with crawl_progress(f"{source} {capture.stem}") as progress:
             report = crawl_source(pipeline, st.config, source, replay=capture, progress=progress,
                                   regions=capture_regions(capture) or None)
-        stderr.print(f"{summary(report)} [dim]({capture.name})[/dim]", highlight=False)
+        stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
         if not report.ok:
             raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
         if source in seen:  # the first capture of a source is its baseline: everything is new

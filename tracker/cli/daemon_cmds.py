@@ -15,6 +15,7 @@ from tracker.cli.state import parse_since, state
 from tracker.config import Config
 from tracker.errors import UserError
 from tracker.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+from tracker.logs import mask_secrets, secret_values
 from tracker.pipeline import Pipeline
 
 STATUS_COLUMNS = ["source", "schedule", "last_status", "last_ok_at", "last_failure_at", "last_failure", "next_run",
@@ -46,7 +47,7 @@ def daemon(
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
-    from tracker.logs import logging_to_stderr, secret_values
+    from tracker.logs import logging_to_stderr
 
     st = state(ctx)
     config = st.config
@@ -89,11 +90,17 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     engine = st.engine
     names = scheduled_sources(st.config)
     rows = [h.row() for h in source_health(engine, st.config, names, datetime.now(UTC))]
+    # A run's error was scrubbed when it was stored; mask again in case a
+    # secret was set (or changed) after that run, or an old version stored it.
+    known = [*secret_values(st.config), *(v for n in names for v in st.config.provider(n).secret_values())]
+    for row in rows:
+        if row["last_failure"]:
+            row["last_failure"] = mask_secrets(str(row["last_failure"]), known)
     emit(rows, fmt, columns=STATUS_COLUMNS, empty="no sources")
     size = store_size(engine)
     shown = f", {size / 1e6:.1f} MB" if size is not None else ""
     stderr.print(f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
-                 highlight=False, soft_wrap=True)
+                 highlight=False, soft_wrap=True, markup=False)
     backlog = outbox_backlog(engine)
     if backlog is not None:
         parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
@@ -121,7 +128,7 @@ def reprocess(
     r = done.rewound
     stderr.print(f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
                  f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
-                 highlight=False, soft_wrap=True)
+                 highlight=False, soft_wrap=True, markup=False)
     rows = [{"capture": str(c.path), "observed_at": c.observed_at, "run_id": rep.run_id, "status": str(rep.status),
              "items": rep.items, "rows_written": rep.rows_written, "changes": len(rep.changes), "error": rep.error}
             for c, rep in done.reports]

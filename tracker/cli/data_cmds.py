@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from rich.markup import escape
+
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import parse_since, state
@@ -54,7 +56,7 @@ def export(
     frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))
     written = write_export(frame, chosen, out)
     if out is not None:
-        stderr.print(f"{written} {what.value} rows written to {out} ({chosen})", highlight=False)
+        stderr.print(f"{written} {what.value} rows written to {out} ({chosen})", highlight=False, markup=False)
 
 
 def import_(
@@ -78,13 +80,13 @@ def import_(
     st = state(ctx)
 
     def note(text: str) -> None:
-        stderr.print(f"[yellow]note:[/yellow] {text}", highlight=False)
+        stderr.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
     report = import_file(st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note)
     if not report.ok:
         raise CrawlFailed(f"{source}: import {report.status}: {report.error}")
     stderr.print(f"{source}: run {report.run_id} ok: {report.items} rows, {report.prices} prices, "
-                 f"{report.rows_written} price rows written, {len(report.changes)} changes", highlight=False)
+                 f"{report.rows_written} price rows written, {len(report.changes)} changes", highlight=False, markup=False)
     emit([change_dict(c) for c in report.changes], fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
          empty="no changes")
 

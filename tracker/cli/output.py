@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 stderr = Console(stderr=True)
 
@@ -60,15 +61,17 @@ def emit(rows: Sequence[dict[str, Any]], fmt: OutputFormat, *, columns: Sequence
             writer.writerow([_cell(r.get(c)) for c in columns])
     else:
         if not rows:
-            stderr.print(f"[dim]{empty}[/dim]")
+            stderr.print(Text(empty, style="dim"))
             return
-        table = Table(title=title, show_lines=False, header_style="bold")
+        # Cells are Text, never markup: provider text such as `p5[/bold]x` or
+        # `[link=...]` is shown as written, and cannot break or restyle the table.
+        table = Table(title=Text(title) if title else None, show_lines=False, header_style="bold")
         # Columns empty in every row only take width from the ones that say something.
         shown = [c for c in (table_columns or columns) if any(r.get(c) not in (None, "") for r in rows)]
         for c in shown:
-            table.add_column(c, overflow="fold", justify="right" if _numeric(rows, c) else "left")
+            table.add_column(Text(c), overflow="fold", justify="right" if _numeric(rows, c) else "left")
         for r in rows:
-            table.add_row(*[_cell(r.get(c)) for c in shown])
+            table.add_row(*[Text(_cell(r.get(c))) for c in shown])
         out = Console()
         if not out.is_terminal:
             out = Console(width=240)

@@ -76,7 +76,7 @@ def plot(
     what = ", ".join([*(instance_type or []), *(gpu or [])])
     unit = f"{target} per {'instance' if per_instance else 'GPU'}-hour"
     write_png(out, render_png(series, title=f"Price history: {what}", unit=unit))
-    stderr.print(f"{len(series)} series drawn to {out}", highlight=False)
+    stderr.print(f"{len(series)} series drawn to {out}", highlight=False, markup=False)
 
 
 def report(
@@ -97,7 +97,7 @@ def report(
         out.write_text(html, encoding="utf-8")
     except OSError as exc:
         raise UserError(f"{out}: cannot write it: {exc.strerror or exc}") from None
-    stderr.print(f"report written to {out} ({len(html) // 1024} KB)", highlight=False)
+    stderr.print(f"report written to {out} ({len(html) // 1024} KB)", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:
