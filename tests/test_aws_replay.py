@@ -62,7 +62,7 @@ def test_h100_prices_with_per_gpu_hour(cli) -> None:
     p5 = {(r["instance_type"], r["os"], r["price_model"]): r for r in rows}
     row = p5[("p5.48xlarge", "linux", "on_demand")]
     assert (row["price"], row["gpu_count"], row["price_per_gpu_hour"]) == ("55.0400000000", "8", "6.880000")
-    assert row["network_gbps"] == "3200" and row["gpu_interconnect"] == "NVSwitch 4 (900 GB/s)"
+    assert row["network_gbps"] == "3200" and row["gpu_interconnect"] == "NVLink 4 via NVSwitch 3 (900 GB/s)"
     spot = p5[("p5.48xlarge", "linux", "spot")]
     assert spot["price"] == "20.738" and spot["attrs"] == "interruption: <5%; spot_savings_percent: 62"
     assert p5[("p5.4xlarge", "linux", "on_demand")]["price_per_gpu_hour"] == "6.880000"
