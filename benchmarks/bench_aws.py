@@ -12,19 +12,34 @@
 - A full region's pricing-page table (the 1,322-row us-east-1 Linux fixture)
   parsed and normalized in under 0.2 s. Baseline: every row turned into a
   quote first and the GPU rows picked afterwards.
+- `gpu-tracker crawl aws` over every region, replayed: the 36 priced AWS
+  Regions x Linux and Windows, full-size tables (1,322 / 932 rows each,
+  about 40 MB of JSON; built by aws_pricing_pages.py into a temp folder),
+  crawled, normalized and stored in a fresh SQLite store; every region's rows
+  must arrive. Peak RSS is that of the CLI or its crawl child, whichever is
+  larger. Baseline: one region's crawl (us-east-1 from its own 1.4 MB
+  capture, the same two tables at full size plus the spot feed), times 36:
+  what crawling region by region would cost.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
+import time
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 from benchmarks.aws_offer_file import write_offer_file
+from benchmarks.aws_pricing_pages import all_regions_entries, priced_regions, template
 from benchmarks.aws_savings_file import write_big_plan_file
 from benchmarks.harness import Figure, measure_in_child, timed
-from spiders.har import read_har
+from spiders.har import read_har, write_har
 from spiders.pages.aws import looks_like_gpu, parse_ondemand_page
 from spiders.pages.aws_bulk import GpuProducts, offer_subset
 from spiders.pages.aws_savings import GpuRates, plan_subset
@@ -131,5 +146,48 @@ def page_figures(quick: bool) -> list[Figure]:
                    target=f"< {PAGE_LIMIT_S} s", passed=seconds < PAGE_LIMIT_S, note=f"best of {runs}")]
 
 
+def crawl_cli(har: str, home: str, regions: list[str]) -> tuple[float, float, dict[str, int]]:
+    """`gpu-tracker crawl aws --replay har` in a fresh home: (seconds, peak RSS
+    MB of the CLI and its crawl child, on-demand rows per region). Meant for
+    measure_in_child, so that the RSS of earlier children does not count."""
+    env = {k: v for k, v in os.environ.items() if k != "GPU_TRACKER_DATABASE_URL"}
+    cli = [sys.executable, "-c", "from tracker.cli import run; run()", "--home", home]
+    flags = [a for r in regions for a in ("--region", r)]
+    start = time.perf_counter()
+    done = subprocess.run([*cli, "crawl", "aws", *flags, "--replay", har], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"crawl aws failed: {done.stderr.strip()[-500:]}")
+    # ru_maxrss of RUSAGE_CHILDREN: the largest one descendant, not their sum.
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    listed = subprocess.run([*cli, "prices", "--provider", "aws", "--price-model", "on_demand", "--format", "json"],
+                            env=env, capture_output=True, text=True, check=True)
+    per_region: dict[str, int] = {}
+    for row in json.loads(listed.stdout):
+        per_region[row["region"]] = per_region.get(row["region"], 0) + 1
+    return seconds, rss, per_region
+
+
+def crawl_figures(quick: bool) -> list[Figure]:
+    started = datetime(2026, 8, 6, 6, tzinfo=UTC)
+    codes = [code for _, code in priced_regions(template())]
+    # --quick: tables cut to their GPU rows and 100 others.
+    cut = {"gpu_rows": None, "other_rows": 100} if quick else {}
+    with tempfile.TemporaryDirectory(prefix="bench-aws-crawl-") as folder:
+        har = Path(folder) / "all-regions.har"
+        write_har(har, list(all_regions_entries(started, **cut)))
+        size_mb = har.stat().st_size / 1e6
+        _, _, (seconds, rss, per_region) = measure_in_child(crawl_cli, str(har), f"{folder}/all", [])
+        _, _, (one_seconds, one_rss, one) = measure_in_child(crawl_cli, str(FIXTURE), f"{folder}/one",
+                                                             ["us-east-1"])
+    complete = sorted(per_region) == sorted(codes) and len(set(per_region.values())) == 1
+    return [Figure(
+        name=f"aws crawl, all {len(per_region)}/{len(codes)} regions x Linux+Windows replayed ({size_mb:.0f} MB HAR)",
+        seconds=seconds, baseline_name=f"one region's crawl x {len(codes)}", baseline_seconds=one_seconds * len(codes),
+        peak_rss_mb=rss, target="every region's rows stored", passed=complete,
+        note=f"{sum(per_region.values())} on-demand rows ({one['us-east-1']} a region); "
+             f"one region {one_seconds:.1f} s, peak RSS {one_rss:.0f} MB")]
+
+
 def run(quick: bool) -> list[Figure]:
-    return page_figures(quick) + bulk_figures(quick) + plan_figures(quick)
+    return page_figures(quick) + crawl_figures(quick) + bulk_figures(quick) + plan_figures(quick)

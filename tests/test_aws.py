@@ -16,8 +16,8 @@ from spiders.pages import PageShapeError
 from spiders.pages.aws import (
     parse_locations, parse_metadata, parse_ondemand_page, parse_spot_advisor, parse_spot_feed, unwrap_callback)
 from tracker.normalize import NormalizeError
-from tracker.normalize.aws import normalize, os_slug
-from tracker.normalize.specs import spec_table
+from tracker.normalize.aws import normalize, os_slug, unknown_gpu_notes
+from tracker.normalize.specs import load_specs, spec_table
 from tracker.pipeline import snapshot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aws"
@@ -85,12 +85,17 @@ def test_every_gpu_row_becomes_a_quote_with_the_exact_price() -> None:
 
 
 @pytest.mark.parametrize("instance_type, model, count, memory, vcpu, interconnect, network", [
-    ("p4d.24xlarge", "A100 40GB", "8", "320", "96", "NVSwitch 3 (600 GB/s)", "400"),
-    ("p4de.24xlarge", "A100 80GB", "8", "640", "96", "NVSwitch 3 (600 GB/s)", "400"),
-    ("p5.48xlarge", "H100", "8", "640", "192", "NVSwitch 4 (900 GB/s)", "3200"),
+    ("p4d.24xlarge", "A100 40GB", "8", "320", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
+    ("p4de.24xlarge", "A100 80GB", "8", "640", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
+    ("p5.48xlarge", "H100", "8", "640", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
     ("p5.4xlarge", "H100", "1", "80", "16", "PCIe", "100"),
-    ("p5en.48xlarge", "H200", "8", "1128", "192", "NVSwitch 4 (900 GB/s)", "3200"),
-    ("p6-b200.48xlarge", "B200", "8", "1440", "192", "NVSwitch 5 (1800 GB/s)", "3200"),
+    ("p5en.48xlarge", "H200", "8", "1128", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
+    ("p6-b200.48xlarge", "B200", "8", "1432", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "3200"),
+    ("p6-b300.48xlarge", "B300", "8", "2144", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "6400"),
+    ("g7e.2xlarge", "RTX PRO 6000", "1", "96", "8", "PCIe", "50"),
+    ("g7e.48xlarge", "RTX PRO 6000", "8", "768", "192", "PCIe", "1600"),
+    ("g7.8xlarge", "RTX PRO 4500", "1", "32", "32", "PCIe", "100"),
+    ("g7.48xlarge", "RTX PRO 4500", "8", "256", "192", "PCIe", "700"),
     ("p3dn.24xlarge", "V100 32GB", "8", "256", "96", "NVLink 2 (300 GB/s)", "100"),
     ("p3.2xlarge", "V100", "1", "16", "8", "PCIe", "10"),
     ("g4dn.xlarge", "T4", "1", "16", "4", "PCIe", "25"),
@@ -107,6 +112,42 @@ def test_gpu_fields(instance_type, model, count, memory, vcpu, interconnect, net
     assert (quote.gpu_model, quote.gpu_count, quote.gpu_memory_gb, quote.vcpu, quote.gpu_interconnect,
             quote.network_gbps) == (model, Decimal(count), Decimal(memory), Decimal(vcpu), interconnect,
                                     Decimal(network))
+
+
+# Cells AWS does not publish as a figure: (instance type, column) -> why.
+UNPUBLISHED = {
+    ("p2.xlarge", "network_gbps"): "AWS rates its network 'High', with no Gbps figure",
+}
+
+
+def test_spec_table_is_complete() -> None:
+    """Every row has the issue's fields (model, count, GPU memory, vCPU,
+    RAM, interconnect, network), but for the allow-listed cells, which
+    must really be empty."""
+    table = spec_table("aws")
+    assert len(table) == 80
+    gaps = {(spec.instance_type, column) for spec in table.values() for column in spec.missing()}
+    assert gaps == set(UNPUBLISHED)
+    assert all(table[t].fractional for t in ("g6f.large", "g6f.xlarge", "g6f.2xlarge", "g6f.4xlarge", "gr6f.4xlarge"))
+
+
+def test_every_known_gpu_quote_has_a_per_gpu_hour_price() -> None:
+    out = normalize(raw_items())
+    assert not [n for n in out.notes if "without a GPU count" in n]
+    on_demand = [q for q in out.quotes if q.price_model == "on_demand"]
+    assert on_demand and all(q.per_gpu_hour() is not None for q in on_demand)
+    g7e = next(q for q in on_demand if q.instance_type == "g7e.48xlarge" and q.os == "linux")
+    assert g7e.per_gpu_hour() == Decimal("41.1200000000") / 8
+
+
+def test_a_known_type_without_a_gpu_count_is_reported(tmp_path: Path) -> None:
+    csv = tmp_path / "aws.csv"
+    csv.write_text("instance_type,gpu_model,gpu_count,gpu_memory_gb,vcpu,memory_gb,gpu_interconnect,network_gbps\n"
+                   "g7.4xlarge,RTX PRO 4500,,,16,,PCIe,\np5.48xlarge,H100,8,640,192,2048,PCIe,3200\n")
+    notes = unknown_gpu_notes(["g7.4xlarge", "p5.48xlarge", "g9x.xlarge", "g7.4xlarge"], load_specs(csv))
+    assert notes == [
+        "aws: g9x.xlarge looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields",
+        "aws: g7.4xlarge is in gpu_specs/aws.csv without a GPU count; stored without a per-GPU-hour price"]
 
 
 def test_fractional_gpu_per_gpu_hour() -> None:

@@ -4,12 +4,15 @@ captures, the exact changes between two dates, and broken sources."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from benchmarks.aws_pricing_pages import all_regions_entries, factor, priced_regions, template
+from spiders.har import write_har
 from tests.conftest import FIXTURES
 from tests.harutil import page_json, set_page_json, shifted
 from tests.test_failures import one_error_line
@@ -17,6 +20,7 @@ from tests.test_failures import one_error_line
 EARLY = FIXTURES / "aws" / "aws-us-east-1-2026-08-06.har"
 LATE = FIXTURES / "aws" / "aws-us-east-1-2026-09-06.har"
 THREE = FIXTURES / "aws" / "aws-3-regions-2026-08-06.har"
+OS_TABLES = FIXTURES / "aws" / "aws-us-east-1-os-tables-2026-08-06.har"
 LINUX_ONLY = '[providers.aws]\noperating_systems = ["Linux"]\n'
 
 
@@ -62,7 +66,7 @@ def test_h100_prices_with_per_gpu_hour(cli) -> None:
     p5 = {(r["instance_type"], r["os"], r["price_model"]): r for r in rows}
     row = p5[("p5.48xlarge", "linux", "on_demand")]
     assert (row["price"], row["gpu_count"], row["price_per_gpu_hour"]) == ("55.0400000000", "8", "6.880000")
-    assert row["network_gbps"] == "3200" and row["gpu_interconnect"] == "NVSwitch 4 (900 GB/s)"
+    assert row["network_gbps"] == "3200" and row["gpu_interconnect"] == "NVLink 4 via NVSwitch 3 (900 GB/s)"
     spot = p5[("p5.48xlarge", "linux", "spot")]
     assert spot["price"] == "20.738" and spot["attrs"] == "interruption: <5%; spot_savings_percent: 62"
     assert p5[("p5.4xlarge", "linux", "on_demand")]["price_per_gpu_hour"] == "6.880000"
@@ -152,3 +156,44 @@ def test_a_new_gpu_family_is_stored_and_reported(cli, tmp_path: Path) -> None:
     (row,) = json.loads(cli("prices", "--instance-type", "g9x.xlarge", "--format", "json").out)
     assert (row["price"], row["gpu_model"], row["vcpu"]) == ("1.2300000000", None, "4")
     assert Decimal(row["memory_gb"]) == 16
+
+
+def test_an_all_regions_crawl_stores_every_region(sqlite_cli, tmp_path: Path) -> None:
+    """No --region: every AWS Region the metadata prices (36), Linux and
+    Windows, through the real URLs. Small tables keep it quick; the full-size
+    run is `python -m benchmarks aws`."""
+    har = tmp_path / "all-regions.har"
+    write_har(har, list(all_regions_entries(datetime(2026, 8, 6, 6, tzinfo=UTC), gpu_rows=5, other_rows=3)))
+    regions = priced_regions(template())
+    assert len(regions) == 36
+    result = sqlite_cli("crawl", "aws", "--replay", str(har), "--format", "json")
+    assert result.code == 0, result.err
+    rows = json.loads(sqlite_cli("prices", "--provider", "aws", "--format", "json").out)
+    on_demand = Counter((r["region"], r["os"]) for r in rows if r["price_model"] == "on_demand")
+    assert on_demand == {(code, os): 5 for _, code in regions for os in ("linux", "windows")}
+    assert {r["region"] for r in rows if r["price_model"] == "spot"} == {code for _, code in regions}
+    # Each region's table is us-east-1's times the factor of its place in the list.
+    tokyo = [code for _, code in regions].index("ap-northeast-1")
+    g3 = {r["region"]: r["price"] for r in rows if r["instance_type"] == "g3.16xlarge" and r["os"] == "linux"
+          and r["price_model"] == "on_demand"}
+    assert Decimal(g3["ap-northeast-1"]) == Decimal(g3["us-east-1"]) * factor(tokyo, "ap-northeast-1")
+    assert g3["us-east-1"] == "4.5600000000"  # as captured
+    (run,) = json.loads(sqlite_cli("runs", "--format", "json").out)
+    assert run["status"] == "ok"
+
+
+def test_other_operating_system_tables_are_an_option(cli, home: Path) -> None:
+    """As the README says: `operating_systems` takes the pricing page's names,
+    spaces and all."""
+    (home / "config.toml").write_text('[providers.aws]\noperating_systems = ["RHEL", "Windows with SQL Std"]\n'
+                                      "spot = false\n")
+    result = cli("crawl", "aws", "--region", "us-east-1", "--replay", str(OS_TABLES), "--format", "json")
+    assert result.code == 0, result.err
+    rows = json.loads(cli("prices", "--provider", "aws", "--format", "json").out)
+    assert Counter(r["os"] for r in rows) == {"rhel": 79, "windows+sql-std": 79}
+    assert {r["price_model"] for r in rows} == {"on_demand"}
+    p5 = {r["os"]: r for r in rows if r["instance_type"] == "p5.48xlarge"}
+    # Linux 55.04 plus the fixture's fee per vCPU-hour, 192 vCPUs.
+    assert p5["rhel"]["price"] == "57.8048000000"
+    assert p5["windows+sql-std"]["price"] == "77.0432000000"
+    assert p5["rhel"]["price_per_gpu_hour"] == "7.225600"

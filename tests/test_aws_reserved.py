@@ -91,6 +91,30 @@ def test_china_is_in_cny_with_on_demand() -> None:
     assert {q.instance_type for q in quotes} == {"p4d.24xlarge", "g5.xlarge", "g4dn.xlarge"}
 
 
+def test_ningxia_is_in_cny_with_on_demand() -> None:
+    quotes = normalize(raw_items("cn-northwest-1")).quotes
+    assert {q.currency for q in quotes} == {"CNY"} and {q.region for q in quotes} == {"cn-northwest-1"}
+    od = next(q for q in quotes if q.instance_type == "p4d.24xlarge" and q.price_model == "on_demand"
+              and q.os == "linux")
+    assert str(od.price) == "236.5304000000" and od.gpu_count == 8
+    assert {q.instance_type for q in quotes} == {"p4d.24xlarge", "g5.xlarge", "g4dn.xlarge"}
+    # Linux and Windows only (the filter asked for them), each with on demand and 12 reservations.
+    assert len(quotes) == 3 * 2 * 13
+
+
+def test_both_china_regions_replay_through_the_cli(cli, home: Path) -> None:
+    # The China savings plan index is not checked against the live site (see
+    # the README), so this crawl leaves plans out, as the README advises.
+    (home / "config.toml").write_text("[providers.aws]\nsavings_plans = false\n")
+    result = cli("crawl", "aws-reserved", "-r", "cn-north-1", "-r", "cn-northwest-1", "--replay", str(CAPTURE))
+    assert result.code == 0, result.err
+    rows = json.loads(cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "on_demand",
+                          "--format", "json").out)
+    assert sorted((r["region"], r["os"], r["currency"], r["price"]) for r in rows) == [
+        ("cn-north-1", "linux", "CNY", "262.8116000000"), ("cn-north-1", "windows", "CNY", "310.1177000000"),
+        ("cn-northwest-1", "linux", "CNY", "236.5304000000"), ("cn-northwest-1", "windows", "CNY", "279.1059000000")]
+
+
 def test_region_index() -> None:
     entry = read_har(CAPTURE)["log"]["entries"][1]
     offers = parse_region_index(entry["response"]["content"]["text"].encode(), entry["request"]["url"])

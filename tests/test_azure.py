@@ -12,6 +12,7 @@ from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.azure import parse_retail_page
 from tracker.normalize.azure import normalize
+from tracker.normalize.specs import spec_table
 from tracker.pipeline import snapshot
 
 FIXTURE = Path(__file__).parent / "fixtures" / "azure" / "azure-westeurope-2026-08-03.har"
@@ -82,6 +83,39 @@ def test_devtest_meters_are_skipped() -> None:
 def test_fractional_gpu_from_the_spec_table() -> None:
     q = by(normalize(raw_items()).quotes, instance_type="Standard_NV6ads_A10_v5", price_model="on_demand", os="linux")
     assert q.gpu_model == "A10" and q.gpu_count == Decimal(1) / 6
+
+
+# Cells Azure does not publish: (size, column) -> why.
+NO_NETWORK = {
+    **dict.fromkeys(("Standard_NC6", "Standard_NC12", "Standard_NC24", "Standard_NC24r"),
+                    "NC (K80), retired: its size table gave NIC counts only"),
+    **dict.fromkeys(("Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3"),
+                    "the NCv3 size page gives NIC counts only"),
+    **dict.fromkeys(("Standard_NV6", "Standard_NV12", "Standard_NV24"), "the NV size page gives NIC counts only"),
+    **dict.fromkeys(("Standard_NC8ads_A10_v4", "Standard_NC16ads_A10_v4", "Standard_NC32ads_A10_v4"),
+                    "NCads A10 v4 has no size page; only the API lists it"),
+    **dict.fromkeys(("Standard_ND96is_H100_v5", "Standard_ND96isflH100v5", "Standard_ND96isnIBH100v5"),
+                    "priced variants of ND H100 v5 that the size page does not list"),
+}
+UNPUBLISHED = {(size, "network_gbps"): why for size, why in NO_NETWORK.items()}
+
+
+def test_spec_table_is_complete() -> None:
+    table = spec_table("azure")
+    assert len(table) == 75
+    gaps = {(spec.instance_type, column) for spec in table.values() for column in spec.missing()}
+    assert gaps == set(UNPUBLISHED)
+
+
+def test_rtx_pro_6000_v6_has_count_memory_and_per_gpu_hour() -> None:
+    out = normalize(raw_items())
+    assert not [n for n in out.notes if "without a GPU count" in n]
+    quarter = by(out.quotes, instance_type="Standard_NC24ldsxlRTX6kv6", price_model="on_demand", os="linux")
+    assert (quarter.gpu_count, quarter.gpu_memory_gb, quarter.memory_gb, quarter.network_gbps) == (
+        Decimal(1) / 4, Decimal(24), Decimal(72), Decimal("22.5"))
+    assert quarter.per_gpu_hour() == quarter.price * 4
+    rtx = [q for q in out.quotes if "RTX6k" in q.instance_type]
+    assert len({q.instance_type for q in rtx}) == 15 and all(q.per_gpu_hour() is not None for q in rtx)
 
 
 @pytest.mark.parametrize("body, reason", [

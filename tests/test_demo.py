@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+from collections.abc import Iterator
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import CliResult
 from tracker.demo import demo_captures
+
+
+def run_cli(*args: str) -> CliResult:
+    """The CLI in-process, outside any test's capsys (for module fixtures)."""
+    from tracker.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One demo run (about a minute here) shared by the read-only tests below."""
+    target = tmp_path_factory.mktemp("shared-demo") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("GPU_TRACKER_DATABASE_URL", raising=False)
+        mp.setenv("GPU_TRACKER_HOME", str(target))
+        result = run_cli("demo", "--home", str(target))
+        assert result.code == 0, result.err
+        yield target
 
 
 def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
@@ -58,10 +87,8 @@ def test_demo_without_chromium_skips_browser_pages(sqlite_cli, tmp_path: Path) -
     assert "aws" not in {o["provider"] for o in offers} and len({o["provider"] for o in offers}) == 6
 
 
-def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
-    target = tmp_path / "demo-home"
-    assert sqlite_cli("demo", "--home", str(target)).code == 0
-    changes = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
+def test_demo_shows_the_china_clouds(demo_home: Path) -> None:
+    changes = json.loads(run_cli("--home", str(demo_home), "changes", "--format", "json").out)
     got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
            if c["provider"] in {"tencent", "huawei"} and not c["source"].endswith("-offers")}
     assert got == {
@@ -70,6 +97,25 @@ def test_demo_shows_the_china_clouds(sqlite_cli, tmp_path: Path) -> None:
         ("tencent", "price_drop", "GT4.4XLARGE96", ""),
         ("huawei", "price_drop", "p2s.2xlarge.8", ""),
     }
-    a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
+    a100 = json.loads(run_cli("--home", str(demo_home), "prices", "--gpu", "A100", "--format", "json").out)
     assert {"tencent", "huawei"} <= {r["provider"] for r in a100}
     assert {r["currency"] for r in a100 if r["provider"] in {"tencent", "huawei"}} == {"CNY"}
+
+
+def test_h100_prices_list_aws_azure_and_gcp_per_gpu_hour(demo_home: Path) -> None:
+    result = run_cli("--home", str(demo_home), "prices", "--gpu", "H100", "--format", "json")
+    assert result.code == 0, result.err
+    rows = json.loads(result.out)
+    for provider in ("aws", "azure", "gcp"):
+        mine = [r for r in rows if r["provider"] == provider]
+        assert mine and all(r["price_per_gpu_hour"] for r in mine), provider
+    # One row worked by hand: GCP's a3-highgpu-8g is 8 H100s at 91.90280456 an hour.
+    a3 = next(r for r in rows if r["instance_type"] == "a3-highgpu-8g" and r["price_model"] == "on_demand"
+              and r["region"] == "us-central1")
+    assert (a3["price"], a3["gpu_count"], a3["price_per_gpu_hour"]) == ("91.90280456", "8", "11.487851")
+    exact = Decimal("91.90280456") / 8  # 11.48785057
+    assert Decimal(a3["price_per_gpu_hour"]) == exact.quantize(Decimal("0.000001"), ROUND_HALF_UP)
+    # AWS's p5.48xlarge after the second capture's price cut: 49.536 / 8.
+    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge" and r["price_model"] == "on_demand"
+              and r["os"] == "linux")
+    assert (p5["price"], p5["price_per_gpu_hour"]) == ("49.5360000000", "6.192000")

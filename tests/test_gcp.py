@@ -106,7 +106,7 @@ def test_machine_fields_and_attrs() -> None:
     a2 = find(quotes, "a2-highgpu-8g", "us-central1", "on_demand")
     assert (a2.gpu_model, a2.gpu_count, a2.gpu_memory_gb, a2.vcpu, a2.memory_gb) == (
         "A100 40GB", Decimal(8), Decimal(320), Decimal(96), Decimal(680))
-    assert a2.gpu_interconnect.startswith("NVSwitch") and a2.network_gbps == Decimal(100)
+    assert a2.gpu_interconnect == "NVLink 3 via NVSwitch 2 (600 GB/s)" and a2.network_gbps == Decimal(100)
     assert a2.attrs["formula"] == "96 x 0.031611 + 680 x 0.004237 + 8 x 2.933908"
     assert (a2.attrs["core_rate"], a2.attrs["ram_rate"], a2.attrs["gpu_rate"]) == ("0.031611", "0.004237", "2.933908")
     h200 = find(quotes, "a3-ultragpu-8g", "us-central1", "on_demand")

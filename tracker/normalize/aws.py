@@ -12,7 +12,9 @@
 
 GPU model, count and the rest come from gpu_specs/aws.csv; vCPU, memory and
 network fall back to what the pricing page says. A GPU-looking type missing
-from the table is stored without GPU fields and reported in the run notes.
+from the table is stored without GPU fields and reported in the run notes; so
+is a type the table has without a GPU count (its quotes get no per-GPU-hour
+price).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from db.schema import PriceModel, PriceQuote, Unit
 from spiders.pages.aws import spot_region
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.specs import GpuSpec, lookup
+from tracker.normalize.specs import GpuSpec, lookup, no_count_notes, spec_table
 
 SPOT_OS = {"linux": "linux", "mswin": "windows"}
 ADVISOR_OS = {"Linux": "linux", "Windows": "windows"}
@@ -132,10 +134,15 @@ def spot_quotes(items: list[dict[str, Any]], advisor: list[dict[str, Any]], note
     return quotes
 
 
-def unknown_gpu_notes(instance_types: Iterable[str]) -> list[str]:
-    unknown = sorted({t for t in instance_types if lookup("aws", t) is None})
+def unknown_gpu_notes(instance_types: Iterable[str], table: dict[str, GpuSpec] | None = None) -> list[str]:
+    """Notes for GPU-looking types the spec table lacks, and for those it
+    has without a GPU count (`table`: the table to check, gpu_specs/aws.csv
+    by default)."""
+    types = set(instance_types)
+    table = spec_table("aws") if table is None else table
+    unknown = sorted(t for t in types if t.lower() not in table)
     return [f"aws: {t} looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields"
-            for t in unknown]
+            for t in unknown] + no_count_notes("aws", types, table)
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:

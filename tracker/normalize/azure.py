@@ -16,7 +16,7 @@ from typing import Any
 from db.schema import PriceModel, Unit
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.specs import lookup
+from tracker.normalize.specs import lookup, no_count_notes
 
 TERMS = {"1 Year": "1yr", "3 Years": "3yr", "5 Years": "5yr"}
 
@@ -69,6 +69,7 @@ def quotes_for(item: dict[str, Any]) -> list[dict[str, Any]]:
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
+    known: set[str] = set()
     for item in items:
         data = item.get("data")
         if not isinstance(data, dict):
@@ -81,8 +82,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         if not variants:
             continue
         spec = lookup("azure", instance_type)
-        if spec is None:
-            unknown.add(instance_type)
+        (unknown if spec is None else known).add(instance_type)
         observed = parse_time(item["observed_at"])
         for variant in variants:
             out.quotes.append(make_quote(
@@ -92,6 +92,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
                 observed_at=observed,
                 **(spec.as_fields() if spec else {}), **variant))
     out.notes.extend(f"azure: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
+    out.notes.extend(no_count_notes("azure", known))
     return out
 
 

@@ -4,10 +4,13 @@ other figures buyers compare. One CSV per provider in gpu_specs/."""
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from functools import cache
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 from tracker.normalize.money import fraction
 
@@ -27,6 +30,10 @@ class GpuSpec:
     def fractional(self) -> bool:
         return self.gpu_count is not None and self.gpu_count != self.gpu_count.to_integral_value()
 
+    def missing(self) -> list[str]:
+        """The columns this row leaves empty (unknown, never zero)."""
+        return [f.name for f in fields(self) if getattr(self, f.name) is None]
+
     def as_fields(self) -> dict[str, object]:
         return {"gpu_model": self.gpu_model, "gpu_count": self.gpu_count, "gpu_memory_gb": self.gpu_memory_gb,
                 "vcpu": self.vcpu, "memory_gb": self.memory_gb, "gpu_interconnect": self.gpu_interconnect,
@@ -38,11 +45,8 @@ def _num(cell: str | None) -> Decimal | None:
     return fraction(cell) if cell else None
 
 
-@cache
-def spec_table(provider: str) -> dict[str, GpuSpec]:
-    path = resources.files("tracker.normalize") / "gpu_specs" / f"{provider}.csv"
-    if not path.is_file():
-        return {}
+def load_specs(path: Path | Any) -> dict[str, GpuSpec]:
+    """One spec CSV (a path or an importlib resource), by lower-cased type."""
     table: dict[str, GpuSpec] = {}
     with path.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -58,6 +62,22 @@ def spec_table(provider: str) -> dict[str, GpuSpec]:
             )
             table[spec.instance_type.lower()] = spec
     return table
+
+
+@cache
+def spec_table(provider: str) -> dict[str, GpuSpec]:
+    path = resources.files("tracker.normalize") / "gpu_specs" / f"{provider}.csv"
+    return load_specs(path) if path.is_file() else {}
+
+
+def no_count_notes(provider: str, instance_types: Iterable[str],
+                   table: dict[str, GpuSpec] | None = None) -> list[str]:
+    """A note per priced type that the table knows but gives no GPU count:
+    such a quote has no per-GPU-hour price, which must not pass unseen."""
+    table = spec_table(provider) if table is None else table
+    blank = sorted({t for t in instance_types if (spec := table.get(t.lower())) and spec.gpu_count is None})
+    return [f"{provider}: {t} is in gpu_specs/{provider}.csv without a GPU count; stored without a "
+            f"per-GPU-hour price" for t in blank]
 
 
 def lookup(provider: str, instance_type: str) -> GpuSpec | None:
