@@ -22,6 +22,7 @@ from alembic.runtime.migration import MigrationContext
 
 from db.engine import make_engine, migrate
 from tests.conftest import FIXTURES, PG_URL, pg_problem
+from tests.daemonutil import fake_azure, wait_for
 
 EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
 LATE = FIXTURES / "azure" / "azure-westeurope-2026-09-03.har"
@@ -66,6 +67,44 @@ def test_sigkill_during_crawls_leaves_store_whole(tmp_path: Path) -> None:
     statuses = [r["status"] for r in json.loads(out)]
     assert "running" not in statuses
     assert "aborted" in statuses or statuses[0] == "ok"
+
+
+def price_rows(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("select * from price_points order by id").fetchall()
+
+
+@pytest.mark.slow
+def test_sigkill_while_a_run_is_running_is_recorded_as_aborted(tmp_path: Path) -> None:
+    """Killed for certain while its run row says `running` (the source hangs),
+    the next command records that run as aborted with its reason, and the
+    prices are those of the last good run."""
+    home = tmp_path / "home"
+    home.mkdir()
+    db = home / "tracker.db"
+    with fake_azure() as fake:
+        # A long crawl timeout: only our SIGKILL ends the hung crawl.
+        (home / "config.toml").write_text(fake.config().replace("crawl_timeout = 6", "crawl_timeout = 300"))
+        first = gpu_tracker(home, "crawl", "azure")
+        assert first.wait(120) == 0, first.communicate()[1]
+        prices_before = price_rows(db)
+        assert prices_before
+        fake.hang.set()
+        proc = gpu_tracker(home, "crawl", "azure", start_new_session=True)
+        try:
+            running = wait_for(lambda: [r for r in snapshot(db)[2] if r[1] == "running"], 60, "a running run")
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        killed_id = running[-1][0]
+    listing = gpu_tracker(home, "runs", "--format", "json")
+    out, err = listing.communicate(timeout=60)
+    assert listing.returncode == 0, err
+    killed = next(r for r in json.loads(out) if r["id"] == killed_id)
+    assert killed["status"] == "aborted"
+    assert killed["error"] == "interrupted: the process running it stopped before it finished"
+    assert killed["finished_at"]
+    assert price_rows(db) == prices_before
 
 
 def _limit_file_size() -> None:
