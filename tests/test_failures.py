@@ -149,7 +149,10 @@ def test_more_source_faults(cli, tmp_path: Path, edit, message: str, status: str
     assert message in line
     assert json.loads(cli("prices", "--format", "json").out) == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
-    assert json.loads(cli("runs", "--format", "json").out)[0]["status"] == status
+    run = json.loads(cli("runs", "--format", "json").out)[0]
+    # The run row keeps the reason the user read, not just a status.
+    assert run["status"] == status
+    assert run["error"] and message in run["error"]
 
 
 def test_429_is_retried_after_the_wait_it_asks_for(sqlite_cli, tmp_path: Path) -> None:
@@ -168,11 +171,22 @@ def test_429_is_retried_after_the_wait_it_asks_for(sqlite_cli, tmp_path: Path) -
     assert len(json.loads(sqlite_cli("prices", "--format", "json").out)) == 614
 
 
+def make_429_for_a_day(i: int, entry: dict) -> None:
+    if i == 0:
+        entry["response"]["status"] = 429
+        entry["response"]["headers"] = [{"name": "Retry-After", "value": "86400"}]
+        entry["response"]["content"] = {"size": 0, "mimeType": "text/plain", "text": "slow down"}
+
+
 def test_429_asking_too_long_a_wait_fails(sqlite_cli, tmp_path: Path) -> None:
-    data = read_har(EARLY)
-    throttled = json.loads(json.dumps(data["log"]["entries"][0]))
-    throttled["response"]["status"] = 429
-    throttled["response"]["headers"] = [{"name": "Retry-After", "value": "86400"}]
-    write_har(tmp_path / "429.har", [throttled])
-    line = one_error_line(crawl(sqlite_cli, tmp_path / "429.har"))
+    assert crawl(sqlite_cli, EARLY).code == 0
+    before = json.loads(sqlite_cli("prices", "--format", "json").out)
+    line = one_error_line(crawl(sqlite_cli, shifted(EARLY, tmp_path / "429.har", LATER, make_429_for_a_day)))
     assert "asks to wait 86400 s (Retry-After)" in line
+    # Not waiting a day is a broken source: announced once, last good prices kept.
+    changes = json.loads(sqlite_cli("changes", "--format", "json").out)
+    assert [c["kind"] for c in changes] == ["source_broken"]
+    assert "asks to wait 86400 s" in changes[0]["detail"]
+    run = json.loads(sqlite_cli("runs", "--format", "json").out)[0]
+    assert run["status"] == "failed" and "asks to wait 86400 s" in run["error"]
+    assert json.loads(sqlite_cli("prices", "--format", "json").out) == before

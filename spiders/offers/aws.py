@@ -3,13 +3,12 @@ page loads, and AWS Activate, whose credits page is rendered by JavaScript."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from parsel import Selector
 
 from spiders.offers import OfferPage, OfferSpider
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json
 from spiders.pages.offer_cards import cards
 
 FREE_PLAN_URL = ("https://aws.amazon.com/api/dirs/items/search?item.directoryId=free-tier-products"
@@ -19,19 +18,27 @@ ACTIVATE_URL = "https://aws.amazon.com/startups/credits"
 
 def parse_free_plan(body: bytes) -> list[dict[str, Any]]:
     """`{metadata, items: [{item: {id, name, additionalFields: {title, body, ...}}}]}`."""
-    try:
-        page = json.loads(body)
-        items = page["items"]
-    except (ValueError, KeyError, TypeError):
-        raise PageShapeError("AWS free plan: the directory answer has no items list") from None
+    page = load_json(body, "AWS free plan: the directory answer", exact=False)
+    items = page.get("items") if isinstance(page, dict) else None
+    if not isinstance(items, list):
+        raise PageShapeError("AWS free plan: the directory answer has no items list")
     records = []
     for entry in items:
-        item = entry.get("item") or {}
+        item = entry.get("item") if isinstance(entry, dict) else None
+        if not isinstance(item, dict):
+            raise PageShapeError(f"AWS free plan: an entry has no item object: {str(entry)[:120]}")
         fields = item.get("additionalFields") or {}
+        if not isinstance(fields, dict):
+            raise PageShapeError(f"AWS free plan: additionalFields is not an object: {str(item)[:120]}")
         if not item.get("name") or not fields.get("title"):
             raise PageShapeError(f"AWS free plan: an item lacks name or title: {str(item)[:120]}")
-        records.append({"id": item["name"], "title": fields["title"], "text": fields.get("body", ""),
-                        "url": fields.get("ctaLink", "")})
+        # The spider joins `url` to the page's; every field is text.
+        record = {"id": item["name"], "title": fields["title"], "text": fields.get("body", ""),
+                  "url": fields.get("ctaLink", "")}
+        odd = [k for k, v in record.items() if not isinstance(v, str)]
+        if odd:
+            raise PageShapeError(f"AWS free plan: {', '.join(odd)} of {str(item['name'])[:40]!r} is not text")
+        records.append(record)
     if not records:
         raise PageShapeError("AWS free plan: the directory lists no offers")
     return records

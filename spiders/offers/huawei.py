@@ -4,13 +4,12 @@ GPU renewal discount."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from parsel import Selector
 
 from spiders.offers import OfferPage, OfferSpider
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json, member
 from spiders.pages.offer_cards import cards
 
 FREE_TRIAL_API = "https://activity.huaweicloud.com/free_test/api/v1/products?lang=zh-cn"
@@ -22,18 +21,25 @@ HEADERS = {"Origin": "https://activity.huaweicloud.com",
 def parse_free_trials(body: bytes) -> list[dict[str, Any]]:
     """`{retCode: "0", result: {products: [{productId, productName, description, userLevel, labels}]}}`;
     `stock` is left out: it changes by the minute."""
-    try:
-        page = json.loads(body)
-        products = page["result"]["products"]
-    except (ValueError, KeyError, TypeError):
-        raise PageShapeError("Huawei free trials: the answer has no result.products") from None
+    page = load_json(body, "Huawei free trials: the answer", exact=False)
+    products = member(member(page, "result"), "products")
+    if not isinstance(products, list):
+        raise PageShapeError("Huawei free trials: the answer has no result.products list")
     if str(page.get("retCode")) != "0":
         raise PageShapeError(f"Huawei free trials: retCode {page.get('retCode')!r}: {page.get('retMsg')}")
-    if not products or any(not p.get("productId") or not p.get("productName") for p in products):
+    if not products or any(not isinstance(p, dict) or not p.get("productId") or not p.get("productName")
+                           for p in products):
         raise PageShapeError("Huawei free trials: no products, or one without productId or productName")
-    return [{"id": p["productId"], "title": p["productName"],
-             "text": " ".join([p.get("description", ""), *p.get("labels", [])]).strip(),
-             "kind": "free_trial"} for p in products]
+    records = []
+    for p in products:
+        description, labels = p.get("description") or "", p.get("labels") or []
+        if not isinstance(description, str) or not isinstance(labels, list) \
+                or not all(isinstance(label, str) for label in labels):
+            raise PageShapeError(f"Huawei free trials: {p['productId']!r} has a description that is not text "
+                                 "or labels that are not a list of text")
+        records.append({"id": p["productId"], "title": p["productName"],
+                        "text": " ".join([description, *labels]).strip(), "kind": "free_trial"})
+    return records
 
 
 def parse_promotions(page: Selector) -> list[dict[str, Any]]:

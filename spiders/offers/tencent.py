@@ -3,13 +3,12 @@ loads, and the free experience area (cloud.tencent.com/act/free)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from parsel import Selector
 
 from spiders.offers import OfferPage, OfferSpider
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json, member
 from spiders.pages.offer_cards import cards
 
 FREE_AREA_URL = "https://cloud.tencent.com/act/free"
@@ -21,18 +20,21 @@ _VOUCHER_FIELDS = ("couponId", "name", "threshold", "discount", "validDays")
 def parse_vouchers(body: bytes) -> list[dict[str, Any]]:
     """`{code, data: {list: [{couponId, name, threshold, discount, validDays, scope, userType}]}}`;
     threshold and discount are yuan."""
-    try:
-        page = json.loads(body)
-        coupons = page["data"]["list"]
-    except (ValueError, KeyError, TypeError):
-        raise PageShapeError("Tencent vouchers: the answer has no data.list") from None
+    page = load_json(body, "Tencent vouchers: the answer", exact=False)
+    coupons = member(member(page, "data"), "list")
+    if not isinstance(coupons, list):
+        raise PageShapeError("Tencent vouchers: the answer has no data.list list")
     if page.get("code") != 0:
         raise PageShapeError(f"Tencent vouchers: the answer says code {page.get('code')!r}: {page.get('msg')}")
-    missing = sum(1 for c in coupons if any(c.get(f) in (None, "") for f in _VOUCHER_FIELDS))
+    missing = sum(1 for c in coupons
+                  if not isinstance(c, dict) or any(c.get(f) in (None, "") for f in _VOUCHER_FIELDS))
     if missing or not coupons:
         raise PageShapeError(f"Tencent vouchers: {missing}/{len(coupons)} coupons lack one of {_VOUCHER_FIELDS}")
-    return [{"id": c["couponId"], "title": c["name"], "text": " ".join(filter(None, (c.get("scope"), c.get("userType")))),
-             "kind": "voucher", "amount": c["discount"], "min_spend": c["threshold"], "currency": "CNY",
+    if any(not isinstance(c.get(f), (str, type(None))) for c in coupons for f in ("scope", "userType")):
+        raise PageShapeError("Tencent vouchers: a coupon's scope or userType is not text")
+    return [{"id": c["couponId"], "title": c["name"],
+             "text": " ".join(filter(None, (c.get("scope"), c.get("userType")))), "kind": "voucher",
+             "amount": c["discount"], "min_spend": c["threshold"], "currency": "CNY",
              "duration_days": c["validDays"]} for c in coupons]
 
 

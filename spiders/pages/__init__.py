@@ -21,13 +21,38 @@ def only_one(found: set[str], *, none: str, several: str) -> str:
     return next(iter(found))
 
 
+def member(value: object, key: str) -> Any:
+    """value[key] when value is a JSON object, else None: a member under a
+    parent of the wrong shape reads as absent, and the caller's own check
+    names what was expected."""
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    names = {dict: "an object", list: "an array", str: "a string"}
+    return next((n for t, n in names.items() if isinstance(value, t)), "a number")
+
+
+def load_json(body: bytes | str, what: str, *, exact: bool = True) -> Any:
+    """`body` parsed, numbers with a fraction as exact Decimals unless not
+    `exact`. Anything else is a PageShapeError "<what> is not valid JSON",
+    nesting deeper than the decoder's recursion limit included: that one is
+    a RecursionError, not a ValueError, and a hostile server can send it."""
+    try:
+        return json.loads(body, parse_float=Decimal if exact else None)
+    except (ValueError, RecursionError) as exc:
+        raise PageShapeError(f"{what} is not valid JSON ({exc})") from None
+
+
 def json_page(body: bytes, provider: str, list_key: str) -> dict[str, Any]:
     """A JSON object page holding a list under `list_key`; numbers with a
     fraction are read as exact Decimals."""
-    try:
-        page = json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"{provider}: the page is not valid JSON ({exc})") from None
+    page = load_json(body, f"{provider}: the page")
     if not isinstance(page, dict) or not isinstance(page.get(list_key), list):
         raise PageShapeError(f"{provider}: the page has no {list_key} list")
     return page

@@ -11,13 +11,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError, only_one
+from spiders.pages import PageShapeError, load_json, member, only_one
 
 # gn*, ebmgn*, sgn* and vgn* are the GPU families (vGPU slices included).
 GPU_TYPE = re.compile(r"^ecs\.(?:ebm|s|v)?gn\d", re.IGNORECASE)
@@ -25,10 +23,7 @@ PERIOD_LISTS = ("hours", "months", "years")
 
 
 def _load(body: bytes, what: str) -> Any:
-    try:
-        return json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"Alibaba: {what} is not valid JSON ({exc})") from None
+    return load_json(body, f"Alibaba: {what}")
 
 
 def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -50,7 +45,7 @@ def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]
             continue
         lists = {name: entry.get(name) for name in PERIOD_LISTS} if isinstance(entry, dict) else {}
         if not any(isinstance(v, list) for v in lists.values()) or any(
-                not all(isinstance(p, dict) and "price" in p and "period" in p for p in v)
+                not isinstance(v, list) or not all(isinstance(p, dict) and "price" in p and "period" in p for p in v)
                 for v in lists.values() if v is not None):
             bad_lists += 1
             continue
@@ -91,12 +86,11 @@ def parse_describe_price(status: int, body: bytes) -> dict[str, Any] | None:
     that region; any other error raises with the API's own code."""
     page = _load(body, "DescribePrice")
     if status != 200:
-        code = page.get("Code") if isinstance(page, dict) else None
-        if code in NO_PRICE_CODES:
+        code, message = member(page, "Code"), member(page, "Message")
+        if isinstance(code, str) and code in NO_PRICE_CODES:
             return None
-        message = page.get("Message") if isinstance(page, dict) else None
         raise PageShapeError(f"Alibaba DescribePrice: HTTP {status} {code or ''}: {message or 'no message'}")
-    price = page.get("PriceInfo", {}).get("Price") if isinstance(page, dict) else None
+    price = member(member(page, "PriceInfo"), "Price")
     if not isinstance(price, dict) or "TradePrice" not in price or "Currency" not in price:
         raise PageShapeError("Alibaba DescribePrice: PriceInfo.Price.TradePrice missing")
     return {k: price.get(k) for k in ("Currency", "OriginalPrice", "DiscountPrice", "TradePrice")}

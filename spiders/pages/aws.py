@@ -4,12 +4,10 @@ Advisor's interruption data. Pure functions; values are kept as seen."""
 
 from __future__ import annotations
 
-import json
 import re
-from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json
 
 # GPU instance families: p3, p4d, p5en, p6-b200, g4dn, g6f, gr6 ... (the
 # part before the first dot). The spec table decides what each one is; a
@@ -22,6 +20,7 @@ SPOT_REGION_ALIASES = {
     "us-east": "us-east-1", "us-west": "us-west-1", "eu-ireland": "eu-west-1", "apac-sin": "ap-southeast-1",
     "apac-syd": "ap-southeast-2", "apac-tokyo": "ap-northeast-1",
 }
+SPOT_SHAPE = "{region, instanceTypes: [{type, sizes: [{size, valueColumns: [{name, prices: {USD}}]}]}]}"
 _CALLBACK = re.compile(rb"^\s*[A-Za-z_$][\w$.]*\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 
 
@@ -30,10 +29,7 @@ def looks_like_gpu(instance_type: str, family: str = "") -> bool:
 
 
 def _json(body: bytes, what: str) -> Any:
-    try:
-        return json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"AWS: the {what} is not valid JSON ({exc})") from None
+    return load_json(body, f"AWS: the {what}")
 
 
 def parse_locations(body: bytes) -> list[dict[str, str]]:
@@ -103,7 +99,8 @@ def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
     per region, size and OS column, GPU sizes only. Prices stay strings
     ("N/A*" where a size is not offered)."""
     page = _json(unwrap_callback(body), "spot feed")
-    regions = page.get("config", {}).get("regions") if isinstance(page, dict) else None
+    config = page.get("config") if isinstance(page, dict) else None
+    regions = config.get("regions") if isinstance(config, dict) else None
     if not isinstance(regions, list) or not regions:
         raise PageShapeError("AWS: the spot feed has no config.regions list")
     records: list[dict[str, str]] = []
@@ -118,7 +115,9 @@ def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
                                         "size": str(size["size"]), "os": str(column["name"]),
                                         "price": str(column["prices"]["USD"])})
         except (KeyError, TypeError) as exc:
-            raise PageShapeError(f"AWS: a spot feed entry of {region.get('region', '?')} lacks {exc}") from None
+            name = region.get("region", "?") if isinstance(region, dict) else "?"
+            problem = f"lacks {exc}" if isinstance(exc, KeyError) else f"is not {SPOT_SHAPE}"
+            raise PageShapeError(f"AWS: a spot feed entry of {name} {problem}") from None
     return records
 
 
@@ -132,17 +131,29 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
         raise PageShapeError("AWS: the Spot Instance Advisor data has no ranges or spot_advisor")
     try:
         labels = {int(r["index"]): str(r["label"]) for r in page["ranges"]}
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise PageShapeError("AWS: a Spot Instance Advisor range lacks index or label") from None
     records: list[dict[str, str]] = []
     for region, systems in page["spot_advisor"].items():
-        for os_name, types in (systems or {}).items():
+        systems = systems or {}
+        if not isinstance(systems, dict) or not all(isinstance(t, dict | None) for t in systems.values()):
+            raise PageShapeError(f"AWS: the Spot Instance Advisor entry of {region} is not "
+                                 "{Linux|Windows: {type: {s, r}}}")
+        for os_name, types in systems.items():
             for instance_type, stats in (types or {}).items():
                 if not looks_like_gpu(instance_type):
                     continue
-                index = stats.get("r") if isinstance(stats, dict) else None
-                if index is None or int(index) not in labels:
-                    raise PageShapeError(f"AWS: unknown interruption range {index!r} for {instance_type} in {region}")
+                raw = stats.get("r") if isinstance(stats, dict) else None
+                index = _range_index(raw)
+                if index is None or index not in labels:
+                    raise PageShapeError(f"AWS: unknown interruption range {raw!r} for {instance_type} in {region}")
                 records.append({"region": str(region), "os": str(os_name), "instance_type": instance_type,
-                                "interruption": labels[int(index)], "savings_percent": str(stats.get("s", ""))})
+                                "interruption": labels[index], "savings_percent": str(stats.get("s", ""))})
     return records
+
+
+def _range_index(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return None

@@ -21,7 +21,7 @@ from urllib.parse import urljoin
 import ijson
 from ijson.common import ObjectBuilder
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json
 from spiders.pages.aws import looks_like_gpu
 
 HEADER_FIELDS = ("formatVersion", "offerCode", "version", "publicationDate")
@@ -31,10 +31,7 @@ ProductFilter = Callable[[dict[str, Any]], bool]
 
 def index_regions(body: bytes, what: str) -> Any:
     """The `regions` member of a region index (None if it has none)."""
-    try:
-        page = json.loads(body)
-    except ValueError as exc:
-        raise PageShapeError(f"AWS: the {what} is not valid JSON ({exc})") from None
+    page = load_json(body, f"AWS: the {what}", exact=False)
     return page.get("regions") if isinstance(page, dict) else None
 
 
@@ -44,9 +41,11 @@ def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
     regions = index_regions(body, "offer region index")
     if not isinstance(regions, dict) or not regions:
         raise PageShapeError("AWS: the offer region index has no regions object")
-    missing = [code for code, r in regions.items() if not isinstance(r, dict) or not r.get("currentVersionUrl")]
+    missing = [code for code, r in regions.items()
+               if not isinstance(r, dict) or not isinstance(r.get("currentVersionUrl"), str)
+               or not r["currentVersionUrl"]]
     if missing:
-        raise PageShapeError(f"AWS: currentVersionUrl missing for {len(missing)}/{len(regions)} regions")
+        raise PageShapeError(f"AWS: currentVersionUrl missing (or not text) for {len(missing)}/{len(regions)} regions")
     return {code: urljoin(index_url, r["currentVersionUrl"]) for code, r in regions.items()}
 
 
@@ -70,11 +69,18 @@ class GpuProducts:
 
     def __call__(self, product: dict[str, Any]) -> bool:
         attrs = product.get("attributes") or {}
+        if not isinstance(attrs, dict):
+            raise PageShapeError(f"AWS: the attributes of product {str(product.get('sku'))[:40]} are not an object")
         return (str(product.get("productFamily", "")).startswith("Compute Instance")
                 and looks_like_gpu(str(attrs.get("instanceType", "")), str(attrs.get("instanceFamily", "")))
                 and attrs.get("tenancy") == "Shared" and attrs.get("capacitystatus", "Used") == "Used"
                 and attrs.get("licenseModel") != "Bring your own license"
-                and (attrs.get("operatingSystem"), attrs.get("preInstalledSw", "NA")) in self.systems)
+                and self._system(attrs) in self.systems)
+
+    @staticmethod
+    def _system(attrs: dict[str, Any]) -> tuple[str, str] | None:
+        system, software = attrs.get("operatingSystem"), attrs.get("preInstalledSw", "NA")
+        return (system, software) if isinstance(system, str) and isinstance(software, str) else None
 
 
 def offer_subset(stream: IO[bytes], keep: ProductFilter) -> dict[str, Any]:
@@ -99,6 +105,8 @@ def offer_subset(stream: IO[bytes], keep: ProductFilter) -> dict[str, Any]:
                     section, sku = target
                     built, builder = builder.value, None
                     if section == "products":
+                        if not isinstance(built, dict):
+                            raise PageShapeError(f"AWS: product {sku[:40]} of the offer file is not an object")
                         if keep(built):
                             products[sku] = built
                     else:
@@ -153,7 +161,11 @@ def parse_offer_file(body: bytes, keep: ProductFilter) -> tuple[dict[str, str], 
     header = {k: subset[k] for k in HEADER_FIELDS if k in subset}
     records = []
     for sku, product in subset["products"].items():
-        terms = {t: list((subset["terms"][t].get(sku) or {}).values()) for t in TERM_TYPES}
+        offered = {t: subset["terms"][t].get(sku) or {} for t in TERM_TYPES}  # term code -> term
+        if not all(isinstance(by_code, dict) and all(isinstance(term, dict) for term in by_code.values())
+                   for by_code in offered.values()):
+            raise PageShapeError(f"AWS: the terms of SKU {sku} are not {{term code: term object}}")
+        terms = {t: list(by_code.values()) for t, by_code in offered.items()}
         broken = [t for ts in terms.values() for t in ts if not isinstance(t.get("priceDimensions"), dict)]
         if broken:
             raise PageShapeError(f"AWS: a term of SKU {sku} has no priceDimensions")

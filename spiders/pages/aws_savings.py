@@ -60,7 +60,8 @@ def parse_plan_index(body: bytes, index_url: str) -> dict[str, str]:
     regions = index_regions(body, "savings plan region index")
     if not isinstance(regions, list) or not regions:
         raise PageShapeError("AWS: the savings plan region index has no regions list")
-    bad = [r for r in regions if not isinstance(r, dict) or not r.get("regionCode") or not r.get("versionUrl")]
+    bad = [r for r in regions if not isinstance(r, dict) or not r.get("regionCode")
+           or not isinstance(r.get("versionUrl"), str) or not r["versionUrl"]]
     if bad:
         raise PageShapeError(f"AWS: regionCode or versionUrl missing in {len(bad)}/{len(regions)} "
                              f"savings plan regions")
@@ -203,6 +204,8 @@ class _Pass:
         if into == "products.item":
             self.product(value)
         elif into == RATE:
+            if not isinstance(value, dict):
+                raise PageShapeError("AWS: a savings plan rate is not an object")
             if self.keep(value):
                 self.rates.append(value)
         elif self.term is not None:

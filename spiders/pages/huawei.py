@@ -8,23 +8,18 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json
 
 # GPU flavors: p (compute), pi (inference), g (graphics) families.
 GPU_FLAVOR = re.compile(r"^(p|pi|g)\d", re.IGNORECASE)
 
 
 def _load(body: bytes, what: str) -> dict[str, Any]:
-    try:
-        page = json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"Huawei: the {what} answer is not valid JSON ({exc})") from None
+    page = load_json(body, f"Huawei: the {what} answer")
     if not isinstance(page, dict):
         raise PageShapeError(f"Huawei: the {what} answer is not a JSON object")
     return page

@@ -10,12 +10,11 @@ Every item carries its zone, charge type, sale status (SELL / SOLD_OUT) and a
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError
+from spiders.pages import PageShapeError, load_json
 
 CHARGE_TYPES = ("POSTPAID_BY_HOUR", "PREPAID", "SPOTPAID")
 PRICE_FIELDS = {
@@ -52,10 +51,7 @@ def _missing(items: list[dict[str, Any]], what: str, test: Any) -> None:
 
 def parse_zone_configs(body: bytes) -> list[dict[str, Any]]:
     """The GPU items of one answer, checked for the fields we read."""
-    try:
-        page = json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"Tencent: the answer is not valid JSON ({exc})") from None
+    page = load_json(body, "Tencent: the answer")
     if not isinstance(page, dict):
         raise PageShapeError("Tencent: the answer is not a JSON object")
     if page.get("code") not in (0, "0", None):

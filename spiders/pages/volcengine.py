@@ -12,13 +12,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
-from decimal import Decimal
 from typing import Any
 
-from spiders.pages import PageShapeError, only_one
+from spiders.pages import PageShapeError, json_type, load_json, member, only_one
 
 # GPU families: gni2 (A10), ini2, pni2, gni3, hpcpni2, g1ve, g1tl...
 GPU_CONFIGURATION = re.compile(r"^ecs\.(?:ebm|hpc)?(?:[gip]n[il]\d|g1[vt][a-z])", re.IGNORECASE)
@@ -26,28 +24,33 @@ TEMPLATE_CODE = re.compile(r"\bCLT\d{6,}\b")
 
 
 def _load(body: bytes, what: str) -> Any:
-    try:
-        return json.loads(body, parse_float=Decimal)
-    except ValueError as exc:
-        raise PageShapeError(f"Volcano Engine: {what} is not valid JSON ({exc})") from None
+    return load_json(body, f"Volcano Engine: {what}")
 
 
-def _api_error(page: Any) -> str | None:
-    error = page.get("ResponseMetadata", {}).get("Error") if isinstance(page, dict) else None
+def _object(page: Any, what: str) -> dict[str, Any]:
+    if not isinstance(page, dict):
+        raise PageShapeError(f"Volcano Engine: {what} answered {json_type(page)}, not a JSON object")
+    return page
+
+
+def _api_error(page: dict[str, Any]) -> str | None:
+    error = member(page.get("ResponseMetadata"), "Error")
     if isinstance(error, dict) and error:
         return f"{error.get('Code', '')}: {error.get('Message', '')}".strip(": ")
     return None
 
 
 def walk(value: Any) -> Iterator[dict[str, Any]]:
-    """Every object in a nested JSON value, depth first."""
-    if isinstance(value, dict):
-        yield value
-        for child in value.values():
-            yield from walk(child)
-    elif isinstance(value, list):
-        for child in value:
-            yield from walk(child)
+    """Every object in a nested JSON value, depth first. A stack, not
+    recursion: a hostile answer may nest as deep as the decoder allows."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(reversed(list(node.values())))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
 
 
 def configuration(row: dict[str, Any]) -> str:
@@ -60,11 +63,13 @@ def parse_template(body: bytes) -> dict[str, dict[str, str]] | None:
     """The ECS GPU configurations' abilities (`{"vcpu": "12", ...}` by
     configuration), or None when the API knows no such template (a stale
     code)."""
-    page = _load(body, "ListTemplate")
+    page = _object(_load(body, "ListTemplate"), "ListTemplate")
     error = _api_error(page)
-    listed = page.get("Result", {}).get("List") if isinstance(page, dict) else None
+    listed = member(page.get("Result"), "List")
     if error or not listed:
         return None
+    if not isinstance(listed, list):
+        raise PageShapeError("Volcano Engine: ListTemplate Result.List is not a list")
     specs: dict[str, dict[str, str]] = {}
     for entry in listed:
         text = entry.get("Template") if isinstance(entry, dict) else None
@@ -83,7 +88,7 @@ def parse_template(body: bytes) -> dict[str, dict[str, str]] | None:
 
 def parse_table(body: bytes) -> list[dict[str, Any]]:
     """The ECS GPU rows of the price table, values as seen."""
-    page = _load(body, "GetTable")
+    page = _object(_load(body, "GetTable"), "GetTable")
     error = _api_error(page)
     if error:
         raise PageShapeError(f"Volcano Engine: GetTable answered {error}")
