@@ -1,10 +1,6 @@
 """The bulk write path: one row tuple per quote, below the ORM, at the
 driver's own speed (executemany on SQLite, COPY on PostgreSQL).
 
-A quote staged in another process travels as `packed` (its columns as plain
-strings, which pickle ten times faster than Decimals, enums and aware
-datetimes) and is read back by name only where the diff needs a field.
-
 On PostgreSQL a second thread does the insert: the server does the work, in
 its own process, while psycopg waits with the GIL released, so a chunk COPYed
 from another thread overlaps the diff of the next chunk. SQLite's insert runs
@@ -16,88 +12,28 @@ connection between the two threads.
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from decimal import Decimal
 from types import TracebackType
 from typing import Any, TypeVar
 
 from sqlmodel import Session
 
-from db.schema import StagedQuote
-from db.store import DECIMAL_FIELDS, ROW_FIELDS
+from db.schema import STORED_FIELDS, StagedQuote
 from db.tables import PricePoint
 
 T = TypeVar("T")
-# The stored columns of a quote (its fields, then attrs as JSON), then the row's own.
-PRICE_COLUMNS = (*ROW_FIELDS, "attrs", "key", "value_hash", "source", "valid_from", "first_run_id", "missed_runs",
+# A staged quote's stored columns (its fields, then attrs), then the row's own.
+PRICE_COLUMNS = (*STORED_FIELDS, "attrs", "key", "value_hash", "source", "valid_from", "first_run_id", "missed_runs",
                  "input_hash")
-# A staged quote in transit: (key, value hash, its stored columns, input hash).
-Packed = tuple[str, str, tuple[Any, ...], str | None]
-_DECIMAL_SET = frozenset(DECIMAL_FIELDS)
-_POSITION = {name: i for i, name in enumerate(ROW_FIELDS)}
-
-
-def decimal_text(value: Decimal | None) -> str | None:
-    """format "f", faster: str() writes the same digits unless it chose an exponent."""
-    if value is None:
-        return None
-    text = str(value)
-    return format(value, "f") if "E" in text else text
-
-
-# Enums are written as their plain value, whatever the driver makes of a str subclass.
-_CONVERT = tuple(decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None
-                 for name in ROW_FIELDS)
-
-
-def stored_columns(fields: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A quote's fields as the store writes them, attrs last."""
-    attrs = fields["attrs"]
-    return (*[fields[name] if convert is None else convert(fields[name]) for name, convert in zip(ROW_FIELDS, _CONVERT)],
-            json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}")
-
-
-class PackedFields(Mapping[str, Any]):
-    """A packed quote's fields, read by name: Decimals come back as Decimals,
-    enums as their values. (No observed_at: the run has one.)"""
-
-    __slots__ = ("columns",)
-
-    def __init__(self, columns: tuple[Any, ...]) -> None:
-        self.columns = columns
-
-    def __getitem__(self, name: str) -> Any:
-        if name == "attrs":
-            return json.loads(self.columns[-1])
-        value = self.columns[_POSITION[name]]
-        return Decimal(value) if value is not None and name in _DECIMAL_SET else value
-
-    def __iter__(self) -> Iterator[str]:
-        return iter((*ROW_FIELDS, "attrs"))
-
-    def __len__(self) -> int:
-        return len(ROW_FIELDS) + 1
-
-
-def pack(quote: StagedQuote) -> Packed:
-    columns = quote.columns if quote.columns is not None else stored_columns(quote.fields)
-    return quote.key, quote.value_hash, columns, quote.input_hash
-
-
-def unpack(packed: Packed) -> StagedQuote:
-    key, value_hash, columns, input_hash = packed
-    return StagedQuote(PackedFields(columns), key, value_hash, input_hash, columns)
 
 
 def price_row(quote: StagedQuote, *, source: str, run_id: int, valid_from: object) -> tuple[Any, ...]:
     """A quote as a price_points row in PRICE_COLUMNS order; `valid_from` as
     the driver takes it (see `bulk_time`)."""
-    columns = quote.columns if quote.columns is not None else stored_columns(quote.fields)
-    return (*columns, quote.key, quote.value_hash, source, valid_from, run_id, 0, quote.input_hash)
+    return (*quote.columns, quote.key, quote.value_hash, source, valid_from, run_id, 0, quote.input_hash)
 
 
 def bulk_time(session: Session, when: datetime) -> object:

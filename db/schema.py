@@ -8,14 +8,14 @@ imports nothing from the project.
 from __future__ import annotations
 
 import hashlib
+import json
 import operator
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
@@ -242,30 +242,84 @@ def effective_hourly(
     return hourly
 
 
-@dataclass(slots=True)
-class StagedQuote:
-    """A quote on the bulk path: its fields by name, as a PriceQuote holds
-    them, and its hashes; no model instance per row, which costs more than
-    the row's insert."""
+# A quote's fields as the store writes them: Decimals and enums as text.
+STORED_FIELDS = tuple(name for name in PriceQuote.model_fields if name not in ("observed_at", "attrs"))
+DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps", "price", "list_price",
+                  "upfront_fee")
+_POSITION = {name: i for i, name in enumerate(STORED_FIELDS)}
+_DECIMAL_SET = frozenset(DECIMAL_FIELDS)
 
-    fields: Mapping[str, Any]
+
+def decimal_text(value: Decimal | None) -> str | None:
+    """A Decimal written out in full, never as an exponent (format "f", but
+    faster: str() writes the same digits unless it chose an exponent)."""
+    if value is None:
+        return None
+    text = str(value)
+    return format(value, "f") if "E" in text else text
+
+
+# Enums are written as their plain value, whatever a driver makes of a str subclass.
+_TO_TEXT = tuple(decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None
+                 for name in STORED_FIELDS)
+
+
+def stored_columns(fields: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A quote's STORED_FIELDS as the store writes them, then attrs as JSON."""
+    attrs = fields["attrs"]
+    return (*[fields[name] if to_text is None else to_text(fields[name])
+              for name, to_text in zip(STORED_FIELDS, _TO_TEXT)],
+            json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}")
+
+
+class StoredFields(Mapping[str, Any]):
+    """A staged quote's fields read by name from its stored columns:
+    Decimals back as Decimals, enums as their values, attrs as a dict.
+    (No observed_at: the run has one.)"""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, columns: tuple[Any, ...]) -> None:
+        self.columns = columns
+
+    def __getitem__(self, name: str) -> Any:
+        if name == "attrs":
+            return json.loads(self.columns[-1])
+        value = self.columns[_POSITION[name]]
+        return Decimal(value) if value is not None and name in _DECIMAL_SET else value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*STORED_FIELDS, "attrs"))
+
+    def __len__(self) -> int:
+        return len(STORED_FIELDS) + 1
+
+
+_REGION = _POSITION["region"]
+
+
+class StagedQuote(NamedTuple):
+    """A quote on the bulk path: its hashes and its stored columns, and
+    nothing else; no model instance per row, which costs more than the row's
+    insert. A plain tuple, so that a worker process can send a million of
+    them cheaply. Its fields are read from the columns when needed."""
+
     key: str
     value_hash: str
-    # The hash of the file row it was read from, on the import path.
-    input_hash: str | None = None
-    # Its stored columns, when the import's validator has written them out.
-    columns: tuple[Any, ...] | None = None
+    columns: tuple[Any, ...]  # STORED_FIELDS as text, then attrs as JSON
+    input_hash: str | None = None  # of the file row it came from, on the import path
 
     @classmethod
     def of(cls, quote: PriceQuote) -> StagedQuote:
-        return cls(quote.__dict__, quote.key, quote.value_hash)
+        return cls(quote.key, quote.value_hash, stored_columns(quote.__dict__))
 
-    @classmethod
-    def from_fields(cls, fields: dict[str, Any], input_hash: str | None = None) -> StagedQuote:
-        return cls(fields, quote_key(fields), quote_value_hash(fields), input_hash)
+    @property
+    def fields(self) -> StoredFields:
+        return StoredFields(self.columns)
 
-    def quote(self) -> PriceQuote:
-        return PriceQuote.model_construct(**{name: self.fields[name] for name in PriceQuote.model_fields})
+    @property
+    def region(self) -> str:
+        return self.columns[_REGION]  # type: ignore[no-any-return]
 
 
 class OfferKind(StrEnum):

@@ -20,11 +20,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from db.schema import Change, PriceQuote, RunStatus
+from db.schema import DECIMAL_FIELDS, STORED_FIELDS, Change, PriceQuote, RunStatus
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
-DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps",
-                   "price", "list_price", "upfront_fee")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +40,11 @@ def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
 
 
-ROW_FIELDS = tuple(f for f in PriceQuote.model_fields if f not in {"observed_at", "attrs"})
 
 
 def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
     # Attribute reads, not model_dump(): this runs once per stored row.
-    row = {name: getattr(quote, name) for name in ROW_FIELDS}
+    row = {name: getattr(quote, name) for name in STORED_FIELDS}
     for name in DECIMAL_FIELDS:
         row[name] = _dec(row[name])
     row["price_model"] = str(quote.price_model)
@@ -276,18 +273,35 @@ def query_prices(*, session: Session, provider: str | None = None, region: str |
 # --- changes --------------------------------------------------------------
 
 
+_CHANGE_COLUMNS = tuple(name for name in Change.model_fields if name != "detail")
+_CHANGE_DECIMALS = frozenset({"gpu_count", "old_price", "new_price", "percent"})
+_KIND, _OBSERVED = _CHANGE_COLUMNS.index("kind"), _CHANGE_COLUMNS.index("observed_at")
+
+
 def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Change]) -> None:
+    """Below the ORM, as a bulk write: a run of a million prices may change
+    tens of thousands."""
+    if not changes:
+        return
+    conn = session.connection()
+    bind_time = ChangeRow.__table__.c.observed_at.type.bind_processor(conn.dialect) or (lambda value: value)
+    times: dict[datetime, Any] = {}
     rows = []
     for change in changes:
-        row = change.model_dump(exclude={"detail"})
-        for name in ("gpu_count", "old_price", "new_price", "percent"):
-            row[name] = _dec(row[name])
-        row["kind"] = str(change.kind)
-        row["detail"] = json.dumps(change.detail, sort_keys=True, ensure_ascii=False)
-        row["run_id"] = run_id
-        rows.append(row)
-    if rows:
-        session.connection().execute(sa.insert(ChangeRow.__table__), rows)
+        values = change.__dict__
+        row = [_dec(values[name]) if name in _CHANGE_DECIMALS else values[name] for name in _CHANGE_COLUMNS]
+        row[_KIND] = str(change.kind)
+        at = change.observed_at
+        row[_OBSERVED] = times[at] if at in times else times.setdefault(at, bind_time(at))
+        rows.append((*row, json.dumps(change.detail, sort_keys=True, ensure_ascii=False), run_id))
+    columns = (*_CHANGE_COLUMNS, "detail", "run_id")
+    mark = "?" if conn.dialect.name == "sqlite" else "%s"
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.executemany(f"INSERT INTO changes ({', '.join(columns)}) VALUES ({', '.join([mark] * len(columns))})",
+                           rows)
+    finally:
+        cursor.close()
 
 
 def query_changes(*, session: Session, since: datetime | None = None, provider: str | None = None,

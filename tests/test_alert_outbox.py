@@ -21,7 +21,6 @@ from sqlmodel import Session
 
 from alerts.outbox import enqueue, list_rows
 from alerts.rules import MemoryReferences, compile_rules, route
-from alerts.settings import RuleSettings
 from db.alert_tables import OutboxRow
 from db.engine import make_engine, migrate
 from tests.alert_samples import price

@@ -113,7 +113,7 @@ def test_the_row_validator_keeps_step_with_price_quote() -> None:
     staged = staged_rows(items, errors)
     quote = normalize(items).quotes[0]
     assert errors == [] and (staged[0].key, staged[0].value_hash) == (quote.key, quote.value_hash)
-    assert staged[0].quote() == quote and StagedQuote.of(quote).fields["currency"] == "USD"
+    assert staged[0] == StagedQuote.of(quote) and StagedQuote.of(quote).fields["currency"] == "USD"
     bad = dict(items[0], data=items[0]["data"] | {"currency": "dollars"})
     staged_rows([bad], errors)
     assert errors == ["line 2: currency: Value error, currency must be a 3-letter code, not 'dollars'"]

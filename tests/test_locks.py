@@ -3,7 +3,6 @@ and a manual crawl meeting a locked source."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys

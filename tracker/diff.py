@@ -151,7 +151,7 @@ class SnapshotDiff:
                                          f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}")
                 continue
             self.current[key] = value_hash
-            self.regions.add(quote.fields["region"])
+            self.regions.add(quote.region)
             before = self.previous.pop(key, None)
             if before is None:
                 writes.inserts.append(quote)

@@ -14,15 +14,14 @@ import gzip
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import itemgetter
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from db.bulk import Packed, pack
 from db.schema import StagedQuote
 from tracker.errors import UserError
 from tracker.normalize import NormalizeError, parse_time, rows, skypilot
@@ -69,14 +68,15 @@ def _readable() -> Iterator[None]:
 MAX_RECORD_LINES = 1_000
 
 
-def _texts(fh: Iterable[str], quoted_newlines: bool) -> Iterator[tuple[int, str]]:
-    """(first line number, text) of each non-blank record. A CSV record goes
-    on while it has an odd number of quote characters: a quote inside a
-    quoted field is doubled, so a complete record always has an even count.
-    (The CSV parser later checks that each record is exactly one row.)"""
+def _texts(fh: Iterable[str], quoted_newlines: bool, first: int = 1) -> Iterator[tuple[int, str]]:
+    """(first line number, text) of each non-blank record, the first line
+    being number `first`. A CSV record goes on while it has an odd number of
+    quote characters: a quote inside a quoted field is doubled, so a complete
+    record always has an even count. (The CSV parser later checks that each
+    record is exactly one row.)"""
     pending: list[str] = []
     start = 0
-    for number, line in enumerate(fh, start=1):
+    for number, line in enumerate(fh, start=first):
         if pending:
             pending.append(line)
             if len(pending) > MAX_RECORD_LINES:
@@ -99,29 +99,59 @@ def _texts(fh: Iterable[str], quoted_newlines: bool) -> Iterator[tuple[int, str]
 
 @dataclass
 class RecordFile:
-    """A file's header (CSV) and its records, read lazily once."""
+    """A file's header (CSV) and the rest of it, to be read once: record by
+    record (`records`), or in blocks of lines (`blocks`) when no record is
+    looked at before it is validated."""
 
-    path: Path
+    fh: Iterable[str]
     header: list[str] | None
-    records: Iterator[tuple[int, str]]
     salt: bytes
+    first_line: int  # the number of the first line after the header
+    quoted_newlines: bool
+
+    @property
+    def records(self) -> Iterator[tuple[int, str]]:
+        return _texts(self.fh, self.quoted_newlines, self.first_line)
+
+    def blocks(self, size: int) -> Iterator[tuple[int, list[str]]]:
+        """(number of the first line, lines) of about `size` lines at a time,
+        never cutting a record: a CSV block goes on while its quotes are odd."""
+        number = self.first_line
+        fh = iter(self.fh)
+        while lines := list(islice(fh, size)):
+            odd = self.quoted_newlines and sum(map(_quotes, lines)) % 2
+            for line in islice(fh, MAX_RECORD_LINES) if odd else ():
+                lines.append(line)
+                if _quotes(line) % 2:
+                    break
+            yield number, lines
+            number += len(lines)
+
+
+def _quotes(line: str) -> int:
+    return line.count('"')
 
 
 @contextmanager
 def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
     jsonl = is_jsonl(path)
     with _open_text(path) as fh, _readable():
-        texts = _texts(fh, quoted_newlines=not jsonl)
         header = None
         header_text = ""
+        first_line = 1
         if not jsonl:
-            first = next(texts, None)
-            header_text = first[1] if first else ""
+            lines: list[str] = []
+            for line in fh:  # the header: the first non-blank record
+                lines.append(line)
+                if sum(map(_quotes, lines)) % 2 == 0 and "".join(lines).strip() or len(lines) > MAX_RECORD_LINES:
+                    break
+            header_text = "".join(lines).rstrip("\r\n").lstrip()
             header = next(csv.reader([header_text]), [])
+            first_line = len(lines) + 1
         # The same text means the same row only under the same header, format and meaning.
         salt = hashlib.blake2b("\x1f".join([fmt, header_text, json.dumps(extra, sort_keys=True)]).encode(),
                                key=RECORD_MEANING, digest_size=32).digest()
-        yield RecordFile(path, header, texts, salt)
+        yield RecordFile(fh, header, salt, first_line, quoted_newlines=not jsonl)
 
 
 def record_hash(salt: bytes, text: str) -> int:
@@ -176,6 +206,10 @@ class Batch:
         return [{"line": number, "observed_at": self.stamp, **self.extra, "data": data}
                 for (number, _, _), data in zip(records, datas)]
 
+    def stage_lines(self, first: int, lines: list[str]) -> tuple[list[StagedQuote], list[str]]:
+        """`stage` of a block of the file's lines, the first being line `first`."""
+        return self.stage([(number, text, None) for number, text in _texts(lines, self.header is not None, first)])
+
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
         """The records validated and hashed, and each bad one's line and reason."""
         errors: list[str] = []
@@ -187,21 +221,15 @@ class Batch:
         lines = [number for number, _, _ in records]
         if self.header is None:
             datas = [_json_object(n, text) for n, text, _ in records]
-            columns = {name: [data.get(name) for data in datas] for name in rows.QUOTE_FIELDS}
+            columns: dict[str, Sequence[Any]] = {name: [data.get(name) for data in datas] for name in rows.QUOTE_FIELDS}
         else:
-            cells = _csv_rows(len(self.header), records)
-            columns = {name: list(map(itemgetter(i), cells)) for i, name in enumerate(self.header)}
-        staged = rows.staged_columns(lines, columns, self.stamp, errors)
-        if not errors and self.salt is not None:
+            columns = dict(zip(self.header, zip(*_csv_rows(len(self.header), records))))
+        hashes = None
+        if self.salt is not None:
             salt = self.salt
-            for quote, (_, text, input_hash) in zip(staged, records):
-                quote.input_hash = format(record_hash(salt, text) if input_hash is None else input_hash, "016x")
-        return staged, errors
-
-    def stage_packed(self, records: list[Record]) -> tuple[list[Packed], list[str]]:
-        """`stage`, for sending back from a worker process."""
-        staged, errors = self.stage(records)
-        return [pack(q) for q in staged], errors
+            hashes = [format(record_hash(salt, text) if input_hash is None else input_hash, "016x")
+                      for _, text, input_hash in records]
+        return rows.staged_columns(lines, columns, self.stamp, errors, hashes), errors
 
 
 @dataclass

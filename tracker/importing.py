@@ -16,6 +16,7 @@ one diffs and writes the last.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 from collections import deque
@@ -28,7 +29,6 @@ from typing import Any
 from sqlmodel import Session
 
 from db import store
-from db.bulk import Packed, unpack
 from db.schema import CrawlResult, RunStatus, StagedQuote
 from tracker.errors import UserError
 from tracker.import_files import FORMATS, Batch, Record, open_records, record_hash, summarize
@@ -41,19 +41,37 @@ SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
 # A worker process costs about a second to start; it pays off only for this
 # many rows still to validate.
 WORKER_MIN_ROWS = 5 * CHUNK
-# Batches the worker may hold; past them this process validates the next one
-# itself rather than wait. And batches held at most before waiting for the worker.
+# Batches at the worker at once, and batches read ahead at most.
 WORKER_DEPTH = 2
-MAX_HELD = 8
+MAX_HELD = 6
 
-Validated = tuple[list[StagedQuote], list[str]]
+
+class Slot:
+    """One batch, in file order: waiting (what to validate: records, or a
+    block of lines), at the worker (its future), or validated (its quotes
+    and errors)."""
+
+    __slots__ = ("job", "future", "result")
+
+    def __init__(self, job: tuple[str, tuple[Any, ...]]) -> None:
+        self.job = job  # a Batch method's name, and its arguments
+        self.future: Future[tuple[list[StagedQuote], list[str]]] | None = None
+        self.result: tuple[list[StagedQuote], list[str]] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self.future is None and self.result is None
+
+    @property
+    def ready(self) -> bool:
+        return self.result is not None or (self.future is not None and self.future.done())
 
 
 class Validator:
     """Validates batches of records and hands them back in order. A big file
     whose rows mostly need validating gets a worker process: batches go to it
-    while it keeps up, and are validated here while it is busy (or still
-    starting), so that neither process waits for the other."""
+    while it has room, and this process validates one itself only when it
+    would otherwise wait (the worker still starting, or behind)."""
 
     def __init__(self, batch: Batch, rows_in_file: int) -> None:
         self.batch = batch
@@ -61,8 +79,7 @@ class Validator:
         self.errors: list[str] = []
         self._pool: ProcessPoolExecutor | None = None
         self._worker_died = False
-        # Batches in order: at the worker (its future, and the records in case it dies), or done here.
-        self._held: deque[tuple[Future[tuple[list[Packed], list[str]]], list[Record]] | Validated] = deque()
+        self._slots: deque[Slot] = deque()
 
     def __enter__(self) -> Validator:
         return self
@@ -71,48 +88,79 @@ class Validator:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def submit(self, records: list[Record], *, read: int, missed: int) -> Iterator[list[StagedQuote]]:
-        """Hands over a batch; yields the batches whose validation is done.
+    def submit(self, job: tuple[str, tuple[Any, ...]], *, read: int, missed: int) -> Iterator[list[StagedQuote]]:
+        """Hands over a batch (`Batch.stage` or `stage_lines`, and its
+        arguments); yields the batches whose validation is done.
         `read` and `missed` count the file's records so far, and those not
         recognized: a worker starts once most of them needed validating and
         many remain."""
         if self._pool is None and not self._worker_died and not self.errors and missed * 2 >= read \
                 and self.rows_in_file - read >= WORKER_MIN_ROWS:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            # The cyclic collector's passes over a batch's short-lived objects
+            # cost as much as validating it; they make no cycles.
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=gc.disable)
             log.info("validating rows in a worker process as well, from row %d of %d", read, self.rows_in_file)
-        at_worker = sum(isinstance(held[0], Future) for held in self._held)
-        if self._pool is not None and at_worker < WORKER_DEPTH:
-            try:
-                self._held.append((self._pool.submit(self.batch.stage_packed, records), records))
-            except BrokenProcessPool:
-                self._worker_gone()
-        if self._pool is None or at_worker >= WORKER_DEPTH:
-            self._held.append(self.batch.stage(records))
-        while self._held and (len(self._held) > MAX_HELD or _done(self._held[0])):
+        self._slots.append(Slot(job))
+        self._dispatch()
+        while self._slots and (self._slots[0].ready or len(self._slots) > MAX_HELD):
             yield from self._take()
 
     def drain(self) -> Iterator[list[StagedQuote]]:
-        while self._held:
+        while self._slots:
             yield from self._take()
         rows.fail_on(self.errors)
 
+    def _dispatch(self) -> None:
+        """Waiting batches to the worker, oldest first, while it has room."""
+        if self._pool is None:
+            return
+        at_worker = sum(slot.future is not None and slot.result is None for slot in self._slots)
+        for slot in self._slots:
+            if at_worker >= WORKER_DEPTH:
+                return
+            if slot.waiting:
+                try:
+                    name, args = slot.job
+                    slot.future = self._pool.submit(getattr(self.batch, name), *args)
+                except BrokenProcessPool:
+                    self._worker_gone()
+                    return
+                at_worker += 1
+
     def _take(self) -> Iterator[list[StagedQuote]]:
-        held = self._held.popleft()
-        if isinstance(held[0], Future):
-            future, records = held
-            try:
-                packed, errors = future.result()
-                held = [unpack(p) for p in packed], errors
-            except BrokenProcessPool:
-                self._worker_gone()
-                held = self.batch.stage(records)
-        staged, errors = held
+        head = self._slots[0]
+        while head.result is None:
+            self._dispatch()
+            if head.waiting:
+                head.result = self._here(head)
+            elif not head.future.done():  # type: ignore[union-attr]
+                # Rather than wait, validate here the batch the worker would reach last.
+                last = next((slot for slot in reversed(self._slots) if slot.waiting), None)
+                if last is not None:
+                    last.result = self._here(last)
+                else:
+                    self._collect(head)
+            else:
+                self._collect(head)
+        self._slots.popleft()
+        staged, errors = head.result
         # After a bad row nothing more is yielded, but every row is still
         # checked, so that the error names the first bad lines and counts them all.
         self.errors.extend(errors)
         if not self.errors:
             yield staged
 
+    def _collect(self, slot: Slot) -> None:
+        try:
+            slot.result = slot.future.result()  # type: ignore[union-attr]
+        except BrokenProcessPool:
+            self._worker_gone()
+            slot.result = self._here(slot)
+
+    def _here(self, slot: Slot) -> tuple[list[StagedQuote], list[str]]:
+        name, args = slot.job
+        return getattr(self.batch, name)(*args)  # type: ignore[no-any-return]
 
     def _worker_gone(self) -> None:
         """The worker died (killed, out of memory): carry on without it."""
@@ -122,39 +170,43 @@ class Validator:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
             self._pool = None
-
-
-def _done(held: tuple[Future[Any], list[Record]] | Validated) -> bool:
-    return not isinstance(held[0], Future) or held[0].done()
+        for slot in self._slots:
+            future = slot.future
+            if slot.result is None and future is not None and not (future.done() and future.exception() is None):
+                slot.future = None  # back to waiting: validated here when its turn comes
 
 
 def staged_chunks(path: Path, fmt: str, stamp: str, extra: dict[str, Any], rows_in_file: int,
                   recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
     """The file's quotes, a chunk at a time, less the rows `recognize` knows.
-    (With no rows to recognize, the records are hashed where they are
-    validated, which may be in the worker.)"""
+    With nothing to recognize, the file goes to validation in blocks of
+    lines, split into records and hashed where they are validated, which
+    may be in the worker."""
     with open_records(path, fmt, **extra) as file:
         # A SkyPilot row makes several quotes: no one row is behind a price.
         salt = file.salt if fmt == "rows" else None
         batch = Batch(fmt, file.header, stamp, extra, salt)
-        hash_here = salt is not None and recognize is not None
         with Validator(batch, rows_in_file) as validator:
-            pending: list[Record] = []
-            read = missed = 0
-            for number, text in file.records:
-                read += 1
-                input_hash = None
-                if hash_here:
-                    input_hash = record_hash(salt, text)  # type: ignore[arg-type]
-                    if recognize(input_hash):  # type: ignore[misc]
+            if salt is None or recognize is None:
+                read = 0
+                for first, lines in file.blocks(CHUNK):
+                    read += len(lines)
+                    yield from validator.submit(("stage_lines", (first, lines)), read=read, missed=read)
+            else:
+                pending: list[Record] = []
+                read = missed = 0
+                for number, text in file.records:
+                    read += 1
+                    input_hash = record_hash(salt, text)
+                    if recognize(input_hash):
                         continue
-                missed += 1
-                pending.append((number, text, input_hash))
-                if len(pending) == CHUNK:
-                    yield from validator.submit(pending, read=read, missed=missed)
-                    pending = []
-            if pending:
-                yield from validator.submit(pending, read=read, missed=missed)
+                    missed += 1
+                    pending.append((number, text, input_hash))
+                    if len(pending) == CHUNK:
+                        yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
+                        pending = []
+                if pending:
+                    yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
             yield from validator.drain()
 
 

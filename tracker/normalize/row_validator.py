@@ -14,31 +14,28 @@ agree on every row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
+from enum import Enum
 from hashlib import sha256
 from itertools import repeat
-from enum import Enum
 from operator import itemgetter
 from typing import Any, NamedTuple, NotRequired, get_args, get_origin, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
-from db.bulk import decimal_text
-from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote, StagedQuote
-from db.store import ROW_FIELDS
+from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, STORED_FIELDS, PriceQuote, StagedQuote, decimal_text
 
 # Past this many distinct texts a field is not worth remembering.
 CACHE_LIMIT = 4096
 
 
 class Cell(NamedTuple):
-    """One field's value three ways."""
+    """One field's value, as `stable_hash` writes it and as the store does."""
 
-    value: Any  # as PriceQuote holds it
-    hashed: str  # as `stable_hash` writes it
-    stored: Any  # as the store writes it
+    hashed: str
+    stored: Any
 
 
 class Bad:
@@ -52,17 +49,17 @@ class Bad:
 
 def _cell(value: Any) -> Cell:
     if value is None:
-        return Cell(None, "", None)
+        return Cell("", None)
     if type(value) is Decimal:
-        return Cell(value, str(value.normalize()), decimal_text(value))
+        return Cell(str(value.normalize()), decimal_text(value))
     if isinstance(value, Enum):
-        return Cell(value, value.value, value.value)
+        return Cell(value.value, value.value)
     if isinstance(value, dict):
-        return Cell(value, "\x1f".join(map(str, sorted(value.items()))),
+        return Cell("\x1f".join(map(str, sorted(value.items()))),
                     json.dumps(value, sort_keys=True, ensure_ascii=False) if value else "{}")
     if isinstance(value, datetime):
-        return Cell(value, "", None)  # the run's time is stored, not the row's
-    return Cell(value, str(value), value)
+        return Cell("", None)  # checked, but the run's time is stored, not the row's
+    return Cell(str(value), value)
 
 
 class FieldReader:
@@ -128,23 +125,8 @@ def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
             for name, kind in hints.items()}
 
 
-class CellFields(Mapping[str, Any]):
-    """A staged row's fields by name, over its tuple of values."""
-
-    __slots__ = ("values",)
-    position: dict[str, int] = {}
-
-    def __init__(self, values: tuple[Any, ...]) -> None:
-        self.values = values
-
-    def __getitem__(self, name: str) -> Any:
-        return self.values[self.position[name]]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.position)
-
-    def __len__(self) -> int:
-        return len(self.position)
+# A column of cells, or the one cell of every row (a field the file lacks).
+Column = list[Any] | Cell | Bad
 
 
 class RowValidator:
@@ -158,53 +140,59 @@ class RowValidator:
             FieldReader(name, kind, Bad(f"{name}: Field required") if required
                         else _cell(fields[name].get_default(call_default_factory=True)))
             for name, (kind, required) in types.items()]
-        self.names = [reader.name for reader in self.readers]
-        CellFields.position = {name: i for i, name in enumerate(self.names)}
-        at = self.names.index
+        at = [reader.name for reader in self.readers].index
         self.identity = itemgetter(*map(at, QUOTE_IDENTITY_FIELDS))
         self.value = itemgetter(*map(at, QUOTE_VALUE_FIELDS))  # attrs, when any, follow them
-        self.stored = itemgetter(*map(at, ROW_FIELDS), at("attrs"))
+        self.stored = itemgetter(*map(at, STORED_FIELDS), at("attrs"))
         self.attrs = at("attrs")
 
-    def stage(self, lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str,
-              errors: list[str]) -> list[StagedQuote]:
+    def stage(self, lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str, errors: list[str],
+              input_hashes: Sequence[str | None] | None = None) -> list[StagedQuote]:
         """`columns` holds each field's raw values, one per line (a missing
         field is a missing column); `stamp` is the observation time of rows
         that give none. Each bad line's first bad field, in PriceQuote's
         order as pydantic names it, is appended to `errors`."""
-        count = len(lines)
-        cells: list[list[Any]] = []
+        cells: list[Column] = []
         bad: dict[int, str] = {}
         for reader in self.readers:
             raws = columns.get(reader.name)
             if reader.name == "observed_at":
                 reader.set_default(reader.read(stamp))
             if raws is None:
-                column: list[Any] = [reader.default] * count
-                failed = type(reader.default) is Bad
+                column: Column = reader.default
+                if type(column) is Bad:
+                    bad.update((i, column.reason) for i in range(len(lines)) if i not in bad)
             else:
                 column, failed = reader.column(raws)
+                if failed:
+                    bad.update((i, cell.reason) for i, cell in enumerate(column)
+                               if type(cell) is Bad and i not in bad)
             cells.append(column)
-            if failed:
-                for i, cell in enumerate(column):
-                    if type(cell) is Bad and i not in bad:
-                        bad[i] = cell.reason
         errors.extend(f"line {lines[i]}: {reason}" for i, reason in sorted(bad.items()))
+        hashes = input_hashes if input_hashes is not None else [None] * len(lines)
         if bad:
-            cells = [[cell for i, cell in enumerate(column) if i not in bad] for column in cells]
-        return self._staged(cells)
+            if len(bad) == len(lines):
+                return []
+            cells = [[cell for i, cell in enumerate(column) if i not in bad] if type(column) is list else column
+                     for column in cells]
+            hashes = [h for i, h in enumerate(hashes) if i not in bad]
+        return self._staged(cells, hashes)
 
-    def _staged(self, cells: list[list[Cell]]) -> list[StagedQuote]:
+    def _staged(self, cells: list[Column], input_hashes: Sequence[str | None]) -> list[StagedQuote]:
         """Good rows' cells, a column per field, as quotes: the per-row work
         done column-wise, in C where it can be."""
-        value, hashed, stored = (itemgetter(i) for i in range(3))
-        hashes = [list(map(hashed, column)) for column in cells]
-        identity = map("\x1f".join, zip(*self.identity(hashes)))
+        hashed = [_part(column, 0) for column in cells]
+        identity = map("\x1f".join, zip(*self.identity(hashed)))
         keys = [sha256(text.encode()).hexdigest()[:32] for text in identity]
-        values = map("\x1f".join, zip(*self.value(hashes)))
-        attrs = hashes[self.attrs]
+        values = map("\x1f".join, zip(*self.value(hashed)))
+        attrs = hashed[self.attrs]
         value_hashes = [sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]
                         for text, extra in zip(values, attrs)]
-        fields = map(CellFields, zip(*[list(map(value, column)) for column in cells]))
-        columns = zip(*[list(map(stored, column)) for column in self.stored(cells)])
-        return list(map(StagedQuote, fields, keys, value_hashes, repeat(None), columns))
+        stored = zip(*[_part(column, 1) for column in self.stored(cells)])
+        return list(map(StagedQuote, keys, value_hashes, stored, input_hashes))
+
+
+def _part(column: Column, which: int) -> Iterable[Any]:
+    if type(column) is list:
+        return list(map(itemgetter(which), column))
+    return repeat(column[which])  # type: ignore[index]
