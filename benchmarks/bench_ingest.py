@@ -11,7 +11,7 @@ Figures, each against a baseline measured in the same run:
   in the store holding the million;
 - the naive ORM path (one `session.add` per row) beside the real one.
 Every ingest runs in a spawned child, which reads the file itself: its peak
-RSS is that of the import alone.
+RSS is that of the import alone. Times are best-of runs (see `_store_figures`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,17 +103,29 @@ def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list
     return tuples
 
 
-def raw_insert(url: str, path: str) -> float:
+def raw_insert(urls: list[str], path: str) -> float:
     """The floor: the same rows as stored tuples, made untimed, then only the
-    driver's own bulk insert and commit timed."""
+    driver's own bulk insert and commit timed, into each (empty) store in
+    turn; the best time."""
     from db import bulk, store
 
-    engine = _engine(url)
-    with Session(engine) as session:
-        run = store.start_run(session=session, source="raw", provider="bench", spider="", mode="raw",
-                              regions=[], started_at=T0)
-        session.commit()
-        tuples = _row_tuples(path, "raw", run.id or 0, bulk.bulk_time(session, T0))
+    best = float("inf")
+    for url in urls:
+        engine = _engine(url)
+        with Session(engine) as session:
+            run = store.start_run(session=session, source="raw", provider="bench", spider="", mode="raw",
+                                  regions=[], started_at=T0)
+            session.commit()
+            tuples = _row_tuples(path, "raw", run.id or 0, bulk.bulk_time(session, T0))
+        best = min(best, _insert_tuples(engine, tuples))
+        del tuples
+        engine.dispose()
+    return best
+
+
+def _insert_tuples(engine: sa.Engine, tuples: list[tuple[Any, ...]]) -> float:
+    from db import bulk
+
     columns = ", ".join(bulk.PRICE_COLUMNS)
     raw = engine.raw_connection()
     driver = raw.driver_connection
@@ -128,7 +141,6 @@ def raw_insert(url: str, path: str) -> float:
     driver.commit()
     seconds = time.perf_counter() - start
     raw.close()
-    engine.dispose()
     return seconds
 
 
@@ -197,25 +209,48 @@ def fresh_pg_database(suffix: str = "") -> str | None:
     return f"{server}/{name}{suffix}"
 
 
-def _store_figures(label: str, url: str, raw_url: str, files: dict[str, Path], n: int,
-                   baseline: str) -> list[Figure]:
-    _, _, raw_s = measure_in_child(raw_insert, raw_url, str(files["same"]))
-    _, first_rss, (first_s, written, _, status) = measure_in_child(import_csv, url, str(files["same"]), T0)
+Fresh = Callable[[str], str | None]  # a name -> the URL of a new, empty store
+
+
+def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, baseline: str,
+                   judged: bool) -> list[Figure]:
+    """Each time is the best of two (first ingest, raw insert) or three
+    (re-ingests, alternating with the 1% runs): this machine's cores are
+    shared, and one run's figure wobbles by a second or two."""
+    _, _, raw_s = measure_in_child(raw_insert, [fresh("raw1"), fresh("raw2")], str(files["same"]))
+    firsts = [measure_in_child(import_csv, fresh(name), str(files["same"]), T0) for name in ("a", "b")]
+    url = fresh("b")  # the store the second first ingest filled
+    first_rss = max(rss for _, rss, _ in firsts)
+    first_s, written, _, status = min(result for _, _, result in firsts)
     figures = [Figure(f"ingest {n:,} rows ({label})", first_s, baseline, raw_s, first_rss, "<= 2x, RSS < 500 MB",
                       first_s <= 2 * raw_s and first_rss < 500 and written == n, f"{written:,} rows, {status}")]
-    _, same_rss, (same_s, written, changes, _) = measure_in_child(import_csv, url, str(files["same"]),
-                                                                  T0 + timedelta(days=1))
-    figures.append(Figure(f"re-ingest unchanged ({label})", same_s, baseline, raw_s, same_rss, "0 rows, <= 1x",
-                          written == 0 and changes == 0 and same_s <= raw_s, f"{written} rows, {changes} changes"))
-    _, ch_rss, (ch_s, written, changes, _) = measure_in_child(import_csv, url, str(files["changed"]),
-                                                              T0 + timedelta(days=2))
-    figures.append(Figure(f"1% changed ({label})", ch_s, "unchanged re-ingest", same_s, ch_rss,
-                          f"{n // 100:,} changes, <= 1.2x", changes == n // 100 and ch_s <= 1.2 * same_s,
-                          f"{changes:,} changes, {written:,} rows"))
+    same, changed = [], []
+    order = ["same", "changed", "changed", "same", "same", "changed"]  # the files, so each run differs by 1%
+    for day, (previous, current) in enumerate(zip(["same", *order], order), start=1):
+        kind = same if current == previous else changed
+        kind.append(measure_in_child(import_csv, url, str(files[current]), T0 + timedelta(days=day)))
+    same_s = min(result[0] for _, _, result in same)
+    same_ok = all(result[1:3] == (0, 0) for _, _, result in same)
+    figures.append(Figure(f"re-ingest unchanged ({label})", same_s, baseline, raw_s, max(r for _, r, _ in same),
+                          "0 rows, <= 1x", same_ok and same_s <= raw_s,
+                          f"0 rows written each: {_samples(same)}" if same_ok else "rows were written"))
+    changed_s = min(result[0] for _, _, result in changed)
+    counts = sorted({result[2] for _, _, result in changed})
+    figures.append(Figure(f"1% changed ({label})", changed_s, "unchanged re-ingest", same_s,
+                          max(r for _, r, _ in changed), f"{n // 100:,} changes, <= 1.2x",
+                          counts == [n // 100] and changed_s <= 1.2 * same_s,
+                          f"{', '.join(f'{c:,}' for c in counts)} changes each: {_samples(changed)}"))
     p99 = history_p99(url)
     figures.append(Figure(f"history query p99, 730 intervals ({label})", p99, "", None, None, "< 50 ms",
                           p99 < 0.05, f"store holds {n:,} rows"))
+    if not judged:  # the targets are for a million rows; a smaller run's fixed costs weigh more
+        for figure in figures:
+            figure.passed, figure.target = None, f"({figure.target} at 1,000,000)"
     return figures
+
+
+def _samples(runs: list[tuple[float, float, tuple[Any, ...]]]) -> str:
+    return "runs of " + ", ".join(f"{result[0]:.1f}" for _, _, result in runs) + " s"
 
 
 def run(quick: bool) -> list[Figure]:
@@ -226,13 +261,14 @@ def run(quick: bool) -> list[Figure]:
         files = {"same": folder / "rows.csv", "changed": folder / "changed.csv"}
         write_rows(files["same"], n)
         write_rows(files["changed"], n, changed_every=100)
-        figures += _store_figures("SQLite", f"sqlite:///{folder / 'store.db'}", f"sqlite:///{folder / 'raw.db'}",
-                                  files, n, "raw sqlite3.executemany")
-        pg, raw_pg = fresh_pg_database(), fresh_pg_database("_raw")  # the raw COPY gets its own tables
-        if pg is None or raw_pg is None:
+        figures += _store_figures("SQLite", lambda name: f"sqlite:///{folder / name}.db", files, n,
+                                  "raw sqlite3.executemany", judged=not quick)
+        if fresh_pg_database() is None:
             figures.append(Figure("PostgreSQL", 0, note=f"skipped: cannot reach {PG_URL}"))
         else:
-            figures += _store_figures("PostgreSQL", pg, raw_pg, files, n, "raw COPY")
+            made: dict[str, str | None] = {}
+            figures += _store_figures("PostgreSQL", lambda name: made.get(name) or made.setdefault(
+                name, fresh_pg_database(f"_{name}")), files, n, "raw COPY", judged=not quick)
         naive_n = n // 10
         naive_s, _, _ = measure_in_child(naive_orm, f"sqlite:///{folder / 'naive.db'}", str(files["same"]), naive_n)
         first_s = figures[0].seconds

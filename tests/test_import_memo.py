@@ -28,7 +28,8 @@ from db.engine import make_engine, migrate
 from db.schema import PriceModel, PriceQuote, StagedQuote, Unit
 from db.tables import PricePoint
 from tracker.errors import UserError
-from tracker.importing import WORKER_MIN_ROWS, import_file
+from tracker import importing
+from tracker.importing import import_file
 from tracker.normalize.rows import QUOTE_FIELDS, staged_rows, validation_reason
 from tracker.pipeline import CHUNK, Pipeline
 
@@ -128,8 +129,10 @@ def test_quoted_line_breaks_and_a_stray_quote(pipeline: Pipeline, tmp_path: Path
 
 @pytest.mark.slow
 def test_a_big_file_is_validated_by_a_worker_the_same_way(pipeline: Pipeline, tmp_path: Path,
-                                                          caplog: pytest.LogCaptureFixture) -> None:
-    n = WORKER_MIN_ROWS + 2 * CHUNK + 17
+                                                          caplog: pytest.LogCaptureFixture,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importing, "WORKER_MIN_ROWS", 3 * CHUNK)  # a smaller file than for real, for speed
+    n = 5 * CHUNK + 17
     rows = [row(i) for i in range(n)]
     with caplog.at_level(logging.INFO, logger="tracker.importing"):
         first = import_file(pipeline, write(tmp_path / "a.csv", rows), source="memo")
@@ -149,8 +152,10 @@ def test_a_big_file_is_validated_by_a_worker_the_same_way(pipeline: Pipeline, tm
 
 
 @pytest.mark.slow
-def test_an_import_outlives_its_worker(pipeline: Pipeline, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    n = WORKER_MIN_ROWS + CHUNK
+def test_an_import_outlives_its_worker(pipeline: Pipeline, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importing, "WORKER_MIN_ROWS", 3 * CHUNK)
+    n = 4 * CHUNK
     path = write(tmp_path / "a.csv", [row(i) for i in range(n)])
     reports = []
     with caplog.at_level(logging.INFO, logger="tracker.importing"):

@@ -38,9 +38,9 @@ from tracker.sources import SOURCES, Source
 
 log = logging.getLogger(__name__)
 SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
-# A worker process costs about a second to start; it pays off only for this
-# many rows still to validate.
-WORKER_MIN_ROWS = 5 * CHUNK
+# A worker process costs a second or two of CPU to start (its imports), on
+# the cores this one needs: it pays off only for this many rows still to validate.
+WORKER_MIN_ROWS = 20 * CHUNK
 # Batches at the worker at once, and batches read ahead at most.
 WORKER_DEPTH = 2
 MAX_HELD = 6
