@@ -163,7 +163,7 @@ def naive_orm(url: str, path: str, n: int) -> float:
     engine = _engine(url)
     batch, records = _records(path)
     start = time.perf_counter()
-    quotes = normalize(batch.items(records[:n])).quotes
+    quotes = normalize(batch.items([r[0] for r in records[:n]], [r[1] for r in records[:n]])).quotes
     with Session(engine) as session:
         run = store.start_run(session=session, source="naive", provider="bench", spider="", mode="naive",
                               regions=[], started_at=T0)

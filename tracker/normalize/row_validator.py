@@ -62,12 +62,43 @@ def _cell(value: Any) -> Cell:
     return Cell(str(value), value)
 
 
+class Plain(tuple[str, ...]):
+    """A column of texts that are their own value, hash text and stored text
+    (a text field, or an enum field naming its members exactly)."""
+
+
+def _plain_texts(kind: Any) -> frozenset[str] | bool:
+    """What texts of a field of this type are their own value: any (True),
+    these, or none (False)."""
+    if kind in (str, str | None):
+        return True
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return frozenset(member.value for member in kind)
+    return False
+
+
 class FieldReader:
     def __init__(self, name: str, kind: Any, default: Cell | Bad) -> None:
         self.name = name
         self.validate = TypeAdapter(kind).validator.validate_python
         self.default = default
         self.cache: dict[Any, Cell | Bad] | None = {}
+        self.plain = _plain_texts(kind)
+        self.texts: dict[str, str] | None = {}  # one object for each distinct text of a plain column
+
+    def plain_column(self, texts: Sequence[str]) -> Plain | None:
+        """The column as it is, when every text is its own value. Equal texts
+        become one object, while a field has few of them: a batch sent from a
+        worker process then carries each once."""
+        if self.plain is False or not all(texts):
+            return None
+        if self.plain is not True and not set(texts) <= self.plain:
+            return None
+        if self.texts is not None:
+            texts = list(map(self.texts.setdefault, texts, texts))
+            if len(self.texts) > CACHE_LIMIT:
+                self.texts = None
+        return Plain(texts)
 
     def read(self, raw: Any) -> Cell | Bad:
         if raw is None or raw == "":
@@ -125,8 +156,8 @@ def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
             for name, kind in hints.items()}
 
 
-# A column of cells, or the one cell of every row (a field the file lacks).
-Column = list[Any] | Cell | Bad
+# A column of cells, or the one cell of every row (a field the file lacks), or texts.
+Column = list[Any] | Cell | Bad | Plain
 
 
 class RowValidator:
@@ -147,11 +178,12 @@ class RowValidator:
         self.attrs = at("attrs")
 
     def stage(self, lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str, errors: list[str],
-              input_hashes: Sequence[str | None] | None = None) -> list[StagedQuote]:
+              input_hashes: Sequence[str | None] | None = None, *, texts: bool = False) -> list[StagedQuote]:
         """`columns` holds each field's raw values, one per line (a missing
-        field is a missing column); `stamp` is the observation time of rows
-        that give none. Each bad line's first bad field, in PriceQuote's
-        order as pydantic names it, is appended to `errors`."""
+        field is a missing column), all of them texts if `texts` (a CSV
+        file's); `stamp` is the observation time of rows that give none.
+        Each bad line's first bad field, in PriceQuote's order as pydantic
+        names it, is appended to `errors`."""
         cells: list[Column] = []
         bad: dict[int, str] = {}
         for reader in self.readers:
@@ -162,6 +194,8 @@ class RowValidator:
                 column: Column = reader.default
                 if type(column) is Bad:
                     bad.update((i, column.reason) for i in range(len(lines)) if i not in bad)
+            elif texts and (plain := reader.plain_column(raws)) is not None:
+                column = plain
             else:
                 column, failed = reader.column(raws)
                 if failed:
@@ -173,8 +207,8 @@ class RowValidator:
         if bad:
             if len(bad) == len(lines):
                 return []
-            cells = [[cell for i, cell in enumerate(column) if i not in bad] if type(column) is list else column
-                     for column in cells]
+            cells = [type(column)(cell for i, cell in enumerate(column) if i not in bad)
+                     if type(column) in (list, Plain) else column for column in cells]
             hashes = [h for i, h in enumerate(hashes) if i not in bad]
         return self._staged(cells, hashes)
 
@@ -189,10 +223,13 @@ class RowValidator:
         value_hashes = [sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]
                         for text, extra in zip(values, attrs)]
         stored = zip(*[_part(column, 1) for column in self.stored(cells)])
-        return list(map(StagedQuote, keys, value_hashes, stored, input_hashes))
+        return list(map(tuple.__new__, repeat(StagedQuote), zip(keys, value_hashes, stored, input_hashes)))
 
 
 def _part(column: Column, which: int) -> Iterable[Any]:
-    if type(column) is list:
-        return list(map(itemgetter(which), column))
+    kind = type(column)
+    if kind is list:
+        return list(map(itemgetter(which), column))  # type: ignore[arg-type]
+    if kind is Plain:
+        return column  # type: ignore[return-value]
     return repeat(column[which])  # type: ignore[index]

@@ -124,11 +124,11 @@ _ROWS = RowValidator(QuoteRow)
 
 
 def staged_columns(lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str, errors: list[str],
-                   input_hashes: Sequence[str | None] | None = None) -> list[StagedQuote]:
+                   input_hashes: Sequence[str | None] | None = None, *, texts: bool = False) -> list[StagedQuote]:
     """The bulk path of `normalize`, a column of raw values per field (see
     `RowValidator.stage`); each bad line's reason is appended to `errors`."""
     return _ROWS.stage(lines, {name: raws for name, raws in columns.items() if name in QUOTE_FIELDS}, stamp, errors,
-                       input_hashes)
+                       input_hashes, texts=texts)
 
 
 def staged_rows(items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:
