@@ -33,9 +33,9 @@ def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
-    # A million rows span five B-trees: a 64 MB page cache keeps the index
-    # pages of a bulk run in memory instead of re-reading them.
-    cur.execute("PRAGMA cache_size=-65536")
+    # 32 MB of page cache: a million-row bulk insert runs no faster with 64
+    # or 256 (measured), and every MB of it counts in the process's memory.
+    cur.execute("PRAGMA cache_size=-32768")
     cur.close()
 
 

@@ -22,10 +22,6 @@ from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
-
 from db.schema import StagedQuote
 from tracker.errors import UserError
 from tracker.normalize import NormalizeError, parse_time, rows, skypilot
@@ -294,36 +290,9 @@ class FileSummary:
 
 def summarize(path: Path, provider: str | None = None) -> FileSummary:
     try:
-        return (None if is_jsonl(path) else _summarize_csv_fast(path, provider)) or _summarize(path, provider)
+        return _summarize(path, provider)
     except BadFile as exc:
         raise UserError(f"{path}: {exc}") from None
-
-
-def _summarize_csv_fast(path: Path, provider: str | None) -> FileSummary | None:
-    """`_summarize` of a CSV file by Arrow's parser, several times faster; or
-    None when Arrow finds it irregular (short or long rows, a stray quote),
-    for the exact pass to name what is wrong."""
-    with open_records(path, "rows") as file:
-        header = file.header or []
-    wanted = [name for name in ("provider", "observed_at") if name in header]
-    summary = FileSummary(columns=set(header))
-    found: dict[str, set[str]] = {name: set() for name in wanted}
-    try:
-        with pa.input_stream(str(path), compression="detect") as stream:
-            reader = pa_csv.open_csv(stream, parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-                                     convert_options=pa_csv.ConvertOptions(
-                                         include_columns=wanted or header[:1], strings_can_be_null=False,
-                                         column_types=dict.fromkeys(wanted or header[:1], pa.string())))
-            for table in reader:
-                summary.rows += table.num_rows
-                for name in wanted:
-                    found[name].update(pc.unique(table.column(name)).to_pylist())
-    except (pa.ArrowException, OSError, ValueError):
-        return None
-    summary.providers = {value or provider or "" for value in found.get("provider", {provider or ""})}
-    summary.providers.discard("")
-    summary.newest = max(_times(found.get("observed_at", ())), default=None)
-    return summary
 
 
 def _summarize(path: Path, provider: str | None) -> FileSummary:

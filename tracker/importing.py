@@ -104,7 +104,7 @@ def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows
         stored = store.open_regions(session=session, source=source)
     with Worker() as worker:
         if not stored and _size(path) >= WORKER_MIN_BYTES:
-            worker.start("a big file for a source with no prices yet")  # starts while the first pass reads
+            worker.start("a big file for a source with no prices yet")  # it starts while the first pass reads
         summary = summarize(path, extra.get("provider"))
         if not summary.rows:
             raise UserError(f"{path}: no rows; nothing stored")
