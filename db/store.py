@@ -225,6 +225,24 @@ def _among(session: Session, column: sa.Column[Any], values: Sequence[Any]) -> s
     return column.in_(list(values))
 
 
+def take_open(keys: Sequence[str], *, session: Session, source: str, valid_to: datetime) -> dict[str, TrackedPrice]:
+    """`open_tracked`, and those rows closed at `valid_to`: on PostgreSQL in
+    one statement (UPDATE ... RETURNING) rather than a read and a write."""
+    if session.connection().dialect.name != "postgresql":
+        found = open_tracked(session=session, source=source, keys=keys)
+        close_prices(session=session, ids=[price.id for price in found.values()], valid_to=valid_to)
+        return found
+    t = PricePoint.__table__
+    taken: dict[str, TrackedPrice] = {}
+    for start in range(0, len(keys), IN_LIST):
+        stmt = (sa.update(t).where(_among(session, t.c.key, keys[start:start + IN_LIST]), t.c.source == source,
+                                   t.c.valid_to.is_(None)).values(valid_to=valid_to)
+                .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs))
+        taken.update((key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
+                     for key, pid, value_hash, price, availability, missed in session.connection().execute(stmt))
+    return taken
+
+
 # Values in one IN list: one statement does the work of thousands of
 # one-row ones (SQLite allows 32,766 variables a statement).
 IN_LIST = 5_000
@@ -307,7 +325,8 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         row[_KIND] = str(change.kind)
         at = change.observed_at
         row[_OBSERVED] = times[at] if at in times else times.setdefault(at, bind_time(at))
-        rows.append((*row, json.dumps(change.detail, sort_keys=True, ensure_ascii=False), run_id))
+        detail = json.dumps(change.detail, sort_keys=True, ensure_ascii=False) if change.detail else "{}"
+        rows.append((*row, detail, run_id))
     columns = ", ".join((*_CHANGE_COLUMNS, "detail", "run_id"))
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:

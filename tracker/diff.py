@@ -136,7 +136,10 @@ class SnapshotDiff:
             self.misses[self.missed[key].id] = 0
         return True
 
-    def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup) -> ChunkWrites:
+    def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup, take: Lookup | None = None) -> ChunkWrites:
+        """The chunk's writes. `take`, when given, is `lookup` that also ends
+        the rows it returns (one statement where the store can): the open
+        rows of changed keys, which the chunk's writes then do not close."""
         writes = ChunkWrites()
         changed: list[StagedQuote] = []
         relearn: list[StagedQuote] = []
@@ -165,13 +168,15 @@ class SnapshotDiff:
                 if quote.input_hash is not None:
                     relearn.append(quote)
         if changed:
-            befores = lookup([q.key for q in changed])
+            befores = (take or lookup)([q.key for q in changed])
             for quote in changed:
                 reason = _jump(quote, befores[quote.key], self.policy)
                 if reason:
                     raise Implausible(reason)
             for quote in changed:
                 self._changed(quote, befores[quote.key], writes)
+            if take is not None:
+                writes.closes = []
         if relearn:
             befores = lookup([q.key for q in relearn])
             writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
