@@ -224,9 +224,9 @@ Fresh = Callable[[str], str | None]  # a name -> the URL of a new, empty store
 
 def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, baseline: str,
                    judged: bool) -> list[Figure]:
-    """Each time is the best of two (first ingest, raw insert) or three
-    (re-ingests, alternating with the 1% runs): this machine's cores are
-    shared, and one run's figure wobbles by a second or two."""
+    """Each time is the best of two (first ingest, raw insert) or five
+    (re-ingests, alternating with the 1% runs): on this machine one run's
+    figure wobbles by a second either way."""
     _, _, raw_s = measure_in_child(raw_insert, [fresh("raw1"), fresh("raw2")], str(files["same"]))
     firsts = [measure_in_child(import_csv, fresh(name), str(files["same"]), T0) for name in ("a", "b")]
     url = fresh("b")  # the store the second first ingest filled
@@ -235,7 +235,8 @@ def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, bas
     figures = [Figure(f"ingest {n:,} rows ({label})", first_s, baseline, raw_s, first_rss, "<= 2x, RSS < 500 MB",
                       first_s <= 2 * raw_s and first_rss < 500 and written == n, f"{written:,} rows, {status}")]
     same, changed = [], []
-    order = ["same", "changed", "changed", "same", "same", "changed"]  # the files, so each run differs by 1%
+    # The files, so that each run either repeats the one before it or differs from it by 1%.
+    order = ["same", "changed", "changed", "same", "same", "changed", "changed", "same", "same", "changed"]
     for day, (previous, current) in enumerate(zip(["same", *order], order), start=1):
         kind = same if current == previous else changed
         kind.append(measure_in_child(import_csv, url, str(files[current]), T0 + timedelta(days=day)))
