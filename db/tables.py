@@ -65,7 +65,7 @@ class PricePoint(SQLModel, table=True):
     __tablename__ = "price_points"
     __table_args__ = (
         sa.Index("ix_price_points_open", "source", "region", "valid_to"),
-        sa.Index("ix_price_points_key", "key", "valid_from"),
+        sa.Index("ix_price_points_key", "key", "valid_to"),
         sa.Index("ix_price_points_instance", "instance_type", "valid_from"),
     )
 
@@ -77,7 +77,7 @@ class PricePoint(SQLModel, table=True):
     region: str
     zone: str = ""
     instance_type: str
-    gpu_model: str | None = Field(default=None, index=True)
+    gpu_model: str | None = None
     gpu_count: str | None = None
     gpu_memory_gb: str | None = None
     vcpu: str | None = None
