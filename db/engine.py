@@ -33,9 +33,10 @@ def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
-    # 32 MB of page cache: a million-row bulk insert runs no faster with 64
-    # or 256 (measured), and every MB of it counts in the process's memory.
-    cur.execute("PRAGMA cache_size=-32768")
+    # 64 MB of page cache: a re-import that changes 10,000 of a million
+    # prices looks them up and closes them twice as fast as with 32 (their
+    # index pages stay), and every MB counts in the process's memory.
+    cur.execute("PRAGMA cache_size=-65536")
     cur.close()
 
 

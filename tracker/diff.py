@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from db.schema import Change, ChangeKind, PriceQuote, StagedQuote
 from db.store import TrackedPrice
@@ -69,7 +70,9 @@ def percent_change(old: Decimal, new: Decimal) -> Decimal | None:
 def quote_change(kind: ChangeKind, quote: StagedQuote, *, source: str, old: Decimal | None,
                  new: Decimal | None, observed_at: datetime, **detail: str) -> Change:
     f = quote.fields
-    return Change(
+    # Every value is already of its field's type: no validation, for the
+    # tens of thousands a big run may change.
+    return Change.model_construct(
         kind=kind, provider=f["provider"], source=source, key=quote.key, region=f["region"],
         zone=f["zone"], instance_type=f["instance_type"], gpu_model=f["gpu_model"],
         gpu_count=f["gpu_count"], os=f["os"], price_model=str(f["price_model"]), term=f["term"],
@@ -84,13 +87,16 @@ def _jump(quote: StagedQuote, before: TrackedPrice, policy: DiffPolicy) -> str |
         return None
     f = quote.fields
     price: Decimal = f["price"]
-    what = f"{f['instance_type']} ({f['price_model']}, {f['region']})"
     if price <= 0:
-        return f"{what} now costs {price}, was {before.price}"
+        return f"{_what(f)} now costs {price}, was {before.price}"
     ratio = max(price / before.price, before.price / price)
     if ratio >= policy.max_price_factor:
-        return f"{what} moved from {before.price} to {price}, a {ratio:.0f}x jump"
+        return f"{_what(f)} moved from {before.price} to {price}, a {ratio:.0f}x jump"
     return None
+
+
+def _what(f: Mapping[str, Any]) -> str:
+    return f"{f['instance_type']} ({f['price_model']}, {f['region']})"
 
 
 def compact(hex_digest: str) -> int:
@@ -189,7 +195,8 @@ class SnapshotDiff:
     def _changed(self, quote: StagedQuote, before: TrackedPrice, writes: ChunkWrites) -> None:
         writes.closes.append(before.id)
         writes.inserts.append(quote)
-        price, availability = quote.fields["price"], quote.fields["availability"]
+        fields = quote.fields
+        price, availability = fields["price"], fields["availability"]
         if price != before.price:
             kind = ChangeKind.price_drop if price < before.price else ChangeKind.price_increase
             self.changes.append(self._change(kind, quote, before.price))
