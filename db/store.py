@@ -226,21 +226,23 @@ def _among(session: Session, column: sa.Column[Any], values: Sequence[Any]) -> s
 
 
 def take_open(keys: Sequence[str], *, session: Session, source: str, valid_to: datetime) -> dict[str, TrackedPrice]:
-    """`open_tracked`, and those rows closed at `valid_to`: on PostgreSQL in
-    one statement (UPDATE ... RETURNING) rather than a read and a write."""
-    if session.connection().dialect.name != "postgresql":
-        found = open_tracked(session=session, source=source, keys=keys)
-        close_prices(session=session, ids=[price.id for price in found.values()], valid_to=valid_to)
-        return found
-    t = PricePoint.__table__
+    """`open_tracked`, and those rows closed at `valid_to`, in one statement
+    (UPDATE ... RETURNING) rather than a read and a write."""
     taken: dict[str, TrackedPrice] = {}
     for start in range(0, len(keys), IN_LIST):
-        stmt = (sa.update(t).where(_among(session, t.c.key, keys[start:start + IN_LIST]), t.c.source == source,
-                                   t.c.valid_to.is_(None)).values(valid_to=valid_to)
-                .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs))
+        stmt = take_statement(session, source, keys[start:start + IN_LIST], valid_to)
         taken.update((key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
                      for key, pid, value_hash, price, availability, missed in session.connection().execute(stmt))
     return taken
+
+
+def take_statement(session: Session, source: str, keys: Sequence[str], valid_to: datetime) -> sa.Update:
+    t = PricePoint.__table__
+    # On SQLite `source || ''` keeps the planner on the key index (see `open_tracked`).
+    of_source = (t.c.source + "" if session.connection().dialect.name == "sqlite" else t.c.source) == source
+    return (sa.update(t).where(_among(session, t.c.key, keys), of_source, t.c.valid_to.is_(None))
+            .values(valid_to=valid_to)
+            .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs))
 
 
 # Values in one IN list: one statement does the work of thousands of

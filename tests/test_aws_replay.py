@@ -15,7 +15,7 @@ from benchmarks.aws_pricing_pages import all_regions_entries, factor, priced_reg
 from spiders.har import write_har
 from tests.conftest import FIXTURES
 from tests.harutil import page_json, set_page_json, shifted
-from tests.test_failures import one_error_line
+from tests.reliability.test_source_faults import one_error_line
 
 EARLY = FIXTURES / "aws" / "aws-us-east-1-2026-08-06.har"
 LATE = FIXTURES / "aws" / "aws-us-east-1-2026-09-06.har"

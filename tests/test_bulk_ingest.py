@@ -10,11 +10,12 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from db import store
 from db.engine import make_engine, migrate
 from db.schema import PriceModel, PriceQuote, StagedQuote, Unit
+from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.importing import import_file
 from tracker.normalize.rows import QuoteRow, normalize, staged_rows
@@ -139,3 +140,31 @@ def test_stored_decimals_are_written_out_in_full(pipeline: Pipeline, tmp_path: P
     with Session(pipeline.engine) as session:
         (row,) = store.query_prices(session=session)
     assert (row.price, row.gpu_count) == ("0.0000001", "10")
+
+
+def test_a_change_in_one_source_leaves_another_with_the_same_keys_alone(pipeline: Pipeline, tmp_path: Path) -> None:
+    # Both sources hold the very same quotes, so the same keys: closing the
+    # changed rows of one must find that source's rows, and only those.
+    plain = write_csv(tmp_path / "a.csv", 50)
+    import_file(pipeline, plain, source="bulk")
+    import_file(pipeline, plain, source="mirror")
+    pipeline.advance()  # type: ignore[attr-defined]
+    report = import_file(pipeline, write_csv(tmp_path / "b.csv", 50, dearer_every=10), source="bulk")
+    assert len(report.changes) == 5 and report.rows_written == 5
+    assert _open_rows(pipeline, "bulk")["g10.xlarge"] == "11.01"
+    mirror = _open_rows(pipeline, "mirror")
+    assert len(mirror) == 50 and mirror["g10.xlarge"] == "10.01"
+    with Session(pipeline.engine) as session:
+        closed = session.exec(select(PricePoint.source).where(PricePoint.valid_to.is_not(None))).all()
+    assert closed == ["bulk"] * 5
+
+
+def test_sqlite_closes_changed_rows_through_the_key_index(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'plan.db'}")
+    migrate(engine)
+    with Session(engine) as session:
+        stmt = store.take_statement(session, "bulk", ["a" * 32, "b" * 32], T0)
+        sql = str(stmt.compile(engine, compile_kwargs={"literal_binds": True}))
+        plan = " ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
+    assert "ix_price_points_key" in plan, plan
+    engine.dispose()

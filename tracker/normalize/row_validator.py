@@ -132,13 +132,17 @@ class FieldReader:
             for i, cell in enumerate(cells):
                 if cell is None:
                     raw = raws[i]
-                    cells[i] = cell = self.read(raw)
-                    if type(cell) is Bad:
-                        failed = True
-                    elif type(raw) is str and self.cache is not None:
-                        if len(cache) >= CACHE_LIMIT:
-                            self.cache = None
-                        cache[raw] = cell
+                    # Read earlier in this very column, maybe (a batch repeats its texts too).
+                    cell = cache.get(raw)
+                    if cell is None:
+                        cell = self.read(raw)
+                        if type(cell) is Bad:
+                            failed = True
+                        elif type(raw) is str and self.cache is not None:
+                            if len(cache) >= CACHE_LIMIT:
+                                self.cache = None
+                            cache[raw] = cell
+                    cells[i] = cell
         return cells, failed
 
     def set_default(self, default: Cell) -> None:
