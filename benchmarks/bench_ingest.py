@@ -24,8 +24,9 @@ import statistics
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from collections.abc import Callable
+from decimal import Decimal
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -284,9 +285,8 @@ def run(quick: bool) -> list[Figure]:
         if fresh_pg_database() is None:
             figures.append(Figure("PostgreSQL", 0, note=f"skipped: cannot reach {PG_URL}"))
         else:
-            made: dict[str, str | None] = {}
-            figures += _store_figures("PostgreSQL", lambda name: made.get(name) or made.setdefault(
-                name, fresh_pg_database(f"_{name}")), files, n, "raw COPY", judged=not quick)
+            figures += _store_figures("PostgreSQL", cache(lambda name: fresh_pg_database(f"_{name}")), files, n,
+                                      "raw COPY", judged=not quick)
         naive_n = n // 10
         naive_s, _, _ = measure_in_child(naive_orm, f"sqlite:///{folder / 'naive.db'}", str(files["same"]), naive_n)
         first_s = figures[0].seconds

@@ -73,6 +73,17 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return request.getfixturevalue("pg_url")
 
 
+@pytest.fixture
+def engine(db_url: str) -> Iterator[sa.Engine]:
+    """A migrated store on each back end."""
+    from db.engine import make_engine, migrate
+
+    engine = make_engine(db_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
 @dataclass
 class CliResult:
     code: int

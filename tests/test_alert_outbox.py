@@ -22,21 +22,13 @@ from sqlmodel import Session
 from alerts.outbox import enqueue, list_rows
 from alerts.rules import MemoryReferences, compile_rules, route
 from db.alert_tables import OutboxRow
-from db.engine import make_engine, migrate
+from db.engine import make_engine
 from tests.alert_samples import price
 from tests.localserver import Received, Reply, serve
 from tracker.alerting import deliver_outbox, release_stuck
 from tracker.config import Config, load_config
 
 T0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def engine(db_url: str):
-    engine = make_engine(db_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 def config_for(tmp_path: Path, url: str, **alerts: object) -> Config:

@@ -56,7 +56,7 @@ class PriceDiff:
 @dataclass
 class ChunkWrites:
     inserts: list[StagedQuote] = field(default_factory=list)
-    closes: list[int] = field(default_factory=list)
+    closes: list[int] = field(default_factory=list)  # none when `feed` was given `take`
     # Open rows found unchanged under a file row they did not come from: id -> its hash.
     input_hashes: dict[int, str] = field(default_factory=dict)
 
@@ -181,8 +181,8 @@ class SnapshotDiff:
                     raise Implausible(reason)
             for quote in changed:
                 self._changed(quote, befores[quote.key], writes)
-            if take is not None:
-                writes.closes = []
+            if take is None:  # else `take` has closed them
+                writes.closes = [befores[quote.key].id for quote in changed]
         if relearn:
             befores = lookup([q.key for q in relearn])
             writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
@@ -193,7 +193,6 @@ class SnapshotDiff:
                             observed_at=self.observed_at, **detail)
 
     def _changed(self, quote: StagedQuote, before: TrackedPrice, writes: ChunkWrites) -> None:
-        writes.closes.append(before.id)
         writes.inserts.append(quote)
         fields = quote.fields
         price, availability = fields["price"], fields["availability"]

@@ -154,13 +154,17 @@ def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
         yield RecordFile(fh, header, salt, first_line, quoted_newlines=not jsonl)
 
 
+def _record_digest(salt: bytes, text: str) -> hashlib.blake2b:
+    return hashlib.blake2b(text.encode(), key=salt, digest_size=8)
+
+
 def record_hash(salt: bytes, text: str) -> int:
     """A record's hash, as the diff holds it (an int; stored as `record_hex`)."""
-    return int.from_bytes(hashlib.blake2b(text.encode(), key=salt, digest_size=8).digest())
+    return int.from_bytes(_record_digest(salt, text).digest())
 
 
 def record_hex(salt: bytes, text: str) -> str:
-    return hashlib.blake2b(text.encode(), key=salt, digest_size=8).hexdigest()
+    return _record_digest(salt, text).hexdigest()
 
 
 def _json_object(number: int, text: str) -> dict[str, Any]:

@@ -79,7 +79,7 @@ def skypilot_provider(path: Path, provider: str | None) -> str:
 
 
 def import_source(name: str, provider: str, fmt: str) -> Source:
-    check_source_name(name)
+    """The source an import is stored under (its name checked by `check_source_name`)."""
     return Source(name, provider, f"import:{fmt}", f"tracker.normalize.{fmt}")
 
 

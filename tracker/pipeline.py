@@ -234,8 +234,7 @@ class Pipeline:
                 lookup = partial(writer.locked, _open_tracked, session, source.name)
                 take = partial(writer.locked, store.take_open, session=session, source=source.name, valid_to=observed)
                 for chunk in staged(diff.recognize if diff.inputs else None):
-                    writes = diff.feed(chunk, lookup, take)
-                    writer.locked(store.close_prices, session=session, ids=writes.closes, valid_to=observed)
+                    writes = diff.feed(chunk, lookup, take)  # `take` closes the changed rows
                     writer.locked(store.set_input_hashes, session=session, hashes=writes.input_hashes)
                     writer.write([bulk.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
                                   for q in writes.inserts])

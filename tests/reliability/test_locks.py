@@ -21,14 +21,6 @@ from tests.conftest import FIXTURES
 EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
 
 
-@pytest.fixture
-def engine(db_url: str):
-    engine = make_engine(db_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
-
-
 def test_a_held_lock_refuses_a_second_holder(engine) -> None:
     with crawl_lock(engine, "crawl:azure"):
         with pytest.raises(LockBusy, match="crawl:azure is being crawled by"):

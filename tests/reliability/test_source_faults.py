@@ -31,10 +31,13 @@ def one_error_line(result) -> str:
     return errors[0]
 
 
-def make_500(i: int, entry: dict) -> None:
-    if i == 1:
-        entry["response"]["status"] = 500
-        entry["response"]["content"]["text"] = "upstream failure"
+def http_error(at: int, status: int, body: str):
+    """The `at`-th response of the capture answered with this status."""
+    def edit(i: int, entry: dict) -> None:
+        if i == at:
+            entry["response"]["status"] = status
+            entry["response"]["content"]["text"] = body
+    return edit
 
 
 def make_truncated(i: int, entry: dict) -> None:
@@ -49,7 +52,7 @@ def make_half(i: int, entry: dict) -> None:
 
 
 @pytest.mark.parametrize("edit, message, status", [
-    (make_500, "HTTP 500 from https://prices.azure.com/", "failed"),
+    (http_error(1, 500, "upstream failure"), "HTTP 500 from https://prices.azure.com/", "failed"),
     (make_truncated, "not valid JSON", "failed"),
     (make_half, "less than 50%", "quarantined"),
 ])
@@ -99,12 +102,6 @@ def test_unknown_provider(cli) -> None:
     assert json.loads(cli("changes", "--format", "json").out) == []
 
 
-def make_403(i: int, entry: dict) -> None:
-    if i == 0:
-        entry["response"]["status"] = 403
-        entry["response"]["content"]["text"] = "<html>Forbidden</html>"
-
-
 def make_timeout(i: int, entry: dict) -> None:
     if i == 1:
         entry["response"]["status"] = 0
@@ -135,7 +132,7 @@ def scale_price(factor: str):
 
 
 @pytest.mark.parametrize("edit, message, status", [
-    (make_403, "HTTP 403 from https://prices.azure.com/", "failed"),
+    (http_error(0, 403, "<html>Forbidden</html>"), "HTTP 403 from https://prices.azure.com/", "failed"),
     (make_timeout, "net::ERR_TIMED_OUT for https://prices.azure.com/", "failed"),
     (make_empty, "the crawl found no prices", "quarantined"),
     (make_shape_change, "Azure: the page has no Items list", "failed"),
