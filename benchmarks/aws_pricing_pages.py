@@ -15,7 +15,7 @@ committed us-east-1 capture (tests/fixtures/aws/aws-us-east-1-2026-08-06.har):
   changed and a licence fee per vCPU-hour added. The fee is ours, not AWS's.
 
 The prices are made up from the template's; the shapes, URLs, names and
-vocabulary are the real ones. Used by tests/test_aws_replay.py, by
+vocabulary are the real ones. Used by tests/spiders/test_aws_replay.py, by
 tests/fixtures/aws/make_fixtures.py and by benchmarks/bench_aws.py."""
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ def _engine(folder: Path) -> sa.Engine:
 
 
 def _import(folder: str, n: int) -> int:
-    from tracker.importing import import_file
-    from tracker.pipeline import Pipeline
+    from tracker.file_import.importing import import_file
+    from tracker.run.pipeline import Pipeline
 
     path = Path(folder) / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in _rows(n)), encoding="utf-8")

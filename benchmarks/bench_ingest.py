@@ -74,8 +74,8 @@ def import_csv(url: str, path: str, when: datetime) -> tuple[float, int, int, st
     """`gpu-tracker import` of the file: (seconds, rows written, changes,
     status). As for the raw insert, only the work is timed: not the start of
     the process, its imports or the opening of the store."""
-    from tracker.importing import import_file
-    from tracker.pipeline import Pipeline
+    from tracker.file_import.importing import import_file
+    from tracker.run.pipeline import Pipeline
 
     engine = _engine(url)
     _warm(path)
@@ -96,7 +96,7 @@ def _warm(path: str) -> None:
 
 
 def _records(path: str) -> tuple[Any, list[Any]]:
-    from tracker.import_files import Batch, open_records
+    from tracker.file_import.files import Batch, open_records
 
     with open_records(Path(path), "rows") as file:
         return Batch("rows", file.header, T0.isoformat()), [(n, text, None) for n, text in file.records]
@@ -106,7 +106,7 @@ def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list
     """The file's rows as the store's row tuples, validated a chunk at a time
     (only the tuples are kept)."""
     from db import bulk
-    from tracker.pipeline import CHUNK
+    from tracker.run.pipeline import CHUNK
 
     batch, records = _records(path)
     tuples = []
@@ -162,7 +162,7 @@ def naive_orm(url: str, path: str, n: int) -> float:
     """One PriceQuote and one ORM object per row, `session.add` each."""
     from db import store
     from db.tables import PricePoint
-    from tracker.normalize.rows import normalize
+    from tracker.file_import.rows import normalize
 
     engine = _engine(url)
     batch, records = _records(path)

@@ -22,7 +22,7 @@ from alembic.runtime.migration import MigrationContext
 
 from db.engine import make_engine, migrate
 from tests.conftest import FIXTURES, PG_URL, pg_problem
-from tests.daemonutil import fake_azure, wait_for
+from tests.helpers.daemonutil import fake_azure, wait_for
 
 EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
 LATE = FIXTURES / "azure" / "azure-westeurope-2026-09-03.har"

@@ -12,7 +12,7 @@ import pytest
 
 from spiders.har import read_har, write_har
 from tests.conftest import FIXTURES
-from tests.harutil import page_json, set_page_json, shifted
+from tests.helpers.harutil import page_json, set_page_json, shifted
 
 EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
 LATER = datetime(2026, 9, 10, tzinfo=UTC)

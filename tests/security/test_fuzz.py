@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from spiders.har import HarArchive, HarError, read_har
 from spiders.pages import PageShapeError
 from spiders.pages.azure import parse_retail_page
-from tracker.config import load_config
+from tracker.config.settings import load_config
 from tracker.errors import ConfigError
 from tracker.normalize import NormalizeError
 from tracker.normalize.azure import normalize as normalize_azure

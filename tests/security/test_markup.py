@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.analytics_data import write_jsonl
+from tests.helpers.analytics_data import write_jsonl
 
 # Each would be read as rich markup: a closing tag with nothing open (MarkupError),
 # a style, and a hyperlink.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from spiders.runner import build_settings
-from tests.localserver import Reply, serve
+from tests.helpers.localserver import Reply, serve
 
 
 def test_scrapy_remote_control_stays_off(tmp_path: Path) -> None:

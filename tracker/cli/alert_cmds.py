@@ -17,11 +17,11 @@ from alerts.rules import compile_rules, explain
 from db import store
 from db.alert_tables import OutboxRow, OutboxState
 from db.schema import Change
-from tracker.alerting import build_channel, deliver_outbox, release_stuck
+from tracker.run.alerting import build_channel, deliver_outbox, release_stuck
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import change_dict
 from tracker.cli.state import parse_since, state
-from tracker.config import Config
+from tracker.config.settings import Config
 from tracker.errors import TrackerError, UserError
 
 notify_app = typer.Typer(help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack",

@@ -11,10 +11,10 @@ import typer
 from db.schema import PriceModel
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import state
-from tracker.compare import COMPARE_COLUMNS, COMPARE_TABLE, compare_frame
-from tracker.history import offers_frame, prices_frame, records
-from tracker.reference import References, load_references
-from tracker.tco import TCO_COLUMNS, TCO_TABLE, Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+from tracker.analytics.compare import COMPARE_COLUMNS, COMPARE_TABLE, compare_frame
+from tracker.analytics.history import offers_frame, prices_frame, records
+from tracker.analytics.reference import References, load_references
+from tracker.analytics.tco import TCO_COLUMNS, TCO_TABLE, Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
 
 
 class RegionGroup(str, Enum):

@@ -19,11 +19,11 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
-from tracker.crawl import Progress as ProgressFn
-from tracker.demo import browser_missing, capture_regions, capture_time, demo_captures
+from tracker.run.crawl import Progress as ProgressFn
+from tracker.run.demo import browser_missing, capture_regions, capture_time, demo_captures
 from tracker.errors import CrawlFailed, UserError
-from tracker.pipeline import Pipeline, RunReport
-from tracker.service import crawl_source
+from tracker.run.pipeline import Pipeline, RunReport
+from tracker.run.service import crawl_source
 
 
 @contextmanager

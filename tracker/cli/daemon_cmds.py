@@ -12,11 +12,11 @@ import typer
 from db.engine import mask_url
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
-from tracker.config import Config
+from tracker.config.settings import Config
 from tracker.errors import UserError
-from tracker.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+from tracker.daemon.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
 from tracker.logs import mask_secrets, secret_values
-from tracker.pipeline import Pipeline
+from tracker.run.pipeline import Pipeline
 
 STATUS_COLUMNS = ["source", "schedule", "last_status", "last_ok_at", "last_failure_at", "last_failure", "next_run",
                   "stale", "open_prices"]
@@ -60,8 +60,8 @@ def daemon(
 
 def _run_daemon(pipeline: Pipeline, config: Config, *, once: bool, crawl: bool, metrics_port: int | None,
                 metrics_host: str) -> int:
-    from tracker.daemon import Daemon
-    from tracker.metrics import Metrics, serve_metrics
+    from tracker.daemon.scheduler import Daemon
+    from tracker.daemon.metrics import Metrics, serve_metrics
 
     runner = Daemon(config, pipeline, Metrics(), crawl=crawl)
     if once:
@@ -121,7 +121,7 @@ def reprocess(
 
     Example: gpu-tracker reprocess azure --since 2026-08-01
     """
-    from tracker.reprocess import reprocess as rebuild
+    from tracker.run.reprocess import reprocess as rebuild
 
     st = state(ctx)
     done = rebuild(st.pipeline(), st.config, provider, parse_since(since), lock_wait=wait)

@@ -14,8 +14,8 @@ from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import parse_since, state
 from tracker.errors import CrawlFailed
-from tracker.exporting import choose_format, export_frame, write_export
-from tracker.importing import import_file
+from tracker.analytics.exporting import choose_format, export_frame, write_export
+from tracker.file_import.importing import import_file
 
 
 class ExportKind(str, Enum):

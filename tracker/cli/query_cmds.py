@@ -15,7 +15,7 @@ from db.schema import Change, PriceModel
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import parse_since, state
-from tracker.history import SUMMARY_COLUMNS, history_frame, history_summary, point_record, records, resample_history
+from tracker.analytics.history import SUMMARY_COLUMNS, history_frame, history_summary, point_record, records, resample_history
 
 PRICE_COLUMNS = [
     "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",

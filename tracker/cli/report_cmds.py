@@ -14,9 +14,9 @@ from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import Step
 from tracker.cli.state import parse_since, state
 from tracker.errors import UserError
-from tracker.history import history_frame
-from tracker.plot import build_series, render_png, sparkline_rows, write_png
-from tracker.report import build_report
+from tracker.analytics.history import history_frame
+from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
+from tracker.analytics.report import build_report
 
 SPARK_COLUMNS = ["series", "sparkline", "min", "max", "last", "currency", "steps", "first_step", "last_step"]
 

@@ -14,12 +14,12 @@ from sqlmodel import Session
 
 from db import store
 from db.engine import StoreError, make_engine, mask_url, migrate
-from tracker.alerting import alert_hook
-from tracker.config import Config, load_config
+from tracker.run.alerting import alert_hook
+from tracker.config.settings import Config, load_config
 from tracker.logs import register_secrets, secret_values
-from tracker.diff import DiffPolicy
+from tracker.run.diff import DiffPolicy
 from tracker.errors import UserError
-from tracker.pipeline import Pipeline
+from tracker.run.pipeline import Pipeline
 
 
 @dataclass

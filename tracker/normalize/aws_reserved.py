@@ -20,7 +20,9 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import parse_time
 from tracker.normalize.aws import os_slug, spec_fields, unknown_gpu_notes
 from tracker.normalize.aws_savings import savings_plan_quotes
 from tracker.normalize.money import MoneyError, to_decimal

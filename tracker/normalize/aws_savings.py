@@ -23,7 +23,9 @@ from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
 from spiders.pages.aws_savings import OPERATIONS, usage_instance_type
-from tracker.normalize import NormalizeError, make_quote, parse_time
+from tracker.normalize import NormalizeError
+from tracker.normalize import make_quote
+from tracker.normalize import parse_time
 from tracker.normalize.aws import os_slug, spec_fields
 from tracker.normalize.money import MoneyError, to_decimal
 

@@ -29,7 +29,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import parse_time
 from tracker.normalize.specs import GpuSpec, spec_table
 
 # Description (lower case, price-model wording removed) -> accelerator name.

@@ -18,7 +18,10 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import make_quote
+from tracker.normalize import parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 

@@ -19,7 +19,9 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import Eligibility, Offer, OfferKind, stable_hash
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.offer_text import OfferTerms, parse_terms
 from tracker.normalize.volatile import clean_text, clean_url

@@ -16,7 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 

@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize import Normalized
+from tracker.normalize import NormalizeError
+from tracker.normalize import parse_time
 from tracker.normalize.offer_text import parse_rate
 from tracker.normalize.offers import build_offer, slug
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore

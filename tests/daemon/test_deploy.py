@@ -1,0 +1,120 @@
+"""deploy/: the manifests parse, their configuration loads, and every command
+they run is a real `gpu-tracker` command with real options."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+import typer
+import typer.main
+import yaml
+
+from tracker.cli import app
+from tracker.config.settings import load_config
+from tracker.sources import SOURCES
+
+DEPLOY = Path(__file__).parents[2] / "deploy"
+K8S = DEPLOY / "k8s"
+
+
+def check_command(argv: list[str]) -> str:
+    """Parse argv as the CLI would, without running it; returns the subcommand."""
+    assert argv, "empty command"
+    root = typer.main.get_command(app)
+    with root.make_context("gpu-tracker", list(argv)) as ctx:
+        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        name, command, args = root.resolve_command(ctx, rest)
+        assert command is not None, argv
+        command.make_context(name, args, parent=ctx)
+    return str(name)
+
+
+def after_program(argv: list[str]) -> list[str]:
+    for i, word in enumerate(argv):
+        if Path(word).name == "gpu-tracker":
+            return argv[i + 1:]
+    raise AssertionError(f"no gpu-tracker in {argv}")
+
+
+def k8s_docs() -> list[dict]:
+    docs = []
+    for path in sorted(K8S.glob("*.yaml")):
+        docs.extend(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
+    return docs
+
+
+def containers(doc: dict) -> list[dict]:
+    spec = doc["spec"]
+    if doc["kind"] == "CronJob":
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["spec"]["containers"]
+
+
+def test_the_checker_rejects_what_the_cli_would() -> None:
+    assert check_command(["crawl", "azure", "--wait", "5"]) == "crawl"
+    for bad in (["crawl", "azure", "--no-such-option"], ["nosuch"], ["daemon", "--metrics-port", "x"]):
+        with pytest.raises(typer.TyperException):
+            check_command(bad)
+
+
+def test_kubernetes_manifests() -> None:
+    docs = k8s_docs()
+    kinds = [d["kind"] for d in docs]
+    assert {"ConfigMap", "Secret", "Deployment", "CronJob", "Kustomization"} <= set(kinds)
+    commands = []
+    for doc in docs:
+        if doc["kind"] in {"CronJob", "Deployment"}:
+            for c in containers(doc):
+                commands.append(after_program(c["command"] + c["args"]))
+    assert all(check_command(argv) for argv in commands)
+    crawled = {argv[argv.index("crawl") + 1] for argv in commands if "crawl" in argv}
+    missing = set(SOURCES) - crawled
+    assert not missing, f"add a CronJob to deploy/k8s/cronjobs.yaml for {sorted(missing)}"
+    assert any("daemon" in argv and "--no-crawl" in argv for argv in commands)
+    listed = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
+    assert sorted(listed) == sorted(p.name for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+
+
+def test_configurations_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    configmap = next(d for d in k8s_docs() if d["kind"] == "ConfigMap")
+    secret = next(d for d in k8s_docs() if d["kind"] == "Secret")
+    for key in secret["stringData"]:
+        monkeypatch.setenv(key, "placeholder")
+    (tmp_path / "k8s.toml").write_text(configmap["data"]["config.toml"])
+    for path in (tmp_path / "k8s.toml", DEPLOY / "config.toml"):
+        config = load_config(path, home=tmp_path)
+        assert set(config.daemon.schedule) <= set(SOURCES)
+
+
+def test_systemd_unit() -> None:
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment]
+    unit.read(DEPLOY / "systemd" / "gpu-tracker.service")
+    service = unit["Service"]
+    assert service["Restart"] == "on-failure" and service["User"] == "gpu-tracker"
+    for option in ("NoNewPrivileges", "ProtectSystem", "ProtectHome", "PrivateTmp"):
+        assert option in service
+    assert check_command(after_program(shlex.split(service["ExecStart"]))) == "daemon"
+
+
+def test_dockerfile_and_compose() -> None:
+    lines = (DEPLOY / "Dockerfile").read_text(encoding="utf-8").splitlines()
+    instruction = {line.split()[0]: line.split(None, 1)[1] for line in lines if line and line.split()[0] in
+                   {"FROM", "ENTRYPOINT", "CMD", "USER", "HEALTHCHECK"}}
+    assert "slim" in instruction["FROM"] and instruction["USER"].split(":")[0] not in {"root", "0"}
+    entrypoint, cmd = json.loads(instruction["ENTRYPOINT"]), json.loads(instruction["CMD"])
+    assert entrypoint[0] == "tini"
+    assert check_command(after_program(entrypoint + cmd)) == "daemon"
+    assert "chromium" in "\n".join(lines)
+
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text(encoding="utf-8"))
+    tracker = compose["services"]["tracker"]
+    assert "postgres" in compose["services"] and tracker["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert check_command(tracker["command"]) == "daemon"
+    assert tracker["environment"]["GPU_TRACKER_DATABASE_URL"].startswith("postgresql+psycopg://")
+    tomllib.loads((DEPLOY / "config.toml").read_text(encoding="utf-8"))

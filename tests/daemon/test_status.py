@@ -1,0 +1,142 @@
+"""`gpu-tracker status`, captures kept and pruned, `reprocess`, and `daemon --once`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.daemonutil import fake_azure
+from tracker.run.captures import prune_captures
+from tracker.sources import SOURCES
+
+
+def test_status_after_the_demo_shows_every_source(cli) -> None:
+    assert cli("demo").code == 0
+    result = cli("status", "--format", "json")
+    assert result.code == 0, result.err
+    rows = {r["source"]: r for r in json.loads(result.out)}
+    assert set(rows) == set(SOURCES)
+    azure = rows["azure"]
+    assert azure["last_status"] == "ok" and azure["last_ok_at"] and azure["stale"] is False
+    assert azure["schedule"] == "every 6h" and azure["open_prices"] > 0
+    assert "price rows" in result.err
+    table = list(csv.reader(io.StringIO(cli("status", "--format", "csv").out)))
+    assert table[0][0] == "source" and len(table) == len(SOURCES) + 1
+    assert "azure" in cli("status").out
+
+
+def test_status_shows_the_last_failure_and_its_reason(sqlite_cli, home: Path) -> None:
+    (home / "config.toml").write_text('[providers.azure]\napi_url = "http://127.0.0.1:9/api"\n'
+                                      '[crawl]\nretry_times = 0\n[daemon.schedule.azure]\ncron = "0 */6 * * *"\n')
+    assert sqlite_cli("crawl", "azure", "-r", "westeurope").code == 1
+    row = json.loads(sqlite_cli("status", "-f", "json").out)[0]
+    assert row["last_status"] == "failed" and row["last_ok_at"] is None
+    assert "127.0.0.1:9" in row["last_failure"] and row["schedule"] == "cron 0 */6 * * *"
+    assert row["next_run"].endswith(("00:00Z", "00:00.000000Z")) or ":00:00" in row["next_run"]
+
+
+def test_old_run_folders_are_pruned(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    for name in ("000001-azure", "000002-azure", "000003-azure"):
+        (runs / name).mkdir(parents=True)
+        (runs / name / "capture.har.gz").write_bytes(b"x")
+    old = time.time() - 31 * 86400
+    for name in ("000001-azure", "000002-azure"):
+        os.utime(runs / name, (old, old))
+    (runs / "notes").mkdir()
+    os.utime(runs / "notes", (old, old))
+    assert prune_captures(runs, 30) == 2
+    assert sorted(p.name for p in runs.iterdir()) == ["000003-azure", "notes"]
+
+
+@pytest.mark.slow
+def test_reprocess_rebuilds_from_kept_captures(cli, home: Path) -> None:
+    with fake_azure() as fake:
+        (home / "config.toml").write_text(fake.config())
+        assert cli("crawl", "azure").code == 0
+        fake.bump = 1.0
+        second = cli("crawl", "azure", "-f", "json")
+        assert second.code == 0
+    prices = json.loads(cli("prices", "-f", "json").out)
+    changes = json.loads(cli("changes", "-f", "json").out)
+    assert [c["kind"] for c in json.loads(second.out)] == [c["kind"] for c in changes] and changes
+
+    result = cli("reprocess", "azure", "-f", "json")
+    assert result.code == 0, result.err
+    replayed = json.loads(result.out)
+    assert [r["status"] for r in replayed] == ["ok", "ok"]
+    assert replayed[0]["observed_at"] < replayed[1]["observed_at"]
+    assert "runs superseded" in result.err
+    key = lambda rows: sorted((r["instance_type"], r["os"], r["price_model"], r["term"], r["price"]) for r in rows)
+    assert key(json.loads(cli("prices", "-f", "json").out)) == key(prices)
+    again = json.loads(cli("changes", "-f", "json").out)
+    strip = lambda rows: [(c["kind"], c["instance_type"], c["old_price"], c["new_price"]) for c in rows]
+    assert strip(again) == strip(changes)
+    statuses = [r["status"] for r in json.loads(cli("runs", "-f", "json").out)]
+    assert sorted(statuses) == ["ok", "ok", "superseded", "superseded"]
+
+    # Only the newer capture: the baseline before it stays as it was.
+    since = replayed[1]["observed_at"]
+    partial = cli("reprocess", "azure", "--since", since, "-f", "json")
+    assert partial.code == 0, partial.err
+    assert len(json.loads(partial.out)) == 1
+    assert key(json.loads(cli("prices", "-f", "json").out)) == key(prices)
+    assert strip(json.loads(cli("changes", "-f", "json").out)) == strip(changes)
+
+
+def test_reprocess_without_captures_says_where_it_looked(sqlite_cli) -> None:
+    result = sqlite_cli("reprocess", "azure")
+    assert result.code == 1
+    assert "no kept captures of azure" in result.err and "capture_retention_days" in result.err
+
+
+@pytest.mark.slow
+def test_daemon_once_crawls_every_source_and_exits(sqlite_cli, home: Path) -> None:
+    with fake_azure() as fake:
+        (home / "config.toml").write_text(fake.config())
+        result = sqlite_cli("daemon", "--once")
+    assert result.code == 0, result.err
+    runs = json.loads(sqlite_cli("runs", "-f", "json").out)
+    assert [(r["source"], r["status"]) for r in runs] == [("azure", "ok")]
+
+
+def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: str, home: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import sqlalchemy as sa
+
+    from db.engine import make_engine
+    from db.tables import CrawlRun
+    from tests.conftest import FIXTURES
+    from tracker.config.settings import load_config
+    from tracker.daemon.health import check_staleness
+
+    early = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+    (home / "config.toml").write_text('[daemon]\nsources = ["azure"]\n[daemon.schedule.azure]\nevery = "1h"\n')
+    config = load_config(home=home)
+    assert cli("crawl", "azure", "-r", "westeurope", "--replay", str(early)).code == 0
+    engine = make_engine(db_url)
+    runs = CrawlRun.__table__
+    with engine.begin() as conn:  # the run was four hours ago
+        for run in conn.execute(sa.select(runs.c.id, runs.c.started_at, runs.c.finished_at)).all():
+            conn.execute(sa.update(runs).where(runs.c.id == run.id).values(
+                started_at=run.started_at - timedelta(hours=4), finished_at=run.finished_at - timedelta(hours=4)))
+    watching = datetime.now(UTC) - timedelta(hours=5)
+    check = lambda: [str(c.kind) for c in check_staleness(
+        engine, config, ["azure"], now=datetime.now(UTC), watching_since=watching)]
+    assert check() == ["source_stale"]
+    assert check() == []  # announced once
+    row = json.loads(cli("status", "-f", "json").out)[0]
+    assert row["stale"] is True
+    assert cli("crawl", "azure", "-r", "westeurope", "--replay", str(early)).code == 0
+    assert check() == ["source_recovered"]
+    assert json.loads(cli("status", "-f", "json").out)[0]["stale"] is False
+    kinds = [c["kind"] for c in json.loads(cli("changes", "-f", "json").out)]
+    assert kinds == ["source_stale", "source_recovered"]
+    engine.dispose()

@@ -1,0 +1,68 @@
+"""The offer diff as a pure function: which change each kind of edit gives."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from db.offers import TrackedOffer, offer_values
+from db.schema import Offer
+from tracker.run.diff import DiffPolicy
+from tracker.normalize.offers import build_offer
+from tracker.run.offer_diff import diff_offers
+
+WHEN = datetime(2026, 8, 3, tzinfo=UTC)
+
+
+def offer(title: str, text: str = "", ident: str = "huawei:x") -> Offer:
+    return build_offer(provider="huawei", offer_id=ident, data={"title": title, "text": text}, observed_at=WHEN,
+                       source_url="https://activity.huaweicloud.com/", default_currency="CNY")
+
+
+def tracked(o: Offer, row_id: int = 1, missed: int = 0) -> TrackedOffer:
+    return TrackedOffer(row_id, o.offer_id, o.value_hash, missed, o.source_url, offer_values(o))
+
+
+def diff(before: list[Offer], after: list[Offer], **policy):
+    previous = {o.offer_id: tracked(o, i + 1) for i, o in enumerate(before)}
+    return diff_offers(previous, {o.offer_id: o for o in after}, DiffPolicy(**policy), source="huawei-offers",
+                       observed_at=WHEN)
+
+
+def kinds(result) -> list[tuple]:
+    return [(c.kind.value, c.old_price, c.new_price, c.detail.get("changed")) for c in result.changes]
+
+
+def test_discount_changed_with_old_and_new_percent() -> None:
+    result = diff([offer("GPU 云服务器 6折续费")], [offer("GPU 云服务器 5折续费")])
+    assert [(k, str(o), str(n)) for k, o, n, _ in kinds(result)] == [("discount_changed", "40", "50")]
+    assert result.changes[0].unit == "percent_off"
+
+
+def test_other_terms_are_offer_changed() -> None:
+    result = diff([offer("免费试用 1个月")], [offer("免费试用 3个月")])
+    assert kinds(result) == [("offer_changed", None, None, "duration_days")]
+    assert result.changes[0].detail["old_duration_days"] == "30"
+
+
+def test_wording_alone_is_offer_changed_and_volatile_text_is_nothing() -> None:
+    assert kinds(diff([offer("云创计划", "5000元代金券")], [offer("云创计划", "最高5000元代金券")])) == [
+        ("offer_changed", None, None, "text")]
+    same = diff([offer("满100减50", "剩余 3 份 02:00:01")], [offer("满100减50", "剩余 1 份   01:59:59")])
+    assert same.changes == [] and same.inserts == [] and same.closes == []
+
+
+def test_unreadable_amount_is_flagged_not_guessed() -> None:
+    o = offer("GPU加速型云服务器 免费试用", "限量发放")
+    assert o.unparsed and o.amount is None and o.percent_off is None
+
+
+def test_added_removed_and_empty() -> None:
+    a, b = offer("满100减50", ident="huawei:a"), offer("满1000减300", ident="huawei:b")
+    assert kinds(diff([a], [a, b])) == [("offer_added", None, b.amount, None)]
+    first = diff([a, b], [a])
+    assert first.changes == [] and first.misses == {2: 1} and not first.removed
+    previous = {"huawei:a": tracked(a, 1), "huawei:b": tracked(b, 2, missed=1)}
+    second = diff_offers(previous, {"huawei:a": a}, DiffPolicy(), source="huawei-offers", observed_at=WHEN)
+    assert [r.offer_id for r in second.removed] == ["huawei:b"]
+    assert diff([a], []).broken == "the page listed no offers"
+    assert diff([], [a, b]).changes == []  # a baseline announces nothing

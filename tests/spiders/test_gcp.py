@@ -1,0 +1,262 @@
+"""GCP: the Billing Catalog page object and the normalizer, on the fixture
+captures. Expected machine prices are worked out by hand in the table below,
+from the part rates in the fixture, not by our code."""
+
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from spiders.har import HarArchive, mask_query, read_har
+from spiders.pages import PageShapeError
+from spiders.pages.gcp import parse_skus_page
+from tracker.normalize import NormalizeError
+from tracker.normalize.gcp import machine_parts, normalize, recognise
+from tracker.normalize.specs import spec_table
+from tracker.run.pipeline import snapshot
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "gcp"
+EARLY = FIXTURES / "gcp-2026-08-03.har"
+
+
+def pages(path: Path = EARLY) -> list[dict]:
+    return [json.loads(e["response"]["content"]["text"]) for e in read_har(path)["log"]["entries"]]
+
+
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
+    items = []
+    for entry in read_har(path)["log"]["entries"]:
+        skus, _ = parse_skus_page(entry["response"]["content"]["text"].encode())
+        items += [{"kind": "gcp.sku", "observed_at": entry["startedDateTime"], "source_url": entry["request"]["url"],
+                   "regions": regions or [], "data": s} for s in skus]
+    return items
+
+
+def find(quotes, instance_type: str, region: str, price_model: str, term: str = ""):
+    found = [q for q in quotes if (q.instance_type, q.region, str(q.price_model), q.term)
+             == (instance_type, region, price_model, term)]
+    assert len(found) == 1, (instance_type, region, price_model, term, found)
+    return found[0]
+
+
+def test_pages_chain_through_next_page_token() -> None:
+    bodies = [json.dumps(p).encode() for p in pages()]
+    tokens = [parse_skus_page(b)[1] for b in bodies]
+    assert tokens == ["ChA0QjE3LTNBMzQtMDk3Ri0yOBAB", "ChA5QzFBLUQ3QjItRTM0NC03QhAC", None]
+    urls = [e["request"]["url"] for e in read_har(EARLY)["log"]["entries"]]
+    assert [u.partition("pageToken=")[2] for u in urls] == ["", tokens[0], tokens[1]]
+
+
+def test_page_keeps_only_compute_parts() -> None:
+    every = [s for p in pages() for s in p["skus"]]
+    kept = [i["data"] for i in raw_items()]
+    dropped = {s["description"] for s in every} - {s["description"] for s in kept}
+    assert dropped == {"Storage PD Capacity in Americas", "Nvidia Tesla T4 Virtual Workstation running in Americas"}
+
+
+# instance type, region, price model, term, hand-computed price
+# (vCPUs x core + GiB x RAM + GPUs x GPU, with the fixture's rates)
+MACHINES = [
+    # 12 x 0.031611 + 85 x 0.004237 + 1 x 2.933908 (the 2023 catalogue gives 3.673385 too)
+    ("a2-highgpu-1g", "us-central1", "on_demand", "", "3.673385"),
+    # 12 x 0.00948 + 85 x 0.00127 + 1 x 1.1736
+    ("a2-highgpu-1g", "us-central1", "spot", "", "1.39531"),
+    # 12 x 0.019915 + 85 x 0.002669 + 1 x 1.848362
+    ("a2-highgpu-1g", "us-central1", "reserved", "1yr", "2.314207"),
+    # 12 x 0.034773 + 85 x 0.004661 + 1 x 3.227299
+    ("a2-highgpu-1g", "europe-west4", "on_demand", "", "4.04076"),
+    # 96 x 0.031611 + 1360 x 0.004237 + 16 x 2.933908 (2023: 55.739504)
+    ("a2-megagpu-16g", "us-central1", "on_demand", "", "55.739504"),
+    # 96 x 0.031611 + 1360 x 0.004237 + 8 x 3.92808 (2023: 40.221616)
+    ("a2-ultragpu-8g", "us-east4", "on_demand", "", "40.221616"),
+    # 208 x 0.0295 + 1872 x 0.00395 + 8 x 9.79655057
+    ("a3-highgpu-8g", "us-central1", "on_demand", "", "91.90280456"),
+    # 208 x 0.0295 + 1872 x 0.00395 + 8 x 10.604
+    ("a3-megagpu-8g", "us-central1", "on_demand", "", "98.3624"),
+    # 224 x 0.0129 + 2952 x 0.0017 + 8 x 3.95
+    ("a3-ultragpu-8g", "us-central1", "spot", "", "39.508"),
+    # 224 x 0.0212 + 3968 x 0.0028 + 8 x 7.4025
+    ("a4-highgpu-8g", "us-central1", "reserved", "1yr", "75.0792"),
+    # 4 x 0.024988 + 16 x 0.002927 + 1 x 0.56004
+    ("g2-standard-4", "us-central1", "on_demand", "", "0.706824"),
+    # 8 x 0.031611 + 30 x 0.004237 + 1 x 0.35
+    ("n1-standard-8+nvidia-tesla-t4x1", "us-central1", "on_demand", "", "0.729998"),
+    # 8 x 0.006655 + 30 x 0.000892 + 1 x 0.069
+    ("n1-standard-8+nvidia-tesla-t4x1", "us-central1", "spot", "", "0.149"),
+    # 64 x 0.014225 + 240 x 0.001907 + 8 x 1.116
+    ("n1-standard-64+nvidia-tesla-v100x8", "us-central1", "reserved", "3yr", "10.29608"),
+    # 8 x 0.006655 + 30 x 0.000892 + 1 x 0.2892: the tier from 0 usage, not the later 0.25
+    ("n1-standard-8+nvidia-tesla-p100x1", "us-central1", "spot", "", "0.3692"),
+]
+
+
+@pytest.mark.parametrize("instance_type, region, price_model, term, price", MACHINES)
+def test_machine_price_is_the_sum_of_its_parts(instance_type, region, price_model, term, price) -> None:
+    quote = find(normalize(raw_items()).quotes, instance_type, region, price_model, term)
+    assert quote.price == Decimal(price)
+    assert (quote.currency, quote.unit, quote.provider) == ("USD", "hour", "gcp")
+
+
+def test_machine_fields_and_attrs() -> None:
+    quotes = normalize(raw_items()).quotes
+    a2 = find(quotes, "a2-highgpu-8g", "us-central1", "on_demand")
+    assert (a2.gpu_model, a2.gpu_count, a2.gpu_memory_gb, a2.vcpu, a2.memory_gb) == (
+        "A100 40GB", Decimal(8), Decimal(320), Decimal(96), Decimal(680))
+    assert a2.gpu_interconnect == "NVLink 3 via NVSwitch 2 (600 GB/s)" and a2.network_gbps == Decimal(100)
+    assert a2.attrs["formula"] == "96 x 0.031611 + 680 x 0.004237 + 8 x 2.933908"
+    assert (a2.attrs["core_rate"], a2.attrs["ram_rate"], a2.attrs["gpu_rate"]) == ("0.031611", "0.004237", "2.933908")
+    h200 = find(quotes, "a3-ultragpu-8g", "us-central1", "on_demand")
+    assert (h200.gpu_model, h200.gpu_count, h200.gpu_memory_gb) == ("H200", Decimal(8), Decimal(1128))
+    b200 = find(quotes, "a4-highgpu-8g", "us-central1", "reserved", "1yr")
+    assert b200.hourly_rate() == Decimal("75.0792") and b200.per_gpu_hour() == Decimal("9.3849")
+
+
+def test_each_part_is_a_quote_of_its_own() -> None:
+    quotes = normalize(raw_items()).quotes
+    gpu = find(quotes, "gpu:nvidia-tesla-a100", "us-central1", "on_demand")
+    assert gpu.price == Decimal("2.933908") and gpu.attrs["per"] == "GPU" and gpu.gpu_model is None
+    assert find(quotes, "cpu:a2", "us-east4", "reserved", "3yr").price == Decimal("0.014225")
+    ram = find(quotes, "ram:n1", "europe-west4", "spot")
+    assert ram.price == Decimal("0.000981") and ram.attrs["per"] == "GiB"
+
+
+def test_every_price_is_unique_and_complete() -> None:
+    quotes = normalize(raw_items()).quotes
+    assert len(snapshot(quotes)) == len(quotes) == 502
+    assert {q.region for q in quotes} == {"us-central1", "us-east4", "europe-west4"}
+    # Europe has A2, N1 and T4 SKUs only: its machines are those alone.
+    europe = {q.instance_type for q in quotes if q.region == "europe-west4" and ":" not in q.instance_type}
+    assert europe == {"a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g", "a2-megagpu-16g",
+                      "n1-standard-4+nvidia-tesla-t4x1", "n1-standard-8+nvidia-tesla-t4x1",
+                      "n1-standard-16+nvidia-tesla-t4x2", "n1-standard-32+nvidia-tesla-t4x4"}
+
+
+def test_a_gpu_without_its_core_and_ram_is_reported_not_built() -> None:
+    out = normalize(raw_items())
+    assert not [q for q in out.quotes if q.instance_type == "a3-ultragpu-8g" and q.region == "europe-west4"]
+    assert any("nvidia-h200-141gb (on_demand)" in n and "europe-west4" in n for n in out.notes)
+
+
+def test_regions_limit_the_quotes() -> None:
+    quotes = normalize(raw_items(regions=["europe-west4"])).quotes
+    assert {q.region for q in quotes} == {"europe-west4"}
+
+
+@pytest.mark.parametrize("description, usage, expected", [
+    ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", ("gpu", "nvidia-tesla-a100")),
+    ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Belgium", "Preemptible", ("gpu", "nvidia-l4")),
+    ("Commitment v1: Nvidia L4 GPU in Frankfurt for 3 Years", "Commit3Yr", ("gpu", "nvidia-l4")),
+    ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", ("gpu", "nvidia-b200")),
+    ("Spot Preemptible A2 Instance Ram running in EMEA", "Preemptible", ("ram", "a2")),
+    ("Commitment v1: Cpu in Americas for 1 Year", "Commit1Yr", ("cpu", "n1")),
+    ("N1 Predefined Instance Core running in Americas", "OnDemand", ("cpu", "n1")),
+    ("E2 Instance Core running in Americas", "OnDemand", None),
+    ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "OnDemand", None),
+    ("Reserved A2 Core running in Americas", "OnDemand", None),
+])
+def test_descriptions(description: str, usage: str, expected) -> None:
+    assert recognise(description, usage) == expected
+
+
+def test_spec_table_is_complete() -> None:
+    table = spec_table("gcp")
+    assert len(table) == 38
+    for spec in table.values():
+        machine_parts(spec.instance_type)  # every machine knows its parts
+        assert spec.gpu_interconnect and spec.network_gbps, spec.instance_type
+        assert spec.vcpu and spec.memory_gb and spec.gpu_count and spec.gpu_memory_gb, spec.instance_type
+
+
+def _edit(description: str, change) -> list[dict]:
+    items = copy.deepcopy(raw_items())
+    target = next(i["data"] for i in items if i["data"]["description"] == description)
+    change(target)
+    return items
+
+
+A100 = "Nvidia Tesla A100 GPU running in Americas"
+
+
+def _expr(sku: dict) -> dict:
+    return sku["pricingInfo"][0]["pricingExpression"]
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda s: _expr(s).pop("tieredRates"), "has no tieredRates"),
+    (lambda s: _expr(s)["tieredRates"][0].update(startUsageAmount=10), "0 tiers starting at 0 usage"),
+    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(units="two"), "'two' where a number belongs"),
+    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(nanos=1500000000), "unreadable price"),
+    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].pop("currencyCode"), "no unitPrice with a currencyCode"),
+    (lambda s: s["pricingInfo"].append(s["pricingInfo"][0]), "2 pricingInfo entries"),
+    (lambda s: _expr(s).update(usageUnit="mo"), "priced per 'mo', expected 'h'"),
+    (lambda s: s.update(description="Commitment v1: " + s["description"]), "does not agree with its usageType"),
+])
+def test_shapes_we_cannot_read_fail_loudly(change, reason: str) -> None:
+    with pytest.raises(NormalizeError, match=reason):
+        normalize(_edit(A100, change))
+
+
+def test_two_rates_for_one_part_are_ambiguous() -> None:
+    items = raw_items()
+    twin = copy.deepcopy(next(i for i in items if i["data"]["description"] == A100))
+    twin["data"]["skuId"] = "FFFF-0000-1111"
+    _expr(twin["data"])["tieredRates"][0]["unitPrice"]["units"] = "3"
+    with pytest.raises(NormalizeError, match="two on_demand prices for gpu:nvidia-tesla-a100 in us-central1"):
+        normalize(items + [twin])
+
+
+def test_an_unknown_region_is_named() -> None:
+    with pytest.raises(NormalizeError, match="no GPU machine part is priced in us-centrl1; check the region"):
+        normalize(raw_items(regions=["us-centrl1"]))
+
+
+def test_no_machine_at_all_is_an_error() -> None:
+    items = [i for i in raw_items() if i["data"]["category"]["resourceGroup"] != "GPU"]
+    with pytest.raises(NormalizeError, match="no GPU machine could be priced"):
+        normalize(items)
+
+
+@pytest.mark.parametrize("body, reason", [
+    (b'{"skus": [', "not valid JSON"),
+    (b'{"items": []}', "no skus list"),
+    (b'{"skus": [], "nextPageToken": 5}', "nextPageToken is 5"),
+    (b'{"skus": [{"skuId": "A", "category": {"resourceFamily": "Compute", "resourceGroup": "GPU"}}]}',
+     "missing in 1/1 SKUs"),
+])
+def test_page_shapes_fail_loudly(body: bytes, reason: str) -> None:
+    with pytest.raises(PageShapeError, match=reason):
+        parse_skus_page(body)
+
+
+def test_secret_query_parameters_are_masked_and_match_on_replay(tmp_path: Path) -> None:
+    url = "https://cloudbilling.googleapis.com/v1/services/X/skus?key=AIzaSecret&pageToken=a%2Bb"
+    assert mask_query(url, ["key"]) == "https://cloudbilling.googleapis.com/v1/services/X/skus?key=REDACTED&pageToken=a%2Bb"
+    assert mask_query(url, []) == url
+    archive = HarArchive(EARLY, secret_params=["key"])
+    first = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=AIzaAnyRealKey"
+    assert archive.lookup("GET", first) is not None
+    assert HarArchive(EARLY).lookup("GET", first) is None
+
+
+def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -> None:
+    from scrapy import Request
+    from scrapy.http import TextResponse
+
+    from spiders.middlewares import HarRecordMiddleware
+
+    url = "https://cloudbilling.googleapis.com/v1/services/X/skus?key=AIzaSecret&pageToken=t2"
+    request = Request(url, headers={"Referer": url.replace("t2", "t1")})
+    recorder = HarRecordMiddleware(str(tmp_path / "out.har"), ["key"])
+    recorder.process_request(request)
+    recorder.process_response(request, TextResponse(url, body=b'{"skus": []}', request=request))
+    recorder.spider_closed(None)  # type: ignore[arg-type]
+    text = (tmp_path / "out.har").read_text()
+    assert "AIzaSecret" not in text
+    entry = read_har(tmp_path / "out.har")["log"]["entries"][0]
+    assert entry["request"]["url"].endswith("skus?key=REDACTED&pageToken=t2")
+    assert {"name": "Referer", "value": url.replace("AIzaSecret", "REDACTED").replace("t2", "t1")} in \
+        entry["request"]["headers"]

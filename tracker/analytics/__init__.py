@@ -1,0 +1,1 @@
+"""The Python API over the store: history, comparison, TCO, plots, report and exports as pandas frames."""

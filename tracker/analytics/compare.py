@@ -1,0 +1,154 @@
+"""Rank current prices of one GPU model by price per GPU-hour, across
+providers, price models and currencies.
+
+Every rate is an effective hourly rate (a month is 720 hours, a year 8,760,
+a reserved term's upfront fee spread over its hours), divided by the GPU
+count, so a 1/8 slice ranks by what a whole GPU-hour costs at its price.
+Converted figures carry the rate and date used; the original stays beside.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
+
+from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from tracker.analytics.history import records
+from tracker.analytics.reference import References
+
+THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
+SPOT_MODELS = ("spot", "low_priority")
+RATE = Decimal("0.000001")
+MONEY = Decimal("0.01")
+PERCENT = Decimal("0.01")
+
+COMPARE_COLUMNS = [
+    "rank", "provider", "region", "region_group", "zone", "instance_type", "gpu_model", "gpu_count", "fractional",
+    "gpu_memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term", "payment_option",
+    "price", "currency", "unit", "upfront_fee", "hourly_price", "price_per_gpu_hour",
+    "target_currency", "hourly_converted", "per_gpu_hour_converted", "fx_rate", "fx_date", "fx_source",
+    "spot_saving_percent", "monthly_discount_percent", "three_year_total", "availability", "source",
+]
+# The table shows short names for the long columns (TABLE_ALIASES); JSON and CSV keep the full ones.
+TABLE_ALIASES = {"per_gpu_hour_converted": "per_gpu_h", "spot_saving_percent": "spot_save_%",
+                 "monthly_discount_percent": "month_disc_%", "three_year_total": "3yr_total",
+                 "gpu_memory_gb": "gpu_mem_gb", "gpu_interconnect": "interconnect", "network_gbps": "net_gbps",
+                 "gpu_count": "gpus"}
+COMPARE_TABLE = [
+    "rank", "provider", "region", "instance_type", "gpus", "slice", "price_model", "term", "price",
+    "currency", "unit", "per_gpu_h", "fx", "spot_save_%", "month_disc_%", "3yr_total", "gpu_mem_gb",
+    "interconnect", "net_gbps",
+]
+
+
+def _q(value: Decimal | None, places: Decimal) -> Decimal | None:
+    return None if value is None else value.quantize(places)
+
+
+def is_fractional(count: Decimal | None) -> bool:
+    return count is not None and count != count.to_integral_value()
+
+
+def instance_key(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    """One machine in one place: what spot and monthly prices compare against."""
+    return (row["provider"], row["region"], row["instance_type"], row["os"])
+
+
+def _rates_by_instance(rows: Iterable[dict[str, Any]]) -> dict[tuple[str, str, str, str], dict[str, Decimal]]:
+    """Per instance: on-demand hourly, cheapest spot hourly, cheapest monthly price."""
+    found: dict[tuple[str, str, str, str], dict[str, Decimal]] = defaultdict(dict)
+    for row in rows:
+        rates = found[instance_key(row)]
+        model, hourly = row["price_model"], row["exact_hourly"]
+        if hourly is None:
+            continue
+        if model == "on_demand" and row["unit"] == "hour":
+            rates["on_demand"] = min(hourly, rates.get("on_demand", hourly))
+        elif model in SPOT_MODELS:
+            rates["spot"] = min(hourly, rates.get("spot", hourly))
+        elif model == "monthly" and row["unit"] == "month":
+            rates["monthly"] = min(row["price"], rates.get("monthly", row["price"]))
+    return found
+
+
+def spot_saving(on_demand: Decimal | None, spot: Decimal | None) -> Decimal | None:
+    """How much less spot costs than on demand, in percent."""
+    if not on_demand or spot is None:
+        return None
+    return _q((on_demand - spot) / on_demand * 100, PERCENT)
+
+
+def monthly_discount(on_demand: Decimal | None, monthly: Decimal | None) -> Decimal | None:
+    """How much less a month's subscription costs than 720 on-demand hours, in percent."""
+    if not on_demand or monthly is None:
+        return None
+    full = HOURS_PER_MONTH * on_demand
+    return _q((full - monthly) / full * 100, PERCENT)
+
+
+def compare_frame(prices: pd.DataFrame, refs: References, *, count: Decimal | None = None,
+                  price_models: Sequence[str] = (), region_group: str | None = None, currency: str = "USD",
+                  os: str | None = "linux") -> pd.DataFrame:
+    """Rank `prices` (a `prices_frame`, usually filtered to one GPU model)
+    by price per GPU-hour in `currency`, cheapest first."""
+    rows = [_exact(r) for r in records(prices) if r.get("gpu_count")] if not prices.empty else []
+    if os:
+        rows = [r for r in rows if r["os"] == os]
+    by_instance = _rates_by_instance(rows)
+    out = []
+    for row in rows:
+        if row["exact_hourly"] is None:
+            continue
+        if count is not None and row["gpu_count"] != count:
+            continue
+        if price_models and row["price_model"] not in price_models:
+            continue
+        group = refs.region_group(row["provider"], row["region"])
+        if region_group and group != region_group:
+            continue
+        out.append(_ranked_row(row, group, by_instance[instance_key(row)], refs, currency))
+    out.sort(key=lambda r: (r["per_gpu_hour_exact"], r["provider"], r["region"], r["instance_type"],
+                            r["price_model"], r["term"]))
+    for rank, row in enumerate(out, start=1):
+        row["rank"] = rank
+        del row["per_gpu_hour_exact"], row["exact_hourly"]
+        row.update({alias: row[name] for name, alias in TABLE_ALIASES.items()})
+    return pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+
+
+def _exact(row: dict[str, Any]) -> dict[str, Any]:
+    """The unrounded hourly rate, so ranks and percentages never inherit rounding."""
+    row["exact_hourly"] = effective_hourly(row["price"], row["unit"], row["term"], row["upfront_fee"])
+    return row
+
+
+def _ranked_row(row: dict[str, Any], group: str, rates: dict[str, Decimal], refs: References,
+                currency: str) -> dict[str, Any]:
+    conversion = refs.fx.conversion(row["currency"], currency)
+    hourly = row["exact_hourly"]
+    per_gpu = hourly / row["gpu_count"]
+    own_spot = hourly if row["price_model"] in SPOT_MODELS else rates.get("spot")
+    own_monthly = row["price"] if row["price_model"] == "monthly" and row["unit"] == "month" else rates.get("monthly")
+    return {
+        **{k: row.get(k) for k in COMPARE_COLUMNS if k in row},
+        "region_group": group,
+        "fractional": is_fractional(row["gpu_count"]),
+        "slice": "fractional" if is_fractional(row["gpu_count"]) else "",
+        "exact_hourly": hourly,
+        "per_gpu_hour_exact": per_gpu * conversion.rate,
+        "target_currency": currency,
+        "hourly_converted": _q(hourly * conversion.rate, RATE),
+        "per_gpu_hour_converted": _q(per_gpu * conversion.rate, RATE),
+        "fx_rate": conversion.rate.normalize() if conversion.rate != 1 else Decimal(1),
+        "fx_date": conversion.date,
+        "fx_source": conversion.source,
+        "fx": "" if row["currency"] == currency else f"{conversion.label(row['currency'], currency)} "
+                                                     f"({conversion.date})",
+        "spot_saving_percent": spot_saving(rates.get("on_demand"), own_spot),
+        "monthly_discount_percent": monthly_discount(rates.get("on_demand"), own_monthly),
+        "three_year_total": _q(hourly * THREE_YEARS_HOURS * conversion.rate, MONEY),
+    }

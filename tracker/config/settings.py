@@ -1,0 +1,284 @@
+"""Configuration: `$GPU_TRACKER_HOME/config.toml`, or the file given with
+--config. Unknown keys and bad values are rejected with the file, the key and
+the reason. `${VAR}` in a string is replaced by that environment variable."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+
+from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
+
+from tracker.errors import ConfigError
+from tracker.logs import mask_secrets
+from tracker.analytics.reference import AnalyticsSettings
+from tracker.config.schedule import DaemonSettings
+from tracker.config.watch import WatchSettings
+
+log = logging.getLogger(__name__)
+
+HOME_ENV = "GPU_TRACKER_HOME"
+DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StoreSettings(Strict):
+    url: str | None = Field(None, description="SQLAlchemy URL; $GPU_TRACKER_DATABASE_URL wins over it")
+
+
+class DiffSettings(Strict):
+    removal_confirmations: int = Field(2, ge=1, le=100)
+    min_row_ratio: Decimal = Field(Decimal("0.5"), gt=0, le=1)
+    max_price_factor: Decimal = Field(Decimal(100), gt=1)
+
+
+class CrawlSettings(Strict):
+    browser_path: str = "/usr/bin/chromium"
+    crawl_timeout: int = Field(900, ge=5, description="seconds before a crawl is killed")
+    download_timeout: int = Field(60, ge=1)
+    retry_times: int = Field(2, ge=0, le=10)
+    capture_retention_days: int = Field(30, ge=1, description="days a run's capture is kept for reprocess")
+
+
+class ProviderSettings(Strict):
+    """[providers.<name>]: what to crawl. Every field but `regions` reaches the
+    spider as a keyword argument (lists joined with commas)."""
+
+    regions: list[str] | None = None
+    api_url: str | None = None
+    zones: list[str] | None = Field(None, description="Tencent: the zones to ask, instead of the built-in list")
+    site: Literal["cn", "intl"] | None = Field(None, description="cn (CNY) or intl (USD)")
+    api_key: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_API_KEY")
+
+    def secret_values(self) -> list[str]:
+        """Every secret of the section (API keys, AccessKeys): scrubbed from what a crawl reports."""
+        return [v.get_secret_value() for _, v in self if isinstance(v, SecretStr) and v.get_secret_value()]
+
+    def spider_args(self) -> dict[str, str]:
+        args: dict[str, str] = {}
+        for name, value in self:
+            if name == "regions" or value is None:
+                continue
+            if isinstance(value, SecretStr):
+                value = value.get_secret_value()
+            args[name] = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        return args
+
+
+class AlibabaSettings(ProviderSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
+
+    access_key_id: SecretStr | None = None
+    access_key_secret: SecretStr | None = None
+    cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
+
+
+class VolcengineSettings(ProviderSettings):
+    """[providers.volcengine]: the price page's ECS template code, if known."""
+
+    template_code: str | None = Field(None, pattern=r"^CLT\d+$")
+
+
+class AwsSettings(ProviderSettings):
+    """[providers.aws]: read by both AWS sources (aws, aws-reserved); each spider
+    takes the settings it knows."""
+
+    operating_systems: list[str] = Field(
+        default_factory=lambda: ["Linux", "Windows"],
+        description="on-demand tables to read, named as the pricing page names them: Linux, Windows, RHEL, "
+                    "SUSE, Ubuntu Pro, 'Windows with SQL Std' ...")
+    location_types: list[str] = Field(
+        default_factory=lambda: ["AWS Region"],
+        description="when no regions are set, the kinds of location to crawl: 'AWS Region', 'AWS Local Zone', "
+                    "'AWS Wavelength Zone'")
+    spot: bool = Field(True, description="read the spot price feed")
+    spot_advisor: bool = Field(True, description="attach the Spot Instance Advisor's interruption rates")
+    reserved_regions: list[str] | None = Field(
+        None, description="regions whose bulk offer files aws-reserved reads, when no regions are set "
+                          "(each file is over 1 GB)")
+    convertible: bool = Field(True, description="aws-reserved: keep convertible reservations besides standard")
+    savings_plans: bool = Field(True, description="aws-reserved: also read the savings plan files (Compute and EC2 "
+                                                  "Instance Savings Plans; one more large file per region)")
+
+
+# Providers whose section takes more keys than ProviderSettings.
+PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
+    "alibaba": AlibabaSettings,
+    "aws": AwsSettings,
+    "volcengine": VolcengineSettings,
+}
+
+
+class Config(Strict):
+    store: StoreSettings = StoreSettings()
+    diff: DiffSettings = DiffSettings()
+    crawl: CrawlSettings = CrawlSettings()
+    daemon: DaemonSettings = DaemonSettings()
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    analytics: AnalyticsSettings = AnalyticsSettings()
+    alerts: AlertSettings = AlertSettings()
+    channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
+    rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
+    watch: list[WatchSettings] = Field(default_factory=list, description="[[watch]] pages; see tracker/config/watch.py")
+
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _provider_models(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        models, errors = {}, []
+        for name, section in value.items():
+            try:
+                models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
+            except ValidationError as exc:
+                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
+                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+        if errors:
+            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+        return models
+
+    path: Path | None = Field(None, exclude=True)
+    home: Path = Field(default_factory=lambda: default_home(), exclude=True)
+
+    def database_url(self) -> str:
+        url = os.environ.get(DATABASE_ENV) or self.store.url
+        if url:
+            return url
+        return f"sqlite:///{self.home / 'tracker.db'}"
+
+    @model_validator(mode="after")
+    def _alert_names(self) -> Config:
+        problem = check_references(self.channel, self.rule)
+        if problem:
+            raise ValueError(problem)
+        if self.channel:
+            from alerts.channels import url_problem  # Apprise loads its plugins: only when needed
+
+            for channel in self.channel:
+                problem = url_problem(channel.url.get_secret_value())
+                if problem:
+                    raise ValueError(f"channel {channel.name}: {problem}")
+        return self
+
+    def provider(self, name: str) -> ProviderSettings:
+        settings = self.providers.get(name, ProviderSettings())
+        from_env = os.environ.get(api_key_env(name))
+        if settings.api_key is None and from_env:
+            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
+        return settings
+
+
+def api_key_env(provider: str) -> str:
+    """The environment variable that holds a provider's API key when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
+
+
+def default_home() -> Path:
+    env = os.environ.get(HOME_ENV)
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("gpu-tracker"))
+
+
+def _expand(value: Any, where: str, path: Path) -> Any:
+    if isinstance(value, dict):
+        return {k: _expand(v, f"{where}.{k}" if where else k, path) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, f"{where}[{i}]", path) for i, v in enumerate(value)]
+    if isinstance(value, str):
+        def sub(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in os.environ:
+                raise ConfigError(f"{path}: {where}: environment variable {name} is not set")
+            return os.environ[name]
+        return _ENV_REF.sub(sub, value)
+    return value
+
+
+def _describe(exc: ValidationError, path: Path) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if not first["loc"]:
+        return f"{path}: {reason}{more}"
+    return f"{path}: {key}: {reason}{more}"
+
+
+def load_config(path: Path | None = None, *, home: Path | None = None) -> Config:
+    home = home or default_home()
+    explicit = path is not None
+    path = path or home / "config.toml"
+    if not path.exists():
+        if explicit:
+            raise ConfigError(f"{path}: no such configuration file")
+        return Config(home=home)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc}") from None
+    for reserved in ("path", "home"):
+        if reserved in raw:
+            raise ConfigError(f"{path}: {reserved}: unknown key")
+    try:
+        config = Config.model_validate(_expand(raw, "", path))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, path)) from None
+    config = config.model_copy(update={"path": path, "home": home})
+    if path.stat().st_mode & 0o077 and _holds_secrets(config, raw):
+        log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
+    return config
+
+
+def _secrets(value: object) -> Iterator[str]:
+    """Every secret the settings hold: SecretStr values, and strings that carry
+    a secret of their own (a password in `[store] url`, `?key=` in an `api_url`)."""
+    if isinstance(value, SecretStr):
+        if value.get_secret_value():
+            yield value.get_secret_value()
+    elif isinstance(value, str):
+        if mask_secrets(value) != value:
+            yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _secrets(getattr(value, name))
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _secrets(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _secrets(v)
+
+
+def _strings(raw: object) -> Iterator[str]:
+    if isinstance(raw, str):
+        yield raw
+    elif isinstance(raw, dict):
+        for v in raw.values():
+            yield from _strings(v)
+    elif isinstance(raw, list):
+        for v in raw:
+            yield from _strings(v)
+
+
+def _holds_secrets(config: Config, raw: dict[str, Any]) -> bool:
+    """Whether the file itself spells out a secret: one that reaches the
+    settings through `${NAME}` lives in the environment, not in the file."""
+    written = set(_strings(raw))
+    return any(secret in written for secret in _secrets(config))

@@ -1,0 +1,1 @@
+"""The daemon: sources crawled on their schedules, delivery, staleness and metrics."""

@@ -1,0 +1,170 @@
+"""How each source is doing: its last good run, last failure, next run, and
+whether it went stale (no complete run in `stale_after_intervals` x its
+interval). Staleness is announced as a `source_stale` change, alerted like any
+other, and cleared by `source_recovered`."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from db import store
+from db.schema import Change, ChangeKind, RunStatus
+from db.tables import ChangeRow, CrawlRun, PricePoint
+from tracker.config.settings import Config
+from tracker.run.pipeline import ChangeHook
+from tracker.sources import SOURCES
+
+log = logging.getLogger(__name__)
+FAILURES = (RunStatus.failed, RunStatus.quarantined, RunStatus.aborted)
+
+
+def known_sources(config: Config) -> list[str]:
+    """Every source there is: the registry, then each `[[watch]]` page."""
+    names = list(SOURCES)
+    for watch in getattr(config, "watch", None) or []:
+        names.append(f"watch:{watch.name}")
+    return names
+
+
+def scheduled_sources(config: Config) -> list[str]:
+    """The sources the daemon crawls: `[daemon] sources`, or all of them."""
+    chosen = config.daemon.sources
+    return list(chosen) if chosen is not None else known_sources(config)
+
+
+def provider_of(name: str) -> str:
+    source = SOURCES.get(name)
+    return source.provider if source else name.split(":", 1)[0]
+
+
+@dataclass
+class SourceHealth:
+    source: str
+    schedule: str
+    last_ok_at: datetime | None
+    last_failure_at: datetime | None
+    last_failure: str | None
+    last_status: str | None
+    next_run: datetime | None
+    stale: bool
+    open_prices: int
+
+    def row(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _last(session: Session, source: str, statuses: Sequence[str]) -> CrawlRun | None:
+    stmt = select(CrawlRun).where(CrawlRun.source == source, col(CrawlRun.status).in_(list(statuses)))
+    return session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
+
+
+def _stale_since(session: Session, source: str) -> datetime | None:
+    """When the source was last announced stale, unless it recovered since."""
+    stmt = select(ChangeRow).where(ChangeRow.source == source, col(ChangeRow.kind).in_(
+        [ChangeKind.source_stale, ChangeKind.source_recovered, ChangeKind.source_broken]))
+    last = session.exec(stmt.order_by(col(ChangeRow.id).desc()).limit(1)).first()
+    return last.observed_at if last is not None and last.kind == ChangeKind.source_stale else None
+
+
+def source_health(engine: sa.Engine, config: Config, names: Sequence[str], now: datetime) -> list[SourceHealth]:
+    settings = config.daemon
+    found = []
+    with Session(engine) as session:
+        for name in names:
+            schedule = settings.for_source(name)
+            ok = _last(session, name, [RunStatus.ok])
+            failure = _last(session, name, FAILURES)
+            started = session.exec(select(CrawlRun.started_at).where(
+                CrawlRun.source == name, CrawlRun.mode == "live").order_by(
+                col(CrawlRun.id).desc()).limit(1)).first()
+            stale = _stale_since(session, name) is not None
+            found.append(SourceHealth(
+                source=name, schedule=schedule.describe(settings.every) if schedule.enabled else "disabled",
+                last_ok_at=ok.finished_at if ok else None,
+                last_failure_at=failure.finished_at if failure else None,
+                last_failure=failure.error if failure else None,
+                last_status=(failure if failure and (not ok or failure.id > ok.id) else ok).status  # type: ignore[union-attr]
+                if (ok or failure) else None,
+                next_run=schedule.next_after(now, settings.every, started) if schedule.enabled else None,
+                stale=stale, open_prices=store.count_open_prices(session=session, source=name)))
+    return found
+
+
+def check_staleness(engine: sa.Engine, config: Config, names: Sequence[str], *, now: datetime,
+                    watching_since: datetime, on_changes: ChangeHook | None = None) -> list[Change]:
+    """Announce sources that went stale, and stale ones that completed a run
+    again. A source never run counts from `watching_since` (the daemon's start)."""
+    settings = config.daemon
+    raised: list[Change] = []
+    with Session(engine) as session:
+        for name in names:
+            schedule = settings.for_source(name)
+            if not schedule.enabled:
+                continue
+            limit = schedule.interval(settings.every) * settings.stale_after_intervals
+            ok = _last(session, name, [RunStatus.ok])
+            last_good = ok.finished_at if ok and ok.finished_at else None
+            stale_since = _stale_since(session, name)
+            if stale_since is None:
+                # Counted while someone was watching: a daemon back after a week away is not stale at once.
+                reference = max(last_good, watching_since) if last_good else watching_since
+                if now - reference >= limit:
+                    raised.append(Change(
+                        kind=ChangeKind.source_stale, provider=provider_of(name), source=name, observed_at=now,
+                        detail={"last_complete_run": last_good.isoformat() if last_good else "never",
+                                "expected_every": _span(limit / settings.stale_after_intervals)}))
+            elif last_good is not None and last_good > stale_since:
+                raised.append(Change(kind=ChangeKind.source_recovered, provider=provider_of(name), source=name,
+                                     observed_at=now, detail={"after": "stale"}))
+        if raised:
+            store.add_changes(session=session, run_id=None, changes=raised)
+            if on_changes:
+                on_changes(session, raised)
+            session.commit()
+    for change in raised:
+        log.warning("%s: %s %s", change.source, change.kind, json.dumps(change.detail))
+    return raised
+
+
+def _span(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0 and seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def store_size(engine: sa.Engine) -> int | None:
+    """Bytes the store takes on disk, when the back end tells."""
+    if engine.dialect.name == "sqlite":
+        db = engine.url.database
+        if not db:
+            return None
+        return sum(p.stat().st_size for p in (Path(db), Path(db + "-wal")) if p.exists())
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text("select pg_database_size(current_database())")).scalar_one())
+
+
+def price_rows(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.count()).select_from(PricePoint.__table__)).scalar_one())
+
+
+def outbox_backlog(engine: sa.Engine) -> dict[str, int] | None:
+    """Outbox rows by state, or None when there is no outbox table."""
+    if not sa.inspect(engine).has_table("outbox"):
+        return None
+    table = sa.Table("outbox", sa.MetaData(), autoload_with=engine)
+    if "state" not in table.c:
+        return None
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(table.c.state, sa.func.count()).group_by(table.c.state)).all()
+    return {str(state): int(n) for state, n in rows}

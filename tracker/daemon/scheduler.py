@@ -1,0 +1,348 @@
+"""`gpu-tracker daemon`: every source crawled on its schedule, the outbox
+delivered on its own short interval, staleness announced, metrics served.
+
+APScheduler's BlockingScheduler runs the jobs in threads; each crawl runs its
+spider in a child process with a hard timeout (tracker/run/crawl.py), so a hung
+browser costs one run, never the daemon. The crawl lock in `crawl_source`
+keeps two daemons (or a daemon and a manual crawl) off one source.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor as Pool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from importlib import import_module
+from types import FrameType
+from typing import Any
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.base import STATE_RUNNING
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from croniter import croniter
+from sqlmodel import Session, col, select
+
+from db.schema import RunStatus
+from db.tables import CrawlRun
+from tracker.run.captures import prune_captures
+from tracker.config.settings import Config
+from tracker.run.crawl import CrawlCancelled
+from tracker.errors import ConfigError, SourceSkipped, TrackerError
+from tracker.daemon.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
+from tracker.daemon.metrics import Metrics
+from tracker.run.pipeline import Pipeline, RunReport
+from tracker.config.schedule import SourceSchedule, parse_span
+from tracker.run.service import SourceBusy, crawl_source
+
+log = logging.getLogger("gpu_tracker.daemon")
+HEARTBEAT_SECONDS = 5
+SHUTDOWN_GRACE_SECONDS = 25
+
+
+class CronTrigger(BaseTrigger):
+    """Standard crontab semantics (0 = Sunday), from croniter; APScheduler 3's
+    own `from_crontab` counts weekdays from Monday."""
+
+    def __init__(self, expression: str, jitter: int | None = None) -> None:
+        self.expression = expression
+        self.jitter = jitter
+
+    def get_next_fire_time(self, previous_fire_time: datetime | None, now: datetime) -> datetime | None:
+        base = max(previous_fire_time, now) if previous_fire_time else now
+        fire = croniter(self.expression, base).get_next(datetime)
+        return self._apply_jitter(fire, self.jitter, now)
+
+    def __str__(self) -> str:
+        return f"cron[{self.expression}]"
+
+
+@dataclass
+class Delivery:
+    """tracker.run.alerting's two entry points, once that module exists."""
+
+    deliver_outbox: Callable[..., Any]
+    release_stuck: Callable[..., int]
+
+
+def load_delivery() -> Delivery | None:
+    try:
+        alerting = import_module("tracker.run.alerting")
+    except ImportError:
+        return None
+    deliver, release = getattr(alerting, "deliver_outbox", None), getattr(alerting, "release_stuck", None)
+    if deliver is None or release is None:
+        return None
+    return Delivery(deliver, release)
+
+
+def check_config(config: Config) -> list[str]:
+    """The sources to schedule; ConfigError for schedules of unknown sources."""
+    names = scheduled_sources(config)
+    known = known_sources(config)
+    where = f"{config.path}: " if config.path else ""
+    for name in names:
+        if name not in known:
+            raise ConfigError(f"{where}daemon.sources: unknown source {name!r}; known: {', '.join(known)}")
+    for key in config.daemon.schedule:
+        if key not in names:
+            raise ConfigError(f"{where}daemon.schedule.{key}: unknown source; known: {', '.join(names)}")
+    return names
+
+
+def _trigger(schedule: SourceSchedule, default_every: str, jitter: int) -> BaseTrigger:
+    if schedule.cron:
+        return CronTrigger(schedule.cron, jitter=jitter or None)
+    span = parse_span(schedule.every or default_every)
+    return IntervalTrigger(seconds=int(span.total_seconds()), jitter=jitter or None, timezone=UTC)
+
+
+class Daemon:
+    def __init__(self, config: Config, pipeline: Pipeline, metrics: Metrics | None = None,
+                 *, crawl: bool = True) -> None:
+        self.config = config
+        self.pipeline = pipeline
+        self.engine = pipeline.engine
+        self.metrics = metrics or Metrics()
+        self.sources = check_config(config)
+        self.crawls = crawl
+        self._skipped: set[str] = set()
+        self.delivery = load_delivery()
+        self.cancel = threading.Event()
+        self.started_at = datetime.now(UTC)
+        self._beat = time.monotonic()
+        self._active = 0
+        self._idle = threading.Condition()
+        settings = config.daemon
+        self.scheduler = BlockingScheduler(
+            timezone=UTC,
+            executors={"crawl": ThreadPoolExecutor(settings.max_parallel_crawls),
+                       "default": ThreadPoolExecutor(2)},
+            job_defaults={"coalesce": True, "max_instances": 1,
+                          "misfire_grace_time": settings.misfire_grace_time})
+
+    # --- jobs -------------------------------------------------------------
+
+    def add_jobs(self) -> None:
+        settings = self.config.daemon
+        now = datetime.now(UTC)
+        shortest = timedelta(days=1)
+        for name in self.sources:
+            schedule = settings.for_source(name)
+            shortest = min(shortest, schedule.interval(settings.every))
+            if not self.crawls:
+                continue
+            if not schedule.enabled:
+                log.info("%s: schedule disabled", name)
+                continue
+            jitter = settings.jitter if schedule.jitter is None else schedule.jitter
+            first = None if schedule.cron else schedule.next_after(now, settings.every, self._last_start(name))
+            self.scheduler.add_job(
+                self.crawl_job, _trigger(schedule, settings.every, jitter), args=[name], id=f"crawl:{name}",
+                name=f"crawl {name}", executor="crawl", replace_existing=True,
+                **({"next_run_time": first} if first else {}))
+            log.info("%s: %s, next run %s", name, schedule.describe(settings.every),
+                     first.isoformat() if first else "as the cron says")
+        self.scheduler.add_job(self.heartbeat, IntervalTrigger(seconds=HEARTBEAT_SECONDS, timezone=UTC),
+                               id="heartbeat", replace_existing=True, next_run_time=now)
+        check_every = max(1, min(60, int(shortest.total_seconds() / 2)))
+        self.scheduler.add_job(self.staleness_job, IntervalTrigger(seconds=check_every, timezone=UTC),
+                               id="staleness", replace_existing=True)
+        self.scheduler.add_job(self.retention_job, IntervalTrigger(hours=6, timezone=UTC), id="retention",
+                               replace_existing=True, next_run_time=now)
+        if self.delivery is None:
+            log.warning("delivery is not available in this build (no tracker.run.alerting); "
+                        "changes are recorded but not sent")
+        else:
+            delivery = parse_span(settings.delivery_every)
+            self.scheduler.add_job(self.delivery_job, IntervalTrigger(seconds=int(delivery.total_seconds()),
+                                                                      timezone=UTC),
+                                   id="delivery", replace_existing=True, next_run_time=now)
+
+    def _last_start(self, name: str) -> datetime | None:
+        with Session(self.engine) as session:
+            stmt = select(CrawlRun.started_at).where(CrawlRun.source == name, CrawlRun.mode == "live")
+            return session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
+
+    @contextmanager
+    def _tracked(self) -> Iterator[None]:
+        with self._idle:
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
+
+    def crawl_job(self, name: str) -> RunReport | None:
+        if self.cancel.is_set():
+            return None
+        with self._tracked():
+            started = time.monotonic()
+            try:
+                report = crawl_source(self.pipeline, self.config, name, cancel=self.cancel)
+            except SourceSkipped as exc:
+                self._skipped.add(name)
+                log.warning("%s", exc, extra={"source": name, "outcome": "skipped"})
+                return None
+            except SourceBusy as exc:
+                self.metrics.skipped.labels(name).inc()
+                log.info("%s: skipped: %s", name, exc, extra={"source": name, "outcome": "skipped"})
+                return None
+            except CrawlCancelled:
+                self._count(name, RunStatus.aborted, started, 0)
+                log.warning("%s: crawl stopped by the shutdown and recorded as aborted", name,
+                            extra={"source": name, "status": "aborted"})
+                return None
+            except TrackerError as exc:
+                self._count(name, RunStatus.failed, started, 0)
+                log.error("%s: %s", name, exc, extra={"source": name, "status": "failed"})
+                return None
+            except Exception:
+                self._count(name, RunStatus.failed, started, 0)
+                log.exception("%s: the crawl job failed", name, extra={"source": name, "status": "failed"})
+                return None
+            seconds = self._count(name, report.status, started, report.items)
+            for change in report.changes:
+                self.metrics.changes.labels(str(change.kind)).inc()
+            if report.ok:
+                self.metrics.last_success.labels(name).set(time.time())
+                log.info("%s: run %d ok: %d items, %d changes in %.1f s", name, report.run_id, report.items,
+                         len(report.changes), seconds,
+                         extra={"source": name, "run_id": report.run_id, "status": "ok", "items": report.items,
+                                "changes": len(report.changes), "seconds": round(seconds, 3)})
+            else:
+                log.error("%s: run %d %s: %s", name, report.run_id, report.status, report.error,
+                          extra={"source": name, "run_id": report.run_id, "status": str(report.status),
+                                 "seconds": round(seconds, 3)})
+            return report
+
+    def _count(self, name: str, status: str, started: float, items: int) -> float:
+        seconds = time.monotonic() - started
+        self.metrics.crawls.labels(name, str(status)).inc()
+        self.metrics.crawl_seconds.labels(name, str(status)).observe(seconds)
+        self.metrics.items.labels(name).observe(items)
+        return seconds
+
+    def delivery_job(self) -> None:
+        if self.delivery is None or self.cancel.is_set():
+            return
+        with self._tracked():
+            try:
+                report = self.delivery.deliver_outbox(self.config, self.engine, worker=f"daemon-{os.getpid()}")
+            except Exception:
+                log.exception("delivery failed")
+                return
+            for outcome in ("sent", "failed", "dead"):
+                count = getattr(report, outcome, 0)
+                count = len(count) if isinstance(count, (list, tuple, dict)) else int(count or 0)
+                if count:
+                    self.metrics.deliveries.labels(outcome).inc(count)
+            for channel, n in (getattr(report, "failures_by_channel", None) or {}).items():
+                self.metrics.delivery_failures.labels(channel).inc(n)
+            self._outbox_gauge()
+
+    def _outbox_gauge(self) -> None:
+        try:
+            backlog = outbox_backlog(self.engine)
+        except Exception:  # noqa: BLE001 - a gauge must never stop the daemon
+            log.debug("cannot read the outbox", exc_info=True)
+            return
+        for state, n in (backlog or {}).items():
+            self.metrics.outbox_depth.labels(state).set(n)
+
+    def staleness_job(self) -> None:
+        if self.cancel.is_set():
+            return
+        try:
+            for change in check_staleness(self.engine, self.config, self.sources, now=datetime.now(UTC),
+                                          watching_since=self.started_at, on_changes=self.pipeline.on_changes):
+                self.metrics.changes.labels(str(change.kind)).inc()
+        except Exception:
+            log.exception("the staleness check failed")
+
+    def retention_job(self) -> None:
+        prune_captures(self.config.home / "runs", self.config.crawl.capture_retention_days)
+
+    def heartbeat(self) -> None:
+        self._beat = time.monotonic()
+        self.metrics.up.set(1)
+        self._outbox_gauge()
+
+    # --- running and stopping -------------------------------------------------
+
+    def healthy(self) -> bool:
+        return (self.scheduler.state == STATE_RUNNING and not self.cancel.is_set()
+                and time.monotonic() - self._beat < 3 * HEARTBEAT_SECONDS)
+
+    def stop(self, signum: int, _frame: FrameType | None = None) -> None:
+        if self.cancel.is_set():
+            return
+        log.info("received %s: stopping", signal.Signals(signum).name)
+        self.cancel.set()
+        self.metrics.up.set(0)
+        # Not from the signal handler itself: it may have interrupted the scheduler holding its locks.
+        threading.Thread(target=self.scheduler.shutdown, kwargs={"wait": False}, daemon=True).start()
+
+    def run(self) -> int:
+        """Until SIGTERM or SIGINT; the exit code."""
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self.stop)
+        self.add_jobs()
+        log.info("daemon started: %d sources%s, store %s", len(self.sources),
+                 "" if self.crawls else " (crawled elsewhere: --no-crawl)", _masked_url(self.config),
+                 extra={"sources": len(self.sources)})
+        self.scheduler.start()
+        return self._finish()
+
+    def _finish(self) -> int:
+        with self._idle:
+            settled = self._idle.wait_for(lambda: self._active == 0, timeout=SHUTDOWN_GRACE_SECONDS)
+        if self.delivery is not None:
+            released = self.delivery.release_stuck(self.engine)
+            if released:
+                log.info("released %d outbox rows that were being sent", released)
+        if not settled:
+            log.error("jobs still running after %d s; exiting anyway", SHUTDOWN_GRACE_SECONDS)
+            logging.shutdown()
+            os._exit(1)
+        log.info("daemon stopped")
+        return 0
+
+    def run_once(self) -> int:
+        """Every source once (for cron), then one delivery; 1 if any run failed."""
+        previous = {sig: signal.signal(sig, lambda signum, frame: self.cancel.set())
+                    for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            return self._crawl_all_once()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _crawl_all_once(self) -> int:
+        enabled = [n for n in self.sources if self.config.daemon.for_source(n).enabled]
+        names = enabled if self.crawls else []
+        with Pool(self.config.daemon.max_parallel_crawls) as pool:
+            reports = list(pool.map(self.crawl_job, names))
+        self.delivery_job()
+        if self.delivery is not None:
+            self.delivery.release_stuck(self.engine)
+        failed = [name for name, r in zip(names, reports) if (r is None or not r.ok) and name not in self._skipped]
+        if failed:
+            log.error("not complete: %s", ", ".join(failed))
+        return 1 if failed or self.cancel.is_set() else 0
+
+
+def _masked_url(config: Config) -> str:
+    from db.engine import mask_url
+
+    return mask_url(config.database_url())

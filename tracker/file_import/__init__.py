@@ -1,0 +1,1 @@
+"""`gpu-tracker import`: files of price rows read, validated and stored as one run."""

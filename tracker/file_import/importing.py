@@ -1,0 +1,141 @@
+"""`gpu-tracker import`: a file of price rows, stored as one complete run of
+a named source, through the same pipeline (diff, changes, alerts) as a crawl.
+
+The file is streamed, never held whole: a light first pass learns what the
+run needs up front (providers, the newest observed_at, unknown columns); the
+second validates, diffs and writes the rows a chunk at a time in one
+transaction. A bad row anywhere rejects the whole file, naming its line, and
+leaves nothing stored.
+
+Two things keep a big file fast. A row that an open price came from, met
+again word for word, is recognized by its hash and not validated again (a
+daily re-import of a million rows mostly is such rows). And when most rows
+do need validating, a worker process validates the next batches while this
+one diffs and writes the last (`import_worker`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session
+
+from db import store
+from db.schema import CrawlResult, RunStatus, StagedQuote
+from tracker.errors import UserError
+from tracker.file_import.files import FORMATS, Batch, Record, open_records, record_hash, summarize
+from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
+from tracker.normalize import Normalized
+from tracker.normalize import Recognizer
+from tracker.file_import import rows
+from tracker.run.pipeline import CHUNK, Pipeline, RunReport
+from tracker.sources import SOURCES, Source
+
+SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
+
+
+def staged_chunks(path: Path, fmt: str, stamp: str, extra: dict[str, Any], rows_in_file: int, worker: Worker,
+                  recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
+    """The file's quotes, a chunk at a time, less the rows `recognize` knows.
+    With nothing to recognize, the file goes to validation in blocks of
+    lines, split into records and hashed where they are validated, which
+    may be in the worker."""
+    with open_records(path, fmt, **extra) as file:
+        # A SkyPilot row makes several quotes: no one row is behind a price.
+        salt = file.salt if fmt == "rows" else None
+        batch = Batch(fmt, file.header, stamp, extra, salt)
+        validator = Validator(batch, rows_in_file, worker)
+        if salt is None or recognize is None:
+            read = 0
+            for first, lines in file.blocks(CHUNK):
+                read += len(lines)
+                yield from validator.submit(("stage_lines", (first, lines)), read=read, missed=read)
+        else:
+            pending: list[Record] = []
+            read = missed = 0
+            for number, text in file.records:
+                read += 1
+                input_hash = record_hash(salt, text)
+                if recognize(input_hash):
+                    continue
+                missed += 1
+                pending.append((number, text, input_hash))
+                if len(pending) == CHUNK:
+                    yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
+                    pending = []
+            if pending:
+                yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
+        yield from validator.drain()
+
+
+def skypilot_provider(path: Path, provider: str | None) -> str:
+    """`aws_vms.csv` is AWS's catalog; other names need --provider."""
+    if provider:
+        return provider
+    cloud = path.name.split("_", 1)[0].lower()
+    if cloud in SKYPILOT_CLOUDS:
+        return cloud
+    raise UserError(f"{path}: cannot tell the cloud from the file name; give --provider aws|azure|gcp")
+
+
+def import_source(name: str, provider: str, fmt: str) -> Source:
+    """The source an import is stored under (its name checked by `check_source_name`)."""
+    return Source(name, provider, f"import:{fmt}", f"tracker.file_import.{fmt}")
+
+
+def check_source_name(name: str) -> None:
+    if name in SOURCES:
+        raise UserError(f"{name!r} is a crawled source; import under another name, such as {name}-negotiated")
+    if not name or any(c.isspace() for c in name):
+        raise UserError(f"{name!r} is not a source name (letters, digits, '-', ':', no spaces)")
+
+
+def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows", provider: str | None = None,
+                notes: Callable[[str], None] | None = None) -> RunReport:
+    """Store `path` as one complete run of `source`. The rows are streamed:
+    validated, diffed and written a chunk at a time in one transaction, so
+    that a bad row anywhere leaves nothing stored."""
+    if fmt not in FORMATS:
+        raise UserError(f"unknown import format {fmt!r}; known: {', '.join(FORMATS)}")
+    check_source_name(source)
+    now = pipeline.clock()
+    extra = {"provider": skypilot_provider(path, provider)} if fmt == "skypilot" else {}
+    with Session(pipeline.engine) as session:
+        stored = store.open_regions(session=session, source=source)
+    with Worker() as worker:
+        if not stored and _size(path) >= WORKER_MIN_BYTES:
+            worker.start("a big file for a source with no prices yet")  # it starts while the first pass reads
+        summary = summarize(path, extra.get("provider"))
+        if not summary.rows:
+            raise UserError(f"{path}: no rows; nothing stored")
+        if notes and fmt == "rows":
+            ignored = sorted(summary.columns - rows.QUOTE_FIELDS - rows.DERIVED_FIELDS)
+            if ignored:
+                notes(f"ignored columns: {', '.join(ignored)}")
+        providers = sorted(summary.providers)
+        src = import_source(source, providers[0] if len(providers) == 1 else "import", fmt)
+        observed = summary.newest or now
+        # The stored regions scope the diff to all the source's open prices; the
+        # run records the file's regions besides.
+        result = CrawlResult(source=src.name, provider=src.provider, started_at=now, finished_at=pipeline.clock(),
+                             observed_at=observed, regions=stored, pages=1, item_count=summary.rows)
+        run_id = pipeline.begin(src, spider=src.spider, mode="import", regions=stored)
+
+        def streamed(_: list[dict[str, Any]]) -> Normalized:
+            def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
+                return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, worker, recognize)
+            return Normalized(staged=staged)
+
+        report = pipeline.ingest(src, run_id, result, streamed, bad_input=RunStatus.rejected)
+    if report.status == RunStatus.rejected:
+        raise UserError(f"{path}: {report.error}")
+    return report
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # the first pass says what is wrong

@@ -1,0 +1,71 @@
+"""Alerts as the rest of the tracker uses them: the pipeline's change hook,
+and outbox delivery for the CLI and the daemon (the same code for both)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from alerts import outbox
+from alerts.channels import Channel, ChannelError
+from alerts.outbox import DeliveryReport, RetryPolicy
+from alerts.rules import StoredReferences, compile_rules, route
+from alerts.settings import ChannelSettings
+from db.schema import Change
+from tracker.config.settings import Config
+from tracker.errors import ConfigError
+
+__all__ = ["DeliveryReport", "alert_hook", "build_channel", "build_channels", "deliver_outbox", "release_stuck"]
+
+LEASE_SECONDS = 600
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def alert_hook(config: Config, clock: Callable[[], datetime] = _now) -> Callable[[Session, Sequence[Change]], None] | None:
+    """The pipeline's `on_changes`: changes become outbox rows through the
+    rules, in the crawl's own transaction. None when no rule is configured."""
+    if not config.rule:
+        return None
+    rules = compile_rules(config.rule, config.alerts.timezone)
+
+    def on_changes(session: Session, changes: Sequence[Change]) -> None:
+        now = clock()
+        outbox.enqueue(session, route(rules, changes, StoredReferences(session), now), now)
+
+    return on_changes
+
+
+def build_channel(settings: ChannelSettings, config: Config) -> Channel:
+    try:
+        return Channel(settings.name, settings.url.get_secret_value(), timeout=config.alerts.request_timeout,
+                       max_per_minute=settings.max_per_minute)
+    except ChannelError as exc:
+        where = f"{config.path}: " if config.path else ""
+        raise ConfigError(f"{where}{exc}") from None
+
+
+def build_channels(config: Config) -> dict[str, Channel]:
+    return {c.name: build_channel(c, config) for c in config.channel}
+
+
+def policy(config: Config) -> RetryPolicy:
+    a = config.alerts
+    return RetryPolicy(retry_base_seconds=a.retry_base_seconds, max_attempts=a.max_attempts,
+                       max_backoff_seconds=a.max_backoff_seconds, batch_size=a.batch_size)
+
+
+def deliver_outbox(config: Config, engine: sa.Engine, *, now: datetime | None = None,
+                   worker: str = "cli") -> DeliveryReport:
+    """Send everything due once: one claim of up to `batch_size` rows."""
+    return outbox.deliver(engine, build_channels(config), policy(config), now=now or _now(), worker=worker)
+
+
+def release_stuck(engine: sa.Engine) -> int:
+    """Rows a dead worker left 'sending' go back to 'pending'; the number moved."""
+    return outbox.release_stuck(engine, now=_now(), lease_seconds=LEASE_SECONDS)
