@@ -30,8 +30,26 @@ from alerts.render import LIMITS, Family, Limits, Message
 _PIECES = re.compile(r"[/:@?&=#,+;\s]+")
 _HOSTNAME = re.compile(r"^[\w-]+(\.[\w-]+)+$")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{0,19}$")
-_PLAIN_WORDS = {"services", "webhook", "hooks", "https", "http", "mailto", "mailtos", "format", "markdown",
-                "wecombot", "dingtalk", "feishu", "tgram", "schan", "slack", "discord", "jsons", "json"}
+_PLAIN_WORDS = {
+    "services",
+    "webhook",
+    "hooks",
+    "https",
+    "http",
+    "mailto",
+    "mailtos",
+    "format",
+    "markdown",
+    "wecombot",
+    "dingtalk",
+    "feishu",
+    "tgram",
+    "schan",
+    "slack",
+    "discord",
+    "jsons",
+    "json",
+}
 # Services whose messages render markdown (Apprise turns it into HTML where needed).
 _MARKDOWN_SERVICES = {"dingtalk", "feishu", "lark", "telegram", "serverchan", "discord", "matrix"}
 
@@ -118,9 +136,13 @@ class WeComMarkdownBot(NotifyWeComBot):
         payload = {"msgtype": "markdown", "markdown": {"content": body}}
         self.throttle()
         try:
-            r = requests.post(self.api_url, data=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
-                              headers={"User-Agent": self.app_id, "Content-Type": "application/json; charset=utf-8"},
-                              verify=self.verify_certificate, timeout=self.request_timeout)
+            r = requests.post(
+                self.api_url,
+                data=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                headers={"User-Agent": self.app_id, "Content-Type": "application/json; charset=utf-8"},
+                verify=self.verify_certificate,
+                timeout=self.request_timeout,
+            )
         except requests.RequestException as exc:
             self.answer = f"connection failed: {type(exc).__name__}"
             return False
@@ -180,8 +202,7 @@ class Channel:
         self.name = name
         plugin, _ = _instantiate(url)
         if plugin is None:
-            raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}: "
-                               f"{url_problem(url)}")
+            raise ChannelError(f"channel {name}: Apprise does not understand the URL {MASK(url)!r}: {url_problem(url)}")
         self.plugin = _upgrade(plugin)
         # The outbox paces each channel (limits.per_minute); Apprise's own pause would only stall it.
         self.plugin.request_rate_per_sec = 0
@@ -206,10 +227,13 @@ class Channel:
         try:
             with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured:
                 apart = self.family in (Family.markdown, Family.text)
-                ok = plugin.notify(body=message.lead if apart else message.body,
-                                   title=message.title if apart else "", body_format=self._format())
+                ok = plugin.notify(
+                    body=message.lead if apart else message.body,
+                    title=message.title if apart else "",
+                    body_format=self._format(),
+                )
             log = captured.getvalue()
-        except Exception as exc:  # noqa: BLE001 - a plugin bug must not stop the outbox
+        except Exception as exc:
             ok, log = False, f"ERROR {type(exc).__name__}: {exc}"
         finally:
             logger.propagate = propagate

@@ -63,16 +63,40 @@ class DeliveryReport:
 
 def idempotency_key(channel: str, change: Change) -> str:
     detail = json.dumps(change.detail, sort_keys=True, ensure_ascii=False)
-    return stable_hash(("outbox", channel, change.kind, change.source, change.provider, change.key,
-                        change.observed_at.isoformat(), change.old_price, change.new_price, detail))
+    return stable_hash(
+        (
+            "outbox",
+            channel,
+            change.kind,
+            change.source,
+            change.provider,
+            change.key,
+            change.observed_at.isoformat(),
+            change.old_price,
+            change.new_price,
+            detail,
+        )
+    )
 
 
 def enqueue(session: Session, routed: Sequence[Routed], now: datetime) -> int:
     """Add rows in the caller's transaction; rows already there are kept."""
-    rows = [dict(idempotency_key=idempotency_key(r.channel, r.original), channel=r.channel,
-                 rules=",".join(r.rules), kind=str(r.change.kind), provider=r.change.provider,
-                 change=r.change.model_dump_json(), digest=r.digest, state=OutboxState.pending, attempts=0,
-                 next_attempt_at=r.due, created_at=now) for r in routed]
+    rows = [
+        dict(
+            idempotency_key=idempotency_key(r.channel, r.original),
+            channel=r.channel,
+            rules=",".join(r.rules),
+            kind=str(r.change.kind),
+            provider=r.change.provider,
+            change=r.change.model_dump_json(),
+            digest=r.digest,
+            state=OutboxState.pending,
+            attempts=0,
+            next_attempt_at=r.due,
+            created_at=now,
+        )
+        for r in routed
+    ]
     if not rows:
         return 0
     conn = session.connection()
@@ -103,8 +127,11 @@ def claim(engine: sa.Engine, *, now: datetime, worker: str, limit: int) -> list[
         if not ids:
             return []
         # The state test keeps SQLite (no row locks) from claiming a row twice.
-        conn.execute(sa.update(_T).where(_T.c.id.in_(ids), _T.c.state == OutboxState.pending)
-                     .values(state=OutboxState.sending, claimed_by=token, claimed_at=now))
+        conn.execute(
+            sa.update(_T)
+            .where(_T.c.id.in_(ids), _T.c.state == OutboxState.pending)
+            .values(state=OutboxState.sending, claimed_by=token, claimed_at=now)
+        )
     with Session(engine) as session:
         stmt = select(OutboxRow).where(OutboxRow.claimed_by == token, OutboxRow.state == OutboxState.sending)
         return list(session.exec(stmt.order_by(col(OutboxRow.id))).all())
@@ -115,8 +142,9 @@ def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600)
     this host when its process is gone, elsewhere when the lease ran out."""
     host = socket.gethostname()
     with engine.begin() as conn:
-        stuck = conn.execute(sa.select(_T.c.id, _T.c.claimed_by, _T.c.claimed_at)
-                             .where(_T.c.state == OutboxState.sending)).all()
+        stuck = conn.execute(
+            sa.select(_T.c.id, _T.c.claimed_by, _T.c.claimed_at).where(_T.c.state == OutboxState.sending)
+        ).all()
         ids = []
         for row_id, token, claimed_at in stuck:
             parts = (token or "").split(":")
@@ -128,8 +156,11 @@ def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600)
             if dead:
                 ids.append(row_id)
         if ids:
-            conn.execute(sa.update(_T).where(_T.c.id.in_(ids), _T.c.state == OutboxState.sending)
-                         .values(state=OutboxState.pending, claimed_by=None, claimed_at=None))
+            conn.execute(
+                sa.update(_T)
+                .where(_T.c.id.in_(ids), _T.c.state == OutboxState.sending)
+                .values(state=OutboxState.pending, claimed_by=None, claimed_at=None)
+            )
     return len(ids)
 
 
@@ -138,13 +169,23 @@ def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600)
 
 def _mark_sent(engine: sa.Engine, ids: Sequence[int], message: Message, answer: str, now: datetime) -> None:
     with engine.begin() as conn:
-        conn.execute(sa.update(_T).where(_T.c.id.in_(list(ids))).values(
-            state=OutboxState.sent, sent_at=now, message_key=message.key, answer=answer[:1000],
-            attempts=_T.c.attempts + 1, claimed_by=None))
+        conn.execute(
+            sa.update(_T)
+            .where(_T.c.id.in_(list(ids)))
+            .values(
+                state=OutboxState.sent,
+                sent_at=now,
+                message_key=message.key,
+                answer=answer[:1000],
+                attempts=_T.c.attempts + 1,
+                claimed_by=None,
+            )
+        )
 
 
-def _mark_failed(engine: sa.Engine, rows: Sequence[OutboxRow], error: str, now: datetime,
-                 policy: RetryPolicy) -> tuple[bool, datetime]:
+def _mark_failed(
+    engine: sa.Engine, rows: Sequence[OutboxRow], error: str, now: datetime, policy: RetryPolicy
+) -> tuple[bool, datetime]:
     """Back off every row of a failed message; True when any went dead."""
     dead, retry_at = False, now + policy.backoff(1)
     with engine.begin() as conn:
@@ -156,23 +197,30 @@ def _mark_failed(engine: sa.Engine, rows: Sequence[OutboxRow], error: str, now: 
             else:
                 retry_at = now + policy.backoff(attempts)
                 values = dict(state=OutboxState.pending, next_attempt_at=retry_at)
-            conn.execute(sa.update(_T).where(_T.c.id == row.id).values(
-                attempts=attempts, last_error=error[:1000], claimed_by=None, claimed_at=None, **values))
+            conn.execute(
+                sa.update(_T)
+                .where(_T.c.id == row.id)
+                .values(attempts=attempts, last_error=error[:1000], claimed_by=None, claimed_at=None, **values)
+            )
     return dead, retry_at
 
 
 def _defer(engine: sa.Engine, ids: Sequence[int], until: datetime) -> None:
     if ids:
         with engine.begin() as conn:
-            conn.execute(sa.update(_T).where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.sending).values(
-                state=OutboxState.pending, next_attempt_at=until, claimed_by=None, claimed_at=None))
+            conn.execute(
+                sa.update(_T)
+                .where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.sending)
+                .values(state=OutboxState.pending, next_attempt_at=until, claimed_by=None, claimed_at=None)
+            )
 
 
 def _recent_sends(engine: sa.Engine, channel: str, now: datetime) -> tuple[int, datetime | None]:
     """Messages the channel took in the minute before `now`, and the oldest's time."""
     since = now - timedelta(minutes=1)
     stmt = sa.select(sa.func.count(sa.distinct(_T.c.message_key)), sa.func.min(_T.c.sent_at)).where(
-        _T.c.channel == channel, _T.c.state == OutboxState.sent, _T.c.sent_at > since, _T.c.sent_at <= now)
+        _T.c.channel == channel, _T.c.state == OutboxState.sent, _T.c.sent_at > since, _T.c.sent_at <= now
+    )
     with engine.connect() as conn:
         count, oldest = conn.execute(stmt).one()
     if isinstance(oldest, datetime) and oldest.tzinfo is None:
@@ -201,8 +249,9 @@ def messages_for(rows: Sequence[OutboxRow], channel: Channel) -> list[tuple[Mess
     return [(m, [by_key[k] for k in m.row_keys]) for _, m in out]
 
 
-def deliver(engine: sa.Engine, channels: Mapping[str, Channel], policy: RetryPolicy, *, now: datetime,
-            worker: str) -> DeliveryReport:
+def deliver(
+    engine: sa.Engine, channels: Mapping[str, Channel], policy: RetryPolicy, *, now: datetime, worker: str
+) -> DeliveryReport:
     """Send every row due at `now`, once; a failing channel waits for its backoff."""
     report = DeliveryReport()
     # Rows that fail or wait for a rate limit are due later, so this ends.
@@ -216,8 +265,14 @@ def deliver(engine: sa.Engine, channels: Mapping[str, Channel], policy: RetryPol
     return report
 
 
-def _deliver_batch(engine: sa.Engine, channels: Mapping[str, Channel], rows: Sequence[OutboxRow],
-                   policy: RetryPolicy, now: datetime, report: DeliveryReport) -> None:
+def _deliver_batch(
+    engine: sa.Engine,
+    channels: Mapping[str, Channel],
+    rows: Sequence[OutboxRow],
+    policy: RetryPolicy,
+    now: datetime,
+    report: DeliveryReport,
+) -> None:
     by_channel: dict[str, list[OutboxRow]] = {}
     for row in rows:
         by_channel.setdefault(row.channel, []).append(row)
@@ -233,8 +288,14 @@ def _deliver_batch(engine: sa.Engine, channels: Mapping[str, Channel], rows: Seq
         _deliver_channel(engine, channel, channel_rows, policy, now, report)
 
 
-def _deliver_channel(engine: sa.Engine, channel: Channel, rows: Sequence[OutboxRow], policy: RetryPolicy,
-                     now: datetime, report: DeliveryReport) -> None:
+def _deliver_channel(
+    engine: sa.Engine,
+    channel: Channel,
+    rows: Sequence[OutboxRow],
+    policy: RetryPolicy,
+    now: datetime,
+    report: DeliveryReport,
+) -> None:
     pending = messages_for(rows, channel)
     for index, (message, message_rows) in enumerate(pending):
         rest = [r.id for _, later in pending[index:] for r in later if r.id is not None]
@@ -254,7 +315,7 @@ def _deliver_channel(engine: sa.Engine, channel: Channel, rows: Sequence[OutboxR
         dead, retry_at = _mark_failed(engine, message_rows, error, now, policy)
         report.dead += int(dead)
         report.failed += int(not dead)
-        later = [r.id for _, more in pending[index + 1:] for r in more if r.id is not None]
+        later = [r.id for _, more in pending[index + 1 :] for r in more if r.id is not None]
         _defer(engine, later, retry_at)
         report.deferred += len(later)
         return
@@ -263,8 +324,9 @@ def _deliver_channel(engine: sa.Engine, channel: Channel, rows: Sequence[OutboxR
 # --- inspection and retry ---------------------------------------------------
 
 
-def list_rows(session: Session, *, state: str | None = None, channel: str | None = None,
-              limit: int | None = 100) -> list[OutboxRow]:
+def list_rows(
+    session: Session, *, state: str | None = None, channel: str | None = None, limit: int | None = 100
+) -> list[OutboxRow]:
     stmt = select(OutboxRow)
     if state:
         stmt = stmt.where(OutboxRow.state == state)
@@ -276,8 +338,14 @@ def list_rows(session: Session, *, state: str | None = None, channel: str | None
     return list(session.exec(stmt).all())
 
 
-def retry(engine: sa.Engine, *, now: datetime, ids: Sequence[int] = (), channel: str | None = None,
-          include_pending: bool = False) -> int:
+def retry(
+    engine: sa.Engine,
+    *,
+    now: datetime,
+    ids: Sequence[int] = (),
+    channel: str | None = None,
+    include_pending: bool = False,
+) -> int:
     """Dead letters (and, if asked, rows waiting out a backoff) become due now."""
     states = [OutboxState.dead] + ([OutboxState.pending] if include_pending else [])
     stmt = sa.update(_T).where(_T.c.state.in_(states))

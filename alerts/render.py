@@ -88,8 +88,13 @@ _KIND_TITLES = {
     ChangeKind.source_stale: "Source stale",
 }
 _UNITS = {"hour": "hour", "month": "month", "year": "year"}
-_OFFER_KINDS = (ChangeKind.offer_added, ChangeKind.offer_removed, ChangeKind.offer_changed,
-                ChangeKind.credit_changed, ChangeKind.discount_changed)
+_OFFER_KINDS = (
+    ChangeKind.offer_added,
+    ChangeKind.offer_removed,
+    ChangeKind.offer_changed,
+    ChangeKind.credit_changed,
+    ChangeKind.discount_changed,
+)
 _SOURCE_KINDS = (ChangeKind.source_broken, ChangeKind.source_recovered, ChangeKind.source_stale)
 
 
@@ -142,12 +147,19 @@ def _price_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
     elif gpus:
         facts.append(("GPUs", gpus))
     if change.kind == ChangeKind.availability_changed:
-        facts.insert(0, ("Availability", f"{change.detail.get('old_availability') or 'unknown'} → "
-                                         f"{change.detail.get('new_availability') or 'unknown'}"))
+        facts.insert(
+            0,
+            (
+                "Availability",
+                f"{change.detail.get('old_availability') or 'unknown'} → "
+                f"{change.detail.get('new_availability') or 'unknown'}",
+            ),
+        )
     terms = " · ".join(p for p in (change.price_model, change.term, change.payment_option, change.os) if p)
     facts.append(("Terms", terms))
-    facts.append(("Where", " · ".join(p for p in (change.provider, change.region, change.zone,
-                                                  change.instance_type) if p)))
+    facts.append(
+        ("Where", " · ".join(p for p in (change.provider, change.region, change.zone, change.instance_type) if p))
+    )
     moved = f"{old} → {new} {per}" if old is not None and new is not None and old != new else price
     summary = moved + (f", {per_gpu} per GPU-hour" if per_gpu else "")
     return [(k, clip(v, width)) for k, v in facts if v], summary
@@ -217,8 +229,9 @@ def _defang(text: str) -> str:
 _ESCAPES: dict[Family, Callable[[str], str]] = {
     # '@here' typed as text is no mention, but a word joiner makes sure;
     # and a word joiner in "://" keeps Slack from turning provider text into a link.
-    Family.slack: lambda t: re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060",
-                                   _table(_SLACK)(t)).replace("://", ":\u2060//"),
+    Family.slack: lambda t: re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060", _table(_SLACK)(t)).replace(
+        "://", ":\u2060//"
+    ),
     Family.wecom: lambda t: _defang(_table(_WECOM)(t)),
     Family.markdown: lambda t: _defang(_MARKDOWN.sub(r"\\\1", _table(_ANGLES)(t))),
     # Plain text still reaches services that autolink and mention (ntfy,
@@ -260,8 +273,11 @@ def write_card(c: Card, family: Family) -> str:
     lines = [_bold(esc(c.headline), family)]
     for label, value in c.facts:
         bullet = "> " if family is Family.wecom else "• " if family is Family.slack else "- "
-        lines.append(f"{bullet}{_bold(label + ':', family)} {esc(value)}" if family is not Family.text
-                     else f"{label}: {esc(value)}")
+        lines.append(
+            f"{bullet}{_bold(label + ':', family)} {esc(value)}"
+            if family is not Family.text
+            else f"{label}: {esc(value)}"
+        )
     link = _link(c.link, "Source page", family)
     if link:
         lines.append(link)
@@ -327,8 +343,12 @@ def digest(items: Sequence[Item], family: Family, label: str, limits: Limits | N
         text = [line for _, line, _ in part]
         keys = tuple(k for k, _, _ in part)
         footer = _sources(part_links, family)
-        message = Message(title=title, body=_bold(title, family) + "\n\n" + "\n".join(text) + footer,
-                          key=stable_hash(("digest",) + keys), row_keys=keys)
+        message = Message(
+            title=title,
+            body=_bold(title, family) + "\n\n" + "\n".join(text) + footer,
+            key=stable_hash(("digest",) + keys),
+            row_keys=keys,
+        )
         if family is Family.slack:
             message.blocks = _blocks(title, _sections(text + ([footer.strip()] if footer else []), limits))
         messages.append(message)
@@ -361,9 +381,23 @@ def _blocks(header: str, sections: Sequence[str]) -> list[dict]:
 
 def sample_change(now: object) -> Change:
     """The change `notify test` sends."""
-    return Change(kind=ChangeKind.price_drop, provider="azure", source="azure", key="sample",
-                  region="eastus", instance_type="Standard_ND96asr_v4", gpu_model="A100 40GB",
-                  gpu_count=Decimal(8), os="linux", price_model="spot", old_price=Decimal("27.20"),
-                  new_price=Decimal("25.18"), percent=Decimal("-7.43"), currency="USD", unit="hour",
-                  source_url="https://azure.microsoft.com/pricing/details/virtual-machines/linux/",
-                  observed_at=now, detail={"sample": "this is a test message from gpu-tracker"})
+    return Change(
+        kind=ChangeKind.price_drop,
+        provider="azure",
+        source="azure",
+        key="sample",
+        region="eastus",
+        instance_type="Standard_ND96asr_v4",
+        gpu_model="A100 40GB",
+        gpu_count=Decimal(8),
+        os="linux",
+        price_model="spot",
+        old_price=Decimal("27.20"),
+        new_price=Decimal("25.18"),
+        percent=Decimal("-7.43"),
+        currency="USD",
+        unit="hour",
+        source_url="https://azure.microsoft.com/pricing/details/virtual-machines/linux/",
+        observed_at=now,
+        detail={"sample": "this is a test message from gpu-tracker"},
+    )

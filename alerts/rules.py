@@ -136,8 +136,12 @@ class Rule:
             return Verdict(self.name, False, f"{announced.kind} is not in when")
         if announced.new_price is not None and announced.key and announced.kind in (*PRICE_MOVES, ChangeKind.new_sku):
             direction = "down" if announced.kind == ChangeKind.price_drop else "up"
-            refs.put(self.name, announced.key,
-                     Reference(announced.new_price, announced.currency, announced.unit, direction), now)
+            refs.put(
+                self.name,
+                announced.key,
+                Reference(announced.new_price, announced.currency, announced.unit, direction),
+                now,
+            )
         return Verdict(self.name, True, "fires", announced)
 
     def _threshold(self, change: Change, base: Decimal, ref: Reference | None) -> tuple[str | None, Change]:
@@ -159,8 +163,7 @@ class Rule:
         detail = dict(change.detail)
         if base != change.old_price:
             detail["reported_old_price"] = "" if change.old_price is None else format(change.old_price, "f")
-        return None, change.model_copy(update={"kind": kind, "old_price": base, "percent": percent,
-                                               "detail": detail})
+        return None, change.model_copy(update={"kind": kind, "old_price": base, "percent": percent, "detail": detail})
 
     # --- when it delivers --------------------------------------------------
 
@@ -177,7 +180,7 @@ class Rule:
 
     def _next_digest(self, local: datetime) -> datetime:
         assert self.digest is not None
-        for days in range(0, 8):
+        for days in range(8):
             day = local.date() + timedelta(days=days)
             if self.digest.weekday is not None and day.weekday() != self.digest.weekday:
                 continue

@@ -66,8 +66,7 @@ class Digest(_Strict):
         day = match.group(2)
         if day is not None and day[:3] not in WEEKDAYS:
             raise ValueError(f"{day!r} is not a weekday (mon, tue, ... sun)")
-        return cls(at=_clock(match.group(3), match.group(4)),
-                   weekday=None if day is None else WEEKDAYS.index(day[:3]))
+        return cls(at=_clock(match.group(3), match.group(4)), weekday=None if day is None else WEEKDAYS.index(day[:3]))
 
     def label(self) -> str:
         when = "daily" if self.weekday is None else f"weekly {WEEKDAYS[self.weekday]}"
@@ -114,8 +113,9 @@ class RuleSettings(_Strict):
     price_model: Names = Field(default_factory=list)
     min_percent: Decimal | None = Field(None, ge=0, description="a price must move this many percent")
     min_amount: Decimal | None = Field(None, ge=0, description="and this much in its own currency and unit")
-    hysteresis: Decimal = Field(Decimal(0), ge=0,
-                                description="extra percent a move back against the last alert must make")
+    hysteresis: Decimal = Field(
+        Decimal(0), ge=0, description="extra percent a move back against the last alert must make"
+    )
     channels: Names = Field(min_length=1)
     digest: str = "immediate"
     timezone: str | None = None
@@ -183,4 +183,3 @@ def check_references(channels: list[ChannelSettings], rules: list[RuleSettings])
                 known = ", ".join(names) or "none defined"
                 return f"rule[{i}].channels: no [[channel]] named {channel!r} (known: {known})"
     return None
-

@@ -31,11 +31,17 @@ def main() -> int:
     for col in ("benchmark", "seconds", "baseline", "baseline s", "ratio", "peak RSS MB", "target", "ok", "note"):
         table.add_column(col)
     for f in figures:
-        table.add_row(f.name, f"{f.seconds:.3f}", f.baseline_name,
-                      "" if f.baseline_seconds is None else f"{f.baseline_seconds:.3f}",
-                      "" if f.ratio is None else f"{f.ratio:.2f}x",
-                      "" if f.peak_rss_mb is None else f"{f.peak_rss_mb:.0f}", f.target,
-                      {True: "yes", False: "NO", None: ""}[f.passed], f.note)
+        table.add_row(
+            f.name,
+            f"{f.seconds:.3f}",
+            f.baseline_name,
+            "" if f.baseline_seconds is None else f"{f.baseline_seconds:.3f}",
+            "" if f.ratio is None else f"{f.ratio:.2f}x",
+            "" if f.peak_rss_mb is None else f"{f.peak_rss_mb:.0f}",
+            f.target,
+            {True: "yes", False: "NO", None: ""}[f.passed],
+            f.note,
+        )
     Console(width=200).print(table)
     return 0 if all(f.passed is not False for f in figures) else 1
 

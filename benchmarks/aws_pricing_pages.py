@@ -64,9 +64,18 @@ def _body(entry: dict[str, Any]) -> Any:
 
 def _entry(url: str, page: Any, started: datetime) -> dict[str, Any]:
     body = json.dumps(page, separators=(",", ":")).encode()
-    return har_entry(method="GET", url=url, request_headers=[("Accept", "*/*")], request_body=None, status=200,
-                     response_headers=[("Content-Type", "application/json")], body=body,
-                     mime_type="application/json", started=started, elapsed_ms=0)
+    return har_entry(
+        method="GET",
+        url=url,
+        request_headers=[("Accept", "*/*")],
+        request_body=None,
+        status=200,
+        response_headers=[("Content-Type", "application/json")],
+        body=body,
+        mime_type="application/json",
+        started=started,
+        elapsed_ms=0,
+    )
 
 
 def priced_regions(entries: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
@@ -74,8 +83,9 @@ def priced_regions(entries: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     locations = _body(next(e for u, e in entries.items() if u.endswith("/locations.json")))
     metadata = _body(next(e for u, e in entries.items() if u.endswith("/metadata.json")))
     priced = set(metadata["valueAttributes"]["Location"])
-    return sorted((name, loc["code"]) for name, loc in locations.items()
-                  if loc["type"] == "AWS Region" and name in priced)
+    return sorted(
+        (name, loc["code"]) for name, loc in locations.items() if loc["type"] == "AWS Region" and name in priced
+    )
 
 
 def factor(index: int, code: str) -> Decimal:
@@ -93,8 +103,15 @@ def _rows(table: dict[str, Any], gpu_rows: int | None, other_rows: int | None) -
     return gpu[:gpu_rows] + other[:other_rows]
 
 
-def region_table(page: dict[str, Any], location: str, code: str, os_name: str, scale: Decimal,
-                 gpu_rows: int | None = None, other_rows: int | None = None) -> dict[str, Any]:
+def region_table(
+    page: dict[str, Any],
+    location: str,
+    code: str,
+    os_name: str,
+    scale: Decimal,
+    gpu_rows: int | None = None,
+    other_rows: int | None = None,
+) -> dict[str, Any]:
     """The us-east-1 table `page` (of `os_name`) as `location`'s. With
     `gpu_rows` or `other_rows` set, only that many of each (None: all)."""
     place = _key_place(location)
@@ -106,8 +123,11 @@ def region_table(page: dict[str, Any], location: str, code: str, os_name: str, s
         new["rateCode"] = f"{sku}.{row['rateCode'].split('.', 1)[1]}"
         new["price"] = str((Decimal(row["price"]) * scale).quantize(TEN))
         rows[f"{family} {size} {place} {os_name}"] = new
-    return {"manifest": page["manifest"], "sets": {f"{place.replace('.', '')} {os_name}": list(rows)},
-            "regions": {location: rows}}
+    return {
+        "manifest": page["manifest"],
+        "sets": {f"{place.replace('.', '')} {os_name}": list(rows)},
+        "regions": {location: rows},
+    }
 
 
 def _spot(page: dict[str, Any], regions: list[tuple[str, str]]) -> dict[str, Any]:
@@ -135,8 +155,12 @@ def _advisor(page: dict[str, Any], regions: list[tuple[str, str]]) -> dict[str, 
     return out
 
 
-def all_regions_entries(started: datetime, systems: tuple[str, ...] = ("Linux", "Windows"),
-                        gpu_rows: int | None = None, other_rows: int | None = None) -> Iterator[dict[str, Any]]:
+def all_regions_entries(
+    started: datetime,
+    systems: tuple[str, ...] = ("Linux", "Windows"),
+    gpu_rows: int | None = None,
+    other_rows: int | None = None,
+) -> Iterator[dict[str, Any]]:
     """Every entry of an all-regions crawl, one at a time (a full capture's
     tables are about 40 MB of JSON)."""
     entries = template()
@@ -156,9 +180,16 @@ def all_regions_entries(started: datetime, systems: tuple[str, ...] = ("Linux", 
             yield _entry(url, _advisor(_body(entry), regions), started)
 
 
-def os_table_entry(os_name: str, fee_per_vcpu: Decimal, started: datetime, *, system: str,
-                   software: str = "NA", gpu_rows: int | None = None,
-                   other_rows: int | None = None) -> dict[str, Any]:
+def os_table_entry(
+    os_name: str,
+    fee_per_vcpu: Decimal,
+    started: datetime,
+    *,
+    system: str,
+    software: str = "NA",
+    gpu_rows: int | None = None,
+    other_rows: int | None = None,
+) -> dict[str, Any]:
     """The us-east-1 table for `os_name` ('RHEL', 'Windows with SQL Std'):
     the Linux rows with `Operating System` `system`, `Pre Installed S/W`
     `software` and `fee_per_vcpu` an hour per vCPU added to the price."""
@@ -170,9 +201,19 @@ def os_table_entry(os_name: str, fee_per_vcpu: Decimal, started: datetime, *, sy
         price = (Decimal(row["price"]) + fee_per_vcpu * Decimal(row["vCPU"])).quantize(TEN)
         sku = sku_code(f"us-east-1-{row['Instance Type']}-{os_name}")
         rows[f"{family} {size} {place} {os_name}"] = dict(
-            row, price=str(price), rateCode=f"{sku}.{row['rateCode'].split('.', 1)[1]}",
-            **{"plc:OperatingSystem": os_name, "Operating System": system, "Pre Installed S/W": software,
-               "License Model": "No License required"})
-    page = {"manifest": linux["manifest"], "sets": {f"{place.replace('.', '')} {os_name}": list(rows)},
-            "regions": {US: rows}}
+            row,
+            price=str(price),
+            rateCode=f"{sku}.{row['rateCode'].split('.', 1)[1]}",
+            **{
+                "plc:OperatingSystem": os_name,
+                "Operating System": system,
+                "Pre Installed S/W": software,
+                "License Model": "No License required",
+            },
+        )
+    page = {
+        "manifest": linux["manifest"],
+        "sets": {f"{place.replace('.', '')} {os_name}": list(rows)},
+        "regions": {US: rows},
+    }
     return _entry(table_url(US, os_name), page, started)

@@ -73,13 +73,20 @@ def bulk_figures(quick: bool) -> list[Figure]:
         write_offer_file(small, target_bytes=size // 10)
         real_size = big.stat().st_size
         seconds, rss, kept = measure_in_child(stream_file, str(big))
-        base_seconds, base_rss, base_kept = measure_in_child(load_whole_file, str(small))
+        base_seconds, base_rss, _base_kept = measure_in_child(load_whole_file, str(small))
     scale = real_size / small.stat().st_size if small.exists() else 10
-    return [Figure(
-        name=f"aws bulk offer file, {real_size / 1e9:.2f} GB streamed (ijson)", seconds=seconds,
-        baseline_name="json.load whole file (x10 from a 1/10 file)", baseline_seconds=base_seconds * scale,
-        peak_rss_mb=rss, target=f"peak RSS < {RSS_LIMIT_MB} MB", passed=rss < RSS_LIMIT_MB,
-        note=f"kept {kept} GPU SKUs; baseline peak RSS {base_rss:.0f} MB on {real_size / scale / 1e6:.0f} MB")]
+    return [
+        Figure(
+            name=f"aws bulk offer file, {real_size / 1e9:.2f} GB streamed (ijson)",
+            seconds=seconds,
+            baseline_name="json.load whole file (x10 from a 1/10 file)",
+            baseline_seconds=base_seconds * scale,
+            peak_rss_mb=rss,
+            target=f"peak RSS < {RSS_LIMIT_MB} MB",
+            passed=rss < RSS_LIMIT_MB,
+            note=f"kept {kept} GPU SKUs; baseline peak RSS {base_rss:.0f} MB on {real_size / scale / 1e6:.0f} MB",
+        )
+    ]
 
 
 def stream_plan_file(path: str) -> int:
@@ -103,11 +110,18 @@ def plan_figures(quick: bool) -> list[Figure]:
         seconds, rss, kept = measure_in_child(stream_plan_file, str(big))
         base_seconds, base_rss, _ = measure_in_child(load_whole_plan_file, str(small))
     scale = real_size / small_size
-    return [Figure(
-        name=f"aws savings plan file, {real_size / 1e9:.2f} GB streamed (ijson)", seconds=seconds,
-        baseline_name=f"json.load whole file (x{scale:.1f} from a 1/10 file)", baseline_seconds=base_seconds * scale,
-        peak_rss_mb=rss, target=f"peak RSS < {RSS_LIMIT_MB} MB", passed=rss < RSS_LIMIT_MB,
-        note=f"kept {kept} of {rates} rates; baseline peak RSS {base_rss:.0f} MB on {small_size / 1e6:.0f} MB")]
+    return [
+        Figure(
+            name=f"aws savings plan file, {real_size / 1e9:.2f} GB streamed (ijson)",
+            seconds=seconds,
+            baseline_name=f"json.load whole file (x{scale:.1f} from a 1/10 file)",
+            baseline_seconds=base_seconds * scale,
+            peak_rss_mb=rss,
+            target=f"peak RSS < {RSS_LIMIT_MB} MB",
+            passed=rss < RSS_LIMIT_MB,
+            note=f"kept {kept} of {rates} rates; baseline peak RSS {base_rss:.0f} MB on {small_size / 1e6:.0f} MB",
+        )
+    ]
 
 
 def page_body() -> bytes:
@@ -117,15 +131,36 @@ def page_body() -> bytes:
 
 def parse_page(body: bytes) -> int:
     manifest, rows = parse_ondemand_page(body, LOCATION)
-    items = [{"kind": "aws.ondemand", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
-              "os": "Linux", "currency": manifest["currencyCode"], "data": r} for r in rows]
+    items = [
+        {
+            "kind": "aws.ondemand",
+            "observed_at": "2026-08-06T06:00:00Z",
+            "source_url": "u",
+            "region": "us-east-1",
+            "os": "Linux",
+            "currency": manifest["currencyCode"],
+            "data": r,
+        }
+        for r in rows
+    ]
     return len(normalize(items).quotes)
 
 
 def quote_every_row(body: bytes) -> int:
     page = json.loads(body, parse_float=Decimal)
-    quotes = [ondemand_quote({"observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
-                              "os": "Linux", "currency": "USD", "data": r}) for r in page["regions"][LOCATION].values()]
+    quotes = [
+        ondemand_quote(
+            {
+                "observed_at": "2026-08-06T06:00:00Z",
+                "source_url": "u",
+                "region": "us-east-1",
+                "os": "Linux",
+                "currency": "USD",
+                "data": r,
+            }
+        )
+        for r in page["regions"][LOCATION].values()
+    ]
     return len([q for q in quotes if looks_like_gpu(q.instance_type)])
 
 
@@ -141,9 +176,17 @@ def page_figures(quick: bool) -> list[Figure]:
     seconds, quotes = best_of(runs, parse_page, body)
     base_seconds, base_quotes = best_of(runs, quote_every_row, body)
     assert quotes == base_quotes, (quotes, base_quotes)
-    return [Figure(name=f"aws pricing page, {rows} rows -> {quotes} GPU quotes", seconds=seconds,
-                   baseline_name="quote every row, then filter", baseline_seconds=base_seconds,
-                   target=f"< {PAGE_LIMIT_S} s", passed=seconds < PAGE_LIMIT_S, note=f"best of {runs}")]
+    return [
+        Figure(
+            name=f"aws pricing page, {rows} rows -> {quotes} GPU quotes",
+            seconds=seconds,
+            baseline_name="quote every row, then filter",
+            baseline_seconds=base_seconds,
+            target=f"< {PAGE_LIMIT_S} s",
+            passed=seconds < PAGE_LIMIT_S,
+            note=f"best of {runs}",
+        )
+    ]
 
 
 def crawl_cli(har: str, home: str, regions: list[str]) -> tuple[float, float, dict[str, int]]:
@@ -160,8 +203,13 @@ def crawl_cli(har: str, home: str, regions: list[str]) -> tuple[float, float, di
         raise RuntimeError(f"crawl aws failed: {done.stderr.strip()[-500:]}")
     # ru_maxrss of RUSAGE_CHILDREN: the largest one descendant, not their sum.
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    listed = subprocess.run([*cli, "prices", "--provider", "aws", "--price-model", "on_demand", "--format", "json"],
-                            env=env, capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        [*cli, "prices", "--provider", "aws", "--price-model", "on_demand", "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     per_region: dict[str, int] = {}
     for row in json.loads(listed.stdout):
         per_region[row["region"]] = per_region.get(row["region"], 0) + 1
@@ -178,15 +226,21 @@ def crawl_figures(quick: bool) -> list[Figure]:
         write_har(har, list(all_regions_entries(started, **cut)))
         size_mb = har.stat().st_size / 1e6
         _, _, (seconds, rss, per_region) = measure_in_child(crawl_cli, str(har), f"{folder}/all", [])
-        _, _, (one_seconds, one_rss, one) = measure_in_child(crawl_cli, str(FIXTURE), f"{folder}/one",
-                                                             ["us-east-1"])
+        _, _, (one_seconds, one_rss, one) = measure_in_child(crawl_cli, str(FIXTURE), f"{folder}/one", ["us-east-1"])
     complete = sorted(per_region) == sorted(codes) and len(set(per_region.values())) == 1
-    return [Figure(
-        name=f"aws crawl, all {len(per_region)}/{len(codes)} regions x Linux+Windows replayed ({size_mb:.0f} MB HAR)",
-        seconds=seconds, baseline_name=f"one region's crawl x {len(codes)}", baseline_seconds=one_seconds * len(codes),
-        peak_rss_mb=rss, target="every region's rows stored", passed=complete,
-        note=f"{sum(per_region.values())} on-demand rows ({one['us-east-1']} a region); "
-             f"one region {one_seconds:.1f} s, peak RSS {one_rss:.0f} MB")]
+    return [
+        Figure(
+            name=f"aws crawl, all {len(per_region)}/{len(codes)} regions x Linux+Windows replayed ({size_mb:.0f} MB HAR)",
+            seconds=seconds,
+            baseline_name=f"one region's crawl x {len(codes)}",
+            baseline_seconds=one_seconds * len(codes),
+            peak_rss_mb=rss,
+            target="every region's rows stored",
+            passed=complete,
+            note=f"{sum(per_region.values())} on-demand rows ({one['us-east-1']} a region); "
+            f"one region {one_seconds:.1f} s, peak RSS {one_rss:.0f} MB",
+        )
+    ]
 
 
 def run(quick: bool) -> list[Figure]:

@@ -15,9 +15,20 @@ from benchmarks.harness import Figure, measure_in_child
 
 
 def _rows(n: int) -> list[dict[str, str]]:
-    return [{"provider": "negotiated", "region": f"r{i % 20}", "instance_type": f"gpu-{i:06d}", "gpu_model": "H100",
-             "gpu_count": "8", "price_model": "on_demand", "price": f"{10 + i / 100:.2f}", "currency": "USD",
-             "unit": "hour"} for i in range(n)]
+    return [
+        {
+            "provider": "negotiated",
+            "region": f"r{i % 20}",
+            "instance_type": f"gpu-{i:06d}",
+            "gpu_model": "H100",
+            "gpu_count": "8",
+            "price_model": "on_demand",
+            "price": f"{10 + i / 100:.2f}",
+            "currency": "USD",
+            "unit": "hour",
+        }
+        for i in range(n)
+    ]
 
 
 def _engine(folder: Path) -> sa.Engine:
@@ -48,8 +59,9 @@ def _core_insert(folder: str, n: int) -> int:
     now = datetime.now(UTC)
     engine = _engine(Path(folder))
     with Session(engine) as session:
-        run = store.start_run(session=session, source="bench", provider="negotiated", spider="", mode="import",
-                              regions=[], started_at=now)
+        run = store.start_run(
+            session=session, source="bench", provider="negotiated", spider="", mode="import", regions=[], started_at=now
+        )
         quotes = [PriceQuote.model_validate(r | {"observed_at": now}) for r in _rows(n)]
         rows = [store.quote_to_row(q, source="bench", run_id=run.id or 0, valid_from=now) for q in quotes]
         store.insert_prices(session=session, rows=rows)
@@ -64,7 +76,15 @@ def run(quick: bool) -> list[Figure]:
         seconds, rss, written = measure_in_child(_import, b, n)
     assert written == n
     ratio = seconds / base_s
-    return [Figure(name=f"import {n:,} rows (JSON Lines, SQLite)", seconds=seconds,
-                   baseline_name="validate + Core insert of the same rows", baseline_seconds=base_s,
-                   peak_rss_mb=rss, target="<= 3x baseline", passed=ratio <= 3,
-                   note=f"{n / seconds:,.0f} rows/s")]
+    return [
+        Figure(
+            name=f"import {n:,} rows (JSON Lines, SQLite)",
+            seconds=seconds,
+            baseline_name="validate + Core insert of the same rows",
+            baseline_seconds=base_s,
+            peak_rss_mb=rss,
+            target="<= 3x baseline",
+            passed=ratio <= 3,
+            note=f"{n / seconds:,.0f} rows/s",
+        )
+    ]

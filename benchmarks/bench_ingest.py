@@ -23,8 +23,8 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -37,8 +37,23 @@ from benchmarks.harness import Figure, measure_in_child
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PG_URL = os.environ.get("GPU_TRACKER_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/gpu_tracker_bench")
-COLUMNS = ("provider", "region", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu", "memory_gb",
-           "os", "price_model", "term", "price", "currency", "unit", "source_url")
+COLUMNS = (
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpu",
+    "memory_gb",
+    "os",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "source_url",
+)
 MODELS = ("on_demand", "spot", "reserved", "savings_plan")
 # Unchanged and 1% re-ingests each, alternating: one run here wobbles by a
 # second or two (CPU steal), and the best of several is the steadiest figure.
@@ -56,10 +71,25 @@ def write_rows(path: Path, n: int, *, changed_every: int = 0, seed: int = 7) -> 
             if changed_every and i % changed_every == 0:
                 price = (price * Decimal("1.05")).quantize(Decimal("0.00001"))
             model = MODELS[i % 4]
-            out.writerow(("bench", f"region-{i % 50}", f"gx{i // 200}.{i % 50 // 10}xlarge", "A100 80GB", "8",
-                          "640", "96", "1152", "linux" if i % 200 < 100 else "windows", model,
-                          "1yr" if model in ("reserved", "savings_plan") else "", str(price), "USD",
-                          "term" if model == "reserved" else "hour", "https://example.test/prices"))
+            out.writerow(
+                (
+                    "bench",
+                    f"region-{i % 50}",
+                    f"gx{i // 200}.{i % 50 // 10}xlarge",
+                    "A100 80GB",
+                    "8",
+                    "640",
+                    "96",
+                    "1152",
+                    "linux" if i % 200 < 100 else "windows",
+                    model,
+                    "1yr" if model in ("reserved", "savings_plan") else "",
+                    str(price),
+                    "USD",
+                    "term" if model == "reserved" else "hour",
+                    "https://example.test/prices",
+                )
+            )
 
 
 def _engine(url: str) -> sa.Engine:
@@ -111,7 +141,7 @@ def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list
     batch, records = _records(path)
     tuples = []
     for start in range(0, len(records), CHUNK):
-        staged, errors = batch.stage(records[start:start + CHUNK])
+        staged, errors = batch.stage(records[start : start + CHUNK])
         assert not errors, errors[:3]
         tuples += [bulk.price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in staged]
     return tuples
@@ -127,8 +157,9 @@ def raw_insert(urls: list[str], path: str) -> float:
     for url in urls:
         engine = _engine(url)
         with Session(engine) as session:
-            run = store.start_run(session=session, source="raw", provider="bench", spider="", mode="raw",
-                                  regions=[], started_at=T0)
+            run = store.start_run(
+                session=session, source="raw", provider="bench", spider="", mode="raw", regions=[], started_at=T0
+            )
             session.commit()
             tuples = _row_tuples(path, "raw", run.id or 0, bulk.bulk_time(session, T0))
         best = min(best, _insert_tuples(engine, tuples))
@@ -150,8 +181,7 @@ def _insert_tuples(engine: sa.Engine, tuples: list[tuple[Any, ...]]) -> float:
                 copy.write_row(row)
     else:
         assert isinstance(driver, sqlite3.Connection)
-        driver.executemany(f"INSERT INTO price_points ({columns}) VALUES ({', '.join('?' * len(tuples[0]))})",
-                           tuples)
+        driver.executemany(f"INSERT INTO price_points ({columns}) VALUES ({', '.join('?' * len(tuples[0]))})", tuples)
     driver.commit()
     seconds = time.perf_counter() - start
     raw.close()
@@ -169,8 +199,9 @@ def naive_orm(url: str, path: str, n: int) -> float:
     start = time.perf_counter()
     quotes = normalize(batch.items([r[0] for r in records[:n]], [r[1] for r in records[:n]])).quotes
     with Session(engine) as session:
-        run = store.start_run(session=session, source="naive", provider="bench", spider="", mode="naive",
-                              regions=[], started_at=T0)
+        run = store.start_run(
+            session=session, source="naive", provider="bench", spider="", mode="naive", regions=[], started_at=T0
+        )
         for q in quotes:
             session.add(PricePoint(**store.quote_to_row(q, source="naive", run_id=run.id or 0, valid_from=T0)))
         session.commit()
@@ -185,15 +216,26 @@ def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     from db.schema import PriceModel, PriceQuote, Unit
 
     engine = _engine(url)
-    quote = PriceQuote(provider="bench", region="region-0", instance_type="hist.48xlarge", gpu_model="A100 80GB",
-                       gpu_count=Decimal(8), price_model=PriceModel.on_demand, price=Decimal(20), currency="USD",
-                       unit=Unit.hour, observed_at=T0)
+    quote = PriceQuote(
+        provider="bench",
+        region="region-0",
+        instance_type="hist.48xlarge",
+        gpu_model="A100 80GB",
+        gpu_count=Decimal(8),
+        price_model=PriceModel.on_demand,
+        price=Decimal(20),
+        currency="USD",
+        unit=Unit.hour,
+        observed_at=T0,
+    )
     with Session(engine) as session:
         rows = []
         for day in range(days):
             row = store.quote_to_row(quote, source="history", run_id=None, valid_from=T0 + timedelta(days=day))
-            row.update(price=str(Decimal("20") + Decimal(day) / 100),
-                       valid_to=T0 + timedelta(days=day + 1) if day < days - 1 else None)
+            row.update(
+                price=str(Decimal("20") + Decimal(day) / 100),
+                valid_to=T0 + timedelta(days=day + 1) if day < days - 1 else None,
+            )
             rows.append(row)
         store.insert_prices(session=session, rows=rows)
         session.commit()
@@ -226,8 +268,9 @@ def fresh_pg_database(suffix: str = "") -> str | None:
 Fresh = Callable[[str], str | None]  # a name -> the URL of a new, empty store
 
 
-def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, baseline: str,
-                   judged: bool) -> list[Figure]:
+def _store_figures(
+    label: str, fresh: Fresh, files: dict[str, Path], n: int, baseline: str, judged: bool
+) -> list[Figure]:
     """Each time is the best of two (first ingest, raw insert) or of
     `REINGESTS` (re-ingests, the unchanged and 1% runs alternating)."""
     _, _, raw_s = measure_in_child(raw_insert, [fresh("raw1"), fresh("raw2")], str(files["same"]))
@@ -235,8 +278,18 @@ def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, bas
     url = fresh("b")  # the store the second first ingest filled
     first_rss = max(rss for _, rss, _ in firsts)
     first_s, written, _, status = min(result for _, _, result in firsts)
-    figures = [Figure(f"ingest {n:,} rows ({label})", first_s, baseline, raw_s, first_rss, "<= 2x, RSS < 500 MB",
-                      first_s <= 2 * raw_s and first_rss < 500 and written == n, f"{written:,} rows, {status}")]
+    figures = [
+        Figure(
+            f"ingest {n:,} rows ({label})",
+            first_s,
+            baseline,
+            raw_s,
+            first_rss,
+            "<= 2x, RSS < 500 MB",
+            first_s <= 2 * raw_s and first_rss < 500 and written == n,
+            f"{written:,} rows, {status}",
+        )
+    ]
     same, changed = [], []
     # The files, so that each run either repeats the one before it or differs from it by 1%.
     order = [("same", "changed", "changed", "same")[i % 4] for i in range(2 * REINGESTS)]
@@ -245,19 +298,46 @@ def _store_figures(label: str, fresh: Fresh, files: dict[str, Path], n: int, bas
         kind.append(measure_in_child(import_csv, url, str(files[current]), T0 + timedelta(days=day)))
     same_s = min(result[0] for _, _, result in same)
     same_ok = all(result[1:3] == (0, 0) for _, _, result in same)
-    figures.append(Figure(f"re-ingest unchanged ({label})", same_s, baseline, raw_s, max(r for _, r, _ in same),
-                          "0 rows, <= 1x", same_ok and same_s <= raw_s,
-                          f"0 rows written each: {_samples(same)}" if same_ok else "rows were written"))
+    figures.append(
+        Figure(
+            f"re-ingest unchanged ({label})",
+            same_s,
+            baseline,
+            raw_s,
+            max(r for _, r, _ in same),
+            "0 rows, <= 1x",
+            same_ok and same_s <= raw_s,
+            f"0 rows written each: {_samples(same)}" if same_ok else "rows were written",
+        )
+    )
     changed_s = min(result[0] for _, _, result in changed)
     counts = sorted({result[2] for _, _, result in changed})
-    figures.append(Figure(f"1% changed ({label})", changed_s, "unchanged re-ingest", same_s,
-                          max(r for _, r, _ in changed), f"{n // 100:,} changes, <= 1.2x",
-                          counts == [n // 100] and changed_s <= 1.2 * same_s,
-                          f"{', '.join(f'{c:,}' for c in counts)} changes each: {_samples(changed)}; "
-                          f"mean {_mean(changed) / _mean(same):.2f}x the unchanged mean"))
+    figures.append(
+        Figure(
+            f"1% changed ({label})",
+            changed_s,
+            "unchanged re-ingest",
+            same_s,
+            max(r for _, r, _ in changed),
+            f"{n // 100:,} changes, <= 1.2x",
+            counts == [n // 100] and changed_s <= 1.2 * same_s,
+            f"{', '.join(f'{c:,}' for c in counts)} changes each: {_samples(changed)}; "
+            f"mean {_mean(changed) / _mean(same):.2f}x the unchanged mean",
+        )
+    )
     p99 = history_p99(url)
-    figures.append(Figure(f"history query p99, 730 intervals ({label})", p99, "", None, None, "< 50 ms",
-                          p99 < 0.05, f"store holds {n:,} rows"))
+    figures.append(
+        Figure(
+            f"history query p99, 730 intervals ({label})",
+            p99,
+            "",
+            None,
+            None,
+            "< 50 ms",
+            p99 < 0.05,
+            f"store holds {n:,} rows",
+        )
+    )
     if not judged:  # the targets are for a million rows; a smaller run's fixed costs weigh more
         for figure in figures:
             figure.passed, figure.target = None, f"({figure.target} at 1,000,000)"
@@ -280,17 +360,33 @@ def run(quick: bool) -> list[Figure]:
         files = {"same": folder / "rows.csv", "changed": folder / "changed.csv"}
         write_rows(files["same"], n)
         write_rows(files["changed"], n, changed_every=100)
-        figures += _store_figures("SQLite", lambda name: f"sqlite:///{folder / name}.db", files, n,
-                                  "raw sqlite3.executemany", judged=not quick)
+        figures += _store_figures(
+            "SQLite",
+            lambda name: f"sqlite:///{folder / name}.db",
+            files,
+            n,
+            "raw sqlite3.executemany",
+            judged=not quick,
+        )
         if fresh_pg_database() is None:
             figures.append(Figure("PostgreSQL", 0, note=f"skipped: cannot reach {PG_URL}"))
         else:
-            figures += _store_figures("PostgreSQL", cache(lambda name: fresh_pg_database(f"_{name}")), files, n,
-                                      "raw COPY", judged=not quick)
+            figures += _store_figures(
+                "PostgreSQL", cache(lambda name: fresh_pg_database(f"_{name}")), files, n, "raw COPY", judged=not quick
+            )
         naive_n = n // 10
         naive_s, _, _ = measure_in_child(naive_orm, f"sqlite:///{folder / 'naive.db'}", str(files["same"]), naive_n)
         first_s = figures[0].seconds
-        figures.append(Figure(f"naive ORM add() per row, {naive_n:,} rows (SQLite)", naive_s, "ingest per row",
-                              first_s / n * naive_n, None, "", None,
-                              f"{naive_s / naive_n * 1e6:.0f} us/row vs {first_s / n * 1e6:.0f} us/row"))
+        figures.append(
+            Figure(
+                f"naive ORM add() per row, {naive_n:,} rows (SQLite)",
+                naive_s,
+                "ingest per row",
+                first_s / n * naive_n,
+                None,
+                "",
+                None,
+                f"{naive_s / naive_n * 1e6:.0f} us/row vs {first_s / n * 1e6:.0f} us/row",
+            )
+        )
     return figures

@@ -5,9 +5,9 @@ from __future__ import annotations
 import multiprocessing as mp
 import resource
 import time
-from queue import Empty
 from collections.abc import Callable
 from dataclasses import dataclass
+from queue import Empty
 from typing import Any
 
 

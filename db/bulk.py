@@ -26,8 +26,17 @@ from db.tables import PricePoint
 
 T = TypeVar("T")
 # A staged quote's stored columns (its fields, then attrs), then the row's own.
-PRICE_COLUMNS = (*STORED_FIELDS, "attrs", "key", "value_hash", "source", "valid_from", "first_run_id", "missed_runs",
-                 "input_hash")
+PRICE_COLUMNS = (
+    *STORED_FIELDS,
+    "attrs",
+    "key",
+    "value_hash",
+    "source",
+    "valid_from",
+    "first_run_id",
+    "missed_runs",
+    "input_hash",
+)
 
 
 def price_row(quote: StagedQuote, *, source: str, run_id: int, valid_from: object) -> tuple[Any, ...]:
@@ -77,8 +86,7 @@ class BulkWriter:
             self._thread.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self.threaded:
             self._queue.put(None)
             self._thread.join()

@@ -109,8 +109,14 @@ def _try_lease(engine: sa.Engine, name: str, owner: str, lease: float) -> Holder
     """Take or renew the lease; returns the other holder when it is not ours."""
     t = CrawlLock.__table__
     now = datetime.now(UTC)
-    values = {"name": name, "owner": owner, "host": socket.gethostname(), "pid": os.getpid(),
-              "acquired_at": now, "expires_at": now + timedelta(seconds=lease)}
+    values = {
+        "name": name,
+        "owner": owner,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "acquired_at": now,
+        "expires_at": now + timedelta(seconds=lease),
+    }
     with engine.begin() as conn:
         row = conn.execute(sa.select(t).where(t.c.name == name)).first()
         if row is not None and row.owner != owner and row.expires_at > now and not _pid_gone(row.host, row.pid):

@@ -61,8 +61,21 @@ class OfferPoint(SQLModel, table=True):
 
 
 # The stored columns that make an offer's value, as the offer diff compares them.
-VALUE_COLUMNS = ("kind", "title", "amount", "currency", "percent_off", "min_spend", "duration_days",
-                 "eligibility", "products", "offer_valid_from", "offer_valid_until", "unparsed", "text_hash")
+VALUE_COLUMNS = (
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "products",
+    "offer_valid_from",
+    "offer_valid_until",
+    "unparsed",
+    "text_hash",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +103,18 @@ def offer_to_row(offer: Offer, *, source: str, run_id: int, valid_from: datetime
     for name in _DECIMAL_FIELDS:
         row[name] = _dec(row[name])
     row.update(
-        kind=str(offer.kind), eligibility=str(offer.eligibility), value_hash=offer.value_hash, source=source,
-        products=json.dumps(sorted(offer.products)), offer_valid_from=offer.valid_from,
-        offer_valid_until=offer.valid_until, valid_from=valid_from, valid_to=None, first_run_id=run_id,
-        missed_runs=0)
+        kind=str(offer.kind),
+        eligibility=str(offer.eligibility),
+        value_hash=offer.value_hash,
+        source=source,
+        products=json.dumps(sorted(offer.products)),
+        offer_valid_from=offer.valid_from,
+        offer_valid_until=offer.valid_until,
+        valid_from=valid_from,
+        valid_to=None,
+        first_run_id=run_id,
+        missed_runs=0,
+    )
     return row
 
 
@@ -125,13 +146,15 @@ def offer_values(offer: Offer) -> dict[str, str | None]:
 
 def open_offers(*, session: Session, source: str) -> dict[str, TrackedOffer]:
     t = OfferPoint.__table__
-    stmt = sa.select(t.c.id, t.c.offer_id, t.c.value_hash, t.c.missed_runs, t.c.source_url,
-                     *[t.c[c] for c in VALUE_COLUMNS]).where(t.c.source == source, t.c.valid_to.is_(None))
+    stmt = sa.select(
+        t.c.id, t.c.offer_id, t.c.value_hash, t.c.missed_runs, t.c.source_url, *[t.c[c] for c in VALUE_COLUMNS]
+    ).where(t.c.source == source, t.c.valid_to.is_(None))
     found = {}
     for r in session.connection().execute(stmt):
         row = r._mapping
-        found[r.offer_id] = TrackedOffer(r.id, r.offer_id, r.value_hash, r.missed_runs, r.source_url,
-                                         {c: _text(row[c]) for c in VALUE_COLUMNS})
+        found[r.offer_id] = TrackedOffer(
+            r.id, r.offer_id, r.value_hash, r.missed_runs, r.source_url, {c: _text(row[c]) for c in VALUE_COLUMNS}
+        )
     return found
 
 
@@ -156,8 +179,14 @@ def set_offer_misses(*, session: Session, missed: dict[int, int]) -> None:
     session.connection().execute(stmt, [{"oid": i, "n": n} for i, n in missed.items()])
 
 
-def query_offers(*, session: Session, provider: str | None = None, kind: str | None = None,
-                 offer_id: str | None = None, current: bool = True) -> list[OfferPoint]:
+def query_offers(
+    *,
+    session: Session,
+    provider: str | None = None,
+    kind: str | None = None,
+    offer_id: str | None = None,
+    current: bool = True,
+) -> list[OfferPoint]:
     stmt = select(OfferPoint)
     if current:
         stmt = stmt.where(col(OfferPoint.valid_to).is_(None))

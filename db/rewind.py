@@ -29,11 +29,23 @@ def rewind_source(*, session: Session, source: str, moment: datetime) -> Rewound
     prices, changes, runs = PricePoint.__table__, ChangeRow.__table__, CrawlRun.__table__
     conn = session.connection()
     deleted = conn.execute(sa.delete(prices).where(prices.c.source == source, prices.c.valid_from >= moment))
-    reopened = conn.execute(sa.update(prices).where(
-        prices.c.source == source, prices.c.valid_to.is_not(None), prices.c.valid_to >= moment,
-    ).values(valid_to=None, missed_runs=0))
+    reopened = conn.execute(
+        sa.update(prices)
+        .where(
+            prices.c.source == source,
+            prices.c.valid_to.is_not(None),
+            prices.c.valid_to >= moment,
+        )
+        .values(valid_to=None, missed_runs=0)
+    )
     gone = conn.execute(sa.delete(changes).where(changes.c.source == source, changes.c.observed_at >= moment))
-    superseded = conn.execute(sa.update(runs).where(
-        runs.c.source == source, runs.c.status == RunStatus.ok, runs.c.observed_at >= moment,
-    ).values(status=RunStatus.superseded))
+    superseded = conn.execute(
+        sa.update(runs)
+        .where(
+            runs.c.source == source,
+            runs.c.status == RunStatus.ok,
+            runs.c.observed_at >= moment,
+        )
+        .values(status=RunStatus.superseded)
+    )
     return Rewound(deleted.rowcount, reopened.rowcount, gone.rowcount, superseded.rowcount)

@@ -11,10 +11,10 @@ import hashlib
 import json
 import operator
 from collections.abc import Iterator, Mapping
-from functools import cached_property
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from pydantic import field_validator
@@ -220,9 +220,7 @@ class PriceQuote(SQLModel):
         return hourly / self.gpu_count
 
 
-def effective_hourly(
-    price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None
-) -> Decimal | None:
+def effective_hourly(price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None) -> Decimal | None:
     """The hourly rate of a price in any unit; an upfront fee is spread over
     the term's hours."""
     hours = term_hours(term)
@@ -244,8 +242,16 @@ def effective_hourly(
 
 # A quote's fields as the store writes them: Decimals and enums as text.
 STORED_FIELDS = tuple(name for name in PriceQuote.model_fields if name not in ("observed_at", "attrs"))
-DECIMAL_FIELDS = ("gpu_count", "gpu_memory_gb", "vcpu", "memory_gb", "network_gbps", "price", "list_price",
-                  "upfront_fee")
+DECIMAL_FIELDS = (
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpu",
+    "memory_gb",
+    "network_gbps",
+    "price",
+    "list_price",
+    "upfront_fee",
+)
 _POSITION = {name: i for i, name in enumerate(STORED_FIELDS)}
 _DECIMAL_SET = frozenset(DECIMAL_FIELDS)
 
@@ -260,16 +266,18 @@ def decimal_text(value: Decimal | None) -> str | None:
 
 
 # Enums are written as their plain value, whatever a driver makes of a str subclass.
-_TO_TEXT = tuple(decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None
-                 for name in STORED_FIELDS)
+_TO_TEXT = tuple(
+    decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None for name in STORED_FIELDS
+)
 
 
 def stored_columns(fields: Mapping[str, Any]) -> tuple[Any, ...]:
     """A quote's STORED_FIELDS as the store writes them, then attrs as JSON."""
     attrs = fields["attrs"]
-    return (*[fields[name] if to_text is None else to_text(fields[name])
-              for name, to_text in zip(STORED_FIELDS, _TO_TEXT)],
-            json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}")
+    return (
+        *[fields[name] if to_text is None else to_text(fields[name]) for name, to_text in zip(STORED_FIELDS, _TO_TEXT)],
+        json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}",
+    )
 
 
 class StoredFields(Mapping[str, Any]):

@@ -25,7 +25,6 @@ from db.schema import DECIMAL_FIELDS, STORED_FIELDS, Change, PriceQuote, RunStat
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 
-
 @dataclass(frozen=True, slots=True)
 class TrackedPrice:
     """The part of an open price row that the diff needs."""
@@ -39,8 +38,6 @@ class TrackedPrice:
 
 def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
-
-
 
 
 def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
@@ -75,11 +72,26 @@ def point_to_dict(point: PricePoint) -> dict[str, Any]:
 # --- crawl runs -----------------------------------------------------------
 
 
-def start_run(*, session: Session, source: str, provider: str, spider: str, mode: str,
-              regions: Sequence[str], started_at: datetime) -> CrawlRun:
-    run = CrawlRun(source=source, provider=provider, spider=spider, mode=mode,
-                   regions=",".join(regions), started_at=started_at,
-                   status=RunStatus.running, pid=os.getpid())
+def start_run(
+    *,
+    session: Session,
+    source: str,
+    provider: str,
+    spider: str,
+    mode: str,
+    regions: Sequence[str],
+    started_at: datetime,
+) -> CrawlRun:
+    run = CrawlRun(
+        source=source,
+        provider=provider,
+        spider=spider,
+        mode=mode,
+        regions=",".join(regions),
+        started_at=started_at,
+        status=RunStatus.running,
+        pid=os.getpid(),
+    )
     session.add(run)
     session.flush()
     return run
@@ -201,9 +213,13 @@ def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] |
 def _tracked(session: Session, source: str, condition: sa.ColumnElement[bool]) -> dict[str, TrackedPrice]:
     t = PricePoint.__table__
     stmt = sa.select(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs, t.c.source).where(
-        t.c.valid_to.is_(None), condition)
-    return {r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
-            for r in session.connection().execute(stmt) if r.source == source}
+        t.c.valid_to.is_(None), condition
+    )
+    return {
+        r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
+        for r in session.connection().execute(stmt)
+        if r.source == source
+    }
 
 
 def open_tracked(*, session: Session, source: str, keys: Sequence[str]) -> dict[str, TrackedPrice]:
@@ -213,7 +229,7 @@ def open_tracked(*, session: Session, source: str, keys: Sequence[str]) -> dict[
     found: dict[str, TrackedPrice] = {}
     column = PricePoint.__table__.c.key
     for start in range(0, len(keys), IN_LIST):
-        found.update(_tracked(session, source, _among(session, column, keys[start:start + IN_LIST])))
+        found.update(_tracked(session, source, _among(session, column, keys[start : start + IN_LIST])))
     return found
 
 
@@ -230,9 +246,11 @@ def take_open(keys: Sequence[str], *, session: Session, source: str, valid_to: d
     (UPDATE ... RETURNING) rather than a read and a write."""
     taken: dict[str, TrackedPrice] = {}
     for start in range(0, len(keys), IN_LIST):
-        stmt = take_statement(session, source, keys[start:start + IN_LIST], valid_to)
-        taken.update((key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
-                     for key, pid, value_hash, price, availability, missed in session.connection().execute(stmt))
+        stmt = take_statement(session, source, keys[start : start + IN_LIST], valid_to)
+        taken.update(
+            (key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
+            for key, pid, value_hash, price, availability, missed in session.connection().execute(stmt)
+        )
     return taken
 
 
@@ -240,9 +258,12 @@ def take_statement(session: Session, source: str, keys: Sequence[str], valid_to:
     t = PricePoint.__table__
     # On SQLite `source || ''` keeps the planner on the key index (see `open_tracked`).
     of_source = (t.c.source + "" if session.connection().dialect.name == "sqlite" else t.c.source) == source
-    return (sa.update(t).where(_among(session, t.c.key, keys), of_source, t.c.valid_to.is_(None))
-            .values(valid_to=valid_to)
-            .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs))
+    return (
+        sa.update(t)
+        .where(_among(session, t.c.key, keys), of_source, t.c.valid_to.is_(None))
+        .values(valid_to=valid_to)
+        .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs)
+    )
 
 
 # Values in one IN list: one statement does the work of thousands of
@@ -254,7 +275,7 @@ def close_prices(*, session: Session, ids: Sequence[int], valid_to: datetime) ->
     t = PricePoint.__table__
     ordered = sorted(ids)  # the table's order: its pages are read and written once, in turn
     for start in range(0, len(ordered), IN_LIST):
-        stmt = sa.update(t).where(_among(session, t.c.id, ordered[start:start + IN_LIST])).values(valid_to=valid_to)
+        stmt = sa.update(t).where(_among(session, t.c.id, ordered[start : start + IN_LIST])).values(valid_to=valid_to)
         session.connection().execute(stmt)
 
 
@@ -278,14 +299,21 @@ def set_input_hashes(*, session: Session, hashes: dict[int, str]) -> None:
 def load_points(*, session: Session, ids: Sequence[int]) -> list[PricePoint]:
     found: list[PricePoint] = []
     for start in range(0, len(ids), 500):
-        chunk = list(ids[start:start + 500])
+        chunk = list(ids[start : start + 500])
         found.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
     return found
 
 
-def query_prices(*, session: Session, provider: str | None = None, region: str | None = None,
-                 gpu: str | None = None, price_model: str | None = None,
-                 instance_type: str | None = None, current: bool = True) -> list[PricePoint]:
+def query_prices(
+    *,
+    session: Session,
+    provider: str | None = None,
+    region: str | None = None,
+    gpu: str | None = None,
+    price_model: str | None = None,
+    instance_type: str | None = None,
+    current: bool = True,
+) -> list[PricePoint]:
     stmt = select(PricePoint)
     if current:
         stmt = stmt.where(col(PricePoint.valid_to).is_(None))
@@ -299,8 +327,15 @@ def query_prices(*, session: Session, provider: str | None = None, region: str |
         stmt = stmt.where(PricePoint.price_model == price_model)
     if instance_type:
         stmt = stmt.where(PricePoint.instance_type == instance_type)
-    stmt = stmt.order_by(PricePoint.provider, PricePoint.region, PricePoint.instance_type,
-                         PricePoint.price_model, PricePoint.term, PricePoint.os, PricePoint.valid_from)
+    stmt = stmt.order_by(
+        PricePoint.provider,
+        PricePoint.region,
+        PricePoint.instance_type,
+        PricePoint.price_model,
+        PricePoint.term,
+        PricePoint.os,
+        PricePoint.valid_from,
+    )
     return list(session.exec(stmt).all())
 
 
@@ -342,8 +377,14 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         cursor.close()
 
 
-def query_changes(*, session: Session, since: datetime | None = None, provider: str | None = None,
-                  kinds: Sequence[str] | None = None, limit: int | None = None) -> list[ChangeRow]:
+def query_changes(
+    *,
+    session: Session,
+    since: datetime | None = None,
+    provider: str | None = None,
+    kinds: Sequence[str] | None = None,
+    limit: int | None = None,
+) -> list[ChangeRow]:
     stmt = select(ChangeRow)
     if since:
         stmt = stmt.where(ChangeRow.observed_at >= since)

@@ -57,9 +57,16 @@ class AlibabaSpider(ProviderSpider):
     pricing_page: ClassVar[str] = "https://www.alibabacloud.com/product/ecs/pricing"
     known_version: ClassVar[str] = "2.0.421"
 
-    def __init__(self, state_file: str = "", pricing_page: str = "", cdn_base: str = CDN_BASE,
-                 access_key_id: str = "", access_key_secret: str = "", ecs_endpoint: str = ECS_ENDPOINT,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        state_file: str = "",
+        pricing_page: str = "",
+        cdn_base: str = CDN_BASE,
+        access_key_id: str = "",
+        access_key_secret: str = "",
+        ecs_endpoint: str = ECS_ENDPOINT,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.state_file = state_file
         self.page_url = pricing_page or self.pricing_page
@@ -78,16 +85,26 @@ class AlibabaSpider(ProviderSpider):
         yield self.price_request(str(version), rediscovered=False)
 
     def price_request(self, version: str, *, rediscovered: bool) -> Any:
-        return self.request(self.price_url(version), self.parse_prices, dont_filter=True,
-                            cb_kwargs={"version": version, "rediscovered": rediscovered})
+        return self.request(
+            self.price_url(version),
+            self.parse_prices,
+            dont_filter=True,
+            cb_kwargs={"version": version, "rediscovered": rediscovered},
+        )
 
     def parse_prices(self, response: Response, version: str, rediscovered: bool) -> Iterable[Any]:
         if response.status in (403, 404) and not rediscovered:
-            self.notes.append(f"alibaba: no price file at version {version} (HTTP {response.status}); "
-                              f"reading the current version from {self.page_url}")
+            self.notes.append(
+                f"alibaba: no price file at version {version} (HTTP {response.status}); "
+                f"reading the current version from {self.page_url}"
+            )
             yield self.browser_request(
-                self.page_url, self.parse_page, wait_for=PAGE_READY, cb_kwargs={"stale": version},
-                meta={"playwright_page_event_handlers": {"request": self.on_page_request}})
+                self.page_url,
+                self.parse_page,
+                wait_for=PAGE_READY,
+                cb_kwargs={"stale": version},
+                meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
+            )
             return
         self.fetched(response)
         header, records = parse_price_file(response.body)
@@ -102,11 +119,12 @@ class AlibabaSpider(ProviderSpider):
 
     def parse_page(self, response: Response, stale: str) -> Iterable[Any]:
         self.fetched(response)
-        version = pick_version(price_versions([*self.page_requests, response.text], self.price_path),
-                               self.page_url)
+        version = pick_version(price_versions([*self.page_requests, response.text], self.price_path), self.page_url)
         if version == stale:
-            raise PageShapeError(f"Alibaba: the price file for version {version} is missing, and the pricing "
-                                 "page still names that version")
+            raise PageShapeError(
+                f"Alibaba: the price file for version {version} is missing, and the pricing "
+                "page still names that version"
+            )
         self.notes.append(f"alibaba: the pricing page names price file version {version}")
         yield self.price_request(version, rediscovered=True)
 
@@ -114,26 +132,48 @@ class AlibabaSpider(ProviderSpider):
 
     def spot_requests(self, records: list[dict[str, Any]]) -> Iterable[Any]:
         if not (self.access_key_id and self.access_key_secret):
-            self.notes.append("alibaba: spot prices skipped: set access_key_id and access_key_secret in "
-                              "[providers.alibaba] to read them from DescribePrice")
+            self.notes.append(
+                "alibaba: spot prices skipped: set access_key_id and access_key_secret in "
+                "[providers.alibaba] to read them from DescribePrice"
+            )
             return
-        wanted = sorted({(r["region"], r["instance_type"]) for r in records
-                         if r["os"] == "linux" and r["network"] == "vpc" and r["hours"]})
+        wanted = sorted(
+            {
+                (r["region"], r["instance_type"])
+                for r in records
+                if r["os"] == "linux" and r["network"] == "vpc" and r["hours"]
+            }
+        )
         for region, instance_type in wanted:
             yield self.describe_price(region, instance_type)
 
     def describe_price(self, region: str, instance_type: str) -> FormRequest:
         params = {
-            "Action": "DescribePrice", "Version": "2014-05-26", "Format": "JSON", "RegionId": region,
-            "ResourceType": "instance", "InstanceType": instance_type, "InstanceNetworkType": "vpc",
-            "SpotStrategy": "SpotAsPriceGo", "PriceUnit": "Hour", "AccessKeyId": self.access_key_id,
-            "SignatureMethod": "HMAC-SHA1", "SignatureVersion": "1.0", "SignatureNonce": uuid.uuid4().hex,
+            "Action": "DescribePrice",
+            "Version": "2014-05-26",
+            "Format": "JSON",
+            "RegionId": region,
+            "ResourceType": "instance",
+            "InstanceType": instance_type,
+            "InstanceNetworkType": "vpc",
+            "SpotStrategy": "SpotAsPriceGo",
+            "PriceUnit": "Hour",
+            "AccessKeyId": self.access_key_id,
+            "SignatureMethod": "HMAC-SHA1",
+            "SignatureVersion": "1.0",
+            "SignatureNonce": uuid.uuid4().hex,
             "Timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
         params["Signature"] = sign_rpc(params, self.access_key_secret)
         # POST keeps the signed parameters out of URLs, and so out of error messages.
-        return FormRequest(self.ecs_endpoint, formdata=params, callback=self.parse_spot, errback=self.on_error,
-                           dont_filter=True, cb_kwargs={"region": region, "instance_type": instance_type})
+        return FormRequest(
+            self.ecs_endpoint,
+            formdata=params,
+            callback=self.parse_spot,
+            errback=self.on_error,
+            dont_filter=True,
+            cb_kwargs={"region": region, "instance_type": instance_type},
+        )
 
     def parse_spot(self, response: Response, region: str, instance_type: str) -> Iterable[Any]:
         price = parse_describe_price(response.status, response.body)
@@ -142,13 +182,13 @@ class AlibabaSpider(ProviderSpider):
         if price is None:
             self.spot_unpriced += 1
             return
-        yield from self.items(response, "alibaba.spot", [{"region": region, "instance_type": instance_type,
-                                                          **price}])
+        yield from self.items(response, "alibaba.spot", [{"region": region, "instance_type": instance_type, **price}])
 
     def closed(self, reason: str) -> None:
         if self.spot_unpriced:
-            self.notes.append(f"alibaba: DescribePrice had no spot price for {self.spot_unpriced} "
-                              "region and type pairs")
+            self.notes.append(
+                f"alibaba: DescribePrice had no spot price for {self.spot_unpriced} region and type pairs"
+            )
 
 
 class AlibabaChinaSpider(AlibabaSpider):
@@ -158,4 +198,3 @@ class AlibabaChinaSpider(AlibabaSpider):
     price_path = "ecs-price-info"
     pricing_page = "https://www.aliyun.com/price/product#/ecs/detail"
     known_version = "2.0.421"
-

@@ -16,7 +16,13 @@ from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.pages.aws import (
-    parse_locations, parse_metadata, parse_ondemand_page, parse_spot_advisor, parse_spot_feed, spot_region)
+    parse_locations,
+    parse_metadata,
+    parse_ondemand_page,
+    parse_spot_advisor,
+    parse_spot_feed,
+    spot_region,
+)
 
 PRICING_BASE = "https://b0.p.awsstatic.com"
 LOCATIONS_URL = "/locations/1.0/aws/current/locations.json"
@@ -42,9 +48,15 @@ class AwsSpider(ProviderSpider):
     name = "aws"
     provider = "aws"
 
-    def __init__(self, operating_systems: str = "Linux,Windows", location_types: str = "AWS Region",
-                 spot: str = "true", spot_advisor: str = "true", pricing_base: str = PRICING_BASE,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        operating_systems: str = "Linux,Windows",
+        location_types: str = "AWS Region",
+        spot: str = "true",
+        spot_advisor: str = "true",
+        pricing_base: str = PRICING_BASE,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.operating_systems = _names(operating_systems)
         self.location_types = set(_names(location_types))
@@ -59,22 +71,29 @@ class AwsSpider(ProviderSpider):
     def parse_locations(self, response: Response) -> Iterable[Any]:
         self.fetched(response)
         locations = parse_locations(response.body)
-        yield self.request(f"{self.pricing_base}{ONDEMAND_TABLE}/metadata.json", self.parse_metadata,
-                           cb_kwargs={"locations": locations})
+        yield self.request(
+            f"{self.pricing_base}{ONDEMAND_TABLE}/metadata.json",
+            self.parse_metadata,
+            cb_kwargs={"locations": locations},
+        )
 
     def parse_metadata(self, response: Response, locations: list[dict[str, str]]) -> Iterable[Any]:
         self.fetched(response)
         priced, systems = parse_metadata(response.body)
         unknown_os = [o for o in self.operating_systems if o not in systems]
         if unknown_os:
-            raise SourceFailure(f"AWS has no on-demand prices for operating system {unknown_os[0]!r}; "
-                                f"it lists: {', '.join(systems)}")
+            raise SourceFailure(
+                f"AWS has no on-demand prices for operating system {unknown_os[0]!r}; it lists: {', '.join(systems)}"
+            )
         self.chosen = self._choose(locations, set(priced))
         self.regions = sorted(set(self.chosen.values()))
         for location, code in sorted(self.chosen.items()):
             for os_name in self.operating_systems:
-                yield self.request(ondemand_url(location, os_name, self.pricing_base), self.parse_ondemand,
-                                   cb_kwargs={"location": location, "region": code, "os_name": os_name})
+                yield self.request(
+                    ondemand_url(location, os_name, self.pricing_base),
+                    self.parse_ondemand,
+                    cb_kwargs={"location": location, "region": code, "os_name": os_name},
+                )
         if self.want_spot:
             yield self.request(SPOT_FEED_URL, self.parse_spot)
         if self.want_advisor:
@@ -87,8 +106,10 @@ class AwsSpider(ProviderSpider):
         if self.regions:
             missing = [r for r in self.regions if r not in by_code]
             if missing:
-                raise SourceFailure(f"unknown AWS region {missing[0]!r}; AWS lists: "
-                                    f"{', '.join(sorted(c for c, l in by_code.items() if l['type'] == 'AWS Region'))}")
+                raise SourceFailure(
+                    f"unknown AWS region {missing[0]!r}; AWS lists: "
+                    f"{', '.join(sorted(code for code, loc in by_code.items() if loc['type'] == 'AWS Region'))}"
+                )
             picked = [by_code[r] for r in self.regions]
         else:
             picked = [loc for loc in locations if loc["type"] in self.location_types]
@@ -103,9 +124,15 @@ class AwsSpider(ProviderSpider):
     def parse_ondemand(self, response: Response, location: str, region: str, os_name: str) -> Iterable[Any]:
         self.fetched(response)
         manifest, rows = parse_ondemand_page(response.body, location)
-        yield from self.items(response, "aws.ondemand", rows, region=region, os=os_name,
-                              currency=manifest["currencyCode"],
-                              published=manifest.get("hawkFilePublicationDate", ""))
+        yield from self.items(
+            response,
+            "aws.ondemand",
+            rows,
+            region=region,
+            os=os_name,
+            currency=manifest["currencyCode"],
+            published=manifest.get("hawkFilePublicationDate", ""),
+        )
 
     def parse_spot(self, response: Response) -> Iterable[Any]:
         self.fetched(response)

@@ -34,11 +34,13 @@ from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_inde
 
 GLOBAL_INDEX = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/region_index.json"
 CHINA_INDEX = "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/current/region_index.json"
-PLAN_INDEX = ("https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/"
-              "region_index.json")
+PLAN_INDEX = (
+    "https://pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+)
 # Not checked against the live site: the global path, on the China host.
-CHINA_PLAN_INDEX = ("https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/current/"
-                    "region_index.json")
+CHINA_PLAN_INDEX = (
+    "https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/current/region_index.json"
+)
 # request.meta key: the function that cuts a bulk file down while it streams
 # (stream -> the kept subset, as a file of the same format). Its presence is
 # what makes OfferStreamMiddleware take the request.
@@ -72,7 +74,7 @@ class OfferStreamMiddleware:
     def fetch(self, url: str, cut: Cut) -> tuple[int, dict[str, str], bytes]:
         ask = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "gzip"})
         try:
-            with urllib.request.urlopen(ask, timeout=self.timeout) as answer:  # noqa: S310 - fixed AWS URLs
+            with urllib.request.urlopen(ask, timeout=self.timeout) as answer:
                 stream: IO[bytes] = answer
                 if answer.headers.get("Content-Encoding", "").lower() == "gzip":
                     stream = gzip.GzipFile(fileobj=answer)
@@ -86,11 +88,18 @@ class AwsReservedSpider(ProviderSpider):
     provider = "aws"
     default_regions = ("us-east-1", "us-west-2", "eu-west-1", "cn-north-1", "cn-northwest-1")
 
-    def __init__(self, operating_systems: str = "Linux,Windows", reserved_regions: str = "",
-                 convertible: str = "true", offer_index_url: str = GLOBAL_INDEX,
-                 china_offer_index_url: str = CHINA_INDEX, savings_plans: str = "true",
-                 savings_plan_index_url: str = PLAN_INDEX, china_savings_plan_index_url: str = CHINA_PLAN_INDEX,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        operating_systems: str = "Linux,Windows",
+        reserved_regions: str = "",
+        convertible: str = "true",
+        offer_index_url: str = GLOBAL_INDEX,
+        china_offer_index_url: str = CHINA_INDEX,
+        savings_plans: str = "true",
+        savings_plan_index_url: str = PLAN_INDEX,
+        china_savings_plan_index_url: str = CHINA_PLAN_INDEX,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.offer_index_url, self.china_offer_index_url = offer_index_url, china_offer_index_url
         self.plan_index_url, self.china_plan_index_url = savings_plan_index_url, china_savings_plan_index_url
@@ -102,8 +111,10 @@ class AwsReservedSpider(ProviderSpider):
         self.savings_plans = flag(savings_plans)
         self.plan_keep = GpuRates.for_systems(systems)
         if self.savings_plans and unknown_systems(systems):
-            self.notes.append(f"aws-reserved: no savings plan operation code is known for "
-                              f"{', '.join(unknown_systems(systems))}; their savings plans are not read")
+            self.notes.append(
+                f"aws-reserved: no savings plan operation code is known for "
+                f"{', '.join(unknown_systems(systems))}; their savings plans are not read"
+            )
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -128,44 +139,69 @@ class AwsReservedSpider(ProviderSpider):
             for index in sorted({self.plan_index_for(r) for r in self.regions}):
                 yield self.request(index, self.parse_plan_index, cb_kwargs={"index_url": index})
 
-    def region_files(self, files: dict[str, str], index_url: str, index_for: Callable[[str], str], what: str,
-                     callback: Callable[..., Any], cut: Cut) -> Iterable[Request]:
+    def region_files(
+        self,
+        files: dict[str, str],
+        index_url: str,
+        index_for: Callable[[str], str],
+        what: str,
+        callback: Callable[..., Any],
+        cut: Cut,
+    ) -> Iterable[Request]:
         """A request for the file of each chosen region this index serves, cut
         while it streams; a region the index does not list is a failure that
         names those it does."""
         for region in (r for r in self.regions if index_for(r) == index_url):
             if region not in files:
-                raise SourceFailure(f"unknown AWS region {region!r} in the {what} index {index_url}; "
-                                    f"it lists: {', '.join(sorted(files))}")
+                raise SourceFailure(
+                    f"unknown AWS region {region!r} in the {what} index {index_url}; "
+                    f"it lists: {', '.join(sorted(files))}"
+                )
             yield self.request(files[region], callback, meta={STREAM_META: cut}, cb_kwargs={"region": region})
 
     def parse_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
-        yield from self.region_files(parse_region_index(response.body, index_url), index_url, self.index_for,
-                                     "offer", self.parse_offer, partial(subset_body, keep=self.keep))
+        yield from self.region_files(
+            parse_region_index(response.body, index_url),
+            index_url,
+            self.index_for,
+            "offer",
+            self.parse_offer,
+            partial(subset_body, keep=self.keep),
+        )
 
     def parse_offer(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)
         header, records = parse_offer_file(response.body, self.keep)
         if not self.convertible:
             for record in records:
-                record["terms"]["Reserved"] = [t for t in record["terms"]["Reserved"]
-                                               if (t.get("termAttributes") or {}).get("OfferingClass") != "convertible"]
-        yield from self.items(response, "aws.offer_product", records, region=region,
-                              version=header.get("version", ""))
+                record["terms"]["Reserved"] = [
+                    t
+                    for t in record["terms"]["Reserved"]
+                    if (t.get("termAttributes") or {}).get("OfferingClass") != "convertible"
+                ]
+        yield from self.items(response, "aws.offer_product", records, region=region, version=header.get("version", ""))
 
     def parse_plan_index(self, response: Response, index_url: str) -> Iterable[Any]:
         self.fetched(response)
-        yield from self.region_files(parse_plan_index(response.body, index_url), index_url, self.plan_index_for,
-                                     "savings plan", self.parse_plans, partial(plan_subset_body, keep=self.plan_keep))
+        yield from self.region_files(
+            parse_plan_index(response.body, index_url),
+            index_url,
+            self.plan_index_for,
+            "savings plan",
+            self.parse_plans,
+            partial(plan_subset_body, keep=self.plan_keep),
+        )
 
     def parse_plans(self, response: Response, region: str) -> Iterable[Any]:
         self.fetched(response)
         header, records = parse_plan_file(response.body, self.plan_keep)
         if not records:
-            self.notes.append(f"aws-reserved: the savings plan file of {region} has no GPU rates "
-                              f"for the chosen operating systems")
+            self.notes.append(
+                f"aws-reserved: the savings plan file of {region} has no GPU rates for the chosen operating systems"
+            )
         # The partition says which currency a rate that names none is in.
         partition = "aws-cn" if region.startswith("cn-") else "aws"
-        yield from self.items(response, "aws.savings_plan", records, region=region, partition=partition,
-                              version=header.get("version", ""))
+        yield from self.items(
+            response, "aws.savings_plan", records, region=region, partition=partition, version=header.get("version", "")
+        )

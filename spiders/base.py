@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import scrapy
-from scrapy_playwright.page import PageMethod
 from scrapy.http import Response
+from scrapy_playwright.page import PageMethod
 from twisted.python.failure import Failure
 
 from spiders.har import browser_capture_path, mask_query
@@ -43,9 +43,16 @@ class ProviderSpider(scrapy.Spider):
     def request(self, url: str, callback: Callable[..., Any], **kwargs: Any) -> scrapy.Request:
         return scrapy.Request(url, callback=callback, errback=self.on_error, **kwargs)
 
-    def browser_request(self, url: str, callback: Callable[..., Any], *, wait_for: str,
-                        timeout_ms: int = 30000, meta: dict[str, Any] | None = None,
-                        **kwargs: Any) -> scrapy.Request:
+    def browser_request(
+        self,
+        url: str,
+        callback: Callable[..., Any],
+        *,
+        wait_for: str,
+        timeout_ms: int = 30000,
+        meta: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> scrapy.Request:
         """A page rendered by Chromium (scrapy-playwright), waited for with an
         explicit selector. In replay the browser is served from the HAR and
         an unknown URL fails; in record mode its traffic is saved beside the
@@ -53,7 +60,8 @@ class ProviderSpider(scrapy.Spider):
         page_meta: dict[str, Any] = {
             "playwright": True,
             "playwright_page_methods": [
-                PageMethod("wait_for_selector", wait_for, state="attached", timeout=timeout_ms)],
+                PageMethod("wait_for_selector", wait_for, state="attached", timeout=timeout_ms)
+            ],
         }
         replay = self.settings.get("GPU_TRACKER_REPLAY")
         record = self.settings.get("GPU_TRACKER_RECORD")
@@ -62,9 +70,17 @@ class ProviderSpider(scrapy.Spider):
         elif record:
             page_meta["playwright_context"] = "record"
             page_meta["playwright_context_kwargs"] = {
-                "record_har_path": browser_capture_path(str(record)), "record_har_content": "embed"}
-        return scrapy.Request(url, callback=callback, errback=self.on_error,
-                              meta={**page_meta, **(meta or {})}, dont_filter=True, **kwargs)
+                "record_har_path": browser_capture_path(str(record)),
+                "record_har_content": "embed",
+            }
+        return scrapy.Request(
+            url,
+            callback=callback,
+            errback=self.on_error,
+            meta={**page_meta, **(meta or {})},
+            dont_filter=True,
+            **kwargs,
+        )
 
     def public_url(self, url: str) -> str:
         """`url` as it may be shown, logged or stored: secret query parameters
@@ -80,8 +96,9 @@ class ProviderSpider(scrapy.Spider):
             where = "" if request.url in message or shown in message else f" ({shown})"
             message = message.replace(request.url, shown)
         if "Failed to launch" in message:
-            where += ("; install Chromium (apt-get install chromium) or point [crawl] browser_path "
-                      "at a Chromium executable")
+            where += (
+                "; install Chromium (apt-get install chromium) or point [crawl] browser_path at a Chromium executable"
+            )
         self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
 
     def fetched(self, response: Response) -> None:
@@ -97,8 +114,9 @@ class ProviderSpider(scrapy.Spider):
         started = response.meta.get("har_started")
         return str(started) if started else datetime.now(UTC).isoformat()
 
-    def items(self, response: Response, kind: str, records: Iterable[dict[str, Any]],
-              **extra: Any) -> Iterable[dict[str, Any]]:
+    def items(
+        self, response: Response, kind: str, records: Iterable[dict[str, Any]], **extra: Any
+    ) -> Iterable[dict[str, Any]]:
         observed = self.observed_at(response)
         source_url = self.public_url(response.url)
         for record in records:

@@ -55,12 +55,19 @@ def mask_query(url: str, secret_params: Iterable[str]) -> str:
     return parts._replace(query=query).geturl()
 
 
-def request_key(method: str, url: str, body: bytes | str | None = None,
-                secret_params: Iterable[str] = ()) -> tuple[Any, ...]:
+def request_key(
+    method: str, url: str, body: bytes | str | None = None, secret_params: Iterable[str] = ()
+) -> tuple[Any, ...]:
     parts = urlsplit(mask_query(url, secret_params))
     query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
-    return (method.upper(), parts.scheme.lower(), parts.netloc.lower(), unquote(parts.path) or "/",
-            query, _body_key(method, body))
+    return (
+        method.upper(),
+        parts.scheme.lower(),
+        parts.netloc.lower(),
+        unquote(parts.path) or "/",
+        query,
+        _body_key(method, body),
+    )
 
 
 def _body_key(method: str, body: bytes | str | None) -> str:
@@ -99,11 +106,19 @@ def _entry_response(entry: dict[str, Any]) -> HarResponse:
         body = base64.b64decode(text)
     else:
         body = text.encode("utf-8")
-    headers = [(h["name"], h["value"]) for h in resp.get("headers", [])
-               if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS]
-    return HarResponse(url=req["url"], status=int(resp["status"]), headers=headers, body=body,
-                       started=str(entry.get("startedDateTime") or ""),
-                       error=str(resp.get("_error") or entry.get("_error") or ""))
+    headers = [
+        (h["name"], h["value"])
+        for h in resp.get("headers", [])
+        if h.get("name", "").lower() not in DROPPED_REPLAY_HEADERS
+    ]
+    return HarResponse(
+        url=req["url"],
+        status=int(resp["status"]),
+        headers=headers,
+        body=body,
+        started=str(entry.get("startedDateTime") or ""),
+        error=str(resp.get("_error") or entry.get("_error") or ""),
+    )
 
 
 class HarArchive:
@@ -124,14 +139,16 @@ class HarArchive:
                 key = request_key(str(req["method"]), str(req["url"]), body, self.secret_params)
                 self._entries[key].append(_entry_response(entry))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise HarError(f"{self.path} is not a HAR file: entry {n} is malformed "
-                               f"({type(exc).__name__}: {exc})") from None
+                raise HarError(
+                    f"{self.path} is not a HAR file: entry {n} is malformed ({type(exc).__name__}: {exc})"
+                ) from None
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._entries.values())
 
-    def lookup(self, method: str, url: str, body: bytes | str | None = None,
-               *, peek: bool = False) -> HarResponse | None:
+    def lookup(
+        self, method: str, url: str, body: bytes | str | None = None, *, peek: bool = False
+    ) -> HarResponse | None:
         key = request_key(method, url, body, self.secret_params)
         found = self._entries.get(key)
         if not found:
@@ -142,19 +159,38 @@ class HarArchive:
         return found[index]
 
 
-def har_entry(*, method: str, url: str, request_headers: list[tuple[str, str]], request_body: bytes | None,
-              status: int, response_headers: list[tuple[str, str]], body: bytes, mime_type: str,
-              started: datetime, elapsed_ms: float) -> dict[str, Any]:
+def har_entry(
+    *,
+    method: str,
+    url: str,
+    request_headers: list[tuple[str, str]],
+    request_body: bytes | None,
+    status: int,
+    response_headers: list[tuple[str, str]],
+    body: bytes,
+    mime_type: str,
+    started: datetime,
+    elapsed_ms: float,
+) -> dict[str, Any]:
     try:
         content: dict[str, Any] = {"size": len(body), "mimeType": mime_type, "text": body.decode("utf-8")}
     except UnicodeDecodeError:
-        content = {"size": len(body), "mimeType": mime_type, "encoding": "base64",
-                   "text": base64.b64encode(body).decode("ascii")}
+        content = {
+            "size": len(body),
+            "mimeType": mime_type,
+            "encoding": "base64",
+            "text": base64.b64encode(body).decode("ascii"),
+        }
     query = [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)]
     request: dict[str, Any] = {
-        "method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [],
+        "method": method,
+        "url": url,
+        "httpVersion": "HTTP/1.1",
+        "cookies": [],
         "headers": [{"name": k, "value": v} for k, v in request_headers],
-        "queryString": query, "headersSize": -1, "bodySize": len(request_body or b""),
+        "queryString": query,
+        "headersSize": -1,
+        "bodySize": len(request_body or b""),
     }
     if request_body:
         request["postData"] = {"mimeType": "application/json", "text": request_body.decode("utf-8", "replace")}
@@ -163,9 +199,15 @@ def har_entry(*, method: str, url: str, request_headers: list[tuple[str, str]], 
         "time": round(elapsed_ms, 3),
         "request": request,
         "response": {
-            "status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+            "status": status,
+            "statusText": "",
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
             "headers": [{"name": k, "value": v} for k, v in response_headers],
-            "content": content, "redirectURL": "", "headersSize": -1, "bodySize": len(body),
+            "content": content,
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": len(body),
         },
         "cache": {},
         "timings": {"send": 0, "wait": round(elapsed_ms, 3), "receive": 0},
@@ -187,8 +229,7 @@ def merge_har(target: str | Path, extra: str | Path) -> None:
 
 
 def write_har(path: str | Path, entries: list[dict[str, Any]], *, creator: str = "gpu-tracker") -> None:
-    data = {"log": {"version": "1.2", "creator": {"name": creator, "version": "1"}, "pages": [],
-                    "entries": entries}}
+    data = {"log": {"version": "1.2", "creator": {"name": creator, "version": "1"}, "pages": [], "entries": entries}}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")

@@ -39,10 +39,18 @@ def product_url(api_url: str, region: str) -> str:
 
 
 SITES = {
-    "cn": Site(f"https://portal.huaweicloud.com/{API_PATH}", "https://www.huaweicloud.com/pricing/calculator.html",
-               "zh-cn", "CNY"),
-    "intl": Site(f"https://portal-intl.huaweicloud.com/{API_PATH}",
-                 "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html", "en-us", "USD"),
+    "cn": Site(
+        f"https://portal.huaweicloud.com/{API_PATH}",
+        "https://www.huaweicloud.com/pricing/calculator.html",
+        "zh-cn",
+        "CNY",
+    ),
+    "intl": Site(
+        f"https://portal-intl.huaweicloud.com/{API_PATH}",
+        "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html",
+        "en-us",
+        "USD",
+    ),
 }
 ORIGIN = "https://www.huaweicloud.com"
 
@@ -68,8 +76,9 @@ class HuaweiSpider(ProviderSpider):
         offered = parse_menu(response.body)
         unknown = [r for r in self.regions if r not in offered]
         if unknown:
-            raise SourceFailure(f"Huawei: the calculator does not price ECS in {', '.join(unknown)} "
-                                f"(it does in {', '.join(offered)})")
+            raise SourceFailure(
+                f"Huawei: the calculator does not price ECS in {', '.join(unknown)} (it does in {', '.join(offered)})"
+            )
         self.regions = self.regions or offered
         for region in self.regions:
             yield self.get(product_url(self.api_url, region), self.parse_region, cb_kwargs={"region": region})

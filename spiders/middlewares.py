@@ -41,14 +41,20 @@ class PoliteRetryMiddleware(RetryMiddleware):
         mw.retry_after_max = crawler.settings.getfloat("RETRY_AFTER_MAX", 120)
         return mw
 
-    async def process_response(self, request: Request, response: Response,  # type: ignore[override]
-                               spider: Spider | None = None) -> Request | Response:
+    async def process_response(
+        self,
+        request: Request,
+        response: Response,  # type: ignore[override]
+        spider: Spider | None = None,
+    ) -> Request | Response:
         wait = retry_after_seconds(response)
         if wait is None or request.meta.get("dont_retry"):
             return super().process_response(request, response)
         if wait > self.retry_after_max:
-            raise IgnoreRequest(f"HTTP {response.status} from {response.url} asks to wait {wait:g} s "
-                                f"(Retry-After), more than the {self.retry_after_max:g} s we wait")
+            raise IgnoreRequest(
+                f"HTTP {response.status} from {response.url} asks to wait {wait:g} s "
+                f"(Retry-After), more than the {self.retry_after_max:g} s we wait"
+            )
         retry = self._retry(request, f"{response.status} with Retry-After {wait:g}s")
         if retry is None:
             return response
@@ -103,10 +109,9 @@ class HarReplayMiddleware:
             shown = mask_query(request.url, self.archive.secret_params)
             raise ReplayedTransportError(f"{found.error or 'no response'} for {shown}")
         request.meta["har_started"] = found.started
-        headers = {k: v for k, v in found.headers}
+        headers = dict(found.headers)
         cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)
-        return cls(url=request.url, status=found.status, headers=headers, body=found.body,
-                   request=request)
+        return cls(url=request.url, status=found.status, headers=headers, body=found.body, request=request)
 
 
 class HarRecordMiddleware:
@@ -133,16 +138,26 @@ class HarRecordMiddleware:
     def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         started, t0 = request.meta.get("har_sent") or (datetime.now(UTC), time.monotonic())
         request.meta["har_started"] = started.isoformat()
-        headers = [(k.decode("latin-1"), v.decode("latin-1"))
-                   for k, vs in response.headers.items() for v in vs]
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, vs in response.headers.items() for v in vs]
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
-        self.entries.append(har_entry(
-            method=request.method, url=mask_query(request.url, self.secret_params),
-            request_headers=[(k.decode("latin-1"), self._masked(v.decode("latin-1")))
-                             for k, vs in request.headers.items() for v in vs],
-            request_body=request.body or None, status=response.status, response_headers=headers,
-            body=response.body, mime_type=content_type, started=started,
-            elapsed_ms=(time.monotonic() - t0) * 1000))
+        self.entries.append(
+            har_entry(
+                method=request.method,
+                url=mask_query(request.url, self.secret_params),
+                request_headers=[
+                    (k.decode("latin-1"), self._masked(v.decode("latin-1")))
+                    for k, vs in request.headers.items()
+                    for v in vs
+                ],
+                request_body=request.body or None,
+                status=response.status,
+                response_headers=headers,
+                body=response.body,
+                mime_type=content_type,
+                started=started,
+                elapsed_ms=(time.monotonic() - t0) * 1000,
+            )
+        )
         return response
 
     def _masked(self, value: str) -> str:
@@ -151,4 +166,3 @@ class HarRecordMiddleware:
 
     def spider_closed(self, spider: Spider) -> None:
         write_har(self.path, self.entries)
-

@@ -13,6 +13,7 @@ caller. Output, the seam to the rest of the tracker:
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import re
@@ -25,13 +26,19 @@ from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
-import importlib
-
 from spiders.har import SECRET_PLACEHOLDER
 from spiders.middlewares import SECRET_PARAMS_SETTING
 
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _json_default(value: object) -> object:
@@ -71,39 +78,48 @@ def emit(event: str, **fields: Any) -> None:
 
 def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Settings:
     settings = Settings()
-    settings.setdict({
-        "LOG_FILE": str(out / "spider.log"),
-        "LOG_LEVEL": spec.get("log_level", "INFO"),
-        "LOG_FILE_APPEND": False,
-        # Scrapy's remote-control console can run code; it stays off.
-        "REMOTE_CONTROL_ENABLED": False,
-        "TELNETCONSOLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": False,
-        "HTTPERROR_ALLOW_ALL": True,
-        "COOKIES_ENABLED": False,
-        "USER_AGENT": "gpu-offer-tracker/0.1 (price watcher)",
-        "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
-        "DOWNLOAD_TIMEOUT": spec.get("download_timeout", 60),
-        "RETRY_TIMES": spec.get("retry_times", 2),
-        "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
-        "DOWNLOADER_MIDDLEWARES": {
-            "spiders.middlewares.HarRecordMiddleware": 100,
-            "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-            "spiders.middlewares.PoliteRetryMiddleware": 550,
-            "spiders.middlewares.HarReplayMiddleware": 950,
+    settings.setdict(
+        {
+            "LOG_FILE": str(out / "spider.log"),
+            "LOG_LEVEL": spec.get("log_level", "INFO"),
+            "LOG_FILE_APPEND": False,
+            # Scrapy's remote-control console can run code; it stays off.
+            "REMOTE_CONTROL_ENABLED": False,
+            "TELNETCONSOLE_ENABLED": False,
+            "ROBOTSTXT_OBEY": False,
+            "HTTPERROR_ALLOW_ALL": True,
+            "COOKIES_ENABLED": False,
+            "USER_AGENT": "gpu-offer-tracker/0.1 (price watcher)",
+            "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+            "DOWNLOAD_TIMEOUT": spec.get("download_timeout", 60),
+            "RETRY_TIMES": spec.get("retry_times", 2),
+            "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+            "DOWNLOADER_MIDDLEWARES": {
+                "spiders.middlewares.HarRecordMiddleware": 100,
+                "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+                "spiders.middlewares.PoliteRetryMiddleware": 550,
+                "spiders.middlewares.HarReplayMiddleware": 950,
+            },
+            "GPU_TRACKER_REPLAY": spec.get("replay"),
+            "GPU_TRACKER_RECORD": spec.get("record"),
         },
-        "GPU_TRACKER_REPLAY": spec.get("replay"),
-        "GPU_TRACKER_RECORD": spec.get("record"),
-    }, priority="cmdline")
+        priority="cmdline",
+    )
     if uses_browser:
         handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
-        settings.setdict({
-            "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
-            "PLAYWRIGHT_BROWSER_TYPE": "chromium",
-            "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": spec.get("browser_path", "/usr/bin/chromium"),
-                                          "args": BROWSER_ARGS, "headless": True},
-            "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": spec.get("browser_timeout_ms", 30000),
-        }, priority="cmdline")
+        settings.setdict(
+            {
+                "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+                "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+                "PLAYWRIGHT_LAUNCH_OPTIONS": {
+                    "executable_path": spec.get("browser_path", "/usr/bin/chromium"),
+                    "args": BROWSER_ARGS,
+                    "headless": True,
+                },
+                "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": spec.get("browser_timeout_ms", 30000),
+            },
+            priority="cmdline",
+        )
     settings.setdict(spec.get("settings", {}), priority="cmdline")
     return settings
 

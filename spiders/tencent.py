@@ -93,14 +93,23 @@ class TencentSpider(ProviderSpider):
     def post(self, region: str, charge_type: str, zone: str | None) -> scrapy.Request:
         referer = f"{self.site.origin}/cvm"
         return self.request(
-            action_url(self.api_url, region), self.parse, method="POST",
+            action_url(self.api_url, region),
+            self.parse,
+            method="POST",
             body=json.dumps(request_body(region, charge_type, zone)),
-            headers={"Content-Type": "application/json; charset=UTF-8", "Origin": self.site.origin,
-                     "Referer": referer},
-            cb_kwargs={"region": region, "charge_type": charge_type}, dont_filter=True)
+            headers={"Content-Type": "application/json; charset=UTF-8", "Origin": self.site.origin, "Referer": referer},
+            cb_kwargs={"region": region, "charge_type": charge_type},
+            dont_filter=True,
+        )
 
     def parse(self, response: Response, region: str, charge_type: str) -> Iterable[Any]:
         self.fetched(response)
         items = parse_zone_configs(response.body)
-        yield from self.items(response, "tencent.zone_instance", items, region=region,
-                              charge_type=charge_type, currency=self.site.currency)
+        yield from self.items(
+            response,
+            "tencent.zone_instance",
+            items,
+            region=region,
+            charge_type=charge_type,
+            currency=self.site.currency,
+        )

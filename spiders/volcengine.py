@@ -33,8 +33,14 @@ class VolcengineSpider(ProviderSpider):
     uses_browser = True
     known_template: ClassVar[str] = "CLT7310571628986405164"
 
-    def __init__(self, state_file: str = "", template_code: str = "", pricing_page: str = PRICING_PAGE,
-                 api_url: str = API_URL, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        state_file: str = "",
+        template_code: str = "",
+        pricing_page: str = PRICING_PAGE,
+        api_url: str = API_URL,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.state_file = state_file
         self.configured_template = template_code
@@ -55,27 +61,43 @@ class VolcengineSpider(ProviderSpider):
 
     def template_request(self, code: str, *, rediscovered: bool) -> Any:
         url = f"{self.api_url}?Action=ListTemplate&Version=2020-01-01&TemplateCode={code}"
-        return self.request(url, self.parse_template, headers=self.headers(), dont_filter=True,
-                            cb_kwargs={"code": code, "rediscovered": rediscovered})
+        return self.request(
+            url,
+            self.parse_template,
+            headers=self.headers(),
+            dont_filter=True,
+            cb_kwargs={"code": code, "rediscovered": rediscovered},
+        )
 
     def parse_template(self, response: Response, code: str, rediscovered: bool) -> Iterable[Any]:
         self.fetched(response)
         specs = parse_template(response.body)
         if specs is None:
             if rediscovered:
-                raise PageShapeError(f"Volcano Engine: ListTemplate does not know template {code}, the code "
-                                     "the pricing page uses")
-            self.notes.append(f"volcengine: the API does not know template {code}; reading the current one "
-                              f"from {self.page_url}")
+                raise PageShapeError(
+                    f"Volcano Engine: ListTemplate does not know template {code}, the code the pricing page uses"
+                )
+            self.notes.append(
+                f"volcengine: the API does not know template {code}; reading the current one from {self.page_url}"
+            )
             yield self.browser_request(
-                self.page_url, self.parse_page, wait_for=PAGE_READY, cb_kwargs={"stale": code},
-                meta={"playwright_page_event_handlers": {"request": self.on_page_request}})
+                self.page_url,
+                self.parse_page,
+                wait_for=PAGE_READY,
+                cb_kwargs={"stale": code},
+                meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
+            )
             return
         write_state(self.state_file, template_code=code)
-        yield self.request(f"{self.api_url}?Action=GetTable&Version=2020-01-01", self.parse_table,
-                           method="POST", body=json.dumps({"TemplateCode": code}),
-                           headers={**self.headers(), "Content-Type": "application/json"},
-                           dont_filter=True, cb_kwargs={"code": code, "specs": specs})
+        yield self.request(
+            f"{self.api_url}?Action=GetTable&Version=2020-01-01",
+            self.parse_table,
+            method="POST",
+            body=json.dumps({"TemplateCode": code}),
+            headers={**self.headers(), "Content-Type": "application/json"},
+            dont_filter=True,
+            cb_kwargs={"code": code, "specs": specs},
+        )
 
     def on_page_request(self, request: Any) -> None:
         self.page_requests.append(f"{request.url} {request.post_data or ''}")
@@ -86,8 +108,9 @@ class VolcengineSpider(ProviderSpider):
         found = template_codes(asked) or template_codes([response.text])
         code = pick_template_code(found, self.page_url)
         if code == stale:
-            raise PageShapeError(f"Volcano Engine: ListTemplate does not know template {code}, and the pricing "
-                                 "page still uses it")
+            raise PageShapeError(
+                f"Volcano Engine: ListTemplate does not know template {code}, and the pricing page still uses it"
+            )
         self.notes.append(f"volcengine: the pricing page uses template {code}")
         write_state(self.state_file, template_code=code, replaces=stale)
         yield self.template_request(code, rediscovered=True)

@@ -17,14 +17,28 @@ class WatchSpider(ProviderSpider):
     name = "watch"
     provider = "watch"
 
-    def __init__(self, url: str = "", selector: str = "", watch: str = "", watch_provider: str = "",
-                 offer_kind: str = "", ignore: str = "[]", currency: str = "", wait_for: str = "",
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        url: str = "",
+        selector: str = "",
+        watch: str = "",
+        watch_provider: str = "",
+        offer_kind: str = "",
+        ignore: str = "[]",
+        currency: str = "",
+        wait_for: str = "",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.url, self.selector, self.watch = url, selector, watch
         self.wait_for = wait_for or selector
-        self.extra = {"watch": watch, "provider": watch_provider, "offer_kind": offer_kind,
-                      "ignore": json.loads(ignore), "currency": currency or None}
+        self.extra = {
+            "watch": watch,
+            "provider": watch_provider,
+            "offer_kind": offer_kind,
+            "ignore": json.loads(ignore),
+            "currency": currency or None,
+        }
 
     async def start(self) -> Any:
         yield self.page_request()

@@ -24,11 +24,11 @@ def _pg_reachable() -> str | None:
             conn.execute(sa.text("select 1"))
         engine.dispose()
         return None
-    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+    except Exception as exc:
         return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
-_PG_PROBLEM: str | None | bool = False
+_PG_PROBLEM: str | bool | None = False
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -21,14 +21,32 @@ _PATTERNS = [
     (re.compile(r"(?P<keep>[a-z][a-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?=@)", re.I), None),
     # key=..., token=..., secret=..., password=..., sig=... in query strings and key=value text
     # (a value the crawler already wrote as REDACTED stays as it is, as `runs` shows it)
-    (re.compile(r"(?P<keep>(?:[?&;,\s]|^)(?:api[_-]?key|access[_-]?key|key|token|access_token|secret|"
-                r"password|passwd|pwd|sig|signature)=)(?!REDACTED(?:[&\s;,'\"]|$))[^&\s;,'\"]+", re.I), None),
+    (
+        re.compile(
+            r"(?P<keep>(?:[?&;,\s]|^)(?:api[_-]?key|access[_-]?key|key|token|access_token|secret|"
+            r"password|passwd|pwd|sig|signature)=)(?!REDACTED(?:[&\s;,'\"]|$))[^&\s;,'\"]+",
+            re.I,
+        ),
+        None,
+    ),
     # the path of chat webhooks and Apprise URLs: wecombot://KEY, slack://T/B/C, dingtalk://TOKEN, ...
-    (re.compile(r"(?P<keep>\b(?:wecombot|slack|dingtalk|feishu|lark|tgram|discord|schan|matrix|matrixs|"
-                r"pushplus|wecom|ntfy|gotify|msteams|workflows)://)[^\s'\"]+", re.I), None),
-    (re.compile(r"(?P<keep>https?://(?:hooks\.slack\.com/services|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
-                r"oapi\.dingtalk\.com/robot/send\?access_token=|open\.feishu\.cn/open-apis/bot/v2/hook|"
-                r"discord(?:app)?\.com/api/webhooks)/?)[^\s'\"]+", re.I), None),
+    (
+        re.compile(
+            r"(?P<keep>\b(?:wecombot|slack|dingtalk|feishu|lark|tgram|discord|schan|matrix|matrixs|"
+            r"pushplus|wecom|ntfy|gotify|msteams|workflows)://)[^\s'\"]+",
+            re.I,
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"(?P<keep>https?://(?:hooks\.slack\.com/services|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|"
+            r"oapi\.dingtalk\.com/robot/send\?access_token=|open\.feishu\.cn/open-apis/bot/v2/hook|"
+            r"discord(?:app)?\.com/api/webhooks)/?)[^\s'\"]+",
+            re.I,
+        ),
+        None,
+    ),
 ]
 
 
@@ -102,8 +120,9 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace(
-                "+00:00", "Z"),
+            "time": datetime.fromtimestamp(record.created, UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),

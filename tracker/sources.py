@@ -19,27 +19,58 @@ class Source:
     needs_api_key: bool = False
 
 
-SOURCES: dict[str, Source] = {s.name: s for s in (
-    Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
-    Source("aws", "aws", "spiders.aws:AwsSpider", "tracker.normalize.aws"),
-    Source("aws-reserved", "aws", "spiders.aws_bulk:AwsReservedSpider", "tracker.normalize.aws_reserved"),
-    Source("alibaba", "alibaba", "spiders.alibaba:AlibabaSpider", "tracker.normalize.alibaba", keeps_state=True),
-    Source("alibaba-cn", "alibaba", "spiders.alibaba:AlibabaChinaSpider", "tracker.normalize.alibaba",
-           keeps_state=True),
-    Source("volcengine", "volcengine", "spiders.volcengine:VolcengineSpider", "tracker.normalize.volcengine",
-           keeps_state=True),
-    Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
-    Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
-    Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
-    Source("aws-offers", "aws", "spiders.offers.aws:AwsOffersSpider", "tracker.normalize.offers", kind="offers"),
-    Source("azure-offers", "azure", "spiders.offers.azure:AzureOffersSpider", "tracker.normalize.offers", kind="offers"),
-    Source("gcp-offers", "gcp", "spiders.offers.gcp:GcpOffersSpider", "tracker.normalize.offers", kind="offers"),
-    Source("alibaba-offers", "alibaba", "spiders.offers.alibaba:AlibabaOffersSpider", "tracker.normalize.offers",
-           kind="offers"),
-    Source("tencent-offers", "tencent", "spiders.offers.tencent:TencentOffersSpider", "tracker.normalize.offers",
-           kind="offers"),
-    Source("huawei-offers", "huawei", "spiders.offers.huawei:HuaweiOffersSpider", "tracker.normalize.offers",
-           kind="offers"),
-    Source("volcengine-offers", "volcengine", "spiders.offers.volcengine:VolcengineOffersSpider",
-           "tracker.normalize.offers", kind="offers"),
-)}
+SOURCES: dict[str, Source] = {
+    s.name: s
+    for s in (
+        Source("azure", "azure", "spiders.azure:AzureSpider", "tracker.normalize.azure"),
+        Source("aws", "aws", "spiders.aws:AwsSpider", "tracker.normalize.aws"),
+        Source("aws-reserved", "aws", "spiders.aws_bulk:AwsReservedSpider", "tracker.normalize.aws_reserved"),
+        Source("alibaba", "alibaba", "spiders.alibaba:AlibabaSpider", "tracker.normalize.alibaba", keeps_state=True),
+        Source(
+            "alibaba-cn", "alibaba", "spiders.alibaba:AlibabaChinaSpider", "tracker.normalize.alibaba", keeps_state=True
+        ),
+        Source(
+            "volcengine",
+            "volcengine",
+            "spiders.volcengine:VolcengineSpider",
+            "tracker.normalize.volcengine",
+            keeps_state=True,
+        ),
+        Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
+        Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
+        Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
+        Source("aws-offers", "aws", "spiders.offers.aws:AwsOffersSpider", "tracker.normalize.offers", kind="offers"),
+        Source(
+            "azure-offers", "azure", "spiders.offers.azure:AzureOffersSpider", "tracker.normalize.offers", kind="offers"
+        ),
+        Source("gcp-offers", "gcp", "spiders.offers.gcp:GcpOffersSpider", "tracker.normalize.offers", kind="offers"),
+        Source(
+            "alibaba-offers",
+            "alibaba",
+            "spiders.offers.alibaba:AlibabaOffersSpider",
+            "tracker.normalize.offers",
+            kind="offers",
+        ),
+        Source(
+            "tencent-offers",
+            "tencent",
+            "spiders.offers.tencent:TencentOffersSpider",
+            "tracker.normalize.offers",
+            kind="offers",
+        ),
+        Source(
+            "huawei-offers",
+            "huawei",
+            "spiders.offers.huawei:HuaweiOffersSpider",
+            "tracker.normalize.offers",
+            kind="offers",
+        ),
+        Source(
+            "volcengine-offers",
+            "volcengine",
+            "spiders.offers.volcengine:VolcengineOffersSpider",
+            "tracker.normalize.offers",
+            kind="offers",
+        ),
+    )
+}

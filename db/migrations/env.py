@@ -7,8 +7,8 @@ import sqlalchemy as sa
 from alembic import context
 from sqlmodel import SQLModel
 
-import db.alert_tables  # noqa: F401  (registers the tables on the metadata)
-import db.offers  # noqa: F401
+import db.alert_tables
+import db.offers
 import db.tables  # noqa: F401
 
 target_metadata = SQLModel.metadata

@@ -11,8 +11,10 @@ from spiders.offers import OfferPage, OfferSpider
 from spiders.pages import PageShapeError, load_json
 from spiders.pages.offer_cards import cards
 
-FREE_PLAN_URL = ("https://aws.amazon.com/api/dirs/items/search?item.directoryId=free-tier-products"
-                 "&sort_by=item.additionalFields.SortRank&sort_order=asc&size=50&item.locale=en_US")
+FREE_PLAN_URL = (
+    "https://aws.amazon.com/api/dirs/items/search?item.directoryId=free-tier-products"
+    "&sort_by=item.additionalFields.SortRank&sort_order=asc&size=50&item.locale=en_US"
+)
 ACTIVATE_URL = "https://aws.amazon.com/startups/credits"
 
 
@@ -33,8 +35,12 @@ def parse_free_plan(body: bytes) -> list[dict[str, Any]]:
         if not item.get("name") or not fields.get("title"):
             raise PageShapeError(f"AWS free plan: an item lacks name or title: {str(item)[:120]}")
         # The spider joins `url` to the page's; every field is text.
-        record = {"id": item["name"], "title": fields["title"], "text": fields.get("body", ""),
-                  "url": fields.get("ctaLink", "")}
+        record = {
+            "id": item["name"],
+            "title": fields["title"],
+            "text": fields.get("body", ""),
+            "url": fields.get("ctaLink", ""),
+        }
         odd = [k for k, v in record.items() if not isinstance(v, str)]
         if odd:
             raise PageShapeError(f"AWS free plan: {', '.join(odd)} of {str(item['name'])[:40]!r} is not text")
@@ -45,8 +51,14 @@ def parse_free_plan(body: bytes) -> list[dict[str, Any]]:
 
 
 def parse_activate(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, "[data-program]", id_attr="data-program", title_css=".program-name",
-                 body_css=".program-credit, .program-detail", what="AWS Activate")
+    return cards(
+        page,
+        "[data-program]",
+        id_attr="data-program",
+        title_css=".program-name",
+        body_css=".program-credit, .program-detail",
+        what="AWS Activate",
+    )
 
 
 class AwsOffersSpider(OfferSpider):
@@ -54,5 +66,7 @@ class AwsOffersSpider(OfferSpider):
     provider = "aws"
     currency = "USD"
     uses_browser = True
-    offer_pages = (OfferPage(FREE_PLAN_URL, parse_free_plan, json=True),
-                   OfferPage(ACTIVATE_URL, parse_activate, wait_for="[data-program] .program-credit"))
+    offer_pages = (
+        OfferPage(FREE_PLAN_URL, parse_free_plan, json=True),
+        OfferPage(ACTIVATE_URL, parse_activate, wait_for="[data-program] .program-credit"),
+    )

@@ -14,8 +14,9 @@ OFFERS_URL = "https://azure.microsoft.com/en-us/free/"
 
 
 def parse_free_page(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, "[data-offer-id]", id_attr="data-offer-id", title_css="h3",
-                 body_css="p", what="Azure free account")
+    return cards(
+        page, "[data-offer-id]", id_attr="data-offer-id", title_css="h3", body_css="p", what="Azure free account"
+    )
 
 
 class AzureOffersSpider(OfferSpider):

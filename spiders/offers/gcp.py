@@ -13,8 +13,14 @@ FREE_URL = "https://cloud.google.com/free"
 
 
 def parse_free_page(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, "section[data-program-id]", id_attr="data-program-id", title_css="h2",
-                 body_css=".program-summary, .program-terms li", what="GCP free program")
+    return cards(
+        page,
+        "section[data-program-id]",
+        id_attr="data-program-id",
+        title_css="h2",
+        body_css=".program-summary, .program-terms li",
+        what="GCP free program",
+    )
 
 
 class GcpOffersSpider(OfferSpider):

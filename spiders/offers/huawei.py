@@ -14,8 +14,10 @@ from spiders.pages.offer_cards import cards
 
 FREE_TRIAL_API = "https://activity.huaweicloud.com/free_test/api/v1/products?lang=zh-cn"
 PROMOTION_URL = "https://activity.huaweicloud.com/promotion/index.html"
-HEADERS = {"Origin": "https://activity.huaweicloud.com",
-           "Referer": "https://activity.huaweicloud.com/free_test/index.html"}
+HEADERS = {
+    "Origin": "https://activity.huaweicloud.com",
+    "Referer": "https://activity.huaweicloud.com/free_test/index.html",
+}
 
 
 def parse_free_trials(body: bytes) -> list[dict[str, Any]]:
@@ -27,29 +29,49 @@ def parse_free_trials(body: bytes) -> list[dict[str, Any]]:
         raise PageShapeError("Huawei free trials: the answer has no result.products list")
     if str(page.get("retCode")) != "0":
         raise PageShapeError(f"Huawei free trials: retCode {page.get('retCode')!r}: {page.get('retMsg')}")
-    if not products or any(not isinstance(p, dict) or not p.get("productId") or not p.get("productName")
-                           for p in products):
+    if not products or any(
+        not isinstance(p, dict) or not p.get("productId") or not p.get("productName") for p in products
+    ):
         raise PageShapeError("Huawei free trials: no products, or one without productId or productName")
     records = []
     for p in products:
         description, labels = p.get("description") or "", p.get("labels") or []
-        if not isinstance(description, str) or not isinstance(labels, list) \
-                or not all(isinstance(label, str) for label in labels):
-            raise PageShapeError(f"Huawei free trials: {p['productId']!r} has a description that is not text "
-                                 "or labels that are not a list of text")
-        records.append({"id": p["productId"], "title": p["productName"],
-                        "text": " ".join([description, *labels]).strip(), "kind": "free_trial"})
+        if (
+            not isinstance(description, str)
+            or not isinstance(labels, list)
+            or not all(isinstance(label, str) for label in labels)
+        ):
+            raise PageShapeError(
+                f"Huawei free trials: {p['productId']!r} has a description that is not text "
+                "or labels that are not a list of text"
+            )
+        records.append(
+            {
+                "id": p["productId"],
+                "title": p["productName"],
+                "text": " ".join([description, *labels]).strip(),
+                "kind": "free_trial",
+            }
+        )
     return records
 
 
 def parse_promotions(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, ".activity-card[data-activity]", id_attr="data-activity", title_css=".activity-title",
-                 body_css=".activity-benefit, .activity-rule", what="Huawei promotions")
+    return cards(
+        page,
+        ".activity-card[data-activity]",
+        id_attr="data-activity",
+        title_css=".activity-title",
+        body_css=".activity-benefit, .activity-rule",
+        what="Huawei promotions",
+    )
 
 
 class HuaweiOffersSpider(OfferSpider):
     name = "huawei-offers"
     provider = "huawei"
     currency = "CNY"
-    offer_pages = (OfferPage(FREE_TRIAL_API, parse_free_trials, json=True, headers=HEADERS),
-                   OfferPage(PROMOTION_URL, parse_promotions))
+    offer_pages = (
+        OfferPage(FREE_TRIAL_API, parse_free_trials, json=True, headers=HEADERS),
+        OfferPage(PROMOTION_URL, parse_promotions),
+    )

@@ -26,26 +26,42 @@ def parse_vouchers(body: bytes) -> list[dict[str, Any]]:
         raise PageShapeError("Tencent vouchers: the answer has no data.list list")
     if page.get("code") != 0:
         raise PageShapeError(f"Tencent vouchers: the answer says code {page.get('code')!r}: {page.get('msg')}")
-    missing = sum(1 for c in coupons
-                  if not isinstance(c, dict) or any(c.get(f) in (None, "") for f in _VOUCHER_FIELDS))
+    missing = sum(1 for c in coupons if not isinstance(c, dict) or any(c.get(f) in (None, "") for f in _VOUCHER_FIELDS))
     if missing or not coupons:
         raise PageShapeError(f"Tencent vouchers: {missing}/{len(coupons)} coupons lack one of {_VOUCHER_FIELDS}")
     if any(not isinstance(c.get(f), (str, type(None))) for c in coupons for f in ("scope", "userType")):
         raise PageShapeError("Tencent vouchers: a coupon's scope or userType is not text")
-    return [{"id": c["couponId"], "title": c["name"],
-             "text": " ".join(filter(None, (c.get("scope"), c.get("userType")))), "kind": "voucher",
-             "amount": c["discount"], "min_spend": c["threshold"], "currency": "CNY",
-             "duration_days": c["validDays"]} for c in coupons]
+    return [
+        {
+            "id": c["couponId"],
+            "title": c["name"],
+            "text": " ".join(filter(None, (c.get("scope"), c.get("userType")))),
+            "kind": "voucher",
+            "amount": c["discount"],
+            "min_spend": c["threshold"],
+            "currency": "CNY",
+            "duration_days": c["validDays"],
+        }
+        for c in coupons
+    ]
 
 
 def parse_free_area(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, ".free-product[data-product-id]", id_attr="data-product-id", title_css=".product-name",
-                 body_css=".product-desc, .product-tag", what="Tencent free area")
+    return cards(
+        page,
+        ".free-product[data-product-id]",
+        id_attr="data-product-id",
+        title_css=".product-name",
+        body_css=".product-desc, .product-tag",
+        what="Tencent free area",
+    )
 
 
 class TencentOffersSpider(OfferSpider):
     name = "tencent-offers"
     provider = "tencent"
     currency = "CNY"
-    offer_pages = (OfferPage(VOUCHERS_URL, parse_vouchers, json=True, headers={"Referer": REFERER}),
-                   OfferPage(FREE_AREA_URL, parse_free_area))
+    offer_pages = (
+        OfferPage(VOUCHERS_URL, parse_vouchers, json=True, headers={"Referer": REFERER}),
+        OfferPage(FREE_AREA_URL, parse_free_area),
+    )

@@ -13,8 +13,14 @@ PROMOTION_URL = "https://www.volcengine.com/activity/compute"
 
 
 def parse_promotions(page: Selector) -> list[dict[str, Any]]:
-    return cards(page, "[data-activity-id]", id_attr="data-activity-id", title_css=".title",
-                 body_css=".desc, .tag", what="Volcengine promotions")
+    return cards(
+        page,
+        "[data-activity-id]",
+        id_attr="data-activity-id",
+        title_css=".title",
+        body_css=".desc, .tag",
+        what="Volcengine promotions",
+    )
 
 
 class VolcengineOffersSpider(OfferSpider):

@@ -45,22 +45,37 @@ def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]
             continue
         lists = {name: entry.get(name) for name in PERIOD_LISTS} if isinstance(entry, dict) else {}
         if not any(isinstance(v, list) for v in lists.values()) or any(
-                not isinstance(v, list) or not all(isinstance(p, dict) and "price" in p and "period" in p for p in v)
-                for v in lists.values() if v is not None):
+            not isinstance(v, list) or not all(isinstance(p, dict) and "price" in p and "period" in p for p in v)
+            for v in lists.values()
+            if v is not None
+        ):
             bad_lists += 1
             continue
-        records.append({"key": key, "region": region, "instance_type": instance_type, "network": network,
-                        "os": os_name, "io": io, **{k: v or [] for k, v in lists.items()}})
+        records.append(
+            {
+                "key": key,
+                "region": region,
+                "instance_type": instance_type,
+                "network": network,
+                "os": os_name,
+                "io": io,
+                **{k: v or [] for k, v in lists.items()},
+            }
+        )
     total = len(records) + bad_lists
     if bad_keys:
         raise PageShapeError(f"Alibaba: {bad_keys} pricingInfo keys are not region::type::network::os::io")
     if bad_lists:
-        raise PageShapeError(f"Alibaba: hours/months/years with price and period missing in {bad_lists}/{total} "
-                             "GPU items")
+        raise PageShapeError(
+            f"Alibaba: hours/months/years with price and period missing in {bad_lists}/{total} GPU items"
+        )
     if not records:
         raise PageShapeError("Alibaba: the price file lists no GPU instance types")
-    header = {"currency": page["currency"], "version": page.get("version"),
-              "publication_date": page.get("publicationDate")}
+    header = {
+        "currency": page["currency"],
+        "version": page.get("version"),
+        "publication_date": page.get("publicationDate"),
+    }
     return header, records
 
 
@@ -71,14 +86,22 @@ def price_versions(texts: Iterable[str], price_path: str) -> set[str]:
 
 
 def pick_version(found: set[str], page_url: str) -> str:
-    return only_one(found, none=f"Alibaba: the pricing page {page_url} names no price file version",
-                    several=f"Alibaba: the pricing page {page_url} names several price file versions "
-                            "({found}); refusing to pick one")
+    return only_one(
+        found,
+        none=f"Alibaba: the pricing page {page_url} names no price file version",
+        several=f"Alibaba: the pricing page {page_url} names several price file versions "
+        "({found}); refusing to pick one",
+    )
 
 
 # DescribePrice errors that mean "no price for this type here", not a fault.
-NO_PRICE_CODES = {"PriceNotFound", "InvalidInstanceType.ValueNotSupported", "InstanceType.Offline",
-                  "InvalidInstanceType.NotSupported", "Zone.NotOnSale"}
+NO_PRICE_CODES = {
+    "PriceNotFound",
+    "InvalidInstanceType.ValueNotSupported",
+    "InstanceType.Offline",
+    "InvalidInstanceType.NotSupported",
+    "Zone.NotOnSale",
+}
 
 
 def parse_describe_price(status: int, body: bytes) -> dict[str, Any] | None:

@@ -17,8 +17,12 @@ GPU_FAMILY = re.compile(r"^(?:p|g|gr)\d", re.IGNORECASE)
 GPU_ROW_FAMILY = "GPU instance"
 # Older spot feeds name regions their own way.
 SPOT_REGION_ALIASES = {
-    "us-east": "us-east-1", "us-west": "us-west-1", "eu-ireland": "eu-west-1", "apac-sin": "ap-southeast-1",
-    "apac-syd": "ap-southeast-2", "apac-tokyo": "ap-northeast-1",
+    "us-east": "us-east-1",
+    "us-west": "us-west-1",
+    "eu-ireland": "eu-west-1",
+    "apac-sin": "ap-southeast-1",
+    "apac-syd": "ap-southeast-2",
+    "apac-tokyo": "ap-northeast-1",
 }
 SPOT_SHAPE = "{region, instanceTypes: [{type, sizes: [{size, valueColumns: [{name, prices: {USD}}]}]}]}"
 _CALLBACK = re.compile(rb"^\s*[A-Za-z_$][\w$.]*\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
@@ -40,8 +44,7 @@ def parse_locations(body: bytes) -> list[dict[str, str]]:
     bad = [k for k, v in page.items() if not isinstance(v, dict) or not v.get("code") or not v.get("type")]
     if bad:
         raise PageShapeError(f"AWS: code or type missing in {len(bad)}/{len(page)} locations (first: {bad[0]!r})")
-    return [{"name": str(v.get("name") or k), "code": str(v["code"]), "type": str(v["type"])}
-            for k, v in page.items()]
+    return [{"name": str(v.get("name") or k), "code": str(v["code"]), "type": str(v["type"])} for k, v in page.items()]
 
 
 def parse_metadata(body: bytes) -> tuple[list[str], list[str]]:
@@ -111,9 +114,15 @@ def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
                     if not looks_like_gpu(str(size["size"])):
                         continue
                     for column in size["valueColumns"]:
-                        records.append({"region": str(region["region"]), "group": str(group.get("type", "")),
-                                        "size": str(size["size"]), "os": str(column["name"]),
-                                        "price": str(column["prices"]["USD"])})
+                        records.append(
+                            {
+                                "region": str(region["region"]),
+                                "group": str(group.get("type", "")),
+                                "size": str(size["size"]),
+                                "os": str(column["name"]),
+                                "price": str(column["prices"]["USD"]),
+                            }
+                        )
         except (KeyError, TypeError) as exc:
             name = region.get("region", "?") if isinstance(region, dict) else "?"
             problem = f"lacks {exc}" if isinstance(exc, KeyError) else f"is not {SPOT_SHAPE}"
@@ -126,8 +135,11 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
     {region: {Linux|Windows: {type: {s: savings %, r: range index}}}}}`,
     one record per region, OS and GPU type, with the range's label."""
     page = _json(body, "Spot Instance Advisor data")
-    if not isinstance(page, dict) or not isinstance(page.get("ranges"), list) \
-            or not isinstance(page.get("spot_advisor"), dict):
+    if (
+        not isinstance(page, dict)
+        or not isinstance(page.get("ranges"), list)
+        or not isinstance(page.get("spot_advisor"), dict)
+    ):
         raise PageShapeError("AWS: the Spot Instance Advisor data has no ranges or spot_advisor")
     try:
         labels = {int(r["index"]): str(r["label"]) for r in page["ranges"]}
@@ -137,8 +149,9 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
     for region, systems in page["spot_advisor"].items():
         systems = systems or {}
         if not isinstance(systems, dict) or not all(isinstance(t, dict | None) for t in systems.values()):
-            raise PageShapeError(f"AWS: the Spot Instance Advisor entry of {region} is not "
-                                 "{Linux|Windows: {type: {s, r}}}")
+            raise PageShapeError(
+                f"AWS: the Spot Instance Advisor entry of {region} is not {{Linux|Windows: {{type: {{s, r}}}}}}"
+            )
         for os_name, types in systems.items():
             for instance_type, stats in (types or {}).items():
                 if not looks_like_gpu(instance_type):
@@ -147,8 +160,15 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
                 index = _range_index(raw)
                 if index is None or index not in labels:
                     raise PageShapeError(f"AWS: unknown interruption range {raw!r} for {instance_type} in {region}")
-                records.append({"region": str(region), "os": str(os_name), "instance_type": instance_type,
-                                "interruption": labels[index], "savings_percent": str(stats.get("s", ""))})
+                records.append(
+                    {
+                        "region": str(region),
+                        "os": str(os_name),
+                        "instance_type": instance_type,
+                        "interruption": labels[index],
+                        "savings_percent": str(stats.get("s", "")),
+                    }
+                )
     return records
 
 

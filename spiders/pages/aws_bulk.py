@@ -41,9 +41,11 @@ def parse_region_index(body: bytes, index_url: str) -> dict[str, str]:
     regions = index_regions(body, "offer region index")
     if not isinstance(regions, dict) or not regions:
         raise PageShapeError("AWS: the offer region index has no regions object")
-    missing = [code for code, r in regions.items()
-               if not isinstance(r, dict) or not isinstance(r.get("currentVersionUrl"), str)
-               or not r["currentVersionUrl"]]
+    missing = [
+        code
+        for code, r in regions.items()
+        if not isinstance(r, dict) or not isinstance(r.get("currentVersionUrl"), str) or not r["currentVersionUrl"]
+    ]
     if missing:
         raise PageShapeError(f"AWS: currentVersionUrl missing (or not text) for {len(missing)}/{len(regions)} regions")
     return {code: urljoin(index_url, r["currentVersionUrl"]) for code, r in regions.items()}
@@ -71,11 +73,14 @@ class GpuProducts:
         attrs = product.get("attributes") or {}
         if not isinstance(attrs, dict):
             raise PageShapeError(f"AWS: the attributes of product {str(product.get('sku'))[:40]} are not an object")
-        return (str(product.get("productFamily", "")).startswith("Compute Instance")
-                and looks_like_gpu(str(attrs.get("instanceType", "")), str(attrs.get("instanceFamily", "")))
-                and attrs.get("tenancy") == "Shared" and attrs.get("capacitystatus", "Used") == "Used"
-                and attrs.get("licenseModel") != "Bring your own license"
-                and self._system(attrs) in self.systems)
+        return (
+            str(product.get("productFamily", "")).startswith("Compute Instance")
+            and looks_like_gpu(str(attrs.get("instanceType", "")), str(attrs.get("instanceFamily", "")))
+            and attrs.get("tenancy") == "Shared"
+            and attrs.get("capacitystatus", "Used") == "Used"
+            and attrs.get("licenseModel") != "Bring your own license"
+            and self._system(attrs) in self.systems
+        )
 
     @staticmethod
     def _system(attrs: dict[str, Any]) -> tuple[str, str] | None:
@@ -162,8 +167,10 @@ def parse_offer_file(body: bytes, keep: ProductFilter) -> tuple[dict[str, str], 
     records = []
     for sku, product in subset["products"].items():
         offered = {t: subset["terms"][t].get(sku) or {} for t in TERM_TYPES}  # term code -> term
-        if not all(isinstance(by_code, dict) and all(isinstance(term, dict) for term in by_code.values())
-                   for by_code in offered.values()):
+        if not all(
+            isinstance(by_code, dict) and all(isinstance(term, dict) for term in by_code.values())
+            for by_code in offered.values()
+        ):
             raise PageShapeError(f"AWS: the terms of SKU {sku} are not {{term code: term object}}")
         terms = {t: list(by_code.values()) for t, by_code in offered.items()}
         broken = [t for ts in terms.values() for t in ts if not isinstance(t.get("priceDimensions"), dict)]

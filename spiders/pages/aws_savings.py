@@ -60,11 +60,16 @@ def parse_plan_index(body: bytes, index_url: str) -> dict[str, str]:
     regions = index_regions(body, "savings plan region index")
     if not isinstance(regions, list) or not regions:
         raise PageShapeError("AWS: the savings plan region index has no regions list")
-    bad = [r for r in regions if not isinstance(r, dict) or not r.get("regionCode")
-           or not isinstance(r.get("versionUrl"), str) or not r["versionUrl"]]
+    bad = [
+        r
+        for r in regions
+        if not isinstance(r, dict)
+        or not r.get("regionCode")
+        or not isinstance(r.get("versionUrl"), str)
+        or not r["versionUrl"]
+    ]
     if bad:
-        raise PageShapeError(f"AWS: regionCode or versionUrl missing in {len(bad)}/{len(regions)} "
-                             f"savings plan regions")
+        raise PageShapeError(f"AWS: regionCode or versionUrl missing in {len(bad)}/{len(regions)} savings plan regions")
     return {str(r["regionCode"]): urljoin(index_url, str(r["versionUrl"])) for r in regions}
 
 
@@ -96,8 +101,11 @@ class GpuRates:
         """Field -> test of its value; a rate is kept when every test passes.
         One failed test is enough to drop a rate, so the stream can stop
         building it there (most rates go at their first fields)."""
-        return {"discountedServiceCode": "AmazonEC2".__eq__, "discountedOperation": self.operations.__contains__,
-                "discountedUsageType": _gpu_box_usage}
+        return {
+            "discountedServiceCode": "AmazonEC2".__eq__,
+            "discountedOperation": self.operations.__contains__,
+            "discountedUsageType": _gpu_box_usage,
+        }
 
     def __call__(self, rate: dict[str, Any]) -> bool:
         return all(test(str(rate.get(name, ""))) for name, test in self.checks().items())
@@ -172,8 +180,10 @@ class _Pass:
                 elif event not in ("start_map", "end_map"):
                     raise PageShapeError("AWS: the savings plan file is not a JSON object")
             elif prefix in ("products.item", RATE) or (
-                    self.term is not None and prefix == f"terms.savingsPlan.item.{self.term_key}"
-                    and self.term_key != "rates"):
+                self.term is not None
+                and prefix == f"terms.savingsPlan.item.{self.term_key}"
+                and self.term_key != "rates"
+            ):
                 if event in _OPEN:
                     builder, depth, into = ObjectBuilder(), 1, prefix
                     builder.event(event, value)
@@ -234,9 +244,13 @@ def plan_subset_body(stream: IO[bytes], keep: RateFilter) -> bytes:
     the plans with kept rates, and their terms with those rates only."""
     subset = plan_subset(stream, keep)
     terms = subset["terms"]
-    return compact_json({**subset["header"],
-                         "products": [p for sku, p in subset["products"].items() if sku in terms],
-                         "terms": {"savingsPlan": list(terms.values())}})
+    return compact_json(
+        {
+            **subset["header"],
+            "products": [p for sku, p in subset["products"].items() if sku in terms],
+            "terms": {"savingsPlan": list(terms.values())},
+        }
+    )
 
 
 def parse_plan_file(body: bytes, keep: RateFilter) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -248,8 +262,15 @@ def parse_plan_file(body: bytes, keep: RateFilter) -> tuple[dict[str, str], list
         if not all(isinstance(r.get("discountedRate"), dict) for r in term["rates"]):
             raise PageShapeError(f"AWS: a rate of savings plan {sku} has no discountedRate")
         product = subset["products"][sku]
-        records.append({"sku": sku, "productFamily": product.get("productFamily", ""),
-                        "usageType": product.get("usageType", ""), "attributes": product.get("attributes") or {},
-                        "leaseContractLength": term.get("leaseContractLength") or {},
-                        "effectiveDate": term.get("effectiveDate", ""), "rates": term["rates"]})
+        records.append(
+            {
+                "sku": sku,
+                "productFamily": product.get("productFamily", ""),
+                "usageType": product.get("usageType", ""),
+                "attributes": product.get("attributes") or {},
+                "leaseContractLength": term.get("leaseContractLength") or {},
+                "effectiveDate": term.get("effectiveDate", ""),
+                "rates": term["rates"],
+            }
+        )
     return subset["header"], records

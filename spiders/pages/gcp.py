@@ -15,8 +15,11 @@ PART_GROUPS = {"GPU", "CPU", "RAM", "N1Standard"}
 
 def _kept(sku: Any) -> bool:
     category = sku.get("category") if isinstance(sku, dict) else None
-    return (isinstance(category, dict) and category.get("resourceFamily") == "Compute"
-            and category.get("resourceGroup") in PART_GROUPS)
+    return (
+        isinstance(category, dict)
+        and category.get("resourceFamily") == "Compute"
+        and category.get("resourceGroup") in PART_GROUPS
+    )
 
 
 def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
@@ -26,9 +29,13 @@ def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
     if not isinstance(token, str):
         raise PageShapeError(f"GCP: nextPageToken is {token!r}, not a string")
     skus = [s for s in page["skus"] if _kept(s)]
-    missing = sum(1 for s in skus
-                  if not s.get("skuId") or not isinstance(s.get("pricingInfo"), list)
-                  or not isinstance(s.get("serviceRegions"), list))
+    missing = sum(
+        1
+        for s in skus
+        if not s.get("skuId")
+        or not isinstance(s.get("pricingInfo"), list)
+        or not isinstance(s.get("serviceRegions"), list)
+    )
     if missing:
         raise PageShapeError(f"GCP: skuId, pricingInfo or serviceRegions missing in {missing}/{len(skus)} SKUs")
     return skus, token or None

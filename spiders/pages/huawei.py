@@ -42,8 +42,9 @@ def parse_menu(body: bytes, url_path: str = "ecs") -> list[str]:
     for node in _menu_nodes(page["menuInfos"]):
         if node.get("urlPath") != url_path:
             continue
-        regions = (node.get("regionOnline") or {}).get("regionList") if isinstance(
-            node.get("regionOnline"), dict) else None
+        regions = (
+            (node.get("regionOnline") or {}).get("regionList") if isinstance(node.get("regionOnline"), dict) else None
+        )
         if not isinstance(regions, list) or not all(isinstance(r, str) for r in regions):
             raise PageShapeError(f"Huawei: the menuInfo entry {url_path!r} has no regionOnline.regionList")
         return list(regions)
@@ -52,7 +53,8 @@ def parse_menu(body: bytes, url_path: str = "ecs") -> list[str]:
 
 def is_gpu_flavor(flavor: dict[str, Any]) -> bool:
     return bool(str(flavor.get("acceleratorCard") or "").strip()) or bool(
-        GPU_FLAVOR.match(str(flavor.get("resourceSpecCode") or "")))
+        GPU_FLAVOR.match(str(flavor.get("resourceSpecCode") or ""))
+    )
 
 
 def _missing(items: list[Any], what: str, bad: Any, noun: str = "items") -> None:

@@ -18,8 +18,9 @@ def text_of(node: Selector | None) -> str:
     return " ".join(t.strip() for t in node.xpath(_TEXT).getall() if t.strip())
 
 
-def cards(page: Selector, card_css: str, *, id_attr: str, title_css: str, body_css: str,
-          what: str) -> list[dict[str, Any]]:
+def cards(
+    page: Selector, card_css: str, *, id_attr: str, title_css: str, body_css: str, what: str
+) -> list[dict[str, Any]]:
     """One record per card: {id, title, text, url}. No cards, or a card
     without its id or title, is a page we no longer know."""
     found = page.css(card_css)

@@ -55,8 +55,10 @@ def parse_zone_configs(body: bytes) -> list[dict[str, Any]]:
     if not isinstance(page, dict):
         raise PageShapeError("Tencent: the answer is not a JSON object")
     if page.get("code") not in (0, "0", None):
-        raise PageShapeError(f"Tencent: the workbench answered code {page.get('code')!r}: "
-                             f"{page.get('msg') or page.get('message') or 'no message'}")
+        raise PageShapeError(
+            f"Tencent: the workbench answered code {page.get('code')!r}: "
+            f"{page.get('msg') or page.get('message') or 'no message'}"
+        )
     response = (page.get("data") or {}).get("Response") if isinstance(page.get("data"), dict) else None
     if not isinstance(response, dict):
         raise PageShapeError("Tencent: the answer has no data.Response object")

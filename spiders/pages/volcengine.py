@@ -82,7 +82,8 @@ def parse_template(body: bytes) -> dict[str, dict[str, str]] | None:
             abilities = node.get("AbilityAttrs")
             if isinstance(abilities, list):
                 specs.setdefault(configuration(node), {}).update(
-                    {str(a.get("Ability")): str(a.get("Value")) for a in abilities if isinstance(a, dict)})
+                    {str(a.get("Ability")): str(a.get("Value")) for a in abilities if isinstance(a, dict)}
+                )
     return specs
 
 
@@ -92,8 +93,9 @@ def parse_table(body: bytes) -> list[dict[str, Any]]:
     error = _api_error(page)
     if error:
         raise PageShapeError(f"Volcano Engine: GetTable answered {error}")
-    rows = [r for r in walk(page.get("Result")) if r.get("Product") == "ECS"
-            and GPU_CONFIGURATION.match(configuration(r))]
+    rows = [
+        r for r in walk(page.get("Result")) if r.get("Product") == "ECS" and GPU_CONFIGURATION.match(configuration(r))
+    ]
     if not rows:
         raise PageShapeError("Volcano Engine: the price table has no ECS GPU rows")
     no_prices = sum(1 for r in rows if not isinstance(r.get("PriceInfoList"), list))
@@ -106,8 +108,13 @@ def parse_table(body: bytes) -> list[dict[str, Any]]:
     bad = sum(1 for p in entries if not isinstance(p, dict) or "Period" not in p or "Price" not in p)
     if bad:
         raise PageShapeError(f"Volcano Engine: Period or Price missing in {bad}/{len(entries)} price entries")
-    return [{"configuration": configuration(r), **{k: r.get(k) for k in (
-        "ConfigurationCode", "Region", "ChargeItemCode", "PriceInfoList")}} for r in rows]
+    return [
+        {
+            "configuration": configuration(r),
+            **{k: r.get(k) for k in ("ConfigurationCode", "Region", "ChargeItemCode", "PriceInfoList")},
+        }
+        for r in rows
+    ]
 
 
 def template_codes(texts: Iterable[str]) -> set[str]:
@@ -115,6 +122,9 @@ def template_codes(texts: Iterable[str]) -> set[str]:
 
 
 def pick_template_code(found: set[str], page_url: str) -> str:
-    return only_one(found, none=f"Volcano Engine: the pricing page {page_url} names no ECS template code",
-                    several=f"Volcano Engine: the pricing page {page_url} names several template codes "
-                            "({found}); refusing to pick one")
+    return only_one(
+        found,
+        none=f"Volcano Engine: the pricing page {page_url} names no ECS template code",
+        several=f"Volcano Engine: the pricing page {page_url} names several template codes "
+        "({found}); refusing to pick one",
+    )

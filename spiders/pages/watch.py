@@ -28,8 +28,14 @@ def parse_matches(page: Selector, selector: str, *, what: str) -> list[dict[str,
     records = []
     for index, element in enumerate(matches):
         text = " ".join(t.strip() for t in element.xpath(_TEXT).getall() if t.strip())
-        records.append({"index": index, "id": element_id(element), "text": text,
-                        "href": element.attrib.get("href") or element.css("a::attr(href)").get() or ""})
+        records.append(
+            {
+                "index": index,
+                "id": element_id(element),
+                "text": text,
+                "href": element.attrib.get("href") or element.css("a::attr(href)").get() or "",
+            }
+        )
     if not any(r["text"] for r in records):
         raise PageShapeError(f"{what}: the elements matching {selector!r} hold no text")
     return records

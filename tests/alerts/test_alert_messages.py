@@ -75,18 +75,22 @@ def test_exact_bodies_for_every_kind(server, service: str, url: str, kind: Chang
     result = channel.send(single(("key-1", every_kind()[kind]), channel.family, channel.limits))
     assert result.ok, result.answer
     assert len(received) == 1
-    expected_path = "/slack/T0AAAAAAA/B0BBBBBBB/cccccccccccccccccccccccc" if service == "slack" \
-        else "/wecom?key=wecomrobotkey0001"
+    expected_path = (
+        "/slack/T0AAAAAAA/B0BBBBBBB/cccccccccccccccccccccccc" if service == "slack" else "/wecom?key=wecomrobotkey0001"
+    )
     assert received[0].path == expected_path
     check_golden(f"{service}/{kind}", json.loads(received[0].body))
 
 
-@pytest.mark.parametrize("service, url, path", [
-    ("dingtalk", "dingtalk://dingtalktoken0001/", "/dingtalk?access_token=dingtalktoken0001"),
-    ("feishu", "feishu://feishutoken0001", "/feishu/feishutoken0001/"),
-    ("telegram", "tgram://123456789:AAbbccddeeffgghh/4242", "/telegram/bot123456789:AAbbccddeeffgghh/sendMessage"),
-    ("serverchan", "schan://schankey0001", "/schan/schankey0001.send"),
-])
+@pytest.mark.parametrize(
+    "service, url, path",
+    [
+        ("dingtalk", "dingtalk://dingtalktoken0001/", "/dingtalk?access_token=dingtalktoken0001"),
+        ("feishu", "feishu://feishutoken0001", "/feishu/feishutoken0001/"),
+        ("telegram", "tgram://123456789:AAbbccddeeffgghh/4242", "/telegram/bot123456789:AAbbccddeeffgghh/sendMessage"),
+        ("serverchan", "schan://schankey0001", "/schan/schankey0001.send"),
+    ],
+)
 @pytest.mark.parametrize("kind", [ChangeKind.price_drop, ChangeKind.offer_changed])
 def test_chinese_and_chat_services(server, service: str, url: str, path: str, kind: ChangeKind) -> None:
     _, received = server
@@ -145,8 +149,9 @@ OFFER_PAGE = "https://cloud.tencent.com/act/pro/gpu"
 
 def hostile_offer() -> Change:
     offer = every_kind()[ChangeKind.offer_added]
-    return offer.model_copy(update={"detail": {"title": "GPU 新用户 3.5折 " + NASTY,
-                                               "new_terms": "满1000减300 " + NASTY}})
+    return offer.model_copy(
+        update={"detail": {"title": "GPU 新用户 3.5折 " + NASTY, "new_terms": "满1000减300 " + NASTY}}
+    )
 
 
 def _strings(value: object) -> list[str]:
@@ -169,23 +174,27 @@ def _sent_text(req: Received) -> str:
 
 def _mailed_text(raw: bytes) -> str:
     message = email.message_from_bytes(raw, policy=email.policy.default)
-    return "\n".join([str(message["Subject"])] + [part.get_content() for part in message.walk()
-                                                    if not part.is_multipart()])
+    return "\n".join(
+        [str(message["Subject"])] + [part.get_content() for part in message.walk() if not part.is_multipart()]
+    )
 
 
-@pytest.mark.parametrize("service, url", [
-    ("dingtalk", "dingtalk://dingtalktoken0001/"),
-    ("feishu", "feishu://feishutoken0001"),
-    ("lark", "lark://larktoken0001"),
-    ("telegram", "tgram://123456789:AAbbccddeeffgghh/4242"),
-    ("telegram-html", "tgram://123456789:AAbbccddeeffgghh/4242?format=html"),
-    ("serverchan", "schan://schankey0001"),
-    ("discord", "discord://1234567/discordtoken0001"),
-    ("matrix-html", "matrix://bot:matrixtoken0001@{host}/?mode=matrix"),
-    ("email-html", "mailto://127.0.0.1:{smtp}?from=bot@example.com&to=ops@example.com"),
-    ("ntfy", "ntfy://{host}/gpu"),
-    ("json", "json://{host}/hook"),
-])
+@pytest.mark.parametrize(
+    "service, url",
+    [
+        ("dingtalk", "dingtalk://dingtalktoken0001/"),
+        ("feishu", "feishu://feishutoken0001"),
+        ("lark", "lark://larktoken0001"),
+        ("telegram", "tgram://123456789:AAbbccddeeffgghh/4242"),
+        ("telegram-html", "tgram://123456789:AAbbccddeeffgghh/4242?format=html"),
+        ("serverchan", "schan://schankey0001"),
+        ("discord", "discord://1234567/discordtoken0001"),
+        ("matrix-html", "matrix://bot:matrixtoken0001@{host}/?mode=matrix"),
+        ("email-html", "mailto://127.0.0.1:{smtp}?from=bot@example.com&to=ops@example.com"),
+        ("ntfy", "ntfy://{host}/gpu"),
+        ("json", "json://{host}/hook"),
+    ],
+)
 def test_provider_text_is_defanged_in_every_format(server, service: str, url: str) -> None:
     base, received = server
     with serve_smtp() as (port, mails):
@@ -218,9 +227,19 @@ def test_wecom_errcode_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def many_changes(n: int) -> list[tuple[str, object]]:
-    return [(f"key-{i:04d}", price(key=f"k{i}", instance=f"ecs.gn7i-c{i}g1.规格{i}", region="cn-北京",
-                                   old="12.50", new=str(Decimal("12.50") - Decimal(i) / 100)))
-            for i in range(n)]
+    return [
+        (
+            f"key-{i:04d}",
+            price(
+                key=f"k{i}",
+                instance=f"ecs.gn7i-c{i}g1.规格{i}",
+                region="cn-北京",
+                old="12.50",
+                new=str(Decimal("12.50") - Decimal(i) / 100),
+            ),
+        )
+        for i in range(n)
+    ]
 
 
 def test_digest_of_500_changes_to_wecom_arrives_split_and_valid(server) -> None:
@@ -255,7 +274,8 @@ def test_slack_digest_respects_blocks_and_characters() -> None:
 
 def test_long_provider_text_is_clipped_between_characters() -> None:
     change = every_kind()[ChangeKind.offer_changed].model_copy(
-        update={"detail": {"title": "满减" * 3000, "old_terms": "代金券" * 3000, "new_terms": "折" * 5000}})
+        update={"detail": {"title": "满减" * 3000, "old_terms": "代金券" * 3000, "new_terms": "折" * 5000}}
+    )
     message = single(("k", change), Family.wecom)
     assert len(message.body.encode("utf-8")) <= 4096
     assert "…" in message.body

@@ -25,8 +25,8 @@ from db.alert_tables import OutboxRow
 from db.engine import make_engine
 from tests.helpers.alert_samples import price
 from tests.helpers.localserver import Received, Reply, serve
-from tracker.run.alerting import deliver_outbox, release_stuck
 from tracker.config.settings import Config, load_config
+from tracker.run.alerting import deliver_outbox, release_stuck
 
 T0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 
@@ -34,8 +34,11 @@ T0 = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 def config_for(tmp_path: Path, url: str, **alerts: object) -> Config:
     settings = "".join(f"{k} = {json.dumps(v)}\n" for k, v in alerts.items())
     path = tmp_path / "config.toml"
-    path.write_text(f'[alerts]\n{settings}\n[[channel]]\nname = "hook"\nurl = "{url}"\n'
-                    '[[rule]]\nname = "all"\nchannels = ["hook"]\n', encoding="utf-8")
+    path.write_text(
+        f'[alerts]\n{settings}\n[[channel]]\nname = "hook"\nurl = "{url}"\n'
+        '[[rule]]\nname = "all"\nchannels = ["hook"]\n',
+        encoding="utf-8",
+    )
     return load_config(path, home=tmp_path)
 
 
@@ -86,13 +89,15 @@ def test_a_flaky_channel_gets_every_message_exactly_once(engine, tmp_path: Path)
 def test_dead_letters_and_retry(engine, tmp_path: Path) -> None:
     answer = {"status": 500}
     with serve(lambda req: Reply(answer["status"], b"{}")) as (base, received):
-        config = config_for(tmp_path, f"json://{base.removeprefix('http://')}/hook", max_attempts=3,
-                            retry_base_seconds=1)
+        config = config_for(
+            tmp_path, f"json://{base.removeprefix('http://')}/hook", max_attempts=3, retry_base_seconds=1
+        )
         add_changes(engine, config, 1)
         reports = [deliver_outbox(config, engine, now=T0 + timedelta(minutes=i)) for i in range(4)]
         assert [(r.failed, r.dead) for r in reports] == [(1, 0), (1, 0), (0, 1), (0, 0)]
         assert rows(engine)[0].state == "dead" and len(received) == 3
         from alerts.outbox import retry
+
         assert retry(engine, now=T0 + timedelta(hours=1)) == 1
         answer["status"] = 200
         report = deliver_outbox(config, engine, now=T0 + timedelta(hours=1))
@@ -167,9 +172,13 @@ def test_a_worker_killed_mid_send_loses_nothing(engine, db_url: str, tmp_path: P
         config = config_for(tmp_path, f"json://{base.removeprefix('http://')}/hook")
         keys = add_changes(engine, config, 6, at=datetime.now(UTC) - timedelta(minutes=1))
         env = dict(os.environ, GPU_TRACKER_DATABASE_URL=db_url)
-        child = subprocess.Popen([sys.executable, "-c", CHILD, "--home", str(tmp_path), "alerts", "deliver"],
-                                 env=env, cwd=Path(__file__).parents[2],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, "--home", str(tmp_path), "alerts", "deliver"],
+            env=env,
+            cwd=Path(__file__).parents[2],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert in_flight.wait(60), child.communicate()
         child.send_signal(signal.SIGKILL)
         child.wait(30)

@@ -3,6 +3,7 @@ quiet hours and digests; and the rule settings in config.toml."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -28,7 +29,7 @@ def rule(**kw: object) -> Rule:
 def moves(*prices: str) -> list:
     """Successive price changes of one SKU: prices[0] -> prices[1] -> ..."""
     out = []
-    for i, (old, new) in enumerate(zip(prices, prices[1:])):
+    for i, (old, new) in enumerate(itertools.pairwise(prices)):
         kind = ChangeKind.price_drop if Decimal(new) < Decimal(old) else ChangeKind.price_increase
         out.append(price(kind, old=old, new=new, at=AT + timedelta(hours=i)))
     return out
@@ -45,17 +46,20 @@ def fired(r: Rule, changes: list, refs=None) -> list[tuple[str, str, str]]:
     return out
 
 
-@pytest.mark.parametrize("filters, matches", [
-    ({"provider": "azure"}, True),
-    ({"provider": ["aws", "gcp"]}, False),
-    ({"region": "EastUS"}, True),
-    ({"gpu": "a100"}, True),
-    ({"gpu": ["H100", "H200"]}, False),
-    ({"instance_type": "Standard_ND*"}, True),
-    ({"instance_type": "Standard_NC*"}, False),
-    ({"price_model": "on_demand"}, False),
-    ({"provider": "azure", "gpu": "A100", "price_model": ["spot", "low_priority"]}, True),
-])
+@pytest.mark.parametrize(
+    "filters, matches",
+    [
+        ({"provider": "azure"}, True),
+        ({"provider": ["aws", "gcp"]}, False),
+        ({"region": "EastUS"}, True),
+        ({"gpu": "a100"}, True),
+        ({"gpu": ["H100", "H200"]}, False),
+        ({"instance_type": "Standard_ND*"}, True),
+        ({"instance_type": "Standard_NC*"}, False),
+        ({"price_model": "on_demand"}, False),
+        ({"provider": "azure", "gpu": "A100", "price_model": ["spot", "low_priority"]}, True),
+    ],
+)
 def test_filters(filters: dict, matches: bool) -> None:
     r = rule(**filters)
     assert (r.mismatch(price()) is None) is matches
@@ -95,7 +99,9 @@ def test_hysteresis_stops_a_flapping_price() -> None:
 def test_hysteresis_without_a_threshold() -> None:
     r = rule(hysteresis=2)
     assert fired(r, moves("10.00", "9.90", "10.00", "10.30")) == [
-        ("price_drop", "10.00->9.90", "-1.00"), ("price_increase", "9.90->10.30", "4.04")]
+        ("price_drop", "10.00->9.90", "-1.00"),
+        ("price_increase", "9.90->10.30", "4.04"),
+    ]
 
 
 def test_other_kinds_ignore_thresholds() -> None:
@@ -145,8 +151,12 @@ def test_a_digest_in_quiet_hours_waits_for_their_end() -> None:
 
 
 def test_two_rules_one_channel_one_row() -> None:
-    rules = compile_rules([RuleSettings(name="a", channels=["team"], digest="daily 09:00"),
-                           RuleSettings(name="b", channels=["team", "ops"], gpu="A100")])
+    rules = compile_rules(
+        [
+            RuleSettings(name="a", channels=["team"], digest="daily 09:00"),
+            RuleSettings(name="b", channels=["team", "ops"], gpu="A100"),
+        ]
+    )
     routed = route(rules, [price()], MemoryReferences(), AT)
     assert [(r.channel, r.rules, r.digest) for r in routed] == [("team", ["a", "b"], None), ("ops", ["b"], None)]
     assert routed[0].due == AT
@@ -160,7 +170,10 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_channels_and_rules_in_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SLACK_WEBHOOK", "https://hooks.slack.com/services/T000/B000/secretsecretsecret")
-    config = load_config(write(tmp_path, """
+    config = load_config(
+        write(
+            tmp_path,
+            """
 [alerts]
 retry_base_seconds = 10
 timezone = "Asia/Shanghai"
@@ -177,27 +190,43 @@ min_percent = 5
 channels = ["team"]
 digest = "daily 09:00"
 quiet_hours = "22:00-07:00"
-"""), home=tmp_path)
+""",
+        ),
+        home=tmp_path,
+    )
     assert config.alerts.retry_base_seconds == 10 and config.alerts.max_attempts == 8
     assert config.channel[0].url.get_secret_value().endswith("secretsecretsecret")
     assert "secretsecret" not in repr(config) and "secretsecret" not in str(config.channel[0])
     assert config.rule[0].gpu == ["A100"] and config.rule[0].min_percent == Decimal(5)
 
 
-@pytest.mark.parametrize("text, message", [
-    ('[[rule]]\nname = "r"\nchannels = ["nope"]\n', "rule[0].channels: no [[channel]] named 'nope'"),
-    ('[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\ndigest = "hourly"\n',
-     "rule.0.digest: 'hourly': use 'immediate', 'daily HH:MM' or 'weekly mon HH:MM'"),
-    ('[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\nquiet_hours = "late"\n',
-     "rule.0.quiet_hours: 'late': use 'HH:MM-HH:MM'"),
-    ('[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\ntimezone = "Mars/Base"\n',
-     "rule.0.timezone: unknown time zone 'Mars/Base'"),
-    ('[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\nwhen = ["price_dorp"]\n',
-     "rule.0.when.0: Input should be"),
-    ('[[channel]]\nname = "c"\nurl = "json://a"\n[[channel]]\nname = "c"\nurl = "json://b"\n',
-     "channel: the name 'c' is used twice"),
-    ('[alerts]\nmax_attempts = 0\n', "alerts.max_attempts: Input should be greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[[rule]]\nname = "r"\nchannels = ["nope"]\n', "rule[0].channels: no [[channel]] named 'nope'"),
+        (
+            '[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\ndigest = "hourly"\n',
+            "rule.0.digest: 'hourly': use 'immediate', 'daily HH:MM' or 'weekly mon HH:MM'",
+        ),
+        (
+            '[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\nquiet_hours = "late"\n',
+            "rule.0.quiet_hours: 'late': use 'HH:MM-HH:MM'",
+        ),
+        (
+            '[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\ntimezone = "Mars/Base"\n',
+            "rule.0.timezone: unknown time zone 'Mars/Base'",
+        ),
+        (
+            '[[channel]]\nname = "c"\nurl = "json://x"\n[[rule]]\nname = "r"\nchannels = ["c"]\nwhen = ["price_dorp"]\n',
+            "rule.0.when.0: Input should be",
+        ),
+        (
+            '[[channel]]\nname = "c"\nurl = "json://a"\n[[channel]]\nname = "c"\nurl = "json://b"\n',
+            "channel: the name 'c' is used twice",
+        ),
+        ("[alerts]\nmax_attempts = 0\n", "alerts.max_attempts: Input should be greater than or equal to 1"),
+    ],
+)
 def test_bad_alert_settings_are_named(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, text), home=tmp_path)
@@ -213,4 +242,5 @@ def test_the_readme_example_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     config = load_config(write(tmp_path, example), home=tmp_path)
     assert [r.name for r in config.rule] == ["a100-drops", "china-offers", "broken-sources"]
     from tracker.run.alerting import build_channels
+
     assert {n: c.family for n, c in build_channels(config).items()} == {"team-slack": "slack", "ops-wecom": "wecom"}

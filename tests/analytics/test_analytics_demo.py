@@ -50,25 +50,48 @@ def demo(cli):
 
 
 def thousand_rows() -> list[dict]:
-    return [{"provider": "negotiated", "region": f"r{i % 10}", "instance_type": f"h100-deal-{i:04d}",
-             "gpu_model": "H100", "gpu_count": "8", "price_model": "on_demand",
-             "price": str(Decimal(10) + Decimal(i) / 10), "currency": "USD", "unit": "hour"} for i in range(1000)]
+    return [
+        {
+            "provider": "negotiated",
+            "region": f"r{i % 10}",
+            "instance_type": f"h100-deal-{i:04d}",
+            "gpu_model": "H100",
+            "gpu_count": "8",
+            "price_model": "on_demand",
+            "price": str(Decimal(10) + Decimal(i) / 10),
+            "currency": "USD",
+            "unit": "hour",
+        }
+        for i in range(1000)
+    ]
 
 
 def test_import_of_1000_rows_ranks_with_the_crawled_ones(demo, tmp_path: Path) -> None:
     result = demo("import", str(write_jsonl(tmp_path / "deals.jsonl", thousand_rows())), "--source", "deals")
     assert result.code == 0, result.err
-    current = [p for p in as_json(demo("prices", "--gpu", "H100", "--format", "json"))
-               if p["os"] == "linux" and p["gpu_count"]]
-    expected = sorted((hourly(p) / Decimal(p["gpu_count"]) * usd_rate(p["currency"]), p["provider"], p["region"],
-                       p["instance_type"], p["price_model"], p["term"]) for p in current)
+    current = [
+        p for p in as_json(demo("prices", "--gpu", "H100", "--format", "json")) if p["os"] == "linux" and p["gpu_count"]
+    ]
+    expected = sorted(
+        (
+            hourly(p) / Decimal(p["gpu_count"]) * usd_rate(p["currency"]),
+            p["provider"],
+            p["region"],
+            p["instance_type"],
+            p["price_model"],
+            p["term"],
+        )
+        for p in current
+    )
     ranked = as_json(demo("compare", "--gpu", "H100", "--format", "json"))
     assert len(ranked) == len(expected) and sum(r["provider"] == "negotiated" for r in ranked) == 1000
     assert [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
     assert [Decimal(r["per_gpu_hour_converted"]) for r in ranked] == [
-        e[0].quantize(Decimal("0.000001")) for e in expected]
+        e[0].quantize(Decimal("0.000001")) for e in expected
+    ]
     assert sorted((r["provider"], r["instance_type"], r["price_model"], r["term"]) for r in ranked) == sorted(
-        (e[1], e[3], e[4], e[5]) for e in expected)
+        (e[1], e[3], e[4], e[5]) for e in expected
+    )
     providers = [r["provider"] for r in ranked]
     first_azure, last_azure = providers.index("azure"), len(providers) - providers[::-1].index("azure") - 1
     assert "negotiated" in providers[:first_azure] and "negotiated" in providers[first_azure:last_azure]
@@ -77,12 +100,14 @@ def test_import_of_1000_rows_ranks_with_the_crawled_ones(demo, tmp_path: Path) -
     assert as_table.code == 0 and ranked[0]["instance_type"] in as_table.out
     as_rows = as_csv(demo("compare", "--gpu", "H100", "--format", "csv"))
     assert [(r["rank"], r["per_gpu_hour_converted"]) for r in as_rows] == [
-        (str(r["rank"]), r["per_gpu_hour_converted"]) for r in ranked]
+        (str(r["rank"]), r["per_gpu_hour_converted"]) for r in ranked
+    ]
 
 
 def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
-    summary = as_json(demo("history", "Standard_ND96amsr_A100_v4", "--price-model", "on_demand", "--summary",
-                           "--format", "json"))
+    summary = as_json(
+        demo("history", "Standard_ND96amsr_A100_v4", "--price-model", "on_demand", "--summary", "--format", "json")
+    )
     linux = next(r for r in summary if r["os"] == "linux")
     old, new = Decimal("40.962"), Decimal("36.8658")
     assert (linux["last_change_from"], linux["last_change_to"]) == ("40.962", "36.8658")
@@ -90,12 +115,21 @@ def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
     assert demo("history", "Standard_ND96amsr_A100_v4", "--summary").code == 0
     assert as_csv(demo("history", "Standard_ND96amsr_A100_v4", "--format", "csv"))
 
-    on_demand = [p for p in as_json(demo("prices", "--gpu", "A100", "--price-model", "on_demand",
-                                         "--format", "json")) if p["os"] == "linux" and p["unit"] == "hour"]
+    on_demand = [
+        p
+        for p in as_json(demo("prices", "--gpu", "A100", "--price-model", "on_demand", "--format", "json"))
+        if p["os"] == "linux" and p["unit"] == "hour"
+    ]
     # 8 GPUs always on for 36 months: instances x 720 h x the hourly price in USD x 36.
-    expected = sorted((Decimal(math.ceil(Decimal(8) / Decimal(p["gpu_count"]))) * 720
-                       * (Decimal(p["price"]) * usd_rate(p["currency"])) * 36).quantize(Decimal("0.01"))
-                      for p in on_demand)
+    expected = sorted(
+        (
+            Decimal(math.ceil(Decimal(8) / Decimal(p["gpu_count"])))
+            * 720
+            * (Decimal(p["price"]) * usd_rate(p["currency"]))
+            * 36
+        ).quantize(Decimal("0.01"))
+        for p in on_demand
+    )
     tco = as_json(demo("tco", "--gpu", "A100", "--count", "8", "--format", "json"))
     assert [Decimal(r["total"]) for r in tco] == expected
     assert as_csv(demo("tco", "--gpu", "A100", "--count", "8", "--format", "csv"))[0]["total"] == str(expected[0])
@@ -104,4 +138,5 @@ def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
     exported = as_json(demo("export", "changes", "--format", "json"))
     listed = as_json(demo("changes", "--format", "json"))
     assert sorted((c["kind"], c["instance_type"], c["new_price"]) for c in exported) == sorted(
-        (c["kind"], c["instance_type"], c["new_price"]) for c in listed)
+        (c["kind"], c["instance_type"], c["new_price"]) for c in listed
+    )

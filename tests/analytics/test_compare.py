@@ -19,13 +19,13 @@ def test_ranks_every_price_model_per_gpu_hour(cli, home: Path, tmp_path: Path) -
     rows = as_json(cli("compare", "--gpu", "H100", "--format", "json"))
     got = [(r["rank"], r["provider"], r["price_model"], r["per_gpu_hour_converted"]) for r in rows]
     assert got == [
-        (1, "aws", "spot", "2.752000"),            # 22.016 / 8
-        (2, "alibaba", "monthly", "3.550000"),     # 163584 CNY / 720 h / 8 GPUs / 8 CNY per USD
-        (3, "azure", "on_demand", "4.000000"),     # 2 USD for half a GPU
-        (4, "alibaba", "on_demand", "4.437500"),   # 284 CNY / 8 / 8
-        (5, "aws", "reserved", "5.000000"),        # (30 + 87600 / 8760) / 8
-        (6, "aws", "on_demand", "6.880000"),       # 55.04 / 8
-        (7, "gcp", "on_demand", "11.000000"),      # 88 / 8
+        (1, "aws", "spot", "2.752000"),  # 22.016 / 8
+        (2, "alibaba", "monthly", "3.550000"),  # 163584 CNY / 720 h / 8 GPUs / 8 CNY per USD
+        (3, "azure", "on_demand", "4.000000"),  # 2 USD for half a GPU
+        (4, "alibaba", "on_demand", "4.437500"),  # 284 CNY / 8 / 8
+        (5, "aws", "reserved", "5.000000"),  # (30 + 87600 / 8760) / 8
+        (6, "aws", "on_demand", "6.880000"),  # 55.04 / 8
+        (7, "gcp", "on_demand", "11.000000"),  # 88 / 8
     ]
     by = {(r["provider"], r["price_model"]): r for r in rows}
     spot, od, reserved = by["aws", "spot"], by["aws", "on_demand"], by["aws", "reserved"]
@@ -78,8 +78,9 @@ def test_filters_count_price_model_region_group(cli, home: Path, tmp_path: Path)
     assert [(r["rank"], r["provider"]) for r in od] == [("1", "azure"), ("2", "alibaba"), ("3", "aws"), ("4", "gcp")]
     us = as_json(cli("compare", "--gpu", "H100", "--region-group", "us", "--format", "json"))
     assert {(r["provider"], r["region_group"]) for r in us} == {("aws", "us"), ("azure", "us")}
-    cn = as_json(cli("compare", "--gpu", "H100", "--region-group", "cn", "--price-model", "monthly",
-                     "--format", "json"))
+    cn = as_json(
+        cli("compare", "--gpu", "H100", "--region-group", "cn", "--price-model", "monthly", "--format", "json")
+    )
     assert [(r["provider"], r["region_group"]) for r in cn] == [("alibaba", "cn")]
     eu = as_json(cli("compare", "--gpu", "A100", "--region-group", "eu", "--format", "json"))
     assert [r["instance_type"] for r in eu] == ["a2-highgpu-1g"]

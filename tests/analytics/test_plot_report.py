@@ -16,16 +16,35 @@ from tests.helpers.analytics_data import H100_ROWS, as_json, load_rows
 
 T1, T2 = "2026-08-01T00:00:00Z", "2026-09-15T00:00:00Z"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 HOSTILE = "<script>alert('x')</script>&co"
 
 
 def _load(cli, tmp_path: Path) -> None:
     first = [r | {"observed_at": T1} for r in H100_ROWS]
-    first.append({"provider": "tencent", "region": "ap-guangzhou", "instance_type": HOSTILE, "gpu_model": "H100",
-                  "gpu_count": "8", "price_model": "on_demand", "price": "5", "currency": "CNY", "unit": "hour",
-                  "observed_at": T1})
+    first.append(
+        {
+            "provider": "tencent",
+            "region": "ap-guangzhou",
+            "instance_type": HOSTILE,
+            "gpu_model": "H100",
+            "gpu_count": "8",
+            "price_model": "on_demand",
+            "price": "5",
+            "currency": "CNY",
+            "unit": "hour",
+            "observed_at": T1,
+        }
+    )
     second = [dict(r) for r in first]
     second[0] = second[0] | {"price": "50"}
     second = [r | {"observed_at": T2} for r in second]
@@ -112,8 +131,10 @@ def test_report_is_one_self_contained_escaped_page(cli, tmp_path: Path) -> None:
     assert "1 CNY = " in html  # the converted tencent row shows its rate
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                    reason="Chromium is not installed (apt-get install chromium)")
+@pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not shutil.which("chromium"),
+    reason="Chromium is not installed (apt-get install chromium)",
+)
 def test_report_renders_in_chromium(sqlite_cli, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -123,8 +144,9 @@ def test_report_renders_in_chromium(sqlite_cli, tmp_path: Path) -> None:
     requested: list[str] = []
     shot = tmp_path / "shot.png"
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"),
-                                     args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium"), args=CHROMIUM_ARGS
+        )
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.on("request", lambda r: requested.append(r.url))

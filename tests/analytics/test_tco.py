@@ -12,8 +12,20 @@ import pytest
 
 from tests.helpers.analytics_data import H100_ROWS, as_csv, as_json, load_rows, use_config
 
-JOB = ["--gpu", "H100", "--count", "16", "--hours-per-month", "500", "--months", "24", "--egress-gb", "1000",
-       "--storage-gb", "2000"]
+JOB = [
+    "--gpu",
+    "H100",
+    "--count",
+    "16",
+    "--hours-per-month",
+    "500",
+    "--months",
+    "24",
+    "--egress-gb",
+    "1000",
+    "--storage-gb",
+    "2000",
+]
 
 
 @pytest.fixture
@@ -25,8 +37,9 @@ def loaded(cli, home: Path, tmp_path: Path):
 
 def test_on_demand_ranking_with_breakdown(loaded) -> None:
     rows = as_json(loaded("tco", *JOB, "--credit", "1000", "--credit-provider", "aws", "--format", "json"))
-    got = [(r["provider"], r["instances"], r["compute"], r["egress"], r["storage"], r["credits"], r["total"])
-           for r in rows]
+    got = [
+        (r["provider"], r["instances"], r["compute"], r["egress"], r["storage"], r["credits"], r["total"]) for r in rows
+    ]
     assert got == [
         # 32 half-GPU instances x 500 h x 2 USD x 24; 1000 GB x 0.087 x 24; 2000 GB x 0.075 x 24
         ("azure", "32", "768000.00", "2088.00", "3600.00", "0.00", "773688.00"),
@@ -63,12 +76,14 @@ def test_spot_overhead_and_monthly(loaded) -> None:
 
 
 def test_credit_terms_window_and_minimum_spend(loaded) -> None:
-    windowed = as_json(loaded("tco", *JOB, "--provider", "aws", "--credit", "100000", "--credit-months", "1",
-                              "--format", "json"))
+    windowed = as_json(
+        loaded("tco", *JOB, "--provider", "aws", "--credit", "100000", "--credit-months", "1", "--format", "json")
+    )
     # Usable only against the first month's spend: (1320960 + 2160 + 3840) / 24 = 55290.
     assert (windowed[0]["credits"], windowed[0]["total"]) == ("55290.00", "1271670.00")
-    too_small = as_json(loaded("tco", *JOB, "--provider", "aws", "--credit", "500", "--credit-min-spend",
-                               "2000000", "--format", "json"))
+    too_small = as_json(
+        loaded("tco", *JOB, "--provider", "aws", "--credit", "500", "--credit-min-spend", "2000000", "--format", "json")
+    )
     assert too_small[0]["credits"] == "0.00"
 
 
@@ -94,5 +109,7 @@ def test_break_even_arithmetic() -> None:
 
     assert break_even_hours(Decimal("2"), Decimal("8760"), 12) == Decimal("365.0")
     assert break_even_hours(None, Decimal(1), 12) is None
-    assert parse_mix("on_demand=0.25, reserved_3yr=0.75") == {"on_demand": Decimal("0.25"),
-                                                              "reserved_3yr": Decimal("0.75")}
+    assert parse_mix("on_demand=0.25, reserved_3yr=0.75") == {
+        "on_demand": Decimal("0.25"),
+        "reserved_3yr": Decimal("0.75"),
+    }

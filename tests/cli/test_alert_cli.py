@@ -21,14 +21,20 @@ def crawl_azure(cli) -> None:
     """The two bundled Azure captures, in date order: a baseline, then changes."""
     for source, capture in demo_captures():
         if source == "azure":
-            result = cli("crawl", "azure", "--replay", str(capture),
-                         *[a for r in capture_regions(capture) for a in ("--region", r)])
+            result = cli(
+                "crawl",
+                "azure",
+                "--replay",
+                str(capture),
+                *[a for r in capture_regions(capture) for a in ("--region", r)],
+            )
             assert result.code == 0, result.err
 
 
 def write_config(home: Path, url: str, **rule: str) -> None:
     extra = "".join(f"{k} = {v}\n" for k, v in rule.items())
-    (home / "config.toml").write_text(f"""
+    (home / "config.toml").write_text(
+        f"""
 [alerts]
 retry_base_seconds = 1
 
@@ -40,7 +46,9 @@ url = "{url}"
 name = "drops"
 when = ["price_drop", "price_increase", "new_sku", "sku_removed"]
 channels = ["team"]
-{extra}""", encoding="utf-8")
+{extra}""",
+        encoding="utf-8",
+    )
 
 
 def test_crawl_changes_are_delivered(cli, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,28 +101,40 @@ def test_secrets_never_show(cli, home: Path, monkeypatch: pytest.MonkeyPatch) ->
     rows = json.loads(listing.out)
     tried = [r for r in rows if r["attempts"]]
     assert tried and all("500" in r["last_error"] and "***" in r["last_error"] for r in tried)
-    for output in (result.out, result.err, listing.out, table.out, table.err, test.out, test.err,
-                   by_url.out, by_url.err):
+    for output in (
+        result.out,
+        result.err,
+        listing.out,
+        table.out,
+        table.err,
+        test.out,
+        test.err,
+        by_url.out,
+        by_url.err,
+    ):
         for piece in SECRET.split("/"):
             assert piece not in output
 
 
 def test_dead_letters_shown_and_retried(cli, home: Path) -> None:
     status = {"code": 500}
-    with serve(lambda req: Reply(status["code"], b"{}")) as (base, received):
-        (home / "config.toml").write_text(f"""
+    with serve(lambda req: Reply(status["code"], b"{}")) as (base, _received):
+        (home / "config.toml").write_text(
+            f"""
 [alerts]
 max_attempts = 1
 
 [[channel]]
 name = "hook"
-url = "json://{base.removeprefix('http://')}/hook"
+url = "json://{base.removeprefix("http://")}/hook"
 
 [[rule]]
 name = "all"
 channels = ["hook"]
 when = ["price_drop"]
-""", encoding="utf-8")
+""",
+            encoding="utf-8",
+        )
         crawl_azure(cli)
         assert cli("alerts", "deliver").code == 1
         dead = json.loads(cli("alerts", "outbox", "--state", "dead", "--format", "json").out)
@@ -145,8 +165,10 @@ def test_notify_test_reports_the_channels_answer(sqlite_cli, home: Path, monkeyp
     assert "robotkey123456" not in bad.err + good.out
     content = json.loads(received[0].body)["markdown"]["content"]
     assert content.startswith("**Price drop −7.43%: azure Standard_ND96asr_v4 in eastus**")
-    assert sqlite_cli("notify", "test", "nosuch").err.strip() == \
-        "error: no channel named 'nosuch' (known: team); give a name or an Apprise URL"
+    assert (
+        sqlite_cli("notify", "test", "nosuch").err.strip()
+        == "error: no channel named 'nosuch' (known: team); give a name or an Apprise URL"
+    )
     assert "does not understand" in sqlite_cli("notify", "test", "nosuchscheme://x").err
 
 

@@ -59,25 +59,41 @@ def test_a_gpu_sku_change_alone_is_explained_as_such(cli) -> None:
     assert got == sorted(expected)
     assert {c["price_model"] for c in changes} == {"on_demand"}
 
-    history = json.loads(cli("history", "gpu:nvidia-tesla-a100", "--region", "us-central1",
-                             "--price-model", "on_demand", "--format", "json").out)
+    history = json.loads(
+        cli(
+            "history",
+            "gpu:nvidia-tesla-a100",
+            "--region",
+            "us-central1",
+            "--price-model",
+            "on_demand",
+            "--format",
+            "json",
+        ).out
+    )
     assert [(h["price"], h["valid_from"], h["valid_to"]) for h in history] == [
         ("2.933908", "2026-08-03T06:00:00Z", "2026-09-03T06:00:00Z"),
         ("2.6405172", "2026-09-03T06:00:00Z", None),
     ]
-    core = json.loads(cli("history", "cpu:a2", "--region", "us-central1", "--price-model", "on_demand",
-                          "--format", "json").out)
+    core = json.loads(
+        cli("history", "cpu:a2", "--region", "us-central1", "--price-model", "on_demand", "--format", "json").out
+    )
     assert [h["valid_to"] for h in core] == [None]  # the core rate did not move
 
 
 def test_prices_per_gpu_hour(cli) -> None:
     assert replay(cli, EARLY).code == 0
     rows = json.loads(cli("prices", "--gpu", "H100", "--provider", "gcp", "--format", "json").out)
-    row = next(r for r in rows if (r["instance_type"], r["region"], r["price_model"]) ==
-               ("a3-highgpu-8g", "us-central1", "on_demand"))
+    row = next(
+        r
+        for r in rows
+        if (r["instance_type"], r["region"], r["price_model"]) == ("a3-highgpu-8g", "us-central1", "on_demand")
+    )
     # 208 x 0.0295 + 1872 x 0.00395 + 8 x 9.79655057 = 91.90280456; / 8 GPUs
     assert (row["price"], row["price_per_gpu_hour"], row["gpu_count"]) == ("91.90280456", "11.487851", "8")
-    assert row["source_url"].startswith("https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=REDACTED")
+    assert row["source_url"].startswith(
+        "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=REDACTED"
+    )
 
 
 def test_missing_key_on_a_live_crawl_skips_gcp(cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,8 +105,9 @@ def test_missing_key_on_a_live_crawl_skips_gcp(cli, monkeypatch: pytest.MonkeyPa
     assert json.loads(cli("changes", "--format", "json").out) == []
 
 
-def test_replay_stops_at_a_missing_page_without_showing_the_key(cli, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replay_stops_at_a_missing_page_without_showing_the_key(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GPU_TRACKER_GCP_API_KEY", SECRET)
     entries = read_har(EARLY)["log"]["entries"][:2]
     short = tmp_path / "two-pages.har"
@@ -138,8 +155,9 @@ def _everything_written(home: Path) -> str:
     return "\n".join(text)
 
 
-def test_live_crawl_keeps_the_key_out_of_captures_logs_and_output(sqlite_cli, home: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_live_crawl_keeps_the_key_out_of_captures_logs_and_output(
+    sqlite_cli, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GPU_TRACKER_GCP_API_KEY", SECRET)
     pages = _pages()
 
@@ -171,9 +189,16 @@ def test_live_crawl_keeps_the_key_out_of_captures_logs_and_output(sqlite_cli, ho
 
 def test_a_refused_key_is_one_masked_line(sqlite_cli, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPU_TRACKER_GCP_API_KEY", SECRET)
-    body = json.dumps({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-                                 "status": "INVALID_ARGUMENT"}}).encode()
-    with serve(lambda req: Reply(status=400, body=body)) as (base, received):
+    body = json.dumps(
+        {
+            "error": {
+                "code": 400,
+                "message": "API key not valid. Please pass a valid API key.",
+                "status": "INVALID_ARGUMENT",
+            }
+        }
+    ).encode()
+    with serve(lambda req: Reply(status=400, body=body)) as (base, _received):
         (home / "config.toml").write_text(f'[providers.gcp]\napi_url = "{base}{PATH}"\n[crawl]\nretry_times = 0\n')
         result = sqlite_cli("crawl", "gcp")
     line = one_error_line(result)

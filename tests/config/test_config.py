@@ -25,9 +25,13 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
 def test_values_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AZ_API", "https://mirror.example/api")
     monkeypatch.delenv("GPU_TRACKER_DATABASE_URL", raising=False)
-    config = load_config(write(tmp_path, '[diff]\nremoval_confirmations = 3\n'
-                                         '[providers.azure]\nregions = ["eastus"]\napi_url = "${AZ_API}"\n'),
-                         home=tmp_path)
+    config = load_config(
+        write(
+            tmp_path,
+            '[diff]\nremoval_confirmations = 3\n[providers.azure]\nregions = ["eastus"]\napi_url = "${AZ_API}"\n',
+        ),
+        home=tmp_path,
+    )
     assert config.diff.removal_confirmations == 3
     assert config.provider("azure").regions == ["eastus"]
     assert config.provider("azure").api_url == "https://mirror.example/api"
@@ -35,15 +39,21 @@ def test_values_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert config.database_url() == "postgresql+psycopg://u@h/db"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[diff]\nremoval_confirmation = 2\n", "diff.removal_confirmation: unknown key"),
-    ("[diff]\nremoval_confirmations = 0\n", "diff.removal_confirmations: Input should be greater than or equal to 1"),
-    ("[diff]\nremoval_confirmations = 'two'\n", "diff.removal_confirmations: Input should be a valid integer"),
-    ("[dif]\n", "dif: unknown key"),
-    ("[diff\n", "not valid TOML"),
-    ("[providers.azure]\napi_url = '${NOPE_NOT_SET}'\n", "environment variable NOPE_NOT_SET is not set"),
-    ("home = '/x'\n", "home: unknown key"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[diff]\nremoval_confirmation = 2\n", "diff.removal_confirmation: unknown key"),
+        (
+            "[diff]\nremoval_confirmations = 0\n",
+            "diff.removal_confirmations: Input should be greater than or equal to 1",
+        ),
+        ("[diff]\nremoval_confirmations = 'two'\n", "diff.removal_confirmations: Input should be a valid integer"),
+        ("[dif]\n", "dif: unknown key"),
+        ("[diff\n", "not valid TOML"),
+        ("[providers.azure]\napi_url = '${NOPE_NOT_SET}'\n", "environment variable NOPE_NOT_SET is not set"),
+        ("home = '/x'\n", "home: unknown key"),
+    ],
+)
 def test_bad_files_name_the_file_key_and_reason(tmp_path: Path, text: str, message: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as info:
@@ -83,14 +93,16 @@ def test_a_bad_channel_url_is_refused_when_the_config_is_loaded(tmp_path: Path, 
 @pytest.mark.parametrize("command", [["runs"], ["alerts", "deliver"], ["daemon", "--once"], ["config", "show"]])
 def test_a_bad_channel_url_is_one_error_line_from_any_command(sqlite_cli, home: Path, command: list[str]) -> None:
     path = home / "config.toml"
-    path.write_text('[[channel]]\nname = "ops"\nurl = "nosuchscheme://abcdefsecret"\n'
-                    '[[rule]]\nname = "all"\nchannels = ["ops"]\n')
+    path.write_text(
+        '[[channel]]\nname = "ops"\nurl = "nosuchscheme://abcdefsecret"\n[[rule]]\nname = "all"\nchannels = ["ops"]\n'
+    )
     result = sqlite_cli(*command)
     assert result.code == 1 and result.out == ""
     # One line of ours: Apprise's own complaint ("Unparseable URL ...") stays off stderr.
     assert result.err.strip().splitlines() == [
         f"error: {path}: channel ops: nosuchscheme:// is not a known Apprise URL scheme "
-        "(see https://github.com/caronc/apprise/wiki)"]
+        "(see https://github.com/caronc/apprise/wiki)"
+    ]
     assert not (home / "tracker.db").exists()  # refused before the store or the daemon started
 
 
@@ -98,14 +110,19 @@ def test_a_url_apprise_cannot_read_names_its_reason_and_hides_the_rest(sqlite_cl
     (home / "config.toml").write_text('[[channel]]\nname = "ops"\nurl = "slack://T0secretAAA"\n')
     result = sqlite_cli("alerts", "deliver")
     assert result.code == 1 and len(result.err.strip().splitlines()) == 1
-    assert result.err.startswith(f"error: {home / 'config.toml'}: channel ops: not a known Apprise URL: "
-                                 "Apprise cannot read this slack:// URL: An invalid Slack")
+    assert result.err.startswith(
+        f"error: {home / 'config.toml'}: channel ops: not a known Apprise URL: "
+        "Apprise cannot read this slack:// URL: An invalid Slack"
+    )
     assert "T0secretAAA" not in result.err
 
 
 def test_a_good_channel_url_loads(tmp_path: Path) -> None:
-    path = write(tmp_path, '[[channel]]\nname = "ops"\nurl = "wecombot://robotkey0001"\n'
-                           '[[channel]]\nname = "hook"\nurl = "json://127.0.0.1:9/hook"\n')
+    path = write(
+        tmp_path,
+        '[[channel]]\nname = "ops"\nurl = "wecombot://robotkey0001"\n'
+        '[[channel]]\nname = "hook"\nurl = "json://127.0.0.1:9/hook"\n',
+    )
     assert [c.name for c in load_config(path, home=tmp_path).channel] == ["ops", "hook"]
 
 
@@ -117,4 +134,5 @@ def test_a_bad_cron_expression_is_one_error_line(sqlite_cli, home: Path) -> None
         assert result.code == 1 and result.out == ""
         assert result.err.strip().splitlines() == [
             f"error: {path}: daemon.schedule.azure.cron: '61 * * * *' is not a cron expression of five fields, "
-            "like '0 */6 * * *'"]
+            "like '0 */6 * * *'"
+        ]

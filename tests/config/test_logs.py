@@ -14,16 +14,19 @@ from pydantic import BaseModel, SecretStr
 from tracker.logs import mask_secrets, secret_values, setup_logging
 
 
-@pytest.mark.parametrize("text, secret", [
-    ("store postgresql+psycopg://tracker:s3cr3tpw@db:5432/gpu", "s3cr3tpw"),
-    ("sending to wecombot://a1b2c3d4-e5f6-7890", "a1b2c3d4-e5f6-7890"),
-    ("sending to slack://T000/B000/XXXXabcdef", "T000/B000/XXXXabcdef"),
-    ("POST https://hooks.slack.com/services/T1/B2/abcdef123", "T1/B2/abcdef123"),
-    ("POST https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693axxx6-7aoc", "693axxx6-7aoc"),
-    ("GET https://oapi.dingtalk.com/robot/send?access_token=deadbeef42", "deadbeef42"),
-    ("GET https://api.example.com/prices?region=x&api_key=AKIA1234567&page=2", "AKIA1234567"),
-    ("config password=hunter22 token=tok_9876", "hunter22"),
-])
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("store postgresql+psycopg://tracker:s3cr3tpw@db:5432/gpu", "s3cr3tpw"),
+        ("sending to wecombot://a1b2c3d4-e5f6-7890", "a1b2c3d4-e5f6-7890"),
+        ("sending to slack://T000/B000/XXXXabcdef", "T000/B000/XXXXabcdef"),
+        ("POST https://hooks.slack.com/services/T1/B2/abcdef123", "T1/B2/abcdef123"),
+        ("POST https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693axxx6-7aoc", "693axxx6-7aoc"),
+        ("GET https://oapi.dingtalk.com/robot/send?access_token=deadbeef42", "deadbeef42"),
+        ("GET https://api.example.com/prices?region=x&api_key=AKIA1234567&page=2", "AKIA1234567"),
+        ("config password=hunter22 token=tok_9876", "hunter22"),
+    ],
+)
 def test_secrets_are_masked(text: str, secret: str) -> None:
     masked = mask_secrets(text)
     assert secret not in masked and "***" in masked
@@ -47,8 +50,9 @@ def test_known_secret_values_are_masked_wherever_they_appear() -> None:
 def test_json_log_lines(capsys: pytest.CaptureFixture[str]) -> None:
     setup_logging("json", logging.INFO, ["topsecret-1"])
     try:
-        logging.getLogger("gpu_tracker.test").info("run %d ok, key topsecret-1", 3,
-                                                   extra={"source": "azure", "items": 562})
+        logging.getLogger("gpu_tracker.test").info(
+            "run %d ok, key topsecret-1", 3, extra={"source": "azure", "items": 562}
+        )
         logging.getLogger("gpu_tracker.test").error("db postgresql://u:pw1234@h/db failed")
     finally:
         logging.getLogger().handlers.clear()

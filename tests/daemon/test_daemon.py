@@ -3,6 +3,7 @@ a schedule of seconds."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import signal
 from pathlib import Path
@@ -35,8 +36,9 @@ def test_daemon_crawls_on_schedule_serves_metrics_and_stops_on_sigterm(home: Pat
             assert d.get("/healthz") == (200, "ok\n")
             wait_for(lambda: len(ok_runs(url)) >= 1, 60, "a first complete run")
             fake.bump = 0.5
-            wait_for(lambda: "price_increase" in change_kinds(url) or "price_drop" in change_kinds(url), 60,
-                     "a price change")
+            wait_for(
+                lambda: "price_increase" in change_kinds(url) or "price_drop" in change_kinds(url), 60, "a price change"
+            )
             wait_for(lambda: len(ok_runs(url)) >= 3, 60, "three complete runs")
             status, metrics = d.get("/metrics")
             assert status == 200
@@ -66,8 +68,11 @@ def test_hung_source_is_killed_at_the_timeout_and_recovers(home: Path) -> None:
             assert "did not finish within 6 s" in failed[0].error
             assert d.get("/healthz")[0] == 200  # the daemon goes on
             fake.hang.clear()
-            wait_for(lambda: any(r.status == "ok" and r.id > failed[0].id for r in runs(url)), 60,
-                     "a complete run after the failure")
+            wait_for(
+                lambda: any(r.status == "ok" and r.id > failed[0].id for r in runs(url)),
+                60,
+                "a complete run after the failure",
+            )
             wait_for(lambda: "source_recovered" in change_kinds(url), 20, "source_recovered")
             assert d.stop() == 0
     kinds = change_kinds(url)
@@ -96,17 +101,21 @@ def test_two_daemons_never_crawl_one_source_at_once(tmp_path: Path, pg_url: str)
             (h / "config.toml").write_text(fake.config(every='"2s"'))
         with daemon(homes[0], env=env) as first, daemon(homes[1], env=env) as second:
             wait_for(lambda: len(ok_runs(pg_url)) >= 4, 90, "four complete runs")
-            victim = wait_for(lambda: next((r.pid for r in runs(pg_url) if r.status == "running"), None), 30,
-                              "a crawl in progress")
+            victim = wait_for(
+                lambda: next((r.pid for r in runs(pg_url) if r.status == "running"), None), 30, "a crawl in progress"
+            )
             killed, survivor = (first, second) if victim == first.proc.pid else (second, first)
             killed.stop(signal.SIGKILL, timeout=10)
             last_id = runs(pg_url)[-1].id
-            wait_for(lambda: [r for r in runs(pg_url) if r.id > last_id and r.status == "ok"
-                              and r.pid == survivor.proc.pid], 60, "the survivor to take over")
+            wait_for(
+                lambda: [r for r in runs(pg_url) if r.id > last_id and r.status == "ok" and r.pid == survivor.proc.pid],
+                60,
+                "the survivor to take over",
+            )
             assert survivor.stop() == 0
     rows = runs(pg_url)
     assert not [r for r in rows if r.status == "running"]
-    for before, after in zip(rows, rows[1:]):
+    for before, after in itertools.pairwise(rows):
         assert before.finished_at is not None
         assert after.started_at >= before.finished_at, (before, after)
     assert {first.proc.pid, second.proc.pid} == {r.pid for r in rows}
@@ -120,7 +129,9 @@ def test_daemon_delivers_a_change_to_a_channel(home: Path) -> None:
     url = f"sqlite:///{home / 'tracker.db'}"
     with serve(lambda req: Reply(body=b"{}")) as (hook, received), fake_azure() as fake:
         host = hook.removeprefix("http://")
-        (home / "config.toml").write_text(fake.config() + f"""
+        (home / "config.toml").write_text(
+            fake.config()
+            + f"""
 [alerts]
 retry_base_seconds = 1
 
@@ -132,7 +143,8 @@ url = "json://{host}/hook"
 name = "moves"
 when = ["price_drop", "price_increase"]
 channels = ["team"]
-""")
+"""
+        )
         with daemon(home) as d:
             wait_for(lambda: len(ok_runs(url)) >= 1, 60, "a first complete run")
             fake.bump = 0.5

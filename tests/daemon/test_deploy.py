@@ -37,7 +37,7 @@ def check_command(argv: list[str]) -> str:
 def after_program(argv: list[str]) -> list[str]:
     for i, word in enumerate(argv):
         if Path(word).name == "gpu-tracker":
-            return argv[i + 1:]
+            return argv[i + 1 :]
     raise AssertionError(f"no gpu-tracker in {argv}")
 
 
@@ -104,8 +104,11 @@ def test_systemd_unit() -> None:
 
 def test_dockerfile_and_compose() -> None:
     lines = (DEPLOY / "Dockerfile").read_text(encoding="utf-8").splitlines()
-    instruction = {line.split()[0]: line.split(None, 1)[1] for line in lines if line and line.split()[0] in
-                   {"FROM", "ENTRYPOINT", "CMD", "USER", "HEALTHCHECK"}}
+    instruction = {
+        line.split()[0]: line.split(None, 1)[1]
+        for line in lines
+        if line and line.split()[0] in {"FROM", "ENTRYPOINT", "CMD", "USER", "HEALTHCHECK"}
+    }
     assert "slim" in instruction["FROM"] and instruction["USER"].split(":")[0] not in {"root", "0"}
     entrypoint, cmd = json.loads(instruction["ENTRYPOINT"]), json.loads(instruction["CMD"])
     assert entrypoint[0] == "tini"

@@ -8,28 +8,37 @@ from pathlib import Path
 
 import pytest
 
+from tracker.config.schedule import DaemonSettings, SourceSchedule, parse_span
 from tracker.config.settings import load_config
 from tracker.daemon.scheduler import CronTrigger, check_config
 from tracker.errors import ConfigError
-from tracker.config.schedule import DaemonSettings, SourceSchedule, parse_span
 
 
-@pytest.mark.parametrize("text, span", [
-    ("30s", timedelta(seconds=30)), ("15m", timedelta(minutes=15)), ("6h", timedelta(hours=6)),
-    ("1d", timedelta(days=1)), ("2w", timedelta(weeks=2)),
-])
+@pytest.mark.parametrize(
+    "text, span",
+    [
+        ("30s", timedelta(seconds=30)),
+        ("15m", timedelta(minutes=15)),
+        ("6h", timedelta(hours=6)),
+        ("1d", timedelta(days=1)),
+        ("2w", timedelta(weeks=2)),
+    ],
+)
 def test_spans(text: str, span: timedelta) -> None:
     assert parse_span(text) == span
 
 
-@pytest.mark.parametrize("toml, message", [
-    ('[daemon.schedule.azure]\nevery = "6 hours"\n', "daemon.schedule.azure.every: '6 hours' is not a span"),
-    ('[daemon.schedule.azure]\ncron = "61 * * * *"\n', "is not a cron expression"),
-    ('[daemon.schedule.azure]\ncron = "0 */6 * *"\n', "is not a cron expression of five fields"),
-    ('[daemon.schedule.azure]\nevery = "6h"\ncron = "0 * * * *"\n', "either every or cron, not both"),
-    ('[daemon]\nevery = "0h"\n', "daemon.every"),
-    ('[daemon]\nevry = "1h"\n', "daemon.evry: unknown key"),
-])
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[daemon.schedule.azure]\nevery = "6 hours"\n', "daemon.schedule.azure.every: '6 hours' is not a span"),
+        ('[daemon.schedule.azure]\ncron = "61 * * * *"\n', "is not a cron expression"),
+        ('[daemon.schedule.azure]\ncron = "0 */6 * *"\n', "is not a cron expression of five fields"),
+        ('[daemon.schedule.azure]\nevery = "6h"\ncron = "0 * * * *"\n', "either every or cron, not both"),
+        ('[daemon]\nevery = "0h"\n', "daemon.every"),
+        ('[daemon]\nevry = "1h"\n', "daemon.evry: unknown key"),
+    ],
+)
 def test_bad_schedules_are_config_errors(tmp_path: Path, toml: str, message: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(toml)
@@ -64,8 +73,9 @@ def test_cron_counts_weekdays_like_crontab() -> None:
     trigger = CronTrigger("0 3 * * 0")
     now = datetime(2026, 12, 2, 12, tzinfo=UTC)
     assert trigger.get_next_fire_time(None, now) == datetime(2026, 12, 6, 3, tzinfo=UTC)
-    assert trigger.get_next_fire_time(datetime(2026, 12, 6, 3, tzinfo=UTC), now) == datetime(2026, 12, 13, 3,
-                                                                                             tzinfo=UTC)
+    assert trigger.get_next_fire_time(datetime(2026, 12, 6, 3, tzinfo=UTC), now) == datetime(
+        2026, 12, 13, 3, tzinfo=UTC
+    )
 
 
 def test_next_run_follows_the_last_start() -> None:

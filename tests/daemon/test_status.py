@@ -32,8 +32,10 @@ def test_status_after_the_demo_shows_every_source(cli) -> None:
 
 
 def test_status_shows_the_last_failure_and_its_reason(sqlite_cli, home: Path) -> None:
-    (home / "config.toml").write_text('[providers.azure]\napi_url = "http://127.0.0.1:9/api"\n'
-                                      '[crawl]\nretry_times = 0\n[daemon.schedule.azure]\ncron = "0 */6 * * *"\n')
+    (home / "config.toml").write_text(
+        '[providers.azure]\napi_url = "http://127.0.0.1:9/api"\n'
+        '[crawl]\nretry_times = 0\n[daemon.schedule.azure]\ncron = "0 */6 * * *"\n'
+    )
     assert sqlite_cli("crawl", "azure", "-r", "westeurope").code == 1
     row = json.loads(sqlite_cli("status", "-f", "json").out)[0]
     assert row["last_status"] == "failed" and row["last_ok_at"] is None
@@ -125,11 +127,17 @@ def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: st
     runs = CrawlRun.__table__
     with engine.begin() as conn:  # the run was four hours ago
         for run in conn.execute(sa.select(runs.c.id, runs.c.started_at, runs.c.finished_at)).all():
-            conn.execute(sa.update(runs).where(runs.c.id == run.id).values(
-                started_at=run.started_at - timedelta(hours=4), finished_at=run.finished_at - timedelta(hours=4)))
+            conn.execute(
+                sa.update(runs)
+                .where(runs.c.id == run.id)
+                .values(
+                    started_at=run.started_at - timedelta(hours=4), finished_at=run.finished_at - timedelta(hours=4)
+                )
+            )
     watching = datetime.now(UTC) - timedelta(hours=5)
-    check = lambda: [str(c.kind) for c in check_staleness(
-        engine, config, ["azure"], now=datetime.now(UTC), watching_since=watching)]
+    check = lambda: [
+        str(c.kind) for c in check_staleness(engine, config, ["azure"], now=datetime.now(UTC), watching_since=watching)
+    ]
     assert check() == ["source_stale"]
     assert check() == []  # announced once
     row = json.loads(cli("status", "-f", "json").out)[0]

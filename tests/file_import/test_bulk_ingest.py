@@ -28,8 +28,19 @@ N = CHUNK * 2 + 345  # three chunks, the last one partial
 def write_csv(path: Path, n: int, *, dearer_every: int = 0, bad_line: int = 0, skip: int = 0) -> Path:
     with path.open("w", newline="", encoding="utf-8") as fh:
         out = csv.writer(fh)
-        out.writerow(["provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "price",
-                      "currency", "unit"])
+        out.writerow(
+            [
+                "provider",
+                "region",
+                "instance_type",
+                "gpu_model",
+                "gpu_count",
+                "price_model",
+                "price",
+                "currency",
+                "unit",
+            ]
+        )
         for i in range(skip, n):
             price = Decimal(10) + Decimal(i) / 1000
             if dearer_every and i % dearer_every == 0:
@@ -43,7 +54,7 @@ def write_csv(path: Path, n: int, *, dearer_every: int = 0, bad_line: int = 0, s
 def pipeline(db_url: str):
     engine = make_engine(db_url)
     migrate(engine)
-    clock = iter([T0 + timedelta(days=d) for d in range(0, 100)])
+    clock = iter([T0 + timedelta(days=d) for d in range(100)])
     now = {"t": next(clock)}
     pipe = Pipeline(engine=engine, clock=lambda: now["t"])
     pipe.advance = lambda: now.update(t=next(clock))  # type: ignore[attr-defined]
@@ -106,10 +117,26 @@ def test_two_values_for_one_key_across_chunks_fail_the_run(pipeline: Pipeline, t
 
 def test_the_row_validator_keeps_step_with_price_quote() -> None:
     assert set(QuoteRow.__annotations__) == set(PriceQuote.model_fields)
-    items = [{"line": 2, "observed_at": T0.isoformat(), "data": {
-        "provider": "aws", "region": "us-east-1", "instance_type": "p5.48xlarge", "gpu_count": "8",
-        "price_model": "reserved", "term": "3yr", "payment_option": "partial_upfront", "price": "30.50",
-        "upfront_fee": "400000", "currency": "usd", "unit": "hour", "attrs": json.dumps({"sku": "A"})}}]
+    items = [
+        {
+            "line": 2,
+            "observed_at": T0.isoformat(),
+            "data": {
+                "provider": "aws",
+                "region": "us-east-1",
+                "instance_type": "p5.48xlarge",
+                "gpu_count": "8",
+                "price_model": "reserved",
+                "term": "3yr",
+                "payment_option": "partial_upfront",
+                "price": "30.50",
+                "upfront_fee": "400000",
+                "currency": "usd",
+                "unit": "hour",
+                "attrs": json.dumps({"sku": "A"}),
+            },
+        }
+    ]
     errors: list[str] = []
     staged = staged_rows(items, errors)
     quote = normalize(items).quotes[0]
@@ -122,20 +149,54 @@ def test_the_row_validator_keeps_step_with_price_quote() -> None:
 
 def test_quote_hashes_are_stable() -> None:
     """Stored keys must never change meaning: these are from the first release."""
-    quote = PriceQuote(provider="aws", region="us-east-1", instance_type="p5.48xlarge", gpu_model="H100",
-                       gpu_count=Decimal("8"), price_model=PriceModel.reserved, term="3yr",
-                       payment_option="partial_upfront", price=Decimal("30.50"), upfront_fee=Decimal("400000"),
-                       currency="usd", unit=Unit.hour, observed_at=T0, attrs={"sku": "ABC", "b": "1"})
+    quote = PriceQuote(
+        provider="aws",
+        region="us-east-1",
+        instance_type="p5.48xlarge",
+        gpu_model="H100",
+        gpu_count=Decimal("8"),
+        price_model=PriceModel.reserved,
+        term="3yr",
+        payment_option="partial_upfront",
+        price=Decimal("30.50"),
+        upfront_fee=Decimal("400000"),
+        currency="usd",
+        unit=Unit.hour,
+        observed_at=T0,
+        attrs={"sku": "ABC", "b": "1"},
+    )
     assert (quote.key, quote.value_hash) == ("f6b5fb635c5a9e9028a6d2d32f2e5e51", "c89c58f3014f8538")
-    spot = PriceQuote(provider="azure", region="eastus", instance_type="NC", price_model=PriceModel.spot,
-                      price=Decimal("1.0"), currency="USD", unit=Unit.hour, observed_at=T0, availability="SELL")
+    spot = PriceQuote(
+        provider="azure",
+        region="eastus",
+        instance_type="NC",
+        price_model=PriceModel.spot,
+        price=Decimal("1.0"),
+        currency="USD",
+        unit=Unit.hour,
+        observed_at=T0,
+        availability="SELL",
+    )
     assert (spot.key, spot.value_hash) == ("ccb6bf3eef2a6a6887e7071e6e510a78", "2885a31bdc356da9")
 
 
 def test_stored_decimals_are_written_out_in_full(pipeline: Pipeline, tmp_path: Path) -> None:
     path = tmp_path / "tiny.jsonl"
-    path.write_text(json.dumps({"provider": "bulk", "region": "r", "instance_type": "t", "price_model": "spot",
-                                "price": "1E-7", "gpu_count": "1E+1", "currency": "USD", "unit": "hour"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "provider": "bulk",
+                "region": "r",
+                "instance_type": "t",
+                "price_model": "spot",
+                "price": "1E-7",
+                "gpu_count": "1E+1",
+                "currency": "USD",
+                "unit": "hour",
+            }
+        )
+        + "\n"
+    )
     import_file(pipeline, path, source="bulk")
     with Session(pipeline.engine) as session:
         (row,) = store.query_prices(session=session)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tests.helpers.analytics_data import H100_ROWS, as_csv, as_json, load_rows, write_csv, write_jsonl
 from tests.conftest import FIXTURES
+from tests.helpers.analytics_data import H100_ROWS, as_csv, as_json, load_rows, write_csv, write_jsonl
 
 
 def test_a_bad_line_rejects_the_whole_file(cli, tmp_path: Path) -> None:
@@ -45,7 +45,8 @@ def test_import_is_one_complete_run_with_diffs(cli, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     changes = json.loads(result.out)
     assert [(c["kind"], c["instance_type"], c["old_price"], c["new_price"]) for c in changes] == [
-        ("price_drop", "p5.48xlarge", "55.04", "50")]
+        ("price_drop", "p5.48xlarge", "55.04", "50")
+    ]
     runs = as_json(cli("runs", "--format", "json"))
     assert [(r["source"], r["status"], r["mode"]) for r in runs] == [("mycorp", "ok", "import")] * 2
     refused = cli("import", str(write_jsonl(tmp_path / "x.jsonl", H100_ROWS)), "--source", "azure")
@@ -53,24 +54,36 @@ def test_import_is_one_complete_run_with_diffs(cli, tmp_path: Path) -> None:
 
 
 def test_skypilot_catalog(cli) -> None:
-    result = cli("import", str(FIXTURES / "skypilot" / "aws_vms.csv"), "--source", "skypilot-aws",
-                 "--from", "skypilot", "--format", "json")
+    result = cli(
+        "import",
+        str(FIXTURES / "skypilot" / "aws_vms.csv"),
+        "--source",
+        "skypilot-aws",
+        "--from",
+        "skypilot",
+        "--format",
+        "json",
+    )
     assert result.code == 0, result.err
     prices = as_json(cli("prices", "--format", "json"))
-    got = sorted((p["region"], p["zone"], p["instance_type"], p["price_model"], p["price"], p["gpu_model"],
-                  p["gpu_count"]) for p in prices)
-    assert got == sorted([
-        ("us-east-1", "", "p3.2xlarge", "on_demand", "3.06", "V100", "1"),
-        ("us-east-1", "use1-az1", "p3.2xlarge", "spot", "0.519700", "V100", "1"),
-        ("eu-west-1", "", "p3.2xlarge", "on_demand", "3.305", "V100", "1"),
-        ("eu-west-1", "euw1-az3", "p3.2xlarge", "spot", "1.380900", "V100", "1"),
-        ("us-east-1", "", "p4d.24xlarge", "on_demand", "32.7726", "A100 40GB", "8"),
-        ("us-east-1", "use1-az1", "p4d.24xlarge", "spot", "6.791500", "A100 40GB", "8"),
-        ("us-east-1", "use1-az2", "p4d.24xlarge", "spot", "9.610700", "A100 40GB", "8"),
-        ("ap-northeast-1", "", "p4d.24xlarge", "on_demand", "44.92215", "A100 40GB", "8"),
-        ("ap-northeast-1", "apne1-az4", "p4d.24xlarge", "spot", "14.052000", "A100 40GB", "8"),
-        ("us-east-1", "", "p5.48xlarge", "on_demand", "55.04", "H100", "8"),
-    ])
+    got = sorted(
+        (p["region"], p["zone"], p["instance_type"], p["price_model"], p["price"], p["gpu_model"], p["gpu_count"])
+        for p in prices
+    )
+    assert got == sorted(
+        [
+            ("us-east-1", "", "p3.2xlarge", "on_demand", "3.06", "V100", "1"),
+            ("us-east-1", "use1-az1", "p3.2xlarge", "spot", "0.519700", "V100", "1"),
+            ("eu-west-1", "", "p3.2xlarge", "on_demand", "3.305", "V100", "1"),
+            ("eu-west-1", "euw1-az3", "p3.2xlarge", "spot", "1.380900", "V100", "1"),
+            ("us-east-1", "", "p4d.24xlarge", "on_demand", "32.7726", "A100 40GB", "8"),
+            ("us-east-1", "use1-az1", "p4d.24xlarge", "spot", "6.791500", "A100 40GB", "8"),
+            ("us-east-1", "use1-az2", "p4d.24xlarge", "spot", "9.610700", "A100 40GB", "8"),
+            ("ap-northeast-1", "", "p4d.24xlarge", "on_demand", "44.92215", "A100 40GB", "8"),
+            ("ap-northeast-1", "apne1-az4", "p4d.24xlarge", "spot", "14.052000", "A100 40GB", "8"),
+            ("us-east-1", "", "p5.48xlarge", "on_demand", "55.04", "H100", "8"),
+        ]
+    )
     assert {p["provider"] for p in prices} == {"aws"}
 
 
@@ -100,8 +113,11 @@ def test_export_every_kind_and_format(cli, tmp_path: Path) -> None:
     history = tmp_path / "history.jsonl"
     assert cli("export", "history", "--out", str(history), "--gpu", "H100").code == 0
     lines = [json.loads(x) for x in history.read_text(encoding="utf-8").splitlines()]
-    p5 = sorted((r["price"], r["valid_to"] is None) for r in lines
-                if r["instance_type"] == "p5.48xlarge" and r["price_model"] == "on_demand")
+    p5 = sorted(
+        (r["price"], r["valid_to"] is None)
+        for r in lines
+        if r["instance_type"] == "p5.48xlarge" and r["price_model"] == "on_demand"
+    )
     assert p5 == [("50", True), ("55.04", False)]
 
     parquet = tmp_path / "history.parquet"
@@ -127,5 +143,6 @@ def test_export_then_import_round_trips(cli, tmp_path: Path) -> None:
     by_source: dict[str, list] = {}
     for row in as_json(cli("export", "prices", "--format", "json")):
         by_source.setdefault(row["source"], []).append(
-            (row["instance_type"], row["price_model"], row["price"], row["gpu_count"], row["currency"]))
+            (row["instance_type"], row["price_model"], row["price"], row["gpu_count"], row["currency"])
+        )
     assert sorted(by_source["copy"]) == sorted(by_source["mycorp"])

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import multiprocessing
 import os
 import signal
+import string
 import threading
 import time
-import logging
-import string
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -34,14 +34,34 @@ from tracker.file_import.rows import QUOTE_FIELDS, staged_columns, staged_rows, 
 from tracker.run.pipeline import CHUNK, Pipeline
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
-HEADER = ["provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "price", "currency",
-          "unit", "attrs"]
+HEADER = [
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "price_model",
+    "price",
+    "currency",
+    "unit",
+    "attrs",
+]
 
 
 def row(i: int, price: str | None = None) -> list[str]:
     attrs = json.dumps({"sku": f"S{i}", "note": 'has "quotes", commas'}) if i % 3 == 0 else ""
-    return ["memo", f"r{i % 5}", f"m{i}.xlarge", "H100", "8", "on_demand", price or f"{20 + i / 100:.2f}", "USD",
-            "hour", attrs]
+    return [
+        "memo",
+        f"r{i % 5}",
+        f"m{i}.xlarge",
+        "H100",
+        "8",
+        "on_demand",
+        price or f"{20 + i / 100:.2f}",
+        "USD",
+        "hour",
+        attrs,
+    ]
 
 
 def write(path: Path, rows: list[list[str]]) -> Path:
@@ -84,7 +104,8 @@ def test_rows_met_again_are_recognized_and_reformatted_ones_relearned(pipeline: 
     pipeline.advance()  # type: ignore[attr-defined]
     report = import_file(pipeline, write(tmp_path / "b.csv", again), source="memo")
     assert [(c.kind, c.instance_type, c.new_price) for c in report.changes] == [
-        ("price_increase", "m20.xlarge", Decimal("99.00"))]
+        ("price_increase", "m20.xlarge", Decimal("99.00"))
+    ]
     assert report.rows_written == 1 and report.prices == 300
     now = open_points(pipeline)
     # Same value, other text: the price row stays, and learns its new file row.
@@ -128,9 +149,9 @@ def test_quoted_line_breaks_and_a_stray_quote(pipeline: Pipeline, tmp_path: Path
 
 
 @pytest.mark.slow
-def test_a_big_file_is_validated_by_a_worker_the_same_way(pipeline: Pipeline, tmp_path: Path,
-                                                          caplog: pytest.LogCaptureFixture,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_file_is_validated_by_a_worker_the_same_way(
+    pipeline: Pipeline, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(import_worker, "WORKER_MIN_ROWS", 3 * CHUNK)  # a smaller file than for real, for speed
     n = 5 * CHUNK + 17
     rows = [row(i) for i in range(n)]
@@ -140,20 +161,25 @@ def test_a_big_file_is_validated_by_a_worker_the_same_way(pipeline: Pipeline, tm
     assert (first.ok, first.rows_written) == (True, n)
     stored = open_points(pipeline)
     assert len(stored) == n and stored[f"m{n - 1}.xlarge"].price == f"{20 + (n - 1) / 100:.2f}"
-    assert stored["m30000.xlarge"].attrs == json.dumps({"note": 'has "quotes", commas', "sku": "S30000"},
-                                                       sort_keys=True)
+    assert stored["m30000.xlarge"].attrs == json.dumps(
+        {"note": 'has "quotes", commas', "sku": "S30000"}, sort_keys=True
+    )
 
     rows[n - 2][6] = "not a price"  # in the last batch the worker validates
     pipeline.advance()  # type: ignore[attr-defined]
     with pytest.raises(UserError, match=rf"1 bad row, nothing stored: line {n}: price"):
-        import_file(pipeline, write(tmp_path / "bad.csv", [r[:6] + ["1.5"] + r[7:] for r in rows[:1000]] + rows[1000:]),
-                    source="memo")
+        import_file(
+            pipeline,
+            write(tmp_path / "bad.csv", [r[:6] + ["1.5"] + r[7:] for r in rows[:1000]] + rows[1000:]),
+            source="memo",
+        )
     assert open_points(pipeline)["m0.xlarge"].price == "20.00"
 
 
 @pytest.mark.slow
-def test_an_import_outlives_its_worker(pipeline: Pipeline, tmp_path: Path, caplog: pytest.LogCaptureFixture,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_import_outlives_its_worker(
+    pipeline: Pipeline, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(import_worker, "WORKER_MIN_ROWS", 3 * CHUNK)
     n = 4 * CHUNK
     path = write(tmp_path / "a.csv", [row(i) for i in range(n)])
@@ -174,15 +200,27 @@ def test_an_import_outlives_its_worker(pipeline: Pipeline, tmp_path: Path, caplo
 # --- the column-wise validator agrees with PriceQuote ----------------------
 
 TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -._", max_size=8)
-DECIMAL_TEXT = st.one_of(st.decimals(allow_nan=False, allow_infinity=False, places=4).map(str),
-                         st.sampled_from(["", "1e3", "8", "8.0", "NaN", "x", " 2 ", "-0"]))
+DECIMAL_TEXT = st.one_of(
+    st.decimals(allow_nan=False, allow_infinity=False, places=4).map(str),
+    st.sampled_from(["", "1e3", "8", "8.0", "NaN", "x", " 2 ", "-0"]),
+)
 FIELDS = {
-    "provider": st.one_of(TEXT, st.just("")), "region": TEXT, "zone": TEXT, "instance_type": TEXT,
-    "gpu_model": TEXT, "gpu_count": DECIMAL_TEXT, "vcpu": DECIMAL_TEXT, "os": TEXT,
-    "price_model": st.sampled_from([*PriceModel, "spot ", "monthly", ""]), "term": TEXT,
-    "price": DECIMAL_TEXT, "currency": st.sampled_from(["USD", "cny", "dollars", "", "EU"]),
-    "unit": st.sampled_from([*Unit, "day"]), "upfront_fee": DECIMAL_TEXT,
-    "availability": TEXT, "observed_at": st.sampled_from(["", "2026-01-02T03:04:05+08:00", "2026-01-02", "x"]),
+    "provider": st.one_of(TEXT, st.just("")),
+    "region": TEXT,
+    "zone": TEXT,
+    "instance_type": TEXT,
+    "gpu_model": TEXT,
+    "gpu_count": DECIMAL_TEXT,
+    "vcpu": DECIMAL_TEXT,
+    "os": TEXT,
+    "price_model": st.sampled_from([*PriceModel, "spot ", "monthly", ""]),
+    "term": TEXT,
+    "price": DECIMAL_TEXT,
+    "currency": st.sampled_from(["USD", "cny", "dollars", "", "EU"]),
+    "unit": st.sampled_from([*Unit, "day"]),
+    "upfront_fee": DECIMAL_TEXT,
+    "availability": TEXT,
+    "observed_at": st.sampled_from(["", "2026-01-02T03:04:05+08:00", "2026-01-02", "x"]),
     "attrs": st.sampled_from(["", "{}", '{"a": "1"}', '{"a": 1}', "[1]", "{", '{"b": "x", "a": "y"}']),
 }
 
@@ -197,8 +235,13 @@ def test_column_validator_agrees_with_price_quote(datas: list[dict[str, str]]) -
     # The same rows as a CSV file's columns (texts, a blank for a missing cell) take the texts' fast path.
     names = sorted({name for data in datas for name in data})
     csv_errors: list[str] = []
-    as_csv = staged_columns([item["line"] for item in items], {n: tuple(d.get(n, "") for d in datas) for n in names},
-                            stamp, csv_errors, texts=True)
+    as_csv = staged_columns(
+        [item["line"] for item in items],
+        {n: tuple(d.get(n, "") for d in datas) for n in names},
+        stamp,
+        csv_errors,
+        texts=True,
+    )
     assert (as_csv, csv_errors) == (staged_list, errors)
     staged = iter(staged_list)
     reasons = {int(e.split(":")[0].removeprefix("line ")): e.split(": ", 1)[1] for e in errors}

@@ -67,8 +67,10 @@ class FakeAzure:
         # Only the fake Azure: the other sources would go to the real network.
         settings = {"sources": '["azure"]', "every": '"3s"', "jitter": 0, "delivery_every": '"2s"', **daemon}
         lines = "\n".join(f"{k} = {v}" for k, v in settings.items())
-        return (f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{self.base}/api/retail/prices"\n'
-                f"[crawl]\ncrawl_timeout = 6\nretry_times = 0\ndownload_timeout = 30\n[daemon]\n{lines}\n")
+        return (
+            f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{self.base}/api/retail/prices"\n'
+            f"[crawl]\ncrawl_timeout = 6\nretry_times = 0\ndownload_timeout = 30\n[daemon]\n{lines}\n"
+        )
 
 
 @contextmanager
@@ -117,9 +119,23 @@ def daemon(home: Path, *args: str, env: dict[str, str] | None = None) -> Iterato
     full_env = {**os.environ, "GPU_TRACKER_HOME": str(home), **(env or {})}
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from tracker.cli import run; run()", "--home", str(home), "daemon",
-             "--metrics-port", str(port), *args],
-            cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT, text=True)
+            [
+                sys.executable,
+                "-c",
+                "from tracker.cli import run; run()",
+                "--home",
+                str(home),
+                "daemon",
+                "--metrics-port",
+                str(port),
+                *args,
+            ],
+            cwd=ROOT,
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     running = DaemonProcess(proc, port, log)
     try:
         wait_for(lambda: running.get("/healthz")[0] == 200 or proc.poll() is not None, 60, "the daemon to start")
@@ -145,8 +161,14 @@ def runs(url: str, source: str = "azure") -> list[sa.Row[Any]]:
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
-            return list(conn.execute(sa.text(
-                "select id, status, started_at, finished_at, error, pid, mode from crawl_runs "
-                "where source = :s order by id"), {"s": source}))
+            return list(
+                conn.execute(
+                    sa.text(
+                        "select id, status, started_at, finished_at, error, pid, mode from crawl_runs "
+                        "where source = :s order by id"
+                    ),
+                    {"s": source},
+                )
+            )
     finally:
         engine.dispose()

@@ -11,8 +11,7 @@ from typing import Any
 from spiders.har import read_har, write_har
 
 
-def shifted(src: Path, dst: Path, when: datetime,
-            edit: Callable[[int, dict[str, Any]], None] | None = None) -> Path:
+def shifted(src: Path, dst: Path, when: datetime, edit: Callable[[int, dict[str, Any]], None] | None = None) -> Path:
     """A copy of `src` recorded at `when`; `edit(i, entry)` may change entries."""
     data = read_har(src)
     for i, entry in enumerate(data["log"]["entries"]):
@@ -31,8 +30,9 @@ def set_page_json(entry: dict[str, Any], page: dict[str, Any]) -> None:
     entry["response"]["content"]["text"] = json.dumps(page)
 
 
-def assert_broken_replay_keeps_data(cli: Any, crawl: Callable[[Any, Path], Any], good: Path, broken: Path,
-                                    message: str) -> None:
+def assert_broken_replay_keeps_data(
+    cli: Any, crawl: Callable[[Any, Path], Any], good: Path, broken: Path, message: str
+) -> None:
     """`good` loads; `broken` then fails in one line naming `message`, as a
     failed run, and the prices stay as they were."""
     assert crawl(cli, good).code == 0

@@ -9,8 +9,10 @@ import pytest
 
 from tracker.normalize.specs import GpuSpec, spec_table
 
-LABEL = re.compile(r"^(?:PCIe|Infinity Fabric \((?P<if>\d+) GB/s\)"
-                   r"|NVLink (?P<link>\d)(?: via NVSwitch (?P<switch>\d))? \((?P<gbs>\d+) GB/s\))$")
+LABEL = re.compile(
+    r"^(?:PCIe|Infinity Fabric \((?P<if>\d+) GB/s\)"
+    r"|NVLink (?P<link>\d)(?: via NVSwitch (?P<switch>\d))? \((?P<gbs>\d+) GB/s\))$"
+)
 # NVLink generation of each GPU, and the per-GPU bandwidths it comes in.
 NVLINK = {"V100": 2, "A100": 3, "H100": 4, "H200": 4, "B200": 5, "B300": 5}
 BANDWIDTH = {2: {300}, 3: {600}, 4: {900, 600}, 5: {1800}}  # 600: the H100 NVL bridge pair

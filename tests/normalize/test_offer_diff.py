@@ -6,16 +6,22 @@ from datetime import UTC, datetime
 
 from db.offers import TrackedOffer, offer_values
 from db.schema import Offer
-from tracker.run.diff import DiffPolicy
 from tracker.normalize.offers import build_offer
+from tracker.run.diff import DiffPolicy
 from tracker.run.offer_diff import diff_offers
 
 WHEN = datetime(2026, 8, 3, tzinfo=UTC)
 
 
 def offer(title: str, text: str = "", ident: str = "huawei:x") -> Offer:
-    return build_offer(provider="huawei", offer_id=ident, data={"title": title, "text": text}, observed_at=WHEN,
-                       source_url="https://activity.huaweicloud.com/", default_currency="CNY")
+    return build_offer(
+        provider="huawei",
+        offer_id=ident,
+        data={"title": title, "text": text},
+        observed_at=WHEN,
+        source_url="https://activity.huaweicloud.com/",
+        default_currency="CNY",
+    )
 
 
 def tracked(o: Offer, row_id: int = 1, missed: int = 0) -> TrackedOffer:
@@ -24,8 +30,9 @@ def tracked(o: Offer, row_id: int = 1, missed: int = 0) -> TrackedOffer:
 
 def diff(before: list[Offer], after: list[Offer], **policy):
     previous = {o.offer_id: tracked(o, i + 1) for i, o in enumerate(before)}
-    return diff_offers(previous, {o.offer_id: o for o in after}, DiffPolicy(**policy), source="huawei-offers",
-                       observed_at=WHEN)
+    return diff_offers(
+        previous, {o.offer_id: o for o in after}, DiffPolicy(**policy), source="huawei-offers", observed_at=WHEN
+    )
 
 
 def kinds(result) -> list[tuple]:
@@ -46,7 +53,8 @@ def test_other_terms_are_offer_changed() -> None:
 
 def test_wording_alone_is_offer_changed_and_volatile_text_is_nothing() -> None:
     assert kinds(diff([offer("云创计划", "5000元代金券")], [offer("云创计划", "最高5000元代金券")])) == [
-        ("offer_changed", None, None, "text")]
+        ("offer_changed", None, None, "text")
+    ]
     same = diff([offer("满100减50", "剩余 3 份 02:00:01")], [offer("满100减50", "剩余 1 份   01:59:59")])
     assert same.changes == [] and same.inserts == [] and same.closes == []
 

@@ -76,11 +76,24 @@ def test_fixture_replays_into_offers(sqlite_cli, provider: str) -> None:
     assert result.code == 0, result.err
     assert json.loads(result.out) == []
     rows = json.loads(sqlite_cli("offers", "--provider", provider, "--format", "json").out)
-    got = {r["offer_id"]: (r["kind"], r["amount"], r["currency"], r["percent_off"], r["min_spend"],
-                           r["duration_days"], r["eligibility"], r["unparsed"]) for r in rows}
+    got = {
+        r["offer_id"]: (
+            r["kind"],
+            r["amount"],
+            r["currency"],
+            r["percent_off"],
+            r["min_spend"],
+            r["duration_days"],
+            r["eligibility"],
+            r["unparsed"],
+        )
+        for r in rows
+    }
     assert got == EXPECTED[provider]
-    assert all(r["text"] and r["source_url"].startswith("https://") and r["observed_at"] == "2026-08-03T06:00:00Z"
-               for r in rows)
+    assert all(
+        r["text"] and r["source_url"].startswith("https://") and r["observed_at"] == "2026-08-03T06:00:00Z"
+        for r in rows
+    )
     assert not any("utm_" in r["source_url"] or "trk=" in r["source_url"] for r in rows)
 
 
@@ -90,12 +103,15 @@ def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
     changes = json.loads(late.out)
     # The stock counters and the share claimed moved too: they are not changes.
     assert [(c["kind"], c["old_price"], c["new_price"], c["currency"], c["percent"]) for c in changes] == [
-        ("credit_changed", "200", "300", "CNY", "50.00")]
+        ("credit_changed", "200", "300", "CNY", "50.00")
+    ]
     assert "tencent:cvm-newuser-1000" in changes[0]["detail"]
 
     history = json.loads(cli("offers", "history", "tencent:cvm-newuser-1000", "--format", "json").out)
     assert [(h["amount"], h["seen_from"], h["seen_to"]) for h in history] == [
-        ("200", "2026-08-03T06:00:00Z", "2026-09-03T06:00:00Z"), ("300", "2026-09-03T06:00:00Z", None)]
+        ("200", "2026-08-03T06:00:00Z", "2026-09-03T06:00:00Z"),
+        ("300", "2026-09-03T06:00:00Z", None),
+    ]
 
     def drop_last_coupon(i: int, entry: dict) -> None:
         if "coupons" in entry["request"]["url"]:
@@ -103,8 +119,9 @@ def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
             page["data"]["list"] = page["data"]["list"][:2]
             set_page_json(entry, page)
 
-    october = shifted(fixture("tencent", "2026-09-03"), tmp_path / "oct.har", datetime(2026, 10, 3, tzinfo=UTC),
-                      drop_last_coupon)
+    october = shifted(
+        fixture("tencent", "2026-09-03"), tmp_path / "oct.har", datetime(2026, 10, 3, tzinfo=UTC), drop_last_coupon
+    )
     assert json.loads(replay(cli, "tencent", october).out) == []  # one absence is not a removal
     november = shifted(october, tmp_path / "nov.har", datetime(2026, 11, 3, tzinfo=UTC))
     removed = json.loads(replay(cli, "tencent", november).out)

@@ -31,8 +31,14 @@ LATE = FIXTURES / "azure" / "azure-westeurope-2026-09-03.har"
 def gpu_tracker(home: Path, *args: str, **kw) -> subprocess.Popen:
     env = {**os.environ, "GPU_TRACKER_HOME": str(home)}
     env.pop("GPU_TRACKER_DATABASE_URL", None)
-    return subprocess.Popen([sys.executable, "-c", "from tracker.cli import run; run()", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-c", "from tracker.cli import run; run()", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
 
 
 def snapshot(db: Path) -> tuple[int, int, list[tuple]]:
@@ -63,7 +69,7 @@ def test_sigkill_during_crawls_leaves_store_whole(tmp_path: Path) -> None:
             assert runs[-1][1] == "ok"
             break
     listing = gpu_tracker(home, "runs", "--format", "json")
-    out, err = listing.communicate(timeout=60)
+    out, _err = listing.communicate(timeout=60)
     statuses = [r["status"] for r in json.loads(out)]
     assert "running" not in statuses
     assert "aborted" in statuses or statuses[0] == "ok"
@@ -113,7 +119,7 @@ def _limit_file_size() -> None:
 
 
 def one_error(proc: subprocess.Popen) -> str:
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.startswith("error:")]
@@ -123,8 +129,9 @@ def one_error(proc: subprocess.Popen) -> str:
 
 def test_crawler_files_too_large_is_a_clear_error(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    line = one_error(gpu_tracker(home, "crawl", "azure", "-r", "westeurope", "--replay", str(EARLY),
-                                 preexec_fn=_limit_file_size))
+    line = one_error(
+        gpu_tracker(home, "crawl", "azure", "-r", "westeurope", "--replay", str(EARLY), preexec_fn=_limit_file_size)
+    )
     # Whichever file hits the limit first (the store, or the crawl's own
     # files) is named in one line; nothing is half-stored.
     assert "File too large" in line or "disk I/O error" in line, line
@@ -137,8 +144,10 @@ def test_crawler_files_too_large_is_a_clear_error(tmp_path: Path) -> None:
 def tiny_disk(tmp_path: Path):
     mount = tmp_path / "tiny"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
+    if (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a tmpfs here (needs root)")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
@@ -147,10 +156,23 @@ def tiny_disk(tmp_path: Path):
 def test_full_disk_under_the_store_is_a_clear_error(tmp_path: Path, tiny_disk: Path) -> None:
     home = tmp_path / "home"
     env = {"GPU_TRACKER_DATABASE_URL": f"sqlite:///{tiny_disk / 'tracker.db'}"}
-    proc = subprocess.Popen([sys.executable, "-c", "from tracker.cli import run; run()", "crawl", "azure",
-                             "-r", "westeurope", "--replay", str(EARLY)],
-                            env={**os.environ, "GPU_TRACKER_HOME": str(home), **env},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from tracker.cli import run; run()",
+            "crawl",
+            "azure",
+            "-r",
+            "westeurope",
+            "--replay",
+            str(EARLY),
+        ],
+        env={**os.environ, "GPU_TRACKER_HOME": str(home), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = one_error(proc)
     assert "full" in line, line
     # The store stays readable and holds nothing half-written.
@@ -191,9 +213,13 @@ def schema(url: str) -> tuple[dict[str, tuple[list[str], list[str]]], set[str]]:
     try:
         with engine.connect() as conn:
             inspector = sa.inspect(conn)
-            tables = {name: (sorted(c["name"] for c in inspector.get_columns(name)),
-                             sorted(str(i["name"]) for i in inspector.get_indexes(name)))
-                      for name in inspector.get_table_names()}
+            tables = {
+                name: (
+                    sorted(c["name"] for c in inspector.get_columns(name)),
+                    sorted(str(i["name"]) for i in inspector.get_indexes(name)),
+                )
+                for name in inspector.get_table_names()
+            }
             heads = set(MigrationContext.configure(conn).get_current_heads())
     finally:
         engine.dispose()
@@ -228,8 +254,9 @@ def scratch_pg() -> Iterator[str]:
 
 
 def kill_migration_after(url: str, nth: int) -> None:
-    proc = subprocess.run([sys.executable, "-c", KILL_AFTER_NTH_DDL, url, str(nth)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_AFTER_NTH_DDL, url, str(nth)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
@@ -250,7 +277,8 @@ def assert_recovers(url: str, complete: tuple[dict, set[str]] | None) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("nth", CUT_POINTS)
 def test_sigkill_during_sqlite_migration_then_migrate_completes(
-        nth: int, tmp_path: Path, complete_schema: tuple[dict, set[str]]) -> None:
+    nth: int, tmp_path: Path, complete_schema: tuple[dict, set[str]]
+) -> None:
     url = f"sqlite:///{tmp_path / 'store.db'}"
     kill_migration_after(url, nth)
     assert_recovers(url, complete_schema)

@@ -56,18 +56,24 @@ def test_waiting_for_a_lock(engine) -> None:
 
 def _plant(engine, *, host: str, pid: int, expires: datetime) -> None:
     with engine.begin() as conn:
-        conn.execute(sa.insert(CrawlLock.__table__).values(
-            name="crawl:azure", owner=f"{host}:{pid}:x", host=host, pid=pid,
-            acquired_at=datetime.now(UTC) - timedelta(hours=1), expires_at=expires))
+        conn.execute(
+            sa.insert(CrawlLock.__table__).values(
+                name="crawl:azure",
+                owner=f"{host}:{pid}:x",
+                host=host,
+                pid=pid,
+                acquired_at=datetime.now(UTC) - timedelta(hours=1),
+                expires_at=expires,
+            )
+        )
 
 
 def test_stale_leases_are_taken_over_on_sqlite(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
     migrate(engine)
     _plant(engine, host="elsewhere", pid=1, expires=datetime.now(UTC) + timedelta(minutes=5))
-    with pytest.raises(LockBusy, match="process 1 on elsewhere since"):
-        with crawl_lock(engine, "crawl:azure"):
-            pass
+    with pytest.raises(LockBusy, match="process 1 on elsewhere since"), crawl_lock(engine, "crawl:azure"):
+        pass
     with engine.begin() as conn:  # the lease runs out
         conn.execute(sa.update(CrawlLock.__table__).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
     with crawl_lock(engine, "crawl:azure"):

@@ -25,18 +25,20 @@ def crawl(cli, har: Path):
 def one_error_line(result) -> str:
     assert result.code == 1
     assert "Traceback" not in result.err
-    lines = [l for l in result.err.splitlines() if l.strip()]
-    errors = [l for l in lines if l.startswith("error:")]
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
     assert len(errors) == 1, result.err
     return errors[0]
 
 
 def http_error(at: int, status: int, body: str):
     """The `at`-th response of the capture answered with this status."""
+
     def edit(i: int, entry: dict) -> None:
         if i == at:
             entry["response"]["status"] = status
             entry["response"]["content"]["text"] = body
+
     return edit
 
 
@@ -51,11 +53,14 @@ def make_half(i: int, entry: dict) -> None:
     set_page_json(entry, page)
 
 
-@pytest.mark.parametrize("edit, message, status", [
-    (http_error(1, 500, "upstream failure"), "HTTP 500 from https://prices.azure.com/", "failed"),
-    (make_truncated, "not valid JSON", "failed"),
-    (make_half, "less than 50%", "quarantined"),
-])
+@pytest.mark.parametrize(
+    "edit, message, status",
+    [
+        (http_error(1, 500, "upstream failure"), "HTTP 500 from https://prices.azure.com/", "failed"),
+        (make_truncated, "not valid JSON", "failed"),
+        (make_half, "less than 50%", "quarantined"),
+    ],
+)
 def test_broken_capture_keeps_the_last_good_data(cli, tmp_path: Path, edit, message: str, status: str) -> None:
     assert crawl(cli, EARLY).code == 0
     before = json.loads(cli("prices", "--format", "json").out)
@@ -128,17 +133,21 @@ def scale_price(factor: str):
             if item.get("armSkuName") == "Standard_NC24ads_A100_v4" and item["type"] == "Consumption":
                 item["retailPrice"] = float(item["retailPrice"]) * float(factor)
         set_page_json(entry, page)
+
     return edit
 
 
-@pytest.mark.parametrize("edit, message, status", [
-    (http_error(0, 403, "<html>Forbidden</html>"), "HTTP 403 from https://prices.azure.com/", "failed"),
-    (make_timeout, "net::ERR_TIMED_OUT for https://prices.azure.com/", "failed"),
-    (make_empty, "the crawl found no prices", "quarantined"),
-    (make_shape_change, "Azure: the page has no Items list", "failed"),
-    (scale_price("0"), "now costs 0", "quarantined"),
-    (scale_price("100"), "100x jump", "quarantined"),
-])
+@pytest.mark.parametrize(
+    "edit, message, status",
+    [
+        (http_error(0, 403, "<html>Forbidden</html>"), "HTTP 403 from https://prices.azure.com/", "failed"),
+        (make_timeout, "net::ERR_TIMED_OUT for https://prices.azure.com/", "failed"),
+        (make_empty, "the crawl found no prices", "quarantined"),
+        (make_shape_change, "Azure: the page has no Items list", "failed"),
+        (scale_price("0"), "now costs 0", "quarantined"),
+        (scale_price("100"), "100x jump", "quarantined"),
+    ],
+)
 def test_more_source_faults(cli, tmp_path: Path, edit, message: str, status: str) -> None:
     assert crawl(cli, EARLY).code == 0
     before = json.loads(cli("prices", "--format", "json").out)

@@ -67,7 +67,9 @@ def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
 
     again = sqlite_cli("demo", "--home", str(target))
     assert again.code == 0 and "already in the store" in again.err
-    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)) == len(runs)
+    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)) == len(
+        runs
+    )
 
 
 def test_demo_captures_ship_as_package_data() -> None:
@@ -89,8 +91,11 @@ def test_demo_without_chromium_skips_browser_pages(sqlite_cli, tmp_path: Path) -
 
 def test_demo_shows_the_china_clouds(demo_home: Path) -> None:
     changes = json.loads(run_cli("--home", str(demo_home), "changes", "--format", "json").out)
-    got = {(c["provider"], c["kind"], c["instance_type"], c["detail"]) for c in changes
-           if c["provider"] in {"tencent", "huawei"} and not c["source"].endswith("-offers")}
+    got = {
+        (c["provider"], c["kind"], c["instance_type"], c["detail"])
+        for c in changes
+        if c["provider"] in {"tencent", "huawei"} and not c["source"].endswith("-offers")
+    }
     assert got == {
         ("tencent", "availability_changed", "GN10Xp.20XLARGE320", "availability: available -> sold_out"),
         ("tencent", "availability_changed", "GT4.41XLARGE948", "availability: sold_out -> available"),
@@ -110,12 +115,18 @@ def test_h100_prices_list_aws_azure_and_gcp_per_gpu_hour(demo_home: Path) -> Non
         mine = [r for r in rows if r["provider"] == provider]
         assert mine and all(r["price_per_gpu_hour"] for r in mine), provider
     # One row worked by hand: GCP's a3-highgpu-8g is 8 H100s at 91.90280456 an hour.
-    a3 = next(r for r in rows if r["instance_type"] == "a3-highgpu-8g" and r["price_model"] == "on_demand"
-              and r["region"] == "us-central1")
+    a3 = next(
+        r
+        for r in rows
+        if r["instance_type"] == "a3-highgpu-8g" and r["price_model"] == "on_demand" and r["region"] == "us-central1"
+    )
     assert (a3["price"], a3["gpu_count"], a3["price_per_gpu_hour"]) == ("91.90280456", "8", "11.487851")
     exact = Decimal("91.90280456") / 8  # 11.48785057
     assert Decimal(a3["price_per_gpu_hour"]) == exact.quantize(Decimal("0.000001"), ROUND_HALF_UP)
     # AWS's p5.48xlarge after the second capture's price cut: 49.536 / 8.
-    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge" and r["price_model"] == "on_demand"
-              and r["os"] == "linux")
+    p5 = next(
+        r
+        for r in rows
+        if r["instance_type"] == "p5.48xlarge" and r["price_model"] == "on_demand" and r["os"] == "linux"
+    )
     assert (p5["price"], p5["price_per_gpu_hour"]) == ("49.5360000000", "6.192000")

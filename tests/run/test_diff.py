@@ -21,9 +21,17 @@ WHEN = datetime(2026, 9, 1, tzinfo=UTC)
 def quote(spec: str) -> PriceQuote:
     parts = spec.split()
     availability = next((p for p in parts[2:] if not p.startswith("missed=")), None)
-    return PriceQuote(provider="test", region="r1", instance_type=parts[0], price_model=PriceModel.on_demand,
-                      price=Decimal(parts[1]), currency="USD", unit=Unit.hour, availability=availability,
-                      observed_at=WHEN)
+    return PriceQuote(
+        provider="test",
+        region="r1",
+        instance_type=parts[0],
+        price_model=PriceModel.on_demand,
+        price=Decimal(parts[1]),
+        currency="USD",
+        unit=Unit.hour,
+        availability=availability,
+        observed_at=WHEN,
+    )
 
 
 def tracked(specs: list[str]) -> tuple[dict[str, TrackedPrice], dict[int, str]]:

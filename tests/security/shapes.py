@@ -57,17 +57,20 @@ def mutated(draw: st.DrawFn, doc: Any) -> Any:
 def bodies(doc: Any) -> st.SearchStrategy[bytes]:
     """Bytes a hostile or broken server might answer instead of `doc`."""
     text = json.dumps(doc).encode()
-    return (mutated(doc).map(lambda v: json.dumps(v).encode())
-            | st.integers(0, len(text)).map(lambda n: text[:n])
-            | st.binary(max_size=200)
-            | json_values.map(lambda v: json.dumps(v).encode())
-            | st.sampled_from(TOO_DEEP))
+    return (
+        mutated(doc).map(lambda v: json.dumps(v).encode())
+        | st.integers(0, len(text)).map(lambda n: text[:n])
+        | st.binary(max_size=200)
+        | json_values.map(lambda v: json.dumps(v).encode())
+        | st.sampled_from(TOO_DEEP)
+    )
 
 
 @st.composite
 def html_pages(draw: st.DrawFn, tags: list[str], attrs: list[str], classes: list[str]) -> str:
     """A small tree of the given tags, with the attributes and classes a page
     object looks for (present, empty or odd), and text in between."""
+
     def element(depth: int) -> str:
         tag = draw(st.sampled_from(tags))
         parts = []

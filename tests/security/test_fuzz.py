@@ -46,8 +46,11 @@ def test_har_reader_raises_only_har_error(data: bytes) -> None:
             pass
 
 
-har_entries = st.lists(st.dictionaries(st.sampled_from(["request", "response", "startedDateTime", "x"]),
-                                       json_values, max_size=4) | json_values, max_size=3)
+har_entries = st.lists(
+    st.dictionaries(st.sampled_from(["request", "response", "startedDateTime", "x"]), json_values, max_size=4)
+    | json_values,
+    max_size=3,
+)
 
 
 @FUZZ
@@ -61,10 +64,26 @@ def test_har_with_odd_entries_raises_only_har_error(entries: list) -> None:
             pass
 
 
-KEYS = ["store", "diff", "crawl", "providers", "url", "removal_confirmations", "min_row_ratio", "regions",
-        "azure", "crawl_timeout", "api_url", "browser_path", "bogus"]
-toml_scalars = (st.integers(-5, 10**6).map(str) | st.text(string.printable, max_size=15).map(json.dumps)
-                | st.sampled_from(["true", "false", "[]", '["eastus"]', "1.5", "'${HOME}'", "'${NOPE_UNSET_X}'"]))
+KEYS = [
+    "store",
+    "diff",
+    "crawl",
+    "providers",
+    "url",
+    "removal_confirmations",
+    "min_row_ratio",
+    "regions",
+    "azure",
+    "crawl_timeout",
+    "api_url",
+    "browser_path",
+    "bogus",
+]
+toml_scalars = (
+    st.integers(-5, 10**6).map(str)
+    | st.text(string.printable, max_size=15).map(json.dumps)
+    | st.sampled_from(["true", "false", "[]", '["eastus"]', "1.5", "'${HOME}'", "'${NOPE_UNSET_X}'"])
+)
 
 
 @st.composite
@@ -92,15 +111,32 @@ def test_config_loader_raises_only_config_error(text: str) -> None:
 
 
 azure_items = st.dictionaries(
-    st.sampled_from(["armSkuName", "retailPrice", "type", "skuName", "productName", "reservationTerm",
-                     "savingsPlan", "unitOfMeasure", "currencyCode", "armRegionName"]),
+    st.sampled_from(
+        [
+            "armSkuName",
+            "retailPrice",
+            "type",
+            "skuName",
+            "productName",
+            "reservationTerm",
+            "savingsPlan",
+            "unitOfMeasure",
+            "currencyCode",
+            "armRegionName",
+        ]
+    ),
     json_values | st.sampled_from(["Standard_NC6", "Consumption", "Reservation", "1 Hour", "1 Year", "USD"]),
-    max_size=10)
+    max_size=10,
+)
 
 
 @FUZZ
-@given(st.binary(max_size=200) | st.fixed_dictionaries(
-    {"Items": st.lists(azure_items, max_size=4), "NextPageLink": json_values}).map(lambda v: json.dumps(v).encode()))
+@given(
+    st.binary(max_size=200)
+    | st.fixed_dictionaries({"Items": st.lists(azure_items, max_size=4), "NextPageLink": json_values}).map(
+        lambda v: json.dumps(v).encode()
+    )
+)
 def test_azure_page_raises_only_page_shape_error(body: bytes) -> None:
     try:
         parse_retail_page(body)
@@ -111,26 +147,36 @@ def test_azure_page_raises_only_page_shape_error(body: bytes) -> None:
 @FUZZ
 @given(st.lists(azure_items, max_size=4), st.sampled_from(["2026-08-03T06:00:00Z", "yesterday", ""]))
 def test_azure_normalizer_raises_only_normalize_error(records: list, observed: str) -> None:
-    items = [{"kind": "azure.retail_item", "observed_at": observed, "source_url": "https://x", "data": r}
-             for r in records]
+    items = [
+        {"kind": "azure.retail_item", "observed_at": observed, "source_url": "https://x", "data": r} for r in records
+    ]
     try:
         normalize_azure(items)
     except NormalizeError:
         pass
 
 
-VALID_AZURE = {"armSkuName": "Standard_NC6s_v3", "retailPrice": "3.06", "type": "Consumption",
-               "skuName": "NC6s v3", "productName": "Virtual Machines NCSv3 Series", "unitOfMeasure": "1 Hour",
-               "currencyCode": "USD", "armRegionName": "westeurope", "reservationTerm": "1 Year",
-               "savingsPlan": [{"retailPrice": "2.1", "term": "1 Year"}]}
+VALID_AZURE = {
+    "armSkuName": "Standard_NC6s_v3",
+    "retailPrice": "3.06",
+    "type": "Consumption",
+    "skuName": "NC6s v3",
+    "productName": "Virtual Machines NCSv3 Series",
+    "unitOfMeasure": "1 Hour",
+    "currencyCode": "USD",
+    "armRegionName": "westeurope",
+    "reservationTerm": "1 Year",
+    "savingsPlan": [{"retailPrice": "2.1", "term": "1 Year"}],
+}
 
 
 @FUZZ
 @given(st.sampled_from(sorted(VALID_AZURE)), json_values, st.sampled_from(["Consumption", "Reservation"]))
 def test_azure_normalizer_with_one_field_broken(field: str, value: object, kind: str) -> None:
     record = {**VALID_AZURE, "type": kind, field: value}
-    items = [{"kind": "azure.retail_item", "observed_at": "2026-08-03T06:00:00Z", "source_url": "https://x",
-              "data": record}]
+    items = [
+        {"kind": "azure.retail_item", "observed_at": "2026-08-03T06:00:00Z", "source_url": "https://x", "data": record}
+    ]
     try:
         normalize_azure(items)
     except NormalizeError:

@@ -13,8 +13,14 @@ from hypothesis import strategies as st
 
 from spiders.offers.aws import parse_free_plan
 from spiders.pages import PageShapeError
-from spiders.pages.aws import (parse_locations, parse_metadata, parse_ondemand_page, parse_spot_advisor,
-                               parse_spot_feed, unwrap_callback)
+from spiders.pages.aws import (
+    parse_locations,
+    parse_metadata,
+    parse_ondemand_page,
+    parse_spot_advisor,
+    parse_spot_feed,
+    unwrap_callback,
+)
 from spiders.pages.aws_bulk import GpuProducts, parse_offer_file, parse_region_index, subset_body
 from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_index, plan_subset_body
 from tests.security.shapes import bodies
@@ -22,33 +28,114 @@ from tests.security.test_fuzz import FUZZ
 
 LOCATIONS = {"US East (N. Virginia)": {"name": "US East (N. Virginia)", "code": "us-east-1", "type": "AWS Region"}}
 METADATA = {"valueAttributes": {"Location": ["US East (N. Virginia)"], "plc:OperatingSystem": ["Linux"]}}
-ONDEMAND = {"manifest": {"currencyCode": "USD"}, "regions": {"US East (N. Virginia)": {
-    "p5 linux": {"price": "98.32", "Instance Type": "p5.48xlarge", "Location": "US East (N. Virginia)"},
-    "m5 linux": {"price": "0.19", "Instance Type": "m5.large", "Location": "US East (N. Virginia)"}}}}
-SPOT_FEED = {"config": {"regions": [{"region": "us-east", "instanceTypes": [{"type": "gpu", "sizes": [
-    {"size": "p3.2xlarge", "valueColumns": [{"name": "linux", "prices": {"USD": "0.91"}}]}]}]}]}}
-SPOT_ADVISOR = {"ranges": [{"index": 0, "label": "<5%"}],
-                "spot_advisor": {"us-east-1": {"Linux": {"p3.2xlarge": {"s": 70, "r": 0}}}}}
-FREE_PLAN = {"metadata": {}, "items": [{"item": {"id": "x", "name": "credits", "additionalFields": {
-    "title": "$200 credits", "body": "for new accounts", "ctaLink": "/free"}}}]}
-REGION_INDEX = {"regions": {"us-east-1": {"regionCode": "us-east-1",
-                                          "currentVersionUrl": "/offers/v1.0/aws/AmazonEC2/1/us-east-1/index.json"}}}
+ONDEMAND = {
+    "manifest": {"currencyCode": "USD"},
+    "regions": {
+        "US East (N. Virginia)": {
+            "p5 linux": {"price": "98.32", "Instance Type": "p5.48xlarge", "Location": "US East (N. Virginia)"},
+            "m5 linux": {"price": "0.19", "Instance Type": "m5.large", "Location": "US East (N. Virginia)"},
+        }
+    },
+}
+SPOT_FEED = {
+    "config": {
+        "regions": [
+            {
+                "region": "us-east",
+                "instanceTypes": [
+                    {
+                        "type": "gpu",
+                        "sizes": [
+                            {"size": "p3.2xlarge", "valueColumns": [{"name": "linux", "prices": {"USD": "0.91"}}]}
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+}
+SPOT_ADVISOR = {
+    "ranges": [{"index": 0, "label": "<5%"}],
+    "spot_advisor": {"us-east-1": {"Linux": {"p3.2xlarge": {"s": 70, "r": 0}}}},
+}
+FREE_PLAN = {
+    "metadata": {},
+    "items": [
+        {
+            "item": {
+                "id": "x",
+                "name": "credits",
+                "additionalFields": {"title": "$200 credits", "body": "for new accounts", "ctaLink": "/free"},
+            }
+        }
+    ],
+}
+REGION_INDEX = {
+    "regions": {
+        "us-east-1": {
+            "regionCode": "us-east-1",
+            "currentVersionUrl": "/offers/v1.0/aws/AmazonEC2/1/us-east-1/index.json",
+        }
+    }
+}
 OFFER_FILE = {
-    "formatVersion": "v1.0", "offerCode": "AmazonEC2", "version": "1", "publicationDate": "2026-08-01",
-    "products": {"SKU1": {"sku": "SKU1", "productFamily": "Compute Instance", "attributes": {
-        "instanceType": "p5.48xlarge", "tenancy": "Shared", "capacitystatus": "Used", "operatingSystem": "Linux",
-        "preInstalledSw": "NA"}}},
-    "terms": {"OnDemand": {"SKU1": {"SKU1.T1": {"priceDimensions": {"SKU1.T1.D1": {
-        "unit": "Hrs", "pricePerUnit": {"USD": "98.32"}}}}}}, "Reserved": {}}}
+    "formatVersion": "v1.0",
+    "offerCode": "AmazonEC2",
+    "version": "1",
+    "publicationDate": "2026-08-01",
+    "products": {
+        "SKU1": {
+            "sku": "SKU1",
+            "productFamily": "Compute Instance",
+            "attributes": {
+                "instanceType": "p5.48xlarge",
+                "tenancy": "Shared",
+                "capacitystatus": "Used",
+                "operatingSystem": "Linux",
+                "preInstalledSw": "NA",
+            },
+        }
+    },
+    "terms": {
+        "OnDemand": {
+            "SKU1": {"SKU1.T1": {"priceDimensions": {"SKU1.T1.D1": {"unit": "Hrs", "pricePerUnit": {"USD": "98.32"}}}}}
+        },
+        "Reserved": {},
+    },
+}
 PLAN_INDEX = {"regions": [{"regionCode": "us-east-1", "versionUrl": "/savingsPlan/v1.0/aws/1/us-east-1/index.json"}]}
-RATE = {"discountedSku": "R1", "discountedUsageType": "BoxUsage:p5.48xlarge", "discountedOperation": "RunInstances",
-        "discountedServiceCode": "AmazonEC2", "rateCode": "P1.R1", "unit": "Hrs",
-        "discountedRate": {"price": "60.1", "currency": "USD"}}
-PLAN_FILE = {"version": "1", "publicationDate": "2026-08-01", "regionCode": "us-east-1",
-             "products": [{"sku": "P1", "productFamily": "ComputeSavingsPlans", "usageType": "ComputeSP:1yrNoUpfront",
-                           "attributes": {"purchaseOption": "No Upfront"}}],
-             "terms": {"savingsPlan": [{"sku": "P1", "effectiveDate": "2026-08-01",
-                                        "leaseContractLength": {"duration": 1, "unit": "year"}, "rates": [RATE]}]}}
+RATE = {
+    "discountedSku": "R1",
+    "discountedUsageType": "BoxUsage:p5.48xlarge",
+    "discountedOperation": "RunInstances",
+    "discountedServiceCode": "AmazonEC2",
+    "rateCode": "P1.R1",
+    "unit": "Hrs",
+    "discountedRate": {"price": "60.1", "currency": "USD"},
+}
+PLAN_FILE = {
+    "version": "1",
+    "publicationDate": "2026-08-01",
+    "regionCode": "us-east-1",
+    "products": [
+        {
+            "sku": "P1",
+            "productFamily": "ComputeSavingsPlans",
+            "usageType": "ComputeSP:1yrNoUpfront",
+            "attributes": {"purchaseOption": "No Upfront"},
+        }
+    ],
+    "terms": {
+        "savingsPlan": [
+            {
+                "sku": "P1",
+                "effectiveDate": "2026-08-01",
+                "leaseContractLength": {"duration": 1, "unit": "year"},
+                "rates": [RATE],
+            }
+        ]
+    },
+}
 KEEP_PRODUCTS = GpuProducts.for_systems(["Linux"])
 KEEP_RATES = GpuRates.for_systems(["Linux"])
 
@@ -75,14 +162,17 @@ def test_the_valid_documents_parse() -> None:
     assert parse_plan_file(json.dumps(PLAN_FILE).encode(), KEEP_RATES)[1]
 
 
-@pytest.mark.parametrize("parse, body, message", [
-    (parse_spot_feed, b'{"config": []}', "no config.regions list"),
-    (parse_spot_feed, b'{"config": {"regions": [1]}}', "is not {region, instanceTypes"),
-    (parse_free_plan, b'{"items": [true]}', "an entry has no item object"),
-    (parse_free_plan, b'{"items": 1}', "has no items list"),
-    (parse_free_plan, b"[" * 5000, "is not valid JSON"),
-    (parse_spot_advisor, b'{"ranges": [], "spot_advisor": {"us-east-1": [1]}}', "is not {Linux|Windows"),
-])
+@pytest.mark.parametrize(
+    "parse, body, message",
+    [
+        (parse_spot_feed, b'{"config": []}', "no config.regions list"),
+        (parse_spot_feed, b'{"config": {"regions": [1]}}', "is not {region, instanceTypes"),
+        (parse_free_plan, b'{"items": [true]}', "an entry has no item object"),
+        (parse_free_plan, b'{"items": 1}', "has no items list"),
+        (parse_free_plan, b"[" * 5000, "is not valid JSON"),
+        (parse_spot_advisor, b'{"ranges": [], "spot_advisor": {"us-east-1": [1]}}', "is not {Linux|Windows"),
+    ],
+)
 def test_wrong_shapes_name_what_was_expected(parse, body: bytes, message: str) -> None:
     # The crashes fuzzing found (AttributeError, TypeError, RecursionError), kept as cases.
     with pytest.raises(PageShapeError, match=re.escape(message)):

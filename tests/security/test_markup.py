@@ -13,9 +13,21 @@ HOSTILE = ["p5[/bold]x", "[red]gn7", "[link=http://evil.example]a10[/link]"]
 
 
 def rows(price: str) -> list[dict[str, str]]:
-    return [{"provider": "aws", "region": "[red]us-east-1", "instance_type": name, "gpu_model": "H100",
-             "gpu_count": "8", "price_model": "on_demand", "price": price, "currency": "USD", "unit": "hour",
-             "availability": "[bold]sold_out"} for name in HOSTILE]
+    return [
+        {
+            "provider": "aws",
+            "region": "[red]us-east-1",
+            "instance_type": name,
+            "gpu_model": "H100",
+            "gpu_count": "8",
+            "price_model": "on_demand",
+            "price": price,
+            "currency": "USD",
+            "unit": "hour",
+            "availability": "[bold]sold_out",
+        }
+        for name in HOSTILE
+    ]
 
 
 def test_markup_in_provider_text_is_shown_literally_in_every_table(sqlite_cli, tmp_path: Path) -> None:

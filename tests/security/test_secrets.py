@@ -39,8 +39,12 @@ def test_masked_hides_every_secret() -> None:
         channels: list[Channel]
         keys: dict[str, SecretStr]
 
-    data = masked(Root(channels=[Channel(name="ops", url=SecretStr("https://hooks.slack.com/services/T/B/xyz"))],
-                       keys={"gcp": SecretStr("AIzaSECRET")}))
+    data = masked(
+        Root(
+            channels=[Channel(name="ops", url=SecretStr("https://hooks.slack.com/services/T/B/xyz"))],
+            keys={"gcp": SecretStr("AIzaSECRET")},
+        )
+    )
     assert data == {"channels": [{"name": "ops", "url": MASK}], "keys": {"gcp": MASK}}
 
 
@@ -105,11 +109,14 @@ def test_config_show_masks_every_secret_in_both_forms(sqlite_cli, home: Path) ->
     assert "# store: postgresql+psycopg://tracker:***@127.0.0.1:1/db" in listing.out
 
 
-@pytest.mark.parametrize("toml, secret", [
-    (f'[store]\nurl = "postgresql+psycopg://tracker:{STORE_PASSWORD}@127.0.0.1:1/db"\n', STORE_PASSWORD),
-    (f'[providers.gcp]\napi_url = "https://cloudbilling.example/skus?key={URL_KEY}"\n', URL_KEY),
-    (f'[providers.alibaba]\naccess_key_secret = "{ALIBABA_SECRET}"\n', ALIBABA_SECRET),
-])
+@pytest.mark.parametrize(
+    "toml, secret",
+    [
+        (f'[store]\nurl = "postgresql+psycopg://tracker:{STORE_PASSWORD}@127.0.0.1:1/db"\n', STORE_PASSWORD),
+        (f'[providers.gcp]\napi_url = "https://cloudbilling.example/skus?key={URL_KEY}"\n', URL_KEY),
+        (f'[providers.alibaba]\naccess_key_secret = "{ALIBABA_SECRET}"\n', ALIBABA_SECRET),
+    ],
+)
 def test_any_secret_in_a_file_others_can_read_warns(sqlite_cli, home: Path, toml: str, secret: str) -> None:
     path = home / "config.toml"
     path.write_text(toml)
@@ -122,13 +129,16 @@ def test_any_secret_in_a_file_others_can_read_warns(sqlite_cli, home: Path, toml
     assert "holds secrets" not in sqlite_cli("config", "show").err
 
 
-def test_secrets_from_the_environment_leave_a_readable_file_alone(sqlite_cli, home: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_from_the_environment_leave_a_readable_file_alone(
+    sqlite_cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PG_PASSWORD", STORE_PASSWORD)
     monkeypatch.setenv("OPS_HOOK", f"wecombot://{CHANNEL_KEY}")
     path = home / "config.toml"
-    path.write_text('[store]\nurl = "postgresql+psycopg://tracker:${PG_PASSWORD}@127.0.0.1:1/db"\n'
-                    '[[channel]]\nname = "ops"\nurl = "${OPS_HOOK}"\n')
+    path.write_text(
+        '[store]\nurl = "postgresql+psycopg://tracker:${PG_PASSWORD}@127.0.0.1:1/db"\n'
+        '[[channel]]\nname = "ops"\nurl = "${OPS_HOOK}"\n'
+    )
     path.chmod(0o644)
     result = sqlite_cli("config", "show")
     assert result.code == 0, result.err
@@ -140,9 +150,11 @@ def test_status_never_shows_an_api_key(sqlite_cli, home: Path) -> None:
     """A GCP crawl refused with the key in its URL: `status` names the failure, not the key."""
     body = json.dumps({"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}})
     with serve(lambda req: Reply(status=400, body=body.encode())) as (base, received):
-        (home / "config.toml").write_text(f'[providers.gcp]\napi_key = "{GCP_KEY}"\n'
-                                          f'api_url = "{base}/v1/services/X/skus"\n[crawl]\nretry_times = 0\n'
-                                          '[daemon]\nsources = ["gcp"]\n')
+        (home / "config.toml").write_text(
+            f'[providers.gcp]\napi_key = "{GCP_KEY}"\n'
+            f'api_url = "{base}/v1/services/X/skus"\n[crawl]\nretry_times = 0\n'
+            '[daemon]\nsources = ["gcp"]\n'
+        )
         assert sqlite_cli("crawl", "gcp").code == 1
     assert GCP_KEY in received[0].path  # the key was really sent, so it could have leaked
     table = sqlite_cli("status")

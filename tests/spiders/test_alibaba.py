@@ -22,8 +22,10 @@ EARLY = FIXTURES / "alibaba" / "alibaba-2026-08-03.har"
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
 CHINA = FIXTURES / "alibaba" / "alibaba-cn-2026-08-03.har"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
-needs_browser = pytest.mark.skipif(not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
-                                   reason="Chromium is not installed (apt-get install chromium)")
+needs_browser = pytest.mark.skipif(
+    not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
+    reason="Chromium is not installed (apt-get install chromium)",
+)
 
 
 def crawl(cli, har: Path, source: str = "alibaba"):
@@ -45,12 +47,18 @@ def test_price_file_rows_per_period(cli) -> None:
         ("yearly", "1yr", "year", "20354.40", "2.323562"),
     ]
     assert {(r["region"], r["currency"], r["gpu_model"], r["gpu_count"], r["gpu_memory_gb"]) for r in rows} == {
-        ("ap-northeast-1", "USD", "A100 80GB", "1", "80")}
+        ("ap-northeast-1", "USD", "A100 80GB", "1", "80")
+    }
     every = prices(cli)
     assert {r["provider"] for r in every} == {"alibaba"}
     assert not [r for r in every if r["instance_type"] == "ecs.g7.large"]  # not a GPU type
-    gn6i = {(r["os"], r["price"]) for r in every if r["instance_type"] == "ecs.gn6i-c4g1.xlarge"
-            and r["region"] == "ap-northeast-1" and r["price_model"] == "on_demand"}
+    gn6i = {
+        (r["os"], r["price"])
+        for r in every
+        if r["instance_type"] == "ecs.gn6i-c4g1.xlarge"
+        and r["region"] == "ap-northeast-1"
+        and r["price_model"] == "on_demand"
+    }
     assert gn6i == {("linux", "1.165"), ("windows", "1.257")}  # the classic-network key is not kept
     slice_ = next(r for r in every if r["instance_type"] == "ecs.vgn6i-m4-vws.xlarge")
     assert (slice_["gpu_model"], Decimal(slice_["gpu_count"]), slice_["gpu_memory_gb"]) == ("T4", Decimal("0.25"), "4")
@@ -61,7 +69,10 @@ def test_gpu_filter_gives_usd_rows_with_periods(cli) -> None:
     rows = prices(cli, "--provider", "alibaba", "--gpu", "A100")
     assert {r["instance_type"] for r in rows} == {f"ecs.gn7e-c16g1.{s}xlarge" for s in (4, 8, 16, 32)}
     assert {(r["price_model"], r["term"], r["unit"]) for r in rows} == {
-        ("on_demand", "", "hour"), ("monthly", "1mo", "month"), ("yearly", "1yr", "year")}
+        ("on_demand", "", "hour"),
+        ("monthly", "1mo", "month"),
+        ("yearly", "1yr", "year"),
+    }
     eight = next(r for r in rows if r["instance_type"] == "ecs.gn7e-c16g1.32xlarge" and r["unit"] == "hour")
     assert (eight["currency"], eight["price"], eight["price_per_gpu_hour"]) == ("USD", "41.060", "5.132500")
 
@@ -94,8 +105,10 @@ def test_version_found_again_after_404(cli) -> None:
     assert ("price_drop", "ecs.gn7e-c16g1.32xlarge", "on_demand") in changes
     assert ("new_sku", "ecs.gn8is-4x.16xlarge", "on_demand") in changes
     assert {c[1] for c in changes} == {"ecs.gn7e-c16g1.32xlarge", "ecs.gn8is-4x.16xlarge"}
-    assert all(r["source_url"].endswith("/2.0.433/price/download/instancePrice.json")
-               for r in prices(cli, "--instance-type", "ecs.gn8is-4x.16xlarge"))
+    assert all(
+        r["source_url"].endswith("/2.0.433/price/download/instancePrice.json")
+        for r in prices(cli, "--instance-type", "ecs.gn8is-4x.16xlarge")
+    )
 
 
 def test_remembered_version_is_tried_first(cli, tmp_path: Path) -> None:
@@ -141,10 +154,13 @@ def _drop_some_prices(i: int, entry: dict) -> None:
     set_page_json(entry, page)
 
 
-@pytest.mark.parametrize("edit, message", [
-    (_drop_pricing_info, "Alibaba: pricingInfo missing"),
-    (_drop_some_prices, "Alibaba: hours/months/years with price and period missing in 3/"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_drop_pricing_info, "Alibaba: pricingInfo missing"),
+        (_drop_some_prices, "Alibaba: hours/months/years with price and period missing in 3/"),
+    ],
+)
 def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, message: str) -> None:
     broken = shifted(EARLY, tmp_path / "changed.har", LATER, edit)
     assert_broken_replay_keeps_data(cli, crawl, EARLY, broken, message)
@@ -152,8 +168,9 @@ def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, m
 
 def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
     price_file = page_json(json.loads(EARLY.read_text())["log"]["entries"][0])
-    price_file["pricingInfo"] = {k: v for k, v in price_file["pricingInfo"].items()
-                                 if k.startswith("ap-northeast-1::ecs.gn7e-c16g1.")}
+    price_file["pricingInfo"] = {
+        k: v for k, v in price_file["pricingInfo"].items() if k.startswith("ap-northeast-1::ecs.gn7e-c16g1.")
+    }
 
     def answer(req: Received) -> Reply:
         if req.method == "GET":
@@ -163,25 +180,37 @@ def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
         assert signature == sign_rpc(form, "s3cr3t-key")
         if form["InstanceType"] == "ecs.gn7e-c16g1.32xlarge":
             return Reply(status=400, body=json.dumps({"Code": "PriceNotFound", "Message": "no price"}).encode())
-        return Reply(body=json.dumps({"RequestId": "r", "PriceInfo": {"Price": {
-            "Currency": "USD", "OriginalPrice": 5.14, "DiscountPrice": 3.541, "TradePrice": 1.599}}}).encode())
+        return Reply(
+            body=json.dumps(
+                {
+                    "RequestId": "r",
+                    "PriceInfo": {
+                        "Price": {"Currency": "USD", "OriginalPrice": 5.14, "DiscountPrice": 3.541, "TradePrice": 1.599}
+                    },
+                }
+            ).encode()
+        )
 
     with serve(answer) as (base, received):
         (cli.home / "config.toml").write_text(
             "[providers.alibaba]\naccess_key_id = 'LTAIexample'\naccess_key_secret = 's3cr3t-key'\n"
-            f"cdn_base = '{base}'\necs_endpoint = '{base}/'\n")
+            f"cdn_base = '{base}'\necs_endpoint = '{base}/'\n"
+        )
         result = cli("crawl", "alibaba", "--format", "json")
     assert result.code == 0, result.err
     forms = [dict(parse_qsl(r.body.decode())) for r in received if r.method == "POST"]
     assert {f["InstanceType"] for f in forms} == {f"ecs.gn7e-c16g1.{s}xlarge" for s in (4, 8, 16, 32)}
     assert {(f["SpotStrategy"], f["RegionId"], f["AccessKeyId"]) for f in forms} == {
-        ("SpotAsPriceGo", "ap-northeast-1", "LTAIexample")}
+        ("SpotAsPriceGo", "ap-northeast-1", "LTAIexample")
+    }
     spot = prices(cli, "--price-model", "spot")
     assert sorted((r["instance_type"], r["price"], r["list_price"], r["unit"]) for r in spot) == [
-        (f"ecs.gn7e-c16g1.{s}xlarge", "1.599", "5.14", "hour") for s in (16, 4, 8)]
+        (f"ecs.gn7e-c16g1.{s}xlarge", "1.599", "5.14", "hour") for s in (16, 4, 8)
+    ]
     assert "no spot price for 1 region and type pairs" in result.err
-    leaked = [p for p in cli.home.rglob("*") if p.is_file() and p.name != "config.toml"
-              and b"s3cr3t-key" in p.read_bytes()]
+    leaked = [
+        p for p in cli.home.rglob("*") if p.is_file() and p.name != "config.toml" and b"s3cr3t-key" in p.read_bytes()
+    ]
     assert not leaked and "s3cr3t-key" not in result.out + result.err
 
 

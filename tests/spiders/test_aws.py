@@ -14,7 +14,13 @@ import pytest
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.aws import (
-    parse_locations, parse_metadata, parse_ondemand_page, parse_spot_advisor, parse_spot_feed, unwrap_callback)
+    parse_locations,
+    parse_metadata,
+    parse_ondemand_page,
+    parse_spot_advisor,
+    parse_spot_feed,
+    unwrap_callback,
+)
 from tracker.normalize import NormalizeError
 from tracker.normalize.aws import normalize, os_slug, unknown_gpu_notes
 from tracker.normalize.specs import load_specs, spec_table
@@ -47,14 +53,27 @@ def raw_items(path: Path = EARLY, region: str = "us-east-1") -> list[dict]:
         if "/ec2-ondemand-without-sec-sel/US%20East" in url:
             os_name = url.split("/")[-2]
             manifest, rows = parse_ondemand_page(body(entry), US)
-            items += [{**base, "kind": "aws.ondemand", "region": "us-east-1", "os": os_name,
-                       "currency": manifest["currencyCode"], "data": r} for r in rows]
+            items += [
+                {
+                    **base,
+                    "kind": "aws.ondemand",
+                    "region": "us-east-1",
+                    "os": os_name,
+                    "currency": manifest["currencyCode"],
+                    "data": r,
+                }
+                for r in rows
+            ]
         elif url.endswith("spot.json"):
-            items += [{**base, "kind": "aws.spot", "data": r} for r in parse_spot_feed(body(entry))
-                      if r["region"] == region]
+            items += [
+                {**base, "kind": "aws.spot", "data": r} for r in parse_spot_feed(body(entry)) if r["region"] == region
+            ]
         elif url.endswith("spot-advisor-data.json"):
-            items += [{**base, "kind": "aws.spot_advisor", "data": r} for r in parse_spot_advisor(body(entry))
-                      if r["region"] == region]
+            items += [
+                {**base, "kind": "aws.spot_advisor", "data": r}
+                for r in parse_spot_advisor(body(entry))
+                if r["region"] == region
+            ]
     return items
 
 
@@ -66,14 +85,16 @@ def test_the_full_capture_is_the_real_shape() -> None:
     rows = linux_rows()
     assert len(rows) == 1322
     assert {"rateCode", "price", "Instance Type", "vCPU", "Memory", "Network Performance"} <= set(
-        next(iter(rows.values())))
+        next(iter(rows.values()))
+    )
 
 
 def test_every_gpu_row_becomes_a_quote_with_the_exact_price() -> None:
     gpu_rows = {r["Instance Type"]: r for r in linux_rows().values() if GPU_TYPE.match(r["Instance Type"])}
     assert len(gpu_rows) == 79
-    quotes = {q.instance_type: q for q in normalize(raw_items()).quotes
-              if q.price_model == "on_demand" and q.os == "linux"}
+    quotes = {
+        q.instance_type: q for q in normalize(raw_items()).quotes if q.price_model == "on_demand" and q.os == "linux"
+    }
     assert set(quotes) == set(gpu_rows)
     table = spec_table("aws")
     for instance_type, row in gpu_rows.items():
@@ -84,34 +105,45 @@ def test_every_gpu_row_becomes_a_quote_with_the_exact_price() -> None:
         assert (quote.gpu_model, quote.gpu_count) == (spec.gpu_model, spec.gpu_count)
 
 
-@pytest.mark.parametrize("instance_type, model, count, memory, vcpu, interconnect, network", [
-    ("p4d.24xlarge", "A100 40GB", "8", "320", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
-    ("p4de.24xlarge", "A100 80GB", "8", "640", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
-    ("p5.48xlarge", "H100", "8", "640", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
-    ("p5.4xlarge", "H100", "1", "80", "16", "PCIe", "100"),
-    ("p5en.48xlarge", "H200", "8", "1128", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
-    ("p6-b200.48xlarge", "B200", "8", "1432", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "3200"),
-    ("p6-b300.48xlarge", "B300", "8", "2144", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "6400"),
-    ("g7e.2xlarge", "RTX PRO 6000", "1", "96", "8", "PCIe", "50"),
-    ("g7e.48xlarge", "RTX PRO 6000", "8", "768", "192", "PCIe", "1600"),
-    ("g7.8xlarge", "RTX PRO 4500", "1", "32", "32", "PCIe", "100"),
-    ("g7.48xlarge", "RTX PRO 4500", "8", "256", "192", "PCIe", "700"),
-    ("p3dn.24xlarge", "V100 32GB", "8", "256", "96", "NVLink 2 (300 GB/s)", "100"),
-    ("p3.2xlarge", "V100", "1", "16", "8", "PCIe", "10"),
-    ("g4dn.xlarge", "T4", "1", "16", "4", "PCIe", "25"),
-    ("g5.48xlarge", "A10G", "8", "192", "192", "PCIe", "100"),
-    ("g6.xlarge", "L4", "1", "24", "4", "PCIe", "10"),
-    ("g6e.48xlarge", "L40S", "8", "384", "192", "PCIe", "400"),
-    ("gr6.4xlarge", "L4", "1", "24", "16", "PCIe", "25"),
-    ("g6f.large", "L4", "0.125", "3", "2", "PCIe", "10"),
-    ("g6f.4xlarge", "L4", "0.5", "12", "16", "PCIe", "25"),
-])
+@pytest.mark.parametrize(
+    "instance_type, model, count, memory, vcpu, interconnect, network",
+    [
+        ("p4d.24xlarge", "A100 40GB", "8", "320", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
+        ("p4de.24xlarge", "A100 80GB", "8", "640", "96", "NVLink 3 via NVSwitch 2 (600 GB/s)", "400"),
+        ("p5.48xlarge", "H100", "8", "640", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
+        ("p5.4xlarge", "H100", "1", "80", "16", "PCIe", "100"),
+        ("p5en.48xlarge", "H200", "8", "1128", "192", "NVLink 4 via NVSwitch 3 (900 GB/s)", "3200"),
+        ("p6-b200.48xlarge", "B200", "8", "1432", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "3200"),
+        ("p6-b300.48xlarge", "B300", "8", "2144", "192", "NVLink 5 via NVSwitch 4 (1800 GB/s)", "6400"),
+        ("g7e.2xlarge", "RTX PRO 6000", "1", "96", "8", "PCIe", "50"),
+        ("g7e.48xlarge", "RTX PRO 6000", "8", "768", "192", "PCIe", "1600"),
+        ("g7.8xlarge", "RTX PRO 4500", "1", "32", "32", "PCIe", "100"),
+        ("g7.48xlarge", "RTX PRO 4500", "8", "256", "192", "PCIe", "700"),
+        ("p3dn.24xlarge", "V100 32GB", "8", "256", "96", "NVLink 2 (300 GB/s)", "100"),
+        ("p3.2xlarge", "V100", "1", "16", "8", "PCIe", "10"),
+        ("g4dn.xlarge", "T4", "1", "16", "4", "PCIe", "25"),
+        ("g5.48xlarge", "A10G", "8", "192", "192", "PCIe", "100"),
+        ("g6.xlarge", "L4", "1", "24", "4", "PCIe", "10"),
+        ("g6e.48xlarge", "L40S", "8", "384", "192", "PCIe", "400"),
+        ("gr6.4xlarge", "L4", "1", "24", "16", "PCIe", "25"),
+        ("g6f.large", "L4", "0.125", "3", "2", "PCIe", "10"),
+        ("g6f.4xlarge", "L4", "0.5", "12", "16", "PCIe", "25"),
+    ],
+)
 def test_gpu_fields(instance_type, model, count, memory, vcpu, interconnect, network) -> None:
-    quote = next(q for q in normalize(raw_items()).quotes
-                 if q.instance_type == instance_type and q.price_model == "on_demand" and q.os == "linux")
-    assert (quote.gpu_model, quote.gpu_count, quote.gpu_memory_gb, quote.vcpu, quote.gpu_interconnect,
-            quote.network_gbps) == (model, Decimal(count), Decimal(memory), Decimal(vcpu), interconnect,
-                                    Decimal(network))
+    quote = next(
+        q
+        for q in normalize(raw_items()).quotes
+        if q.instance_type == instance_type and q.price_model == "on_demand" and q.os == "linux"
+    )
+    assert (
+        quote.gpu_model,
+        quote.gpu_count,
+        quote.gpu_memory_gb,
+        quote.vcpu,
+        quote.gpu_interconnect,
+        quote.network_gbps,
+    ) == (model, Decimal(count), Decimal(memory), Decimal(vcpu), interconnect, Decimal(network))
 
 
 # Cells AWS does not publish as a figure: (instance type, column) -> why.
@@ -142,17 +174,23 @@ def test_every_known_gpu_quote_has_a_per_gpu_hour_price() -> None:
 
 def test_a_known_type_without_a_gpu_count_is_reported(tmp_path: Path) -> None:
     csv = tmp_path / "aws.csv"
-    csv.write_text("instance_type,gpu_model,gpu_count,gpu_memory_gb,vcpu,memory_gb,gpu_interconnect,network_gbps\n"
-                   "g7.4xlarge,RTX PRO 4500,,,16,,PCIe,\np5.48xlarge,H100,8,640,192,2048,PCIe,3200\n")
+    csv.write_text(
+        "instance_type,gpu_model,gpu_count,gpu_memory_gb,vcpu,memory_gb,gpu_interconnect,network_gbps\n"
+        "g7.4xlarge,RTX PRO 4500,,,16,,PCIe,\np5.48xlarge,H100,8,640,192,2048,PCIe,3200\n"
+    )
     notes = unknown_gpu_notes(["g7.4xlarge", "p5.48xlarge", "g9x.xlarge", "g7.4xlarge"], load_specs(csv))
     assert notes == [
         "aws: g9x.xlarge looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields",
-        "aws: g7.4xlarge is in gpu_specs/aws.csv without a GPU count; stored without a per-GPU-hour price"]
+        "aws: g7.4xlarge is in gpu_specs/aws.csv without a GPU count; stored without a per-GPU-hour price",
+    ]
 
 
 def test_fractional_gpu_per_gpu_hour() -> None:
-    quote = next(q for q in normalize(raw_items()).quotes if q.instance_type == "g6f.large" and q.os == "linux"
-                 and q.price_model == "on_demand")
+    quote = next(
+        q
+        for q in normalize(raw_items()).quotes
+        if q.instance_type == "g6f.large" and q.os == "linux" and q.price_model == "on_demand"
+    )
     assert quote.per_gpu_hour() == quote.price * 8
 
 
@@ -185,26 +223,47 @@ def test_spot_quotes_dedupe_and_carry_interruption() -> None:
 
 def test_conflicting_duplicates_keep_the_higher_price_and_say_so() -> None:
     base = {"kind": "aws.spot", "observed_at": "2026-08-06T06:00:00Z", "source_url": "https://x/spot.json"}
-    items = [{**base, "data": {"region": "us-east-1", "group": "gpu", "size": "g5.xlarge", "os": "linux",
-                               "price": price}} for price in ("0.51", "0.55", "0.51")]
+    items = [
+        {**base, "data": {"region": "us-east-1", "group": "gpu", "size": "g5.xlarge", "os": "linux", "price": price}}
+        for price in ("0.51", "0.55", "0.51")
+    ]
     for order in (items, items[::-1]):
         out = normalize(order)
         assert [q.price for q in out.quotes] == [Decimal("0.55")]
-        assert out.notes == ["aws: spot feed lists g5.xlarge (linux) in us-east-1 twice with different prices; "
-                             "kept the higher, 0.55"]
+        assert out.notes == [
+            "aws: spot feed lists g5.xlarge (linux) in us-east-1 twice with different prices; kept the higher, 0.55"
+        ]
 
 
 def test_unknown_gpu_family_is_reported_not_dropped() -> None:
-    item = {"kind": "aws.ondemand", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
-            "os": "Linux", "currency": "USD",
-            "data": {"Instance Type": "g9x.xlarge", "price": "1.2300000000", "vCPU": "4", "Memory": "16 GiB",
-                     "Network Performance": "Up to 25 Gigabit", "Location": US}}
+    item = {
+        "kind": "aws.ondemand",
+        "observed_at": "2026-08-06T06:00:00Z",
+        "source_url": "u",
+        "region": "us-east-1",
+        "os": "Linux",
+        "currency": "USD",
+        "data": {
+            "Instance Type": "g9x.xlarge",
+            "price": "1.2300000000",
+            "vCPU": "4",
+            "Memory": "16 GiB",
+            "Network Performance": "Up to 25 Gigabit",
+            "Location": US,
+        },
+    }
     out = normalize([item])
     (quote,) = out.quotes
     assert (quote.instance_type, quote.gpu_model, quote.vcpu, quote.memory_gb, quote.network_gbps) == (
-        "g9x.xlarge", None, Decimal(4), Decimal(16), Decimal(25))
-    assert out.notes == ["aws: g9x.xlarge looks like a GPU instance but is not in gpu_specs/aws.csv; "
-                         "stored without GPU fields"]
+        "g9x.xlarge",
+        None,
+        Decimal(4),
+        Decimal(16),
+        Decimal(25),
+    )
+    assert out.notes == [
+        "aws: g9x.xlarge looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields"
+    ]
 
 
 def test_spot_feed_in_a_callback() -> None:
@@ -223,31 +282,50 @@ def test_locations_and_metadata() -> None:
     assert US in priced and {"Linux", "Windows", "RHEL", "SUSE"} <= set(systems)
 
 
-@pytest.mark.parametrize("parse, text, reason", [
-    (lambda b: parse_ondemand_page(b, US), b'{"regions": {', "not valid JSON"),
-    (lambda b: parse_ondemand_page(b, US), b'{"manifest": {"currencyCode": "USD"}}', "no regions object"),
-    (lambda b: parse_ondemand_page(b, US), b'{"regions": {}}', "no manifest currencyCode"),
-    (lambda b: parse_ondemand_page(b, US),
-     b'{"manifest": {"currencyCode": "USD"}, "regions": {"US East (N. Virginia)": {"k": {"Instance Type": "p5.48xlarge"}}}}',
-     "missing in 1/1 rows"),
-    (parse_spot_feed, b'callback({"config": {}});', "no config.regions"),
-    (parse_spot_feed, b'{"config": {"regions": [{"region": "us-east-1", "instanceTypes": [{"sizes": [{"size": "g5.xlarge"}]}]}]}}',
-     "lacks 'valueColumns'"),
-    (parse_spot_advisor, b'{"ranges": []}', "no ranges or spot_advisor"),
-    (parse_spot_advisor, b'{"ranges": [{"index": 0, "label": "<5%"}], "spot_advisor": {"us-east-1": {"Linux": {"g5.xlarge": {"r": 7}}}}}',
-     "unknown interruption range 7"),
-    (parse_locations, b'{"US East (N. Virginia)": {"name": "x"}}', "code or type missing in 1/1"),
-    (parse_metadata, b'{"valueAttributes": {"Location": []}}', "no Location or plc:OperatingSystem"),
-])
+@pytest.mark.parametrize(
+    "parse, text, reason",
+    [
+        (lambda b: parse_ondemand_page(b, US), b'{"regions": {', "not valid JSON"),
+        (lambda b: parse_ondemand_page(b, US), b'{"manifest": {"currencyCode": "USD"}}', "no regions object"),
+        (lambda b: parse_ondemand_page(b, US), b'{"regions": {}}', "no manifest currencyCode"),
+        (
+            lambda b: parse_ondemand_page(b, US),
+            b'{"manifest": {"currencyCode": "USD"}, "regions": {"US East (N. Virginia)": {"k": {"Instance Type": "p5.48xlarge"}}}}',
+            "missing in 1/1 rows",
+        ),
+        (parse_spot_feed, b'callback({"config": {}});', "no config.regions"),
+        (
+            parse_spot_feed,
+            b'{"config": {"regions": [{"region": "us-east-1", "instanceTypes": [{"sizes": [{"size": "g5.xlarge"}]}]}]}}',
+            "lacks 'valueColumns'",
+        ),
+        (parse_spot_advisor, b'{"ranges": []}', "no ranges or spot_advisor"),
+        (
+            parse_spot_advisor,
+            b'{"ranges": [{"index": 0, "label": "<5%"}], "spot_advisor": {"us-east-1": {"Linux": {"g5.xlarge": {"r": 7}}}}}',
+            "unknown interruption range 7",
+        ),
+        (parse_locations, b'{"US East (N. Virginia)": {"name": "x"}}', "code or type missing in 1/1"),
+        (parse_metadata, b'{"valueAttributes": {"Location": []}}', "no Location or plc:OperatingSystem"),
+    ],
+)
 def test_changed_shapes_fail_loudly(parse, text: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=re.escape(reason)):
         parse(text)
 
 
-@pytest.mark.parametrize("price, reason", [("", "is not a number"), ("0.0000000000", "not a positive amount"),
-                                           ("abc", "is not a number")])
+@pytest.mark.parametrize(
+    "price, reason", [("", "is not a number"), ("0.0000000000", "not a positive amount"), ("abc", "is not a number")]
+)
 def test_bad_prices_are_errors(price: str, reason: str) -> None:
-    item = {"kind": "aws.ondemand", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u", "region": "us-east-1",
-            "os": "Linux", "currency": "USD", "data": {"Instance Type": "p5.48xlarge", "price": price}}
+    item = {
+        "kind": "aws.ondemand",
+        "observed_at": "2026-08-06T06:00:00Z",
+        "source_url": "u",
+        "region": "us-east-1",
+        "os": "Linux",
+        "currency": "USD",
+        "data": {"Instance Type": "p5.48xlarge", "price": price},
+    }
     with pytest.raises(NormalizeError, match=reason):
         normalize([item])

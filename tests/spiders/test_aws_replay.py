@@ -40,8 +40,10 @@ def test_two_dates_give_exactly_the_expected_changes(cli) -> None:
 
     second = replay(cli, LATE)
     assert second.code == 0, second.err
-    got = sorted((c["kind"], c["instance_type"], c["os"], c["price_model"], c["old_price"], c["new_price"])
-                 for c in json.loads(second.out))
+    got = sorted(
+        (c["kind"], c["instance_type"], c["os"], c["price_model"], c["old_price"], c["new_price"])
+        for c in json.loads(second.out)
+    )
     assert got == [
         ("new_sku", "p5e.48xlarge", "linux", "on_demand", None, "70.5280000000"),
         ("price_drop", "g5.xlarge", "linux", "spot", "0.5179", "0.4822"),
@@ -50,10 +52,12 @@ def test_two_dates_give_exactly_the_expected_changes(cli) -> None:
     ]
     # The advisor moved p4d's band: a new interval, but no price change.
     # History shows price intervals, so the band move alone is one interval there.
-    current = json.loads(cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "spot",
-                             "--format", "json").out)
+    current = json.loads(
+        cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "spot", "--format", "json").out
+    )
     assert [(p["price"], p["attrs"]) for p in current] == [
-        ("18.8352", "interruption: 15-20%; spot_savings_percent: 16")]
+        ("18.8352", "interruption: 15-20%; spot_savings_percent: 16")
+    ]
     history = json.loads(cli("history", "p4d.24xlarge", "--price-model", "spot", "--format", "json").out)
     assert [(h["price"], h["valid_to"] is None) for h in history] == [("18.8352", True)]
     again = replay(cli, LATE)
@@ -76,13 +80,16 @@ def test_spot_prices_per_region(cli, home: Path) -> None:
     (home / "config.toml").write_text(LINUX_ONLY)
     result = replay(cli, THREE, "us-east-1", "eu-west-1", "ap-northeast-1")
     assert result.code == 0, result.err
-    rows = json.loads(cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "spot",
-                          "--format", "json").out)
+    rows = json.loads(cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "spot", "--format", "json").out)
     assert sorted((r["region"], r["os"], r["price"]) for r in rows) == [
-        ("ap-northeast-1", "linux", "10.8949"), ("eu-west-1", "linux", "17.2818"), ("us-east-1", "linux", "18.8352")]
+        ("ap-northeast-1", "linux", "10.8949"),
+        ("eu-west-1", "linux", "17.2818"),
+        ("us-east-1", "linux", "18.8352"),
+    ]
     g5 = json.loads(cli("prices", "--instance-type", "g5.xlarge", "--format", "json").out)
     assert {(r["region"], r["price_model"]) for r in g5} >= {
-        (region, model) for region in ("us-east-1", "eu-west-1", "ap-northeast-1") for model in ("on_demand", "spot")}
+        (region, model) for region in ("us-east-1", "eu-west-1", "ap-northeast-1") for model in ("on_demand", "spot")
+    }
 
 
 def make_500(entry: dict) -> None:
@@ -110,17 +117,21 @@ def edit_url(part: str, change):
     def edit(i: int, entry: dict) -> None:
         if part in entry["request"]["url"]:
             change(entry)
+
     return edit
 
 
-@pytest.mark.parametrize("part, change, message, status", [
-    ("/Linux/index.json", make_500, "HTTP 500 from https://b0.p.awsstatic.com/", "failed"),
-    ("/Windows/index.json", make_truncated, "not valid JSON", "failed"),
-    ("/Linux/index.json", make_reshaped, "has no regions object", "failed"),
-    ("spot.json", make_truncated, "spot feed is not valid JSON", "failed"),
-    ("locations.json", make_500, "HTTP 500", "failed"),
-    ("/Linux/index.json", make_zero, "p5.48xlarge in us-east-1 is not a positive amount", "failed"),
-])
+@pytest.mark.parametrize(
+    "part, change, message, status",
+    [
+        ("/Linux/index.json", make_500, "HTTP 500 from https://b0.p.awsstatic.com/", "failed"),
+        ("/Windows/index.json", make_truncated, "not valid JSON", "failed"),
+        ("/Linux/index.json", make_reshaped, "has no regions object", "failed"),
+        ("spot.json", make_truncated, "spot feed is not valid JSON", "failed"),
+        ("locations.json", make_500, "HTTP 500", "failed"),
+        ("/Linux/index.json", make_zero, "p5.48xlarge in us-east-1 is not a positive amount", "failed"),
+    ],
+)
 def test_broken_source_keeps_the_last_good_data(cli, tmp_path: Path, part, change, message, status) -> None:
     assert replay(cli, EARLY).code == 0
     before = json.loads(cli("prices", "--format", "json").out)
@@ -144,8 +155,9 @@ def test_a_new_gpu_family_is_stored_and_reported(cli, tmp_path: Path) -> None:
     def add_family(entry: dict) -> None:
         page = page_json(entry)
         rows = page["regions"]["US East (N. Virginia)"]
-        row = dict(rows["g6 xlarge US East N. Virginia Linux"], **{"Instance Type": "g9x.xlarge",
-                                                                    "price": "1.2300000000"})
+        row = dict(
+            rows["g6 xlarge US East N. Virginia Linux"], **{"Instance Type": "g9x.xlarge", "price": "1.2300000000"}
+        )
         rows["g9x xlarge US East N. Virginia Linux"] = row
         set_page_json(entry, page)
 
@@ -174,8 +186,11 @@ def test_an_all_regions_crawl_stores_every_region(sqlite_cli, tmp_path: Path) ->
     assert {r["region"] for r in rows if r["price_model"] == "spot"} == {code for _, code in regions}
     # Each region's table is us-east-1's times the factor of its place in the list.
     tokyo = [code for _, code in regions].index("ap-northeast-1")
-    g3 = {r["region"]: r["price"] for r in rows if r["instance_type"] == "g3.16xlarge" and r["os"] == "linux"
-          and r["price_model"] == "on_demand"}
+    g3 = {
+        r["region"]: r["price"]
+        for r in rows
+        if r["instance_type"] == "g3.16xlarge" and r["os"] == "linux" and r["price_model"] == "on_demand"
+    }
     assert Decimal(g3["ap-northeast-1"]) == Decimal(g3["us-east-1"]) * factor(tokyo, "ap-northeast-1")
     assert g3["us-east-1"] == "4.5600000000"  # as captured
     (run,) = json.loads(sqlite_cli("runs", "--format", "json").out)
@@ -185,8 +200,9 @@ def test_an_all_regions_crawl_stores_every_region(sqlite_cli, tmp_path: Path) ->
 def test_other_operating_system_tables_are_an_option(cli, home: Path) -> None:
     """As the README says: `operating_systems` takes the pricing page's names,
     spaces and all."""
-    (home / "config.toml").write_text('[providers.aws]\noperating_systems = ["RHEL", "Windows with SQL Std"]\n'
-                                      "spot = false\n")
+    (home / "config.toml").write_text(
+        '[providers.aws]\noperating_systems = ["RHEL", "Windows with SQL Std"]\nspot = false\n'
+    )
     result = cli("crawl", "aws", "--region", "us-east-1", "--replay", str(OS_TABLES), "--format", "json")
     assert result.code == 0, result.err
     rows = json.loads(cli("prices", "--provider", "aws", "--format", "json").out)

@@ -32,16 +32,27 @@ def offer_body(region: str) -> bytes:
 
 def raw_items(region: str) -> list[dict]:
     _, records = parse_offer_file(offer_body(region), KEEP)
-    return [{"kind": "aws.offer_product", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u",
-             "region": region, "data": r} for r in records]
+    return [
+        {
+            "kind": "aws.offer_product",
+            "observed_at": "2026-08-06T06:00:00Z",
+            "source_url": "u",
+            "region": region,
+            "data": r,
+        }
+        for r in records
+    ]
 
 
 def test_only_shared_used_gpu_products_of_the_wanted_systems_are_kept() -> None:
     full = json.loads(offer_body("us-east-1"))
     _, records = parse_offer_file(offer_body("us-east-1"), KEEP)
     kept = {(r["attributes"]["instanceType"], r["attributes"]["operatingSystem"]) for r in records}
-    assert kept == {(t, o) for t in ("p4d.24xlarge", "p5.48xlarge", "g5.xlarge", "g6e.xlarge", "g6f.large")
-                    for o in ("Linux", "Windows")}
+    assert kept == {
+        (t, o)
+        for t in ("p4d.24xlarge", "p5.48xlarge", "g5.xlarge", "g6e.xlarge", "g6f.large")
+        for o in ("Linux", "Windows")
+    }
     assert len(full["products"]) == 7 * 16 and len(records) == 10
     assert all(r["attributes"]["tenancy"] == "Shared" and r["attributes"]["preInstalledSw"] == "NA" for r in records)
     assert all(len(r["terms"]["Reserved"]) == 12 and len(r["terms"]["OnDemand"]) == 1 for r in records)
@@ -58,8 +69,18 @@ def test_sql_variants_are_an_option() -> None:
     keep = GpuProducts.for_systems(["Windows with SQL Std"])
     _, records = parse_offer_file(offer_body("us-east-1"), keep)
     assert {r["attributes"]["preInstalledSw"] for r in records} == {"SQL Std"}
-    quotes = normalize([{"kind": "aws.offer_product", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u",
-                         "region": "us-east-1", "data": r} for r in records]).quotes
+    quotes = normalize(
+        [
+            {
+                "kind": "aws.offer_product",
+                "observed_at": "2026-08-06T06:00:00Z",
+                "source_url": "u",
+                "region": "us-east-1",
+                "data": r,
+            }
+            for r in records
+        ]
+    ).quotes
     assert {q.os for q in quotes} == {"windows+sql-std"}
 
 
@@ -85,8 +106,9 @@ def test_reserved_terms_keep_the_rate_and_the_fee_apart() -> None:
 def test_china_is_in_cny_with_on_demand() -> None:
     quotes = normalize(raw_items("cn-north-1")).quotes
     assert {q.currency for q in quotes} == {"CNY"} and {q.region for q in quotes} == {"cn-north-1"}
-    od = next(q for q in quotes if q.instance_type == "p4d.24xlarge" and q.price_model == "on_demand"
-              and q.os == "linux")
+    od = next(
+        q for q in quotes if q.instance_type == "p4d.24xlarge" and q.price_model == "on_demand" and q.os == "linux"
+    )
     assert str(od.price) == "262.8116000000"
     assert {q.instance_type for q in quotes} == {"p4d.24xlarge", "g5.xlarge", "g4dn.xlarge"}
 
@@ -94,8 +116,9 @@ def test_china_is_in_cny_with_on_demand() -> None:
 def test_ningxia_is_in_cny_with_on_demand() -> None:
     quotes = normalize(raw_items("cn-northwest-1")).quotes
     assert {q.currency for q in quotes} == {"CNY"} and {q.region for q in quotes} == {"cn-northwest-1"}
-    od = next(q for q in quotes if q.instance_type == "p4d.24xlarge" and q.price_model == "on_demand"
-              and q.os == "linux")
+    od = next(
+        q for q in quotes if q.instance_type == "p4d.24xlarge" and q.price_model == "on_demand" and q.os == "linux"
+    )
     assert str(od.price) == "236.5304000000" and od.gpu_count == 8
     assert {q.instance_type for q in quotes} == {"p4d.24xlarge", "g5.xlarge", "g4dn.xlarge"}
     # Linux and Windows only (the filter asked for them), each with on demand and 12 reservations.
@@ -108,26 +131,34 @@ def test_both_china_regions_replay_through_the_cli(cli, home: Path) -> None:
     (home / "config.toml").write_text("[providers.aws]\nsavings_plans = false\n")
     result = cli("crawl", "aws-reserved", "-r", "cn-north-1", "-r", "cn-northwest-1", "--replay", str(CAPTURE))
     assert result.code == 0, result.err
-    rows = json.loads(cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "on_demand",
-                          "--format", "json").out)
+    rows = json.loads(
+        cli("prices", "--instance-type", "p4d.24xlarge", "--price-model", "on_demand", "--format", "json").out
+    )
     assert sorted((r["region"], r["os"], r["currency"], r["price"]) for r in rows) == [
-        ("cn-north-1", "linux", "CNY", "262.8116000000"), ("cn-north-1", "windows", "CNY", "310.1177000000"),
-        ("cn-northwest-1", "linux", "CNY", "236.5304000000"), ("cn-northwest-1", "windows", "CNY", "279.1059000000")]
+        ("cn-north-1", "linux", "CNY", "262.8116000000"),
+        ("cn-north-1", "windows", "CNY", "310.1177000000"),
+        ("cn-northwest-1", "linux", "CNY", "236.5304000000"),
+        ("cn-northwest-1", "windows", "CNY", "279.1059000000"),
+    ]
 
 
 def test_region_index() -> None:
     entry = read_har(CAPTURE)["log"]["entries"][1]
     offers = parse_region_index(entry["response"]["content"]["text"].encode(), entry["request"]["url"])
-    assert offers["cn-north-1"] == ("https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/"
-                                    "20260801000000/cn-north-1/index.json")
+    assert offers["cn-north-1"] == (
+        "https://pricing.cn-north-1.amazonaws.com.cn/offers/v1.0/cn/AmazonEC2/20260801000000/cn-north-1/index.json"
+    )
 
 
-@pytest.mark.parametrize("text, reason", [
-    (b'{"products": {"A": {"sku": "A"', "not valid JSON"),
-    (b'{"formatVersion": "v1.0", "terms": {}}', "no products object"),
-    (b'{"products": {}}', "no terms object"),
-    (b'{"terms": {}, "products": {}}', "terms before products"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        (b'{"products": {"A": {"sku": "A"', "not valid JSON"),
+        (b'{"formatVersion": "v1.0", "terms": {}}', "no products object"),
+        (b'{"products": {}}', "no terms object"),
+        (b'{"terms": {}, "products": {}}', "terms before products"),
+    ],
+)
 def test_changed_offer_files_fail_loudly(text: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         offer_subset(io.BytesIO(text), KEEP)
@@ -139,11 +170,14 @@ def _edited(edit) -> list[dict]:
     return items
 
 
-@pytest.mark.parametrize("edit, reason", [
-    (lambda t: t["termAttributes"].update(PurchaseOption="Heavy Utilization"), "unknown reservation"),
-    (lambda t: next(iter(t["priceDimensions"].values()))["pricePerUnit"].update(EUR="1"), "one currency"),
-    (lambda t: next(iter(t["priceDimensions"].values())).update(unit="Months"), "unknown price unit 'Months'"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (lambda t: t["termAttributes"].update(PurchaseOption="Heavy Utilization"), "unknown reservation"),
+        (lambda t: next(iter(t["priceDimensions"].values()))["pricePerUnit"].update(EUR="1"), "one currency"),
+        (lambda t: next(iter(t["priceDimensions"].values())).update(unit="Months"), "unknown price unit 'Months'"),
+    ],
+)
 def test_unreadable_terms_are_errors(edit, reason: str) -> None:
     with pytest.raises(NormalizeError, match=reason):
         normalize(_edited(edit))
@@ -167,13 +201,20 @@ def test_live_download_streams_and_cuts_the_file() -> None:
 
 
 def test_replay_through_the_cli(cli) -> None:
-    result = cli("crawl", "aws-reserved", "-r", "us-east-1", "-r", "cn-north-1", "--replay", str(CAPTURE),
-                 "--format", "json")
+    result = cli(
+        "crawl", "aws-reserved", "-r", "us-east-1", "-r", "cn-north-1", "--replay", str(CAPTURE), "--format", "json"
+    )
     assert result.code == 0, result.err
     rows = json.loads(cli("prices", "--gpu", "A100", "--format", "json").out)
     assert {(r["region"], r["currency"]) for r in rows} == {("us-east-1", "USD"), ("cn-north-1", "CNY")}
-    row = next(r for r in rows if r["region"] == "us-east-1" and r["term"] == "3yr" and r["os"] == "linux"
-               and r["payment_option"] == "all_upfront")
+    row = next(
+        r
+        for r in rows
+        if r["region"] == "us-east-1"
+        and r["term"] == "3yr"
+        and r["os"] == "linux"
+        and r["payment_option"] == "all_upfront"
+    )
     assert row["price"] == "0.0000000000"
     assert Decimal(row["hourly_price"]) == (Decimal(row["upfront_fee"]) / 26280).quantize(Decimal("0.000001"))
     bad = cli("crawl", "aws-reserved", "-r", "xx-nowhere-1", "--replay", str(CAPTURE))
@@ -200,20 +241,36 @@ def test_live_crawl_streams_records_and_replays(tmp_path: Path) -> None:
 
     with serve(handler) as (base, received):
         record = tmp_path / "recorded.har"
-        result = run_crawl(CrawlRequest(
-            source=SOURCES["aws-reserved"], out_dir=tmp_path / "live", regions=["us-east-1"], record=record,
-            # The plan files have a live test of their own (test_aws_savings.py).
-            spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
-                         "savings_plans": "false"},
-            timeout=120))
+        result = run_crawl(
+            CrawlRequest(
+                source=SOURCES["aws-reserved"],
+                out_dir=tmp_path / "live",
+                regions=["us-east-1"],
+                record=record,
+                # The plan files have a live test of their own (test_aws_savings.py).
+                spider_args={
+                    "offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
+                    "savings_plans": "false",
+                },
+                timeout=120,
+            )
+        )
     assert result.error is None, result.error
     assert len(result.items) == 10 and GLOBAL_INDEX not in {r.path for r in received}
     recorded = read_har(record)["log"]["entries"]
     cut = next(e for e in recorded if e["request"]["url"].endswith("/us-east-1/index.json"))
     assert len(cut["response"]["content"]["text"]) < len(offer_body("us-east-1")) / 5
 
-    replayed = run_crawl(CrawlRequest(
-        source=SOURCES["aws-reserved"], out_dir=tmp_path / "replay", regions=["us-east-1"], replay=record,
-        spider_args={"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
-                     "savings_plans": "false"}))
+    replayed = run_crawl(
+        CrawlRequest(
+            source=SOURCES["aws-reserved"],
+            out_dir=tmp_path / "replay",
+            regions=["us-east-1"],
+            replay=record,
+            spider_args={
+                "offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
+                "savings_plans": "false",
+            },
+        )
+    )
     assert replayed.error is None and [i["data"] for i in replayed.items] == [i["data"] for i in result.items]

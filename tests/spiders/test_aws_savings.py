@@ -21,9 +21,9 @@ from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_index, plan_subset, plan_subset_body
 from tests.conftest import FIXTURES
-from tracker.run.demo import demo_captures
 from tracker.normalize import NormalizeError
 from tracker.normalize.aws_reserved import normalize
+from tracker.run.demo import demo_captures
 
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
 KEEP = GpuRates.for_systems(["Linux", "Windows"])
@@ -38,13 +38,23 @@ def entry(part: str, capture: Path = CAPTURE) -> dict[str, Any]:
 
 def plan_body(region: str, capture: Path = CAPTURE) -> bytes:
     return entry(f"/AWSComputeSavingsPlan/20260801000000/{region}/index.json", capture)["response"]["content"][
-        "text"].encode()
+        "text"
+    ].encode()
 
 
 def items(body: bytes, region: str, partition: str = "aws", keep: GpuRates = KEEP) -> list[dict[str, Any]]:
     _, records = parse_plan_file(body, keep)
-    return [{"kind": "aws.savings_plan", "observed_at": "2026-08-06T06:00:00Z", "source_url": "u",
-             "region": region, "partition": partition, "data": r} for r in records]
+    return [
+        {
+            "kind": "aws.savings_plan",
+            "observed_at": "2026-08-06T06:00:00Z",
+            "source_url": "u",
+            "region": region,
+            "partition": partition,
+            "data": r,
+        }
+        for r in records
+    ]
 
 
 def every_rate(body: bytes) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -57,10 +67,25 @@ def every_rate(body: bytes) -> list[tuple[dict[str, Any], dict[str, Any]]]:
 def test_only_shared_gpu_ec2_rates_of_the_wanted_systems_are_kept() -> None:
     body = plan_body("us-east-1")
     _, records = parse_plan_file(body, KEEP)
-    kept = {(r["productFamily"], r["attributes"]["purchaseTerm"], r["attributes"]["purchaseOption"],
-             rate["discountedInstanceType"], rate["discountedOperation"]) for r in records for rate in r["rates"]}
-    assert kept == {(plan, term, option, t, op) for plan in PLAN_TYPES for term in ("1yr", "3yr") for option in OPTIONS
-                    for t in US_GPU for op in ("RunInstances", "RunInstances:0002")}
+    kept = {
+        (
+            r["productFamily"],
+            r["attributes"]["purchaseTerm"],
+            r["attributes"]["purchaseOption"],
+            rate["discountedInstanceType"],
+            rate["discountedOperation"],
+        )
+        for r in records
+        for rate in r["rates"]
+    }
+    assert kept == {
+        (plan, term, option, t, op)
+        for plan in PLAN_TYPES
+        for term in ("1yr", "3yr")
+        for option in OPTIONS
+        for t in US_GPU
+        for op in ("RunInstances", "RunInstances:0002")
+    }
     assert sum(len(r["rates"]) for r in records) == len(kept)
     # What the filter had to drop is really in the file.
     everything = every_rate(body)
@@ -77,14 +102,24 @@ def test_prices_are_the_source_strings_exactly() -> None:
     source = {r["rateCode"]: r["discountedRate"]["price"] for _, r in every_rate(body)}
     quotes = normalize(items(body, "us-east-1")).quotes
     assert len(quotes) == 2 * 2 * 3 * 5 * 2
-    assert all(q.price == Decimal(source[q.attrs["rate_code"]]) and str(q.price) == source[q.attrs["rate_code"]]
-               for q in quotes)
+    assert all(
+        q.price == Decimal(source[q.attrs["rate_code"]]) and str(q.price) == source[q.attrs["rate_code"]]
+        for q in quotes
+    )
     p5 = {(q.payment_option, q.term): q for q in quotes if q.instance_type == "p5.48xlarge" and q.os == "linux"}
-    assert set(p5) == {(f"{plan}_{option}", term) for plan in ("compute", "ec2_instance") for term in ("1yr", "3yr")
-                       for option in ("no_upfront", "partial_upfront", "all_upfront")}
+    assert set(p5) == {
+        (f"{plan}_{option}", term)
+        for plan in ("compute", "ec2_instance")
+        for term in ("1yr", "3yr")
+        for option in ("no_upfront", "partial_upfront", "all_upfront")
+    }
     compute = p5[("compute_no_upfront", "1yr")]
     assert (compute.price_model, compute.unit, compute.currency, compute.upfront_fee) == (
-        "savings_plan", "hour", "USD", None)
+        "savings_plan",
+        "hour",
+        "USD",
+        None,
+    )
     assert str(compute.price) == "39.6288" and compute.hourly_rate() == compute.price
     assert compute.gpu_model == "H100" and compute.gpu_count == 8 and compute.region == "us-east-1"
     assert compute.attrs["rate_code"].startswith(compute.attrs["sku"] + ".")
@@ -144,50 +179,76 @@ def test_older_files_without_type_unit_or_currency(region: str, partition: str, 
 def test_plan_index() -> None:
     found = entry("/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/current/region_index.json")
     files = parse_plan_index(found["response"]["content"]["text"].encode(), found["request"]["url"])
-    assert files == {r: f"https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/"
-                        f"20260801000000/{r}/index.json" for r in ("cn-north-1", "cn-northwest-1")}
+    assert files == {
+        r: f"https://pricing.cn-north-1.amazonaws.com.cn/savingsPlan/v1.0/cn/AWSComputeSavingsPlan/"
+        f"20260801000000/{r}/index.json"
+        for r in ("cn-north-1", "cn-northwest-1")
+    }
 
 
-@pytest.mark.parametrize("text, reason", [
-    (b'{"regions": [', "not valid JSON"),
-    (b'{"regions": {"us-east-1": {"regionCode": "us-east-1", "currentVersionUrl": "/x"}}}', "no regions list"),
-    (b'{"regions": [{"regionCode": "us-east-1"}]}', "versionUrl missing in 1/1"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        (b'{"regions": [', "not valid JSON"),
+        (b'{"regions": {"us-east-1": {"regionCode": "us-east-1", "currentVersionUrl": "/x"}}}', "no regions list"),
+        (b'{"regions": [{"regionCode": "us-east-1"}]}', "versionUrl missing in 1/1"),
+    ],
+)
 def test_changed_plan_indexes_fail_loudly(text: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_plan_index(text, "https://pricing.us-east-1.amazonaws.com/x/region_index.json")
 
 
 PRODUCT = '{"sku": "A", "productFamily": "ComputeSavingsPlans", "attributes": {}}'
-RATE = ('{"discountedUsageType": "BoxUsage:p5.48xlarge", "discountedOperation": "RunInstances", '
-        '"discountedServiceCode": "AmazonEC2", "discountedRate": {"price": "1", "currency": "USD"}}')
+RATE = (
+    '{"discountedUsageType": "BoxUsage:p5.48xlarge", "discountedOperation": "RunInstances", '
+    '"discountedServiceCode": "AmazonEC2", "discountedRate": {"price": "1", "currency": "USD"}}'
+)
 
 
-@pytest.mark.parametrize("text, reason", [
-    ('{"products": [' + PRODUCT, "not valid JSON"),
-    ('{"version": "1", "terms": {"savingsPlan": []}}', "no products list"),
-    ('{"products": []}', r"no terms.savingsPlan list"),
-    ('{"products": [], "terms": {"OnDemand": {}}}', r"no terms.savingsPlan list"),
-    ('{"terms": {"savingsPlan": []}, "products": []}', "terms before products"),
-    ('{"products": {"A": {}}, "terms": {"savingsPlan": []}}', "products in the savings plan file is not a list"),
-    ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "B", "rates": []}]}}',
-     "the savings plan term of B names no product"),
-    ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"rates": []}]}}', "a savings plan term has no sku"),
-    ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": {}}]}}', "rates in the"),
-    ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": [' + RATE + ']}, '
-     '{"sku": "A", "rates": []}]}}', "lists the term of A twice"),
-    ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": ["x"]}]}}',
-     "a savings plan rate is not an object"),
-    ('[]', "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ('{"products": [' + PRODUCT, "not valid JSON"),
+        ('{"version": "1", "terms": {"savingsPlan": []}}', "no products list"),
+        ('{"products": []}', r"no terms.savingsPlan list"),
+        ('{"products": [], "terms": {"OnDemand": {}}}', r"no terms.savingsPlan list"),
+        ('{"terms": {"savingsPlan": []}, "products": []}', "terms before products"),
+        ('{"products": {"A": {}}, "terms": {"savingsPlan": []}}', "products in the savings plan file is not a list"),
+        (
+            '{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "B", "rates": []}]}}',
+            "the savings plan term of B names no product",
+        ),
+        (
+            '{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"rates": []}]}}',
+            "a savings plan term has no sku",
+        ),
+        ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": {}}]}}', "rates in the"),
+        (
+            '{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": [' + RATE + "]}, "
+            '{"sku": "A", "rates": []}]}}',
+            "lists the term of A twice",
+        ),
+        (
+            '{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": ["x"]}]}}',
+            "a savings plan rate is not an object",
+        ),
+        ("[]", "not a JSON object"),
+    ],
+)
 def test_changed_plan_files_fail_loudly(text: str, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         plan_subset(io.BytesIO(text.encode()), KEEP)
 
 
 def test_a_rate_without_its_price_fails_loudly() -> None:
-    body = ('{"products": [' + PRODUCT + '], "terms": {"savingsPlan": [{"sku": "A", "rates": ['
-            + RATE.replace('"discountedRate": {"price": "1", "currency": "USD"}', '"discountedRate": "1"') + ']}]}}')
+    body = (
+        '{"products": ['
+        + PRODUCT
+        + '], "terms": {"savingsPlan": [{"sku": "A", "rates": ['
+        + RATE.replace('"discountedRate": {"price": "1", "currency": "USD"}', '"discountedRate": "1"')
+        + "]}]}}"
+    )
     with pytest.raises(PageShapeError, match="a rate of savings plan A has no discountedRate"):
         parse_plan_file(body.encode(), KEEP)
 
@@ -203,19 +264,41 @@ def _rate(edit):  # type: ignore[no-untyped-def]
     return lambda record: edit(next(r for r in record["rates"] if r["discountedInstanceType"] == "p5.48xlarge"))
 
 
-@pytest.mark.parametrize("edit, reason", [
-    (lambda p: p["attributes"].update(purchaseOption="Heavy Utilization"),
-     "unknown savings plan 'ComputeSavingsPlans'"),
-    (lambda p: p.update(productFamily="DatabaseSavingsPlans"), "unknown savings plan 'DatabaseSavingsPlans'"),
-    (lambda p: p["attributes"].update(purchaseTerm="3yr"), "purchaseTerm '3yr' and leaseContractLength '1yr' differ"),
-    (lambda p: p.update(leaseContractLength={"duration": 5, "unit": "year"}, attributes={
-        **p["attributes"], "purchaseTerm": None}), "unknown savings plan term '5yr'"),
-    (_rate(lambda r: r.update(unit="Quantity")), r"p5.48xlarge: unknown rate unit 'Quantity'"),
-    (_rate(lambda r: r["discountedRate"].update(price="-1")), r"p5.48xlarge: savings plan rate '-1' is not a positive"),
-    (_rate(lambda r: r["discountedRate"].update(price="n/a")), r"p5.48xlarge: savings plan rate 'n/a' is not a number"),
-    (_rate(lambda r: r.update(discountedInstanceType="p5.4xlarge")), "names instance type 'p5.4xlarge' for usage type"),
-    (_rate(lambda r: r.update(discountedOperation="RunInstances:9999")), "unknown operation 'RunInstances:9999'"),
-])
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        (
+            lambda p: p["attributes"].update(purchaseOption="Heavy Utilization"),
+            "unknown savings plan 'ComputeSavingsPlans'",
+        ),
+        (lambda p: p.update(productFamily="DatabaseSavingsPlans"), "unknown savings plan 'DatabaseSavingsPlans'"),
+        (
+            lambda p: p["attributes"].update(purchaseTerm="3yr"),
+            "purchaseTerm '3yr' and leaseContractLength '1yr' differ",
+        ),
+        (
+            lambda p: p.update(
+                leaseContractLength={"duration": 5, "unit": "year"},
+                attributes={**p["attributes"], "purchaseTerm": None},
+            ),
+            "unknown savings plan term '5yr'",
+        ),
+        (_rate(lambda r: r.update(unit="Quantity")), r"p5.48xlarge: unknown rate unit 'Quantity'"),
+        (
+            _rate(lambda r: r["discountedRate"].update(price="-1")),
+            r"p5.48xlarge: savings plan rate '-1' is not a positive",
+        ),
+        (
+            _rate(lambda r: r["discountedRate"].update(price="n/a")),
+            r"p5.48xlarge: savings plan rate 'n/a' is not a number",
+        ),
+        (
+            _rate(lambda r: r.update(discountedInstanceType="p5.4xlarge")),
+            "names instance type 'p5.4xlarge' for usage type",
+        ),
+        (_rate(lambda r: r.update(discountedOperation="RunInstances:9999")), "unknown operation 'RunInstances:9999'"),
+    ],
+)
 def test_unreadable_plans_are_errors_naming_the_sku(edit, reason: str) -> None:  # type: ignore[no-untyped-def]
     broken = _edited(edit)
     with pytest.raises(NormalizeError, match=rf"savings plan {broken[0]['data']['sku']} \(us-east-1\).*{reason}"):
@@ -228,13 +311,14 @@ def test_a_rate_listed_twice_must_agree() -> None:
     twice["data"]["sku"] = "OTHERSKU"
     assert len(normalize([plan, twice]).quotes) == len(normalize([plan]).quotes)
     twice["data"]["rates"][0]["discountedRate"]["price"] = "99"
-    with pytest.raises(NormalizeError, match="has two compute_.* rates"):
+    with pytest.raises(NormalizeError, match=r"has two compute_.* rates"):
         normalize([plan, twice])
 
 
 def test_an_unknown_gpu_type_is_stored_and_noted() -> None:
-    plan = _edited(_rate(lambda r: r.update(discountedUsageType="BoxUsage:p9.96xlarge",
-                                            discountedInstanceType="p9.96xlarge")))
+    plan = _edited(
+        _rate(lambda r: r.update(discountedUsageType="BoxUsage:p9.96xlarge", discountedInstanceType="p9.96xlarge"))
+    )
     out = normalize(plan)
     assert any(q.instance_type == "p9.96xlarge" and q.gpu_model is None for q in out.quotes)
     assert any("p9.96xlarge" in n and "gpu_specs/aws.csv" in n for n in out.notes)
@@ -246,8 +330,9 @@ def test_live_download_streams_and_cuts_the_plan_file() -> None:
     packed = gzip.compress(plan_body("us-east-1"))
     middleware = OfferStreamMiddleware(timeout=10, user_agent="gpu-tracker-test")
     cut = partial(plan_subset_body, keep=KEEP)
-    with serve(lambda request: Reply(200, packed, {"Content-Type": "application/json",
-                                                   "Content-Encoding": "gzip"})) as (base, received):
+    with serve(
+        lambda request: Reply(200, packed, {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+    ) as (base, received):
         status, _, body = middleware.fetch(f"{base}/savingsPlan/v1.0/aws/x/us-east-1/index.json", cut)
     assert status == 200 and received[0].headers["Accept-Encoding"] == "gzip"
     assert parse_plan_file(body, KEEP) == parse_plan_file(plan_body("us-east-1"), KEEP)
@@ -260,11 +345,15 @@ def _serve_bulk_files(request: Any) -> Any:
     if request.path.endswith("AmazonEC2/current/region_index.json"):
         return Reply(200, entry("/offers/v1.0/aws/AmazonEC2/current/")["response"]["content"]["text"].encode())
     if request.path.endswith("AWSComputeSavingsPlan/current/region_index.json"):
-        return Reply(200, entry("/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/")["response"]["content"][
-            "text"].encode())
+        return Reply(
+            200, entry("/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/")["response"]["content"]["text"].encode()
+        )
     if request.path.endswith("/AmazonEC2/20260801000000/us-east-1/index.json"):
-        return Reply(200, gzip.compress(entry("/AmazonEC2/20260801000000/us-east-1/")["response"]["content"][
-            "text"].encode()), gzipped)
+        return Reply(
+            200,
+            gzip.compress(entry("/AmazonEC2/20260801000000/us-east-1/")["response"]["content"]["text"].encode()),
+            gzipped,
+        )
     if request.path.endswith("/AWSComputeSavingsPlan/20260801000000/us-east-1/index.json"):
         return Reply(200, gzip.compress(plan_body("us-east-1")), gzipped)
     return Reply(404, b"NoSuchKey")
@@ -279,28 +368,49 @@ def test_live_crawl_streams_plan_files_records_the_cut_and_replays(tmp_path: Pat
     from tracker.sources import SOURCES
 
     with serve(_serve_bulk_files) as (base, received):
-        args = {"offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
-                "savings_plan_index_url": f"{base}/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/"
-                                          "region_index.json"}
+        args = {
+            "offer_index_url": f"{base}/offers/v1.0/aws/AmazonEC2/current/region_index.json",
+            "savings_plan_index_url": f"{base}/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json",
+        }
         record = tmp_path / "recorded.har"
-        result = run_crawl(CrawlRequest(source=SOURCES["aws-reserved"], out_dir=tmp_path / "live",
-                                        regions=["us-east-1"], record=record, spider_args=args, timeout=120))
+        result = run_crawl(
+            CrawlRequest(
+                source=SOURCES["aws-reserved"],
+                out_dir=tmp_path / "live",
+                regions=["us-east-1"],
+                record=record,
+                spider_args=args,
+                timeout=120,
+            )
+        )
     assert result.error is None, result.error
     plans = [i for i in result.items if i["kind"] == "aws.savings_plan"]
     assert len(plans) == 6 + 5 * 6 and {i["partition"] for i in plans} == {"aws"}
     assert len([i for i in result.items if i["kind"] == "aws.offer_product"]) == 10
     assert PLAN_INDEX not in {r.path for r in received}
-    cut = next(e for e in read_har(record)["log"]["entries"]
-               if e["request"]["url"].endswith("/AWSComputeSavingsPlan/20260801000000/us-east-1/index.json"))
+    cut = next(
+        e
+        for e in read_har(record)["log"]["entries"]
+        if e["request"]["url"].endswith("/AWSComputeSavingsPlan/20260801000000/us-east-1/index.json")
+    )
     assert len(cut["response"]["content"]["text"]) < len(plan_body("us-east-1")) / 10
     assert parse_plan_file(cut["response"]["content"]["text"].encode(), KEEP) == parse_plan_file(
-        plan_body("us-east-1"), KEEP)
+        plan_body("us-east-1"), KEEP
+    )
 
-    replayed = run_crawl(CrawlRequest(source=SOURCES["aws-reserved"], out_dir=tmp_path / "replay",
-                                      regions=["us-east-1"], replay=record, spider_args=args))
+    replayed = run_crawl(
+        CrawlRequest(
+            source=SOURCES["aws-reserved"],
+            out_dir=tmp_path / "replay",
+            regions=["us-east-1"],
+            replay=record,
+            spider_args=args,
+        )
+    )
     assert replayed.error is None, replayed.error
     assert sorted(json.dumps(i["data"], sort_keys=True) for i in replayed.items) == sorted(
-        json.dumps(i["data"], sort_keys=True) for i in result.items)
+        json.dumps(i["data"], sort_keys=True) for i in result.items
+    )
 
 
 def test_replay_through_the_cli_lists_savings_plans(cli) -> None:  # type: ignore[no-untyped-def]
@@ -308,8 +418,11 @@ def test_replay_through_the_cli_lists_savings_plans(cli) -> None:  # type: ignor
     assert result.code == 0, result.err
     rows = json.loads(cli("prices", "--gpu", "H100", "--format", "json").out)
     plans = [r for r in rows if r["price_model"] == "savings_plan"]
-    assert {r["payment_option"] for r in plans} == {f"{plan}_{option}" for plan in ("compute", "ec2_instance")
-                                                    for option in ("no_upfront", "partial_upfront", "all_upfront")}
+    assert {r["payment_option"] for r in plans} == {
+        f"{plan}_{option}"
+        for plan in ("compute", "ec2_instance")
+        for option in ("no_upfront", "partial_upfront", "all_upfront")
+    }
     assert len(plans) == 6 * 2 * 2 and {r["instance_type"] for r in plans} == {"p5.48xlarge"}
     row = next(r for r in plans if (r["payment_option"], r["term"], r["os"]) == ("compute_no_upfront", "1yr", "linux"))
     assert (row["price"], row["unit"], row["upfront_fee"], row["currency"]) == ("39.6288", "hour", None, "USD")
@@ -324,7 +437,10 @@ def test_compare_and_tco_count_savings_plans_as_commitments(cli) -> None:  # typ
     ranked = json.loads(cli("compare", "--gpu", "H100", "--count", "8", "--format", "json").out)
     cheapest = ranked[0]
     assert (cheapest["price_model"], cheapest["term"], cheapest["payment_option"]) == (
-        "savings_plan", "3yr", "ec2_instance_all_upfront")
+        "savings_plan",
+        "3yr",
+        "ec2_instance_all_upfront",
+    )
     assert Decimal(cheapest["three_year_total"]) == (Decimal(cheapest["price"]) * 26280).quantize(Decimal("0.01"))
     assert {"savings_plan", "reserved"} == {r["price_model"] for r in ranked}
     tco = cli("tco", "--gpu", "H100", "--count", "8", "--mix", "reserved_3yr=1", "--months", "36", "--format", "json")
@@ -341,8 +457,11 @@ def test_the_demo_captures_show_one_savings_plan_change(cli) -> None:  # type: i
         result = cli("crawl", "aws-reserved", "-r", "us-east-1", "-r", "cn-north-1", "--replay", str(capture))
         assert result.code == 0, result.err
     changes = json.loads(cli("changes", "--format", "json").out)
-    plans = [(c["kind"], c["instance_type"], c["os"], c["term"], c["payment_option"], c["old_price"], c["new_price"])
-             for c in changes if c["price_model"] == "savings_plan"]
+    plans = [
+        (c["kind"], c["instance_type"], c["os"], c["term"], c["payment_option"], c["old_price"], c["new_price"])
+        for c in changes
+        if c["price_model"] == "savings_plan"
+    ]
     assert plans == [("price_drop", "p5.48xlarge", "linux", "1yr", "compute_no_upfront", "39.6288", "36.4585")]
 
 

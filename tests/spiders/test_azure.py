@@ -22,13 +22,22 @@ def raw_items(path: Path = FIXTURE) -> list[dict]:
     items = []
     for entry in read_har(path)["log"]["entries"]:
         found, _ = parse_retail_page(entry["response"]["content"]["text"].encode())
-        items += [{"kind": "azure.retail_item", "observed_at": entry["startedDateTime"],
-                   "source_url": entry["request"]["url"], "data": i} for i in found]
+        items += [
+            {
+                "kind": "azure.retail_item",
+                "observed_at": entry["startedDateTime"],
+                "source_url": entry["request"]["url"],
+                "data": i,
+            }
+            for i in found
+        ]
     return items
 
 
 def all_api_items() -> list[dict]:
-    return [i for e in read_har(FIXTURE)["log"]["entries"] for i in json.loads(e["response"]["content"]["text"])["Items"]]
+    return [
+        i for e in read_har(FIXTURE)["log"]["entries"] for i in json.loads(e["response"]["content"]["text"])["Items"]
+    ]
 
 
 def test_page_keeps_only_gpu_families() -> None:
@@ -60,7 +69,12 @@ def test_fields_of_each_price_model() -> None:
     a100 = dict(instance_type="Standard_ND96amsr_A100_v4", region="westeurope")
     od = by(quotes, **a100, price_model="on_demand", os="linux")
     assert (od.price, od.currency, od.unit, od.gpu_model, od.gpu_count) == (
-        Decimal("40.962"), "USD", "hour", "A100 80GB", Decimal(8))
+        Decimal("40.962"),
+        "USD",
+        "hour",
+        "A100 80GB",
+        Decimal(8),
+    )
     assert od.per_gpu_hour() == Decimal("5.12025")
     assert by(quotes, **a100, price_model="on_demand", os="windows").price == Decimal("45.378")
     assert by(quotes, **a100, price_model="spot", os="linux").price == Decimal("10.65012")
@@ -87,15 +101,22 @@ def test_fractional_gpu_from_the_spec_table() -> None:
 
 # Cells Azure does not publish: (size, column) -> why.
 NO_NETWORK = {
-    **dict.fromkeys(("Standard_NC6", "Standard_NC12", "Standard_NC24", "Standard_NC24r"),
-                    "NC (K80), retired: its size table gave NIC counts only"),
-    **dict.fromkeys(("Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3"),
-                    "the NCv3 size page gives NIC counts only"),
+    **dict.fromkeys(
+        ("Standard_NC6", "Standard_NC12", "Standard_NC24", "Standard_NC24r"),
+        "NC (K80), retired: its size table gave NIC counts only",
+    ),
+    **dict.fromkeys(
+        ("Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3"), "the NCv3 size page gives NIC counts only"
+    ),
     **dict.fromkeys(("Standard_NV6", "Standard_NV12", "Standard_NV24"), "the NV size page gives NIC counts only"),
-    **dict.fromkeys(("Standard_NC8ads_A10_v4", "Standard_NC16ads_A10_v4", "Standard_NC32ads_A10_v4"),
-                    "NCads A10 v4 has no size page; only the API lists it"),
-    **dict.fromkeys(("Standard_ND96is_H100_v5", "Standard_ND96isflH100v5", "Standard_ND96isnIBH100v5"),
-                    "priced variants of ND H100 v5 that the size page does not list"),
+    **dict.fromkeys(
+        ("Standard_NC8ads_A10_v4", "Standard_NC16ads_A10_v4", "Standard_NC32ads_A10_v4"),
+        "NCads A10 v4 has no size page; only the API lists it",
+    ),
+    **dict.fromkeys(
+        ("Standard_ND96is_H100_v5", "Standard_ND96isflH100v5", "Standard_ND96isnIBH100v5"),
+        "priced variants of ND H100 v5 that the size page does not list",
+    ),
 }
 UNPUBLISHED = {(size, "network_gbps"): why for size, why in NO_NETWORK.items()}
 
@@ -112,18 +133,25 @@ def test_rtx_pro_6000_v6_has_count_memory_and_per_gpu_hour() -> None:
     assert not [n for n in out.notes if "without a GPU count" in n]
     quarter = by(out.quotes, instance_type="Standard_NC24ldsxlRTX6kv6", price_model="on_demand", os="linux")
     assert (quarter.gpu_count, quarter.gpu_memory_gb, quarter.memory_gb, quarter.network_gbps) == (
-        Decimal(1) / 4, Decimal(24), Decimal(72), Decimal("22.5"))
+        Decimal(1) / 4,
+        Decimal(24),
+        Decimal(72),
+        Decimal("22.5"),
+    )
     assert quarter.per_gpu_hour() == quarter.price * 4
     rtx = [q for q in out.quotes if "RTX6k" in q.instance_type]
     assert len({q.instance_type for q in rtx}) == 15 and all(q.per_gpu_hour() is not None for q in rtx)
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b'{"Items": [', "not valid JSON"),
-    (b'{"items": [], "NextPageLink": null}', "no Items list"),
-    (b'{"Items": []}', "no NextPageLink"),
-    (b'{"Items": [{"armSkuName": "Standard_NC6"}], "NextPageLink": null}', "retailPrice or type missing in 1/1"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b'{"Items": [', "not valid JSON"),
+        (b'{"items": [], "NextPageLink": null}', "no Items list"),
+        (b'{"Items": []}', "no NextPageLink"),
+        (b'{"Items": [{"armSkuName": "Standard_NC6"}], "NextPageLink": null}', "retailPrice or type missing in 1/1"),
+    ],
+)
 def test_changed_shapes_fail_loudly(body: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_retail_page(body)

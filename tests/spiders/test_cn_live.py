@@ -23,8 +23,9 @@ def tencent_pages() -> dict[tuple[str, str], dict[str, Any]]:
     """(zone, charge type) -> the fixture's answer."""
     pages = {}
     for entry in read_har(TENCENT)["log"]["entries"]:
-        filters = {f["Name"]: f["Values"][0]
-                   for f in json.loads(entry["request"]["postData"]["text"])["data"]["Filters"]}
+        filters = {
+            f["Name"]: f["Values"][0] for f in json.loads(entry["request"]["postData"]["text"])["data"]["Filters"]
+        }
         pages[(filters["zone"], filters["instance-charge-type"])] = json.loads(entry["response"]["content"]["text"])
     return pages
 
@@ -33,12 +34,16 @@ def filters_of(req: Received) -> dict[str, str]:
     return {f["Name"]: f["Values"][0] for f in json.loads(req.body)["data"]["Filters"]}
 
 
-@pytest.mark.parametrize("site, origin, currency", [
-    ("cn", "https://buy.cloud.tencent.com", "CNY"),
-    ("intl", "https://buy.tencentcloud.com", "USD"),
-])
-def test_tencent_posts_per_zone_with_the_page_headers(sqlite_cli, home: Path, site: str, origin: str,
-                                                      currency: str) -> None:
+@pytest.mark.parametrize(
+    "site, origin, currency",
+    [
+        ("cn", "https://buy.cloud.tencent.com", "CNY"),
+        ("intl", "https://buy.tencentcloud.com", "USD"),
+    ],
+)
+def test_tencent_posts_per_zone_with_the_page_headers(
+    sqlite_cli, home: Path, site: str, origin: str, currency: str
+) -> None:
     pages = tencent_pages()
 
     def answer(req: Received) -> Reply:
@@ -48,7 +53,8 @@ def test_tencent_posts_per_zone_with_the_page_headers(sqlite_cli, home: Path, si
     with serve(answer) as (base, received):
         (home / "config.toml").write_text(
             f'[providers.tencent]\nregions = ["ap-beijing"]\nzones = ["ap-beijing-6"]\nsite = "{site}"\n'
-            f'api_url = "{base}/cgi/api"\n')
+            f'api_url = "{base}/cgi/api"\n'
+        )
         result = sqlite_cli("crawl", "tencent", "--format", "json")
     assert result.code == 0, result.err
     assert len(received) == 3
@@ -59,9 +65,15 @@ def test_tencent_posts_per_zone_with_the_page_headers(sqlite_cli, home: Path, si
         assert req.headers["Content-Type"].startswith("application/json")
         body = json.loads(req.body)
         assert (body["serviceType"], body["action"], body["region"]) == (
-            "cvm", "DescribeZoneInstanceConfigInfos", "ap-beijing")
+            "cvm",
+            "DescribeZoneInstanceConfigInfos",
+            "ap-beijing",
+        )
     assert sorted(filters_of(r)["instance-charge-type"] for r in received) == [
-        "POSTPAID_BY_HOUR", "PREPAID", "SPOTPAID"]
+        "POSTPAID_BY_HOUR",
+        "PREPAID",
+        "SPOTPAID",
+    ]
     assert {filters_of(r)["zone"] for r in received} == {"ap-beijing-6"}
     prices = json.loads(sqlite_cli("prices", "--format", "json").out)
     assert len(prices) == 8 and {p["currency"] for p in prices} == {currency}
@@ -102,12 +114,16 @@ def test_huawei_menu_then_regions_with_the_page_headers(sqlite_cli, home: Path) 
             return Reply(body=answers["menu"])
         assert req.path.startswith("/v4/api/productInfo")
         assert {k: v[0] for k, v in query.items()} == {
-            "urlPath": "ecs", "tag": "general.online.portal", "region": "cn-east-3", "tab": "calc", "sign": "common"}
+            "urlPath": "ecs",
+            "tag": "general.online.portal",
+            "region": "cn-east-3",
+            "tab": "calc",
+            "sign": "common",
+        }
         return Reply(body=answers[query["region"][0]])
 
     with serve(answer) as (base, received):
-        (home / "config.toml").write_text(
-            f'[providers.huawei]\nregions = ["cn-east-3"]\napi_url = "{base}/v4/api"\n')
+        (home / "config.toml").write_text(f'[providers.huawei]\nregions = ["cn-east-3"]\napi_url = "{base}/v4/api"\n')
         result = sqlite_cli("crawl", "huawei", "--format", "json")
     assert result.code == 0, result.err
     assert [r.path.split("?")[0] for r in received] == ["/v4/api/menuInfo", "/v4/api/productInfo"]

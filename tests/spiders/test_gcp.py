@@ -31,14 +31,25 @@ def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict
     items = []
     for entry in read_har(path)["log"]["entries"]:
         skus, _ = parse_skus_page(entry["response"]["content"]["text"].encode())
-        items += [{"kind": "gcp.sku", "observed_at": entry["startedDateTime"], "source_url": entry["request"]["url"],
-                   "regions": regions or [], "data": s} for s in skus]
+        items += [
+            {
+                "kind": "gcp.sku",
+                "observed_at": entry["startedDateTime"],
+                "source_url": entry["request"]["url"],
+                "regions": regions or [],
+                "data": s,
+            }
+            for s in skus
+        ]
     return items
 
 
 def find(quotes, instance_type: str, region: str, price_model: str, term: str = ""):
-    found = [q for q in quotes if (q.instance_type, q.region, str(q.price_model), q.term)
-             == (instance_type, region, price_model, term)]
+    found = [
+        q
+        for q in quotes
+        if (q.instance_type, q.region, str(q.price_model), q.term) == (instance_type, region, price_model, term)
+    ]
     assert len(found) == 1, (instance_type, region, price_model, term, found)
     return found[0]
 
@@ -105,7 +116,12 @@ def test_machine_fields_and_attrs() -> None:
     quotes = normalize(raw_items()).quotes
     a2 = find(quotes, "a2-highgpu-8g", "us-central1", "on_demand")
     assert (a2.gpu_model, a2.gpu_count, a2.gpu_memory_gb, a2.vcpu, a2.memory_gb) == (
-        "A100 40GB", Decimal(8), Decimal(320), Decimal(96), Decimal(680))
+        "A100 40GB",
+        Decimal(8),
+        Decimal(320),
+        Decimal(96),
+        Decimal(680),
+    )
     assert a2.gpu_interconnect == "NVLink 3 via NVSwitch 2 (600 GB/s)" and a2.network_gbps == Decimal(100)
     assert a2.attrs["formula"] == "96 x 0.031611 + 680 x 0.004237 + 8 x 2.933908"
     assert (a2.attrs["core_rate"], a2.attrs["ram_rate"], a2.attrs["gpu_rate"]) == ("0.031611", "0.004237", "2.933908")
@@ -130,9 +146,17 @@ def test_every_price_is_unique_and_complete() -> None:
     assert {q.region for q in quotes} == {"us-central1", "us-east4", "europe-west4"}
     # Europe has A2, N1 and T4 SKUs only: its machines are those alone.
     europe = {q.instance_type for q in quotes if q.region == "europe-west4" and ":" not in q.instance_type}
-    assert europe == {"a2-highgpu-1g", "a2-highgpu-2g", "a2-highgpu-4g", "a2-highgpu-8g", "a2-megagpu-16g",
-                      "n1-standard-4+nvidia-tesla-t4x1", "n1-standard-8+nvidia-tesla-t4x1",
-                      "n1-standard-16+nvidia-tesla-t4x2", "n1-standard-32+nvidia-tesla-t4x4"}
+    assert europe == {
+        "a2-highgpu-1g",
+        "a2-highgpu-2g",
+        "a2-highgpu-4g",
+        "a2-highgpu-8g",
+        "a2-megagpu-16g",
+        "n1-standard-4+nvidia-tesla-t4x1",
+        "n1-standard-8+nvidia-tesla-t4x1",
+        "n1-standard-16+nvidia-tesla-t4x2",
+        "n1-standard-32+nvidia-tesla-t4x4",
+    }
 
 
 def test_a_gpu_without_its_core_and_ram_is_reported_not_built() -> None:
@@ -146,18 +170,21 @@ def test_regions_limit_the_quotes() -> None:
     assert {q.region for q in quotes} == {"europe-west4"}
 
 
-@pytest.mark.parametrize("description, usage, expected", [
-    ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", ("gpu", "nvidia-tesla-a100")),
-    ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Belgium", "Preemptible", ("gpu", "nvidia-l4")),
-    ("Commitment v1: Nvidia L4 GPU in Frankfurt for 3 Years", "Commit3Yr", ("gpu", "nvidia-l4")),
-    ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", ("gpu", "nvidia-b200")),
-    ("Spot Preemptible A2 Instance Ram running in EMEA", "Preemptible", ("ram", "a2")),
-    ("Commitment v1: Cpu in Americas for 1 Year", "Commit1Yr", ("cpu", "n1")),
-    ("N1 Predefined Instance Core running in Americas", "OnDemand", ("cpu", "n1")),
-    ("E2 Instance Core running in Americas", "OnDemand", None),
-    ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "OnDemand", None),
-    ("Reserved A2 Core running in Americas", "OnDemand", None),
-])
+@pytest.mark.parametrize(
+    "description, usage, expected",
+    [
+        ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", ("gpu", "nvidia-tesla-a100")),
+        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Belgium", "Preemptible", ("gpu", "nvidia-l4")),
+        ("Commitment v1: Nvidia L4 GPU in Frankfurt for 3 Years", "Commit3Yr", ("gpu", "nvidia-l4")),
+        ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", ("gpu", "nvidia-b200")),
+        ("Spot Preemptible A2 Instance Ram running in EMEA", "Preemptible", ("ram", "a2")),
+        ("Commitment v1: Cpu in Americas for 1 Year", "Commit1Yr", ("cpu", "n1")),
+        ("N1 Predefined Instance Core running in Americas", "OnDemand", ("cpu", "n1")),
+        ("E2 Instance Core running in Americas", "OnDemand", None),
+        ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "OnDemand", None),
+        ("Reserved A2 Core running in Americas", "OnDemand", None),
+    ],
+)
 def test_descriptions(description: str, usage: str, expected) -> None:
     assert recognise(description, usage) == expected
 
@@ -185,16 +212,19 @@ def _expr(sku: dict) -> dict:
     return sku["pricingInfo"][0]["pricingExpression"]
 
 
-@pytest.mark.parametrize("change, reason", [
-    (lambda s: _expr(s).pop("tieredRates"), "has no tieredRates"),
-    (lambda s: _expr(s)["tieredRates"][0].update(startUsageAmount=10), "0 tiers starting at 0 usage"),
-    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(units="two"), "'two' where a number belongs"),
-    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(nanos=1500000000), "unreadable price"),
-    (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].pop("currencyCode"), "no unitPrice with a currencyCode"),
-    (lambda s: s["pricingInfo"].append(s["pricingInfo"][0]), "2 pricingInfo entries"),
-    (lambda s: _expr(s).update(usageUnit="mo"), "priced per 'mo', expected 'h'"),
-    (lambda s: s.update(description="Commitment v1: " + s["description"]), "does not agree with its usageType"),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda s: _expr(s).pop("tieredRates"), "has no tieredRates"),
+        (lambda s: _expr(s)["tieredRates"][0].update(startUsageAmount=10), "0 tiers starting at 0 usage"),
+        (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(units="two"), "'two' where a number belongs"),
+        (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].update(nanos=1500000000), "unreadable price"),
+        (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].pop("currencyCode"), "no unitPrice with a currencyCode"),
+        (lambda s: s["pricingInfo"].append(s["pricingInfo"][0]), "2 pricingInfo entries"),
+        (lambda s: _expr(s).update(usageUnit="mo"), "priced per 'mo', expected 'h'"),
+        (lambda s: s.update(description="Commitment v1: " + s["description"]), "does not agree with its usageType"),
+    ],
+)
 def test_shapes_we_cannot_read_fail_loudly(change, reason: str) -> None:
     with pytest.raises(NormalizeError, match=reason):
         normalize(_edit(A100, change))
@@ -220,13 +250,18 @@ def test_no_machine_at_all_is_an_error() -> None:
         normalize(items)
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b'{"skus": [', "not valid JSON"),
-    (b'{"items": []}', "no skus list"),
-    (b'{"skus": [], "nextPageToken": 5}', "nextPageToken is 5"),
-    (b'{"skus": [{"skuId": "A", "category": {"resourceFamily": "Compute", "resourceGroup": "GPU"}}]}',
-     "missing in 1/1 SKUs"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b'{"skus": [', "not valid JSON"),
+        (b'{"items": []}', "no skus list"),
+        (b'{"skus": [], "nextPageToken": 5}', "nextPageToken is 5"),
+        (
+            b'{"skus": [{"skuId": "A", "category": {"resourceFamily": "Compute", "resourceGroup": "GPU"}}]}',
+            "missing in 1/1 SKUs",
+        ),
+    ],
+)
 def test_page_shapes_fail_loudly(body: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_skus_page(body)
@@ -234,7 +269,10 @@ def test_page_shapes_fail_loudly(body: bytes, reason: str) -> None:
 
 def test_secret_query_parameters_are_masked_and_match_on_replay(tmp_path: Path) -> None:
     url = "https://cloudbilling.googleapis.com/v1/services/X/skus?key=AIzaSecret&pageToken=a%2Bb"
-    assert mask_query(url, ["key"]) == "https://cloudbilling.googleapis.com/v1/services/X/skus?key=REDACTED&pageToken=a%2Bb"
+    assert (
+        mask_query(url, ["key"])
+        == "https://cloudbilling.googleapis.com/v1/services/X/skus?key=REDACTED&pageToken=a%2Bb"
+    )
     assert mask_query(url, []) == url
     archive = HarArchive(EARLY, secret_params=["key"])
     first = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=AIzaAnyRealKey"
@@ -258,5 +296,6 @@ def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -
     assert "AIzaSecret" not in text
     entry = read_har(tmp_path / "out.har")["log"]["entries"][0]
     assert entry["request"]["url"].endswith("skus?key=REDACTED&pageToken=t2")
-    assert {"name": "Referer", "value": url.replace("AIzaSecret", "REDACTED").replace("t2", "t1")} in \
-        entry["request"]["headers"]
+    assert {"name": "Referer", "value": url.replace("AIzaSecret", "REDACTED").replace("t2", "t1")} in entry["request"][
+        "headers"
+    ]

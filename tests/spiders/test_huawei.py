@@ -33,9 +33,16 @@ def raw_items() -> list[dict[str, Any]]:
     for entry in entries()[1:]:
         region = next(q["value"] for q in entry["request"]["queryString"] if q["name"] == "region")
         for found in parse_product_info(entry["response"]["content"]["text"].encode()):
-            items.append({"kind": "huawei.ecs_flavor", "observed_at": entry["startedDateTime"],
-                          "source_url": entry["request"]["url"], "region": region, "currency": "CNY",
-                          "data": found})
+            items.append(
+                {
+                    "kind": "huawei.ecs_flavor",
+                    "observed_at": entry["startedDateTime"],
+                    "source_url": entry["request"]["url"],
+                    "region": region,
+                    "currency": "CNY",
+                    "data": found,
+                }
+            )
     return items
 
 
@@ -56,8 +63,10 @@ def test_every_plan_becomes_a_row() -> None:
     assert result.notes == ["huawei: billing modes not tracked: RI"]
     where = dict(instance_type="p2v.2xlarge.8", region="cn-north-4")
     expected = {
-        ("on_demand", ""): ("26.12", "hour"), ("monthly", "1mo"): ("9760", "month"),
-        ("monthly", "3mo"): ("29280", "term"), ("yearly", "1yr"): ("97600", "year"),
+        ("on_demand", ""): ("26.12", "hour"),
+        ("monthly", "1mo"): ("9760", "month"),
+        ("monthly", "3mo"): ("29280", "term"),
+        ("yearly", "1yr"): ("97600", "year"),
         ("yearly", "3yr"): ("234240", "term"),
     }
     for (model, term), (price, unit) in expected.items():
@@ -70,8 +79,7 @@ def test_every_plan_becomes_a_row() -> None:
 def test_gpu_spec_comes_from_the_card_first() -> None:
     quotes = normalize(raw_items()).quotes
     p2s = only(quotes, instance_type="p2s.16xlarge.8", price_model="on_demand")
-    assert (p2s.gpu_model, p2s.gpu_count, p2s.gpu_memory_gb, p2s.vcpu, p2s.memory_gb) == (
-        "V100 32GB", 8, 256, 64, 512)
+    assert (p2s.gpu_model, p2s.gpu_count, p2s.gpu_memory_gb, p2s.vcpu, p2s.memory_gb) == ("V100 32GB", 8, 256, 64, 512)
     a100 = only(quotes, instance_type="p3.2xlarge.8", price_model="on_demand")
     assert (a100.gpu_model, a100.gpu_memory_gb) == ("A100 80GB", 80)
     # No acceleratorCard: the spec table's figures.
@@ -81,29 +89,39 @@ def test_gpu_spec_comes_from_the_card_first() -> None:
     items = raw_items()
     target = next(i for i in items if i["data"]["resourceSpecCode"] == "p2v.2xlarge.8")
     target["data"]["acceleratorCard"] = "1 × NVIDIA V100 / 1 × 32GiB"
-    card = only(normalize(items).quotes, instance_type="p2v.2xlarge.8", region=target["region"],
-               price_model="on_demand")
+    card = only(
+        normalize(items).quotes, instance_type="p2v.2xlarge.8", region=target["region"], price_model="on_demand"
+    )
     assert (card.gpu_model, card.gpu_memory_gb) == ("V100 32GB", 32)
 
 
-@pytest.mark.parametrize("text, model, count, memory", [
-    ("1 × NVIDIA V100 / 1 × 16GiB", "V100", "1", "16"),
-    ("8 × NVIDIA V100 / 8 × 32GiB", "V100 32GB", "8", "256"),
-    ("4*NVIDIA T4 16GB", "T4", "4", "64"),
-    ("1*NVIDIA Tesla P100 PCIe(16GB)", "P100", "1", "16"),
-    ("2 x NVIDIA A100 80GB", "A100 80GB", "2", "160"),
-    ("1*NVIDIA L20", "L20", "1", None),
-])
+@pytest.mark.parametrize(
+    "text, model, count, memory",
+    [
+        ("1 × NVIDIA V100 / 1 × 16GiB", "V100", "1", "16"),
+        ("8 × NVIDIA V100 / 8 × 32GiB", "V100 32GB", "8", "256"),
+        ("4*NVIDIA T4 16GB", "T4", "4", "64"),
+        ("1*NVIDIA Tesla P100 PCIe(16GB)", "P100", "1", "16"),
+        ("2 x NVIDIA A100 80GB", "A100 80GB", "2", "160"),
+        ("1*NVIDIA L20", "L20", "1", None),
+    ],
+)
 def test_accelerator_card_forms(text: str, model: str, count: str, memory: str | None) -> None:
     card = parse_card(text, "x")
     assert (card["gpu_model"], card["gpu_count"], card["gpu_memory_gb"]) == (
-        model, Decimal(count), Decimal(memory) if memory else None)
+        model,
+        Decimal(count),
+        Decimal(memory) if memory else None,
+    )
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("NVIDIA V100", "cannot read acceleratorCard"),
-    ("1 × NVIDIA V100 / 1 × 24GiB", "no V100 has 24"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("NVIDIA V100", "cannot read acceleratorCard"),
+        ("1 × NVIDIA V100 / 1 × 24GiB", "no V100 has 24"),
+    ],
+)
 def test_unreadable_cards_are_errors(text: str, reason: str) -> None:
     with pytest.raises(NormalizeError, match=reason):
         parse_card(text, "p2v.2xlarge.8")
@@ -135,23 +153,29 @@ def _without(key: str, count: int, plans: bool = False) -> bytes:
     return _product(flavors)
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b'{"product": {"ec2_vm": [', "not valid JSON"),
-    (b'{"products": {}}', "no product object"),
-    (b'{"product": {"ec2": []}}', "no ec2_vm list"),
-    (_without("planList", 2), "planList missing in 2/9 items"),
-    (_without("amount", 3, plans=True), r"planList\[\].amount missing in 3/"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b'{"product": {"ec2_vm": [', "not valid JSON"),
+        (b'{"products": {}}', "no product object"),
+        (b'{"product": {"ec2": []}}', "no ec2_vm list"),
+        (_without("planList", 2), "planList missing in 2/9 items"),
+        (_without("amount", 3, plans=True), r"planList\[\].amount missing in 3/"),
+    ],
+)
 def test_changed_product_shapes_fail_loudly(body: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_product_info(body)
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b'{"menus": []}', "no menuInfos list"),
-    (b'{"menuInfos": [{"subCategoryLists": [{"urlPath": "obs"}]}]}', "no calculator entry with urlPath 'ecs'"),
-    (b'{"menuInfos": [{"subCategoryLists": [{"urlPath": "ecs"}]}]}', "has no regionOnline.regionList"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b'{"menus": []}', "no menuInfos list"),
+        (b'{"menuInfos": [{"subCategoryLists": [{"urlPath": "obs"}]}]}', "no calculator entry with urlPath 'ecs'"),
+        (b'{"menuInfos": [{"subCategoryLists": [{"urlPath": "ecs"}]}]}', "has no regionOnline.regionList"),
+    ],
+)
 def test_changed_menu_shapes_fail_loudly(body: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_menu(body)
@@ -178,8 +202,13 @@ def test_prices_in_cny_with_periods(cli) -> None:
         divisor = hours.get(row["unit"]) or {"3mo": 2160, "3yr": 26280}[row["term"]]
         assert Decimal(row["hourly_price"]) == (Decimal(row["price"]) / divisor).quantize(Decimal("0.000001"))
     periods = {(r["price_model"], r["term"], r["unit"]) for r in rows}
-    assert periods == {("on_demand", "", "hour"), ("monthly", "1mo", "month"), ("monthly", "3mo", "term"),
-                       ("yearly", "1yr", "year"), ("yearly", "3yr", "term")}
+    assert periods == {
+        ("on_demand", "", "hour"),
+        ("monthly", "1mo", "month"),
+        ("monthly", "3mo", "term"),
+        ("yearly", "1yr", "year"),
+        ("yearly", "3yr", "term"),
+    }
 
 
 def test_price_change_between_replays(cli, tmp_path: Path) -> None:
@@ -195,8 +224,10 @@ def test_price_change_between_replays(cli, tmp_path: Path) -> None:
 
     result = crawl(cli, shifted(CAPTURE, tmp_path / "later.har", LATER, cheaper), "cn-north-4")
     changes = json.loads(result.out)
-    assert [(c["kind"], c["instance_type"], c["price_model"], c["old_price"], c["new_price"], c["currency"])
-            for c in changes] == [("price_drop", "pi2.2xlarge.4", "on_demand", "8.97", "8.07", "CNY")]
+    assert [
+        (c["kind"], c["instance_type"], c["price_model"], c["old_price"], c["new_price"], c["currency"])
+        for c in changes
+    ] == [("price_drop", "pi2.2xlarge.4", "on_demand", "8.97", "8.07", "CNY")]
 
 
 def test_region_the_calculator_does_not_list(cli) -> None:

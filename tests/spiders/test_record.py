@@ -35,7 +35,8 @@ def test_record_then_replay(tmp_path: Path, sqlite_cli, home: Path) -> None:
 
     with serve(answer) as (base, received):
         (home / "config.toml").write_text(
-            f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{base}/api/retail/prices"\n')
+            f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{base}/api/retail/prices"\n'
+        )
         har = tmp_path / "recorded.har"
         live = sqlite_cli("crawl", "azure", "--record", str(har), "--format", "json")
     assert live.code == 0, live.err
@@ -60,7 +61,8 @@ def test_record_then_replay(tmp_path: Path, sqlite_cli, home: Path) -> None:
 def test_server_error_is_a_failed_run(sqlite_cli, home: Path) -> None:
     with serve(lambda req: Reply(status=503, body=b"down")) as (base, received):
         (home / "config.toml").write_text(
-            f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{base}/api"\n[crawl]\nretry_times = 1\n')
+            f'[providers.azure]\nregions = ["westeurope"]\napi_url = "{base}/api"\n[crawl]\nretry_times = 1\n'
+        )
         result = sqlite_cli("crawl", "azure")
     assert result.code == 1
     assert "HTTP 503 from http://127.0.0.1" in result.err

@@ -30,8 +30,9 @@ def test_replays_build_history_and_report_exact_changes(cli) -> None:
     second = replay(cli, LATE)
     assert second.code == 0, second.err
     changes = json.loads(second.out)
-    got = sorted((c["kind"], c["instance_type"], c["os"], c["price_model"], c["old_price"], c["new_price"])
-                 for c in changes)
+    got = sorted(
+        (c["kind"], c["instance_type"], c["os"], c["price_model"], c["old_price"], c["new_price"]) for c in changes
+    )
     assert got == [
         ("new_sku", "Standard_ND96isr_H200_v5", "linux", "on_demand", None, "110.24"),
         ("price_drop", "Standard_ND96amsr_A100_v4", "linux", "on_demand", "40.962", "36.8658"),
@@ -40,11 +41,24 @@ def test_replays_build_history_and_report_exact_changes(cli) -> None:
     drop = next(c for c in changes if c["kind"] == "price_drop")
     assert drop["percent"] == "-10.00" and drop["currency"] == "USD"
     assert drop["observed_at"] == "2026-09-03T06:00:00Z"
-    assert set(drop) >= {"kind", "provider", "region", "instance_type", "os", "price_model", "term", "old_price",
-                         "new_price", "percent", "currency", "observed_at"}
+    assert set(drop) >= {
+        "kind",
+        "provider",
+        "region",
+        "instance_type",
+        "os",
+        "price_model",
+        "term",
+        "old_price",
+        "new_price",
+        "percent",
+        "currency",
+        "observed_at",
+    }
 
-    history = json.loads(cli("history", "Standard_ND96amsr_A100_v4", "--price-model", "on_demand",
-                             "--format", "json").out)
+    history = json.loads(
+        cli("history", "Standard_ND96amsr_A100_v4", "--price-model", "on_demand", "--format", "json").out
+    )
     linux = [h for h in history if h["os"] == "linux"]
     assert [(h["price"], h["valid_from"], h["valid_to"]) for h in linux] == [
         ("40.962", "2026-08-03T06:00:00Z", "2026-09-03T06:00:00Z"),
@@ -90,8 +104,26 @@ def test_prices_json_contract(cli) -> None:
     assert row["unit"] == "term"
     assert Decimal(row["hourly_price"]) == (Decimal(row["price"]) / 8760).quantize(Decimal("0.000001"))
     assert Decimal(row["price_per_gpu_hour"]) == (Decimal(row["price"]) / 8760 / 8).quantize(Decimal("0.000001"))
-    for key in ("provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "vcpu",
-                "memory_gb", "os", "price_model", "term", "payment_option", "price", "currency", "unit",
-                "list_price", "source_url", "observed_at"):
+    for key in (
+        "provider",
+        "region",
+        "zone",
+        "instance_type",
+        "gpu_model",
+        "gpu_count",
+        "gpu_memory_gb",
+        "vcpu",
+        "memory_gb",
+        "os",
+        "price_model",
+        "term",
+        "payment_option",
+        "price",
+        "currency",
+        "unit",
+        "list_price",
+        "source_url",
+        "observed_at",
+    ):
         assert key in row
     assert all(isinstance(v, (str, type(None))) for k, v in row.items())

@@ -37,9 +37,17 @@ def raw_items(path: Path = CAPTURE) -> list[dict[str, Any]]:
         zone, charge_type = request_of(entry)
         region = zone.rsplit("-", 1)[0]
         for found in parse_zone_configs(entry["response"]["content"]["text"].encode()):
-            items.append({"kind": "tencent.zone_instance", "observed_at": entry["startedDateTime"],
-                          "source_url": entry["request"]["url"], "region": region, "charge_type": charge_type,
-                          "currency": "CNY", "data": found})
+            items.append(
+                {
+                    "kind": "tencent.zone_instance",
+                    "observed_at": entry["startedDateTime"],
+                    "source_url": entry["request"]["url"],
+                    "region": region,
+                    "charge_type": charge_type,
+                    "currency": "CNY",
+                    "data": found,
+                }
+            )
     return items
 
 
@@ -55,12 +63,21 @@ def test_normalized_rows_per_charge_type() -> None:
     where = dict(instance_type="GN10Xp.2XLARGE40", zone="ap-guangzhou-6")
     od = only(quotes, **where, price_model="on_demand")
     assert (od.region, od.price, od.list_price, od.currency, od.unit, od.term) == (
-        "ap-guangzhou", Decimal("10.76"), Decimal("11.95"), "CNY", "hour", "")
-    assert (od.gpu_model, od.gpu_count, od.gpu_memory_gb, od.vcpu, od.memory_gb) == (
-        "V100 32GB", 1, 32, 10, 40)
+        "ap-guangzhou",
+        Decimal("10.76"),
+        Decimal("11.95"),
+        "CNY",
+        "hour",
+        "",
+    )
+    assert (od.gpu_model, od.gpu_count, od.gpu_memory_gb, od.vcpu, od.memory_gb) == ("V100 32GB", 1, 32, 10, 40)
     monthly = only(quotes, **where, price_model="monthly")
     assert (monthly.price, monthly.list_price, monthly.unit, monthly.term) == (
-        Decimal("4732.2"), Decimal("4732.2"), "month", "1mo")
+        Decimal("4732.2"),
+        Decimal("4732.2"),
+        "month",
+        "1mo",
+    )
     spot = only(quotes, **where, price_model="spot")
     assert (spot.price, spot.list_price, spot.unit) == (Decimal("2.99"), Decimal("11.95"), "hour")
 
@@ -78,7 +95,8 @@ def test_availability_and_vgpu_slices() -> None:
     quotes = normalize(raw_items()).quotes
     sold = [q for q in quotes if q.availability == "sold_out"]
     assert [(q.instance_type, q.zone, q.price_model) for q in sold] == [
-        ("GT4.41XLARGE948", "ap-guangzhou-6", "monthly")]
+        ("GT4.41XLARGE948", "ap-guangzhou-6", "monthly")
+    ]
     assert {q.availability for q in quotes} == {"available", "sold_out"}
     vgpu = only(quotes, instance_type="GN7vw.3XLARGE20", price_model="on_demand")
     assert (vgpu.gpu_model, vgpu.gpu_count, vgpu.gpu_memory_gb) == ("T4", Decimal("0.25"), 4)
@@ -99,18 +117,25 @@ def _without_unit_price(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return items
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b'{"code": 0, "data": {"Response": {"InstanceTypeQuotaSet": [', "not valid JSON"),
-    (b'{"code": 0, "data": {"Response": {"RequestId": "r"}}}', "no InstanceTypeQuotaSet list"),
-    (b'{"code": 0, "data": {}}', "no data.Response"),
-    (b'{"code": 1001, "msg": "login required"}', "answered code 1001: login required"),
-    (b'{"code": 0, "data": {"Response": {"Error": {"Code": "InvalidZone", "Message": "no such zone"}}}}',
-     "InvalidZone: no such zone"),
-    (_page(_without_unit_price(_fixture_page())), "Price.UnitPrice missing in 3/10 items"),
-    (_page([{**i, "InstanceChargeType": "PREPAID_NEW"} for i in _fixture_page()]),
-     "unknown InstanceChargeType PREPAID_NEW"),
-    (_page([{k: v for k, v in i.items() if k != "Status"} for i in _fixture_page()]), "Status missing in 10/10"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b'{"code": 0, "data": {"Response": {"InstanceTypeQuotaSet": [', "not valid JSON"),
+        (b'{"code": 0, "data": {"Response": {"RequestId": "r"}}}', "no InstanceTypeQuotaSet list"),
+        (b'{"code": 0, "data": {}}', "no data.Response"),
+        (b'{"code": 1001, "msg": "login required"}', "answered code 1001: login required"),
+        (
+            b'{"code": 0, "data": {"Response": {"Error": {"Code": "InvalidZone", "Message": "no such zone"}}}}',
+            "InvalidZone: no such zone",
+        ),
+        (_page(_without_unit_price(_fixture_page())), "Price.UnitPrice missing in 3/10 items"),
+        (
+            _page([{**i, "InstanceChargeType": "PREPAID_NEW"} for i in _fixture_page()]),
+            "unknown InstanceChargeType PREPAID_NEW",
+        ),
+        (_page([{k: v for k, v in i.items() if k != "Status"} for i in _fixture_page()]), "Status missing in 10/10"),
+    ],
+)
 def test_changed_shapes_fail_loudly(body: bytes, reason: str) -> None:
     with pytest.raises(PageShapeError, match=reason):
         parse_zone_configs(body)
@@ -150,6 +175,7 @@ def set_status(instance_type: str, zone: str, charge_type: str, status: str):
             if item["InstanceType"] == instance_type:
                 item["Status"] = status
         set_page_json(entry, page)
+
     return edit
 
 
@@ -159,7 +185,10 @@ def test_prices_in_cny_with_periods(cli) -> None:
     assert rows and {r["currency"] for r in rows} == {"CNY"}
     assert {r["gpu_model"] for r in rows} == {"V100 32GB"}
     assert {(r["price_model"], r["term"], r["unit"]) for r in rows} == {
-        ("on_demand", "", "hour"), ("spot", "", "hour"), ("monthly", "1mo", "month")}
+        ("on_demand", "", "hour"),
+        ("spot", "", "hour"),
+        ("monthly", "1mo", "month"),
+    }
     for row in rows:
         hours = 720 if row["unit"] == "month" else 1
         assert Decimal(row["hourly_price"]) == (Decimal(row["price"]) / hours).quantize(Decimal("0.000001"))
@@ -176,22 +205,36 @@ def test_sold_out_between_replays_is_one_availability_change(cli, tmp_path: Path
     assert result.code == 0, result.err
     changes = json.loads(result.out)
     assert [(c["kind"], c["instance_type"], c["zone"], c["price_model"]) for c in changes] == [
-        ("availability_changed", "GN10Xp.2XLARGE40", "ap-beijing-6", "on_demand")]
+        ("availability_changed", "GN10Xp.2XLARGE40", "ap-beijing-6", "on_demand")
+    ]
     assert changes[0]["detail"] == "availability: available -> sold_out"
     assert changes[0]["old_price"] == changes[0]["new_price"] == "10.97"
 
     logged = json.loads(cli("changes", "--provider", "tencent", "--format", "json").out)
     assert [(c["kind"], c["zone"], c["detail"]) for c in logged] == [
-        ("availability_changed", "ap-beijing-6", "availability: available -> sold_out")]
+        ("availability_changed", "ap-beijing-6", "availability: available -> sold_out")
+    ]
     table = cli("changes", "--kind", "availability_changed").out
     assert "ap-beijing-6" in table and "sold_out" in table
-    row = json.loads(cli("prices", "--instance-type", "GN10Xp.2XLARGE40", "--region", "ap-beijing",
-                         "--price-model", "on_demand", "--format", "json").out)
+    row = json.loads(
+        cli(
+            "prices",
+            "--instance-type",
+            "GN10Xp.2XLARGE40",
+            "--region",
+            "ap-beijing",
+            "--price-model",
+            "on_demand",
+            "--format",
+            "json",
+        ).out
+    )
     assert [r["availability"] for r in row] == ["sold_out"]
 
     back = crawl(cli, shifted(CAPTURE, tmp_path / "back.har", datetime(2026, 11, 16, 2, tzinfo=UTC)))
     assert [(c["kind"], c["detail"]) for c in json.loads(back.out)] == [
-        ("availability_changed", "availability: sold_out -> available")]
+        ("availability_changed", "availability: sold_out -> available")
+    ]
 
 
 def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> None:
@@ -201,8 +244,19 @@ def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> 
     def drop_unit_price(i: int, entry: dict[str, Any]) -> None:
         if request_of(entry) == ("ap-guangzhou-6", "POSTPAID_BY_HOUR"):
             page = page_json(entry)
-            set_page_json(entry, {"code": 0, "data": {"Response": {
-                "InstanceTypeQuotaSet": _without_unit_price(page["data"]["Response"]["InstanceTypeQuotaSet"])}}})
+            set_page_json(
+                entry,
+                {
+                    "code": 0,
+                    "data": {
+                        "Response": {
+                            "InstanceTypeQuotaSet": _without_unit_price(
+                                page["data"]["Response"]["InstanceTypeQuotaSet"]
+                            )
+                        }
+                    },
+                },
+            )
 
     result = crawl(cli, shifted(CAPTURE, tmp_path / "broken.har", LATER, drop_unit_price))
     assert result.code == 1 and "Traceback" not in result.err

@@ -18,8 +18,10 @@ EARLY = FIXTURES / "volcengine" / "volcengine-2026-08-03.har"
 NEW_TEMPLATE = FIXTURES / "volcengine" / "volcengine-2026-09-03-new-template.har"
 OLD, NEW = "CLT7310571628986405164", "CLT7412250034519861248"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
-needs_browser = pytest.mark.skipif(not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
-                                   reason="Chromium is not installed (apt-get install chromium)")
+needs_browser = pytest.mark.skipif(
+    not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
+    reason="Chromium is not installed (apt-get install chromium)",
+)
 
 
 def crawl(cli, har: Path):
@@ -34,8 +36,9 @@ def test_hourly_and_monthly_rows_in_cny(cli) -> None:
     result = crawl(cli, EARLY)
     assert result.code == 0, result.err
     rows = prices(cli, "--provider", "volcengine", "--instance-type", "ecs.gni2.3xlarge", "--region", "cn-beijing")
-    assert sorted((r["price_model"], r["term"], r["unit"], r["price"], r["currency"], r["hourly_price"])
-                  for r in rows) == [
+    assert sorted(
+        (r["price_model"], r["term"], r["unit"], r["price"], r["currency"], r["hourly_price"]) for r in rows
+    ) == [
         ("monthly", "1mo", "month", "3577", "CNY", "4.968056"),
         ("on_demand", "", "hour", "8.44", "CNY", "8.440000"),
     ]
@@ -46,7 +49,9 @@ def test_hourly_and_monthly_rows_in_cny(cli) -> None:
     assert not [r for r in every if r["price_model"] not in ("on_demand", "monthly")]
     a100 = prices(cli, "--provider", "volcengine", "--gpu", "A100")
     assert {(r["instance_type"], r["region"]) for r in a100} == {
-        ("ecs.pni2.28xlarge", "cn-beijing"), ("ecs.pni2.28xlarge", "cn-shanghai")}
+        ("ecs.pni2.28xlarge", "cn-beijing"),
+        ("ecs.pni2.28xlarge", "cn-shanghai"),
+    }
     assert json.loads((cli.home / "state" / "volcengine.json").read_text())["template_code"] == OLD
 
 
@@ -60,7 +65,8 @@ def test_template_code_found_again_through_the_page(cli) -> None:
     assert (state["template_code"], state["replaces"]) == (NEW, OLD)
     changes = json.loads(second.out)
     assert [(c["kind"], c["instance_type"], c["region"], c["old_price"], c["new_price"]) for c in changes] == [
-        ("price_drop", "ecs.pni2.28xlarge", "cn-beijing", "236.59", "212.93")]
+        ("price_drop", "ecs.pni2.28xlarge", "cn-beijing", "236.59", "212.93")
+    ]
 
 
 def test_configured_template_code_is_used(cli, tmp_path: Path) -> None:
@@ -99,10 +105,13 @@ def _rename_period(i: int, entry: dict) -> None:
     set_page_json(entry, page)
 
 
-@pytest.mark.parametrize("edit, message", [
-    (_drop_price_lists, "Volcano Engine: PriceInfoList missing in 3/"),
-    (_rename_period, "Volcano Engine: unknown Period 'hour' for ecs.gni2.3xlarge"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_drop_price_lists, "Volcano Engine: PriceInfoList missing in 3/"),
+        (_rename_period, "Volcano Engine: unknown Period 'hour' for ecs.gni2.3xlarge"),
+    ],
+)
 def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, message: str) -> None:
     broken = shifted(EARLY, tmp_path / "changed.har", LATER, edit)
     assert_broken_replay_keeps_data(cli, crawl, EARLY, broken, message)

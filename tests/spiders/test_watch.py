@@ -45,7 +45,8 @@ HAS_CHROMIUM = bool(shutil.which("chromium")) or Path("/usr/bin/chromium").exist
 
 
 def _configure(home: Path, base: str, *, browser: bool) -> None:
-    (home / "config.toml").write_text(f"""
+    (home / "config.toml").write_text(
+        f"""
 [[watch]]
 name = "promos"
 url = "{base}/promotions?utm_source=test"
@@ -53,7 +54,9 @@ provider = "gcp"
 selector = ".offer"
 browser = {"true" if browser else "false"}
 ignore = ['\\d+ people viewing']
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
 
 
 def _changes(result) -> list[dict]:
@@ -79,10 +82,18 @@ def _scenario(cli, template: str, browser: bool) -> None:
         offers = json.loads(cli("offers", "--provider", "gcp", "--format", "json").out)
         credit = next(o for o in offers if o["offer_id"] == "watch:promos:welcome-credit")
         assert (credit["kind"], credit["amount"], credit["currency"], credit["duration_days"]) == (
-            "free_credit", "300", "USD", 90)
+            "free_credit",
+            "300",
+            "USD",
+            90,
+        )
         voucher = next(o for o in offers if o["offer_id"] == "watch:promos:gpu-voucher")
         assert (voucher["kind"], voucher["amount"], voucher["min_spend"], voucher["eligibility"]) == (
-            "voucher", "300", "1000", "new_users")
+            "voucher",
+            "300",
+            "1000",
+            "new_users",
+        )
 
         page.update(countdown="01:59:02", left="7", visitors="980", gap="\n      \n   ")
         assert _changes(cli(*crawl)) == []
@@ -90,7 +101,8 @@ def _scenario(cli, template: str, browser: bool) -> None:
         page["credit"] = "200"
         changes = _changes(cli(*crawl))
         assert [(c["kind"], c["old_price"], c["new_price"], c["currency"]) for c in changes] == [
-            ("credit_changed", "300", "200", "USD")]
+            ("credit_changed", "300", "200", "USD")
+        ]
         assert "watch:promos:welcome-credit" in changes[0]["detail"]
 
         history = json.loads(cli("offers", "history", "watch:promos:welcome-credit", "--format", "json").out)
@@ -120,28 +132,34 @@ def test_unknown_watch_is_one_line(sqlite_cli) -> None:
 
 def test_bad_watch_config_names_the_key(sqlite_cli) -> None:
     (sqlite_cli.home / "config.toml").write_text(
-        '[[watch]]\nname = "x"\nurl = "https://example.com"\nprovider = "aws"\nselector = "div[["\n')
+        '[[watch]]\nname = "x"\nurl = "https://example.com"\nprovider = "aws"\nselector = "div[["\n'
+    )
     result = sqlite_cli("crawl", "watch:x")
     assert result.code == 1 and "watch.0.selector" in result.err and "not a CSS selector" in result.err
 
 
 def test_watch_page_of_prices(sqlite_cli) -> None:
     page = {"price": "3.06"}
-    html = ('<!doctype html><html><head><meta charset="utf-8"></head><body>'
-            '<div class="sku" data-sku="gpu-a10-hourly">A10 24GB: ${price}/hour · 12 people viewing</div>'
-            '<div class="sku" data-sku="gpu-a10-monthly">A10 包月 ¥1,200/月</div></body></html>')
+    html = (
+        '<!doctype html><html><head><meta charset="utf-8"></head><body>'
+        '<div class="sku" data-sku="gpu-a10-hourly">A10 24GB: ${price}/hour · 12 people viewing</div>'
+        '<div class="sku" data-sku="gpu-a10-monthly">A10 包月 ¥1,200/月</div></body></html>'
+    )
 
     def handler(req):
         return Reply(body=html.format(**page).encode("utf-8"), headers={"Content-Type": "text/html; charset=utf-8"})
 
     with serve(handler) as (base, _):
         (sqlite_cli.home / "config.toml").write_text(
-            f'[[watch]]\nname = "rates"\nurl = "{base}/"\nprovider = "volcengine"\nkind = "price"\n'
-            f'selector = ".sku"\n', encoding="utf-8")
+            f'[[watch]]\nname = "rates"\nurl = "{base}/"\nprovider = "volcengine"\nkind = "price"\nselector = ".sku"\n',
+            encoding="utf-8",
+        )
         assert _changes(sqlite_cli("crawl", "watch:rates", "--format", "json")) == []
         prices = json.loads(sqlite_cli("prices", "--provider", "volcengine", "--format", "json").out)
         assert sorted((p["instance_type"], p["price"], p["currency"], p["unit"]) for p in prices) == [
-            ("gpu-a10-hourly", "3.06", "USD", "hour"), ("gpu-a10-monthly", "1200", "CNY", "month")]
+            ("gpu-a10-hourly", "3.06", "USD", "hour"),
+            ("gpu-a10-monthly", "1200", "CNY", "month"),
+        ]
         page["price"] = "2.75"
         changes = _changes(sqlite_cli("crawl", "watch:rates", "--format", "json"))
         assert [(c["kind"], c["old_price"], c["new_price"]) for c in changes] == [("price_drop", "3.06", "2.75")]

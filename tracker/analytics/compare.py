@@ -27,21 +27,71 @@ MONEY = Decimal("0.01")
 PERCENT = Decimal("0.01")
 
 COMPARE_COLUMNS = [
-    "rank", "provider", "region", "region_group", "zone", "instance_type", "gpu_model", "gpu_count", "fractional",
-    "gpu_memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term", "payment_option",
-    "price", "currency", "unit", "upfront_fee", "hourly_price", "price_per_gpu_hour",
-    "target_currency", "hourly_converted", "per_gpu_hour_converted", "fx_rate", "fx_date", "fx_source",
-    "spot_saving_percent", "monthly_discount_percent", "three_year_total", "availability", "source",
+    "rank",
+    "provider",
+    "region",
+    "region_group",
+    "zone",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "fractional",
+    "gpu_memory_gb",
+    "gpu_interconnect",
+    "network_gbps",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "price",
+    "currency",
+    "unit",
+    "upfront_fee",
+    "hourly_price",
+    "price_per_gpu_hour",
+    "target_currency",
+    "hourly_converted",
+    "per_gpu_hour_converted",
+    "fx_rate",
+    "fx_date",
+    "fx_source",
+    "spot_saving_percent",
+    "monthly_discount_percent",
+    "three_year_total",
+    "availability",
+    "source",
 ]
 # The table shows short names for the long columns (TABLE_ALIASES); JSON and CSV keep the full ones.
-TABLE_ALIASES = {"per_gpu_hour_converted": "per_gpu_h", "spot_saving_percent": "spot_save_%",
-                 "monthly_discount_percent": "month_disc_%", "three_year_total": "3yr_total",
-                 "gpu_memory_gb": "gpu_mem_gb", "gpu_interconnect": "interconnect", "network_gbps": "net_gbps",
-                 "gpu_count": "gpus"}
+TABLE_ALIASES = {
+    "per_gpu_hour_converted": "per_gpu_h",
+    "spot_saving_percent": "spot_save_%",
+    "monthly_discount_percent": "month_disc_%",
+    "three_year_total": "3yr_total",
+    "gpu_memory_gb": "gpu_mem_gb",
+    "gpu_interconnect": "interconnect",
+    "network_gbps": "net_gbps",
+    "gpu_count": "gpus",
+}
 COMPARE_TABLE = [
-    "rank", "provider", "region", "instance_type", "gpus", "slice", "price_model", "term", "price",
-    "currency", "unit", "per_gpu_h", "fx", "spot_save_%", "month_disc_%", "3yr_total", "gpu_mem_gb",
-    "interconnect", "net_gbps",
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpus",
+    "slice",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "per_gpu_h",
+    "fx",
+    "spot_save_%",
+    "month_disc_%",
+    "3yr_total",
+    "gpu_mem_gb",
+    "interconnect",
+    "net_gbps",
 ]
 
 
@@ -90,9 +140,16 @@ def monthly_discount(on_demand: Decimal | None, monthly: Decimal | None) -> Deci
     return _q((full - monthly) / full * 100, PERCENT)
 
 
-def compare_frame(prices: pd.DataFrame, refs: References, *, count: Decimal | None = None,
-                  price_models: Sequence[str] = (), region_group: str | None = None, currency: str = "USD",
-                  os: str | None = "linux") -> pd.DataFrame:
+def compare_frame(
+    prices: pd.DataFrame,
+    refs: References,
+    *,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+) -> pd.DataFrame:
     """Rank `prices` (a `prices_frame`, usually filtered to one GPU model)
     by price per GPU-hour in `currency`, cheapest first."""
     rows = [_exact(r) for r in records(prices) if r.get("gpu_count")] if not prices.empty else []
@@ -111,8 +168,16 @@ def compare_frame(prices: pd.DataFrame, refs: References, *, count: Decimal | No
         if region_group and group != region_group:
             continue
         out.append(_ranked_row(row, group, by_instance[instance_key(row)], refs, currency))
-    out.sort(key=lambda r: (r["per_gpu_hour_exact"], r["provider"], r["region"], r["instance_type"],
-                            r["price_model"], r["term"]))
+    out.sort(
+        key=lambda r: (
+            r["per_gpu_hour_exact"],
+            r["provider"],
+            r["region"],
+            r["instance_type"],
+            r["price_model"],
+            r["term"],
+        )
+    )
     for rank, row in enumerate(out, start=1):
         row["rank"] = rank
         del row["per_gpu_hour_exact"], row["exact_hourly"]
@@ -126,8 +191,9 @@ def _exact(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _ranked_row(row: dict[str, Any], group: str, rates: dict[str, Decimal], refs: References,
-                currency: str) -> dict[str, Any]:
+def _ranked_row(
+    row: dict[str, Any], group: str, rates: dict[str, Decimal], refs: References, currency: str
+) -> dict[str, Any]:
     conversion = refs.fx.conversion(row["currency"], currency)
     hourly = row["exact_hourly"]
     per_gpu = hourly / row["gpu_count"]
@@ -146,8 +212,9 @@ def _ranked_row(row: dict[str, Any], group: str, rates: dict[str, Decimal], refs
         "fx_rate": conversion.rate.normalize() if conversion.rate != 1 else Decimal(1),
         "fx_date": conversion.date,
         "fx_source": conversion.source,
-        "fx": "" if row["currency"] == currency else f"{conversion.label(row['currency'], currency)} "
-                                                     f"({conversion.date})",
+        "fx": ""
+        if row["currency"] == currency
+        else f"{conversion.label(row['currency'], currency)} ({conversion.date})",
         "spot_saving_percent": spot_saving(rates.get("on_demand"), own_spot),
         "monthly_discount_percent": monthly_discount(rates.get("on_demand"), own_monthly),
         "three_year_total": _q(hourly * THREE_YEARS_HOURS * conversion.rate, MONEY),

@@ -15,17 +15,18 @@ from typing import Any, TextIO
 import pandas as pd
 import sqlalchemy as sa
 
+from tracker.analytics.history import changes_frame, offers_frame, prices_frame, records
 from tracker.cli.output import plain
 from tracker.errors import UserError
-from tracker.analytics.history import changes_frame, offers_frame, prices_frame, records
 
 KINDS = ("prices", "history", "changes", "offers")
 FORMATS = ("csv", "jsonl", "json", "parquet")
 _SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
 
 
-def export_frame(engine: sa.Engine, kind: str, *, gpu: str | None = None, provider: str | None = None,
-                 since: Any = None) -> pd.DataFrame:
+def export_frame(
+    engine: sa.Engine, kind: str, *, gpu: str | None = None, provider: str | None = None, since: Any = None
+) -> pd.DataFrame:
     if kind == "prices":
         return prices_frame(engine, gpu=gpu, provider=provider)
     if kind == "history":

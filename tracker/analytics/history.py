@@ -29,8 +29,18 @@ from db.schema import effective_hourly
 from db.tables import PricePoint
 
 Every = Literal["day", "week", "month"]
-SERIES_FIELDS = ["provider", "region", "zone", "instance_type", "os", "price_model", "term", "payment_option",
-                 "currency", "unit"]
+SERIES_FIELDS = [
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "currency",
+    "unit",
+]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
 _PERIODS = {"day": "D", "week": "W-SUN", "month": "M"}
 _DERIVED_PLACES = Decimal("0.000001")
@@ -92,13 +102,27 @@ def _as_time(value: datetime | str | None) -> pd.Timestamp | None:
     return stamp.tz_localize(UTC) if stamp.tzinfo is None else stamp.tz_convert(UTC)
 
 
-def prices_frame(engine: sa.Engine, *, provider: str | None = None, region: str | None = None,
-                 gpu: str | None = None, price_model: str | None = None, instance_type: str | None = None,
-                 current: bool = True) -> pd.DataFrame:
+def prices_frame(
+    engine: sa.Engine,
+    *,
+    provider: str | None = None,
+    region: str | None = None,
+    gpu: str | None = None,
+    price_model: str | None = None,
+    instance_type: str | None = None,
+    current: bool = True,
+) -> pd.DataFrame:
     """Current prices (or every interval, with `current=False`)."""
     with Session(engine) as session:
-        points = store.query_prices(session=session, provider=provider, region=region, gpu=gpu,
-                                    price_model=price_model, instance_type=instance_type, current=current)
+        points = store.query_prices(
+            session=session,
+            provider=provider,
+            region=region,
+            gpu=gpu,
+            price_model=price_model,
+            instance_type=instance_type,
+            current=current,
+        )
         rows = []
         for p in points:
             row = point_record(p)
@@ -107,14 +131,29 @@ def prices_frame(engine: sa.Engine, *, provider: str | None = None, region: str 
     return _frame(rows)
 
 
-def history_frame(engine: sa.Engine, *, instance_type: str | None = None, gpu: str | None = None,
-                  provider: str | None = None, region: str | None = None, price_model: str | None = None,
-                  since: datetime | str | None = None, until: datetime | str | None = None) -> pd.DataFrame:
+def history_frame(
+    engine: sa.Engine,
+    *,
+    instance_type: str | None = None,
+    gpu: str | None = None,
+    provider: str | None = None,
+    region: str | None = None,
+    price_model: str | None = None,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+) -> pd.DataFrame:
     """The intervals each price held that overlap [since, until): one row per
     interval, adjacent intervals with the same price and availability merged
     (a change of some other attribute is not a price move)."""
-    frame = prices_frame(engine, provider=provider, region=region, gpu=gpu, price_model=price_model,
-                         instance_type=instance_type, current=False)
+    frame = prices_frame(
+        engine,
+        provider=provider,
+        region=region,
+        gpu=gpu,
+        price_model=price_model,
+        instance_type=instance_type,
+        current=False,
+    )
     if frame.empty:
         return frame
     frame = coalesce(frame)
@@ -141,8 +180,14 @@ def coalesce(intervals: pd.DataFrame) -> pd.DataFrame:
     return first.reset_index(drop=True)
 
 
-def resample_history(intervals: pd.DataFrame, every: Every = "day", *, since: datetime | str | None = None,
-                     until: datetime | str | None = None, now: datetime | None = None) -> pd.DataFrame:
+def resample_history(
+    intervals: pd.DataFrame,
+    every: Every = "day",
+    *,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    now: datetime | None = None,
+) -> pd.DataFrame:
     """The price in force at the end of each day, week (Monday to Sunday) or
     month (or at `until` or now, if sooner), per price series, for the steps
     from `since` (default: the first price) to before `until`; steps where a
@@ -157,19 +202,23 @@ def resample_history(intervals: pd.DataFrame, every: Every = "day", *, since: da
     end = min(_as_time(until) or clock, clock)  # exclusive: a step starting at `until` is not shown
     if end <= start:
         return intervals.iloc[0:0].assign(step=pd.Series(dtype="datetime64[ns, UTC]"))
-    periods = pd.period_range(start.tz_convert(None), (end - pd.Timedelta(1, "ns")).tz_convert(None),
-                              freq=_PERIODS[every])
-    steps = pd.DataFrame({
-        "step": periods.start_time.tz_localize(UTC),
-        "at": (periods + 1).start_time.tz_localize(UTC),
-    })
+    periods = pd.period_range(
+        start.tz_convert(None), (end - pd.Timedelta(1, "ns")).tz_convert(None), freq=_PERIODS[every]
+    )
+    steps = pd.DataFrame(
+        {
+            "step": periods.start_time.tz_localize(UTC),
+            "at": (periods + 1).start_time.tz_localize(UTC),
+        }
+    )
     steps["at"] = steps["at"].clip(upper=end)
     steps = steps.astype({"step": "datetime64[ns, UTC]", "at": "datetime64[ns, UTC]"})
     keys = intervals[["key"]].drop_duplicates()
     grid = keys.merge(steps, how="cross").sort_values("at", kind="stable")
     right = intervals.sort_values("valid_from", kind="stable")
-    joined = pd.merge_asof(grid, right, left_on="at", right_on="valid_from", by="key",
-                           allow_exact_matches=False, direction="backward")
+    joined = pd.merge_asof(
+        grid, right, left_on="at", right_on="valid_from", by="key", allow_exact_matches=False, direction="backward"
+    )
     in_force = joined["valid_from"].notna() & (joined["valid_to"].isna() | (joined["valid_to"] >= joined["at"]))
     out = joined[in_force].sort_values(["key", "step"], kind="stable").drop(columns=["at"])
     return out.reset_index(drop=True)
@@ -190,32 +239,70 @@ def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
         high = max(items, key=lambda r: r["price"])
         row = {name: last.get(name) for name in ["key", *SERIES_FIELDS, "gpu_model", "gpu_count"]}
         row.update(
-            intervals=len(items), first_seen=first["valid_from"],
-            min_price=low["price"], min_from=low["valid_from"], max_price=high["price"], max_from=high["valid_from"],
+            intervals=len(items),
+            first_seen=first["valid_from"],
+            min_price=low["price"],
+            min_from=low["valid_from"],
+            max_price=high["price"],
+            max_from=high["valid_from"],
             current_price=last["price"] if last["valid_to"] is None else None,
-            last_change_at=None, last_change_from=None, last_change_to=None, last_change_percent=None)
+            last_change_at=None,
+            last_change_from=None,
+            last_change_to=None,
+            last_change_percent=None,
+        )
         if len(items) > 1:
             before = items[-2]
-            row.update(last_change_at=last["valid_from"], last_change_from=before["price"],
-                       last_change_to=last["price"], last_change_percent=_percent(before["price"], last["price"]))
+            row.update(
+                last_change_at=last["valid_from"],
+                last_change_from=before["price"],
+                last_change_to=last["price"],
+                last_change_percent=_percent(before["price"], last["price"]),
+            )
         if last["valid_to"] is not None:  # the last thing that happened was its removal
-            row.update(last_change_at=last["valid_to"], last_change_from=last["price"], last_change_to=None,
-                       last_change_percent=None)
+            row.update(
+                last_change_at=last["valid_to"],
+                last_change_from=last["price"],
+                last_change_to=None,
+                last_change_percent=None,
+            )
         rows.append(row)
     frame = _frame(rows, SUMMARY_COLUMNS)
     return frame.sort_values(_DISPLAY_ORDER[:-1], kind="stable").reset_index(drop=True)
 
 
-SUMMARY_COLUMNS = ["key", *SERIES_FIELDS, "gpu_model", "gpu_count", "intervals", "first_seen", "min_price",
-                   "min_from", "max_price", "max_from", "current_price", "last_change_at", "last_change_from",
-                   "last_change_to", "last_change_percent"]
+SUMMARY_COLUMNS = [
+    "key",
+    *SERIES_FIELDS,
+    "gpu_model",
+    "gpu_count",
+    "intervals",
+    "first_seen",
+    "min_price",
+    "min_from",
+    "max_price",
+    "max_from",
+    "current_price",
+    "last_change_at",
+    "last_change_from",
+    "last_change_to",
+    "last_change_percent",
+]
 
 
-def changes_frame(engine: sa.Engine, *, since: datetime | str | None = None, until: datetime | str | None = None,
-                  provider: str | None = None, kinds: Sequence[str] | None = None) -> pd.DataFrame:
+def changes_frame(
+    engine: sa.Engine,
+    *,
+    since: datetime | str | None = None,
+    until: datetime | str | None = None,
+    provider: str | None = None,
+    kinds: Sequence[str] | None = None,
+) -> pd.DataFrame:
     with Session(engine) as session:
-        rows = [row.model_dump() for row in store.query_changes(
-            session=session, since=_as_time(since), provider=provider, kinds=kinds)]
+        rows = [
+            row.model_dump()
+            for row in store.query_changes(session=session, since=_as_time(since), provider=provider, kinds=kinds)
+        ]
     for row in rows:
         for name in ("old_price", "new_price", "percent", "gpu_count"):
             row[name] = None if row[name] is None else Decimal(row[name])
@@ -248,10 +335,19 @@ def source_health(engine: sa.Engine) -> pd.DataFrame:
         runs = [r.model_dump() for r in found]
     latest: dict[str, dict[str, Any]] = {}
     for run in runs:  # newest first
-        entry = latest.setdefault(run["source"], {
-            "source": run["source"], "provider": run["provider"], "status": run["status"],
-            "last_run_at": run["finished_at"] or run["started_at"], "error": run["error"], "last_ok_at": None,
-            "failures_since_ok": 0, "runs": 0})
+        entry = latest.setdefault(
+            run["source"],
+            {
+                "source": run["source"],
+                "provider": run["provider"],
+                "status": run["status"],
+                "last_run_at": run["finished_at"] or run["started_at"],
+                "error": run["error"],
+                "last_ok_at": None,
+                "failures_since_ok": 0,
+                "runs": 0,
+            },
+        )
         entry["runs"] += 1
         if run["status"] == "ok" and entry["last_ok_at"] is None:
             entry["last_ok_at"] = run["observed_at"]

@@ -21,9 +21,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from db.schema import effective_hourly
-from tracker.errors import UserError
 from tracker.analytics.history import Every, records, resample_history
 from tracker.analytics.reference import References
+from tracker.errors import UserError
 
 BARS = "▁▂▃▄▅▆▇█"
 
@@ -57,8 +57,9 @@ def _value(row: dict[str, Any], per_gpu: bool) -> Decimal | None:
     return hourly
 
 
-def build_series(intervals: pd.DataFrame, refs: References, *, currency: str = "USD", per_gpu: bool = True,
-                 limit: int | None = None) -> list[Series]:
+def build_series(
+    intervals: pd.DataFrame, refs: References, *, currency: str = "USD", per_gpu: bool = True, limit: int | None = None
+) -> list[Series]:
     """One series per price key, cheapest latest value first."""
     found: dict[str, Series] = {}
     for row in records(intervals.sort_values(["key", "valid_from"], kind="stable")) if not intervals.empty else []:
@@ -78,8 +79,16 @@ def _naive(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(tzinfo=None)
 
 
-def render_png(series: Sequence[Series], *, title: str, unit: str, now: datetime | None = None,
-               width: float = 10, height: float = 5.5, dpi: int = 100) -> bytes:
+def render_png(
+    series: Sequence[Series],
+    *,
+    title: str,
+    unit: str,
+    now: datetime | None = None,
+    width: float = 10,
+    height: float = 5.5,
+    dpi: int = 100,
+) -> bytes:
     """The chart as PNG bytes: one step line per series, a dot at each change."""
     if not series:
         raise UserError("nothing to plot: no price history matches")
@@ -96,10 +105,11 @@ def render_png(series: Sequence[Series], *, title: str, unit: str, now: datetime
             ys.append(value)
             xs.append(_naive(stop) if stop else end)
             ys.append(value)
-        line, = axes.step(xs, ys, where="post", label=s.label + (f"  [{s.fx}]" if s.fx else ""), linewidth=1.6)
+        (line,) = axes.step(xs, ys, where="post", label=s.label + (f"  [{s.fx}]" if s.fx else ""), linewidth=1.6)
         # Dots where a price began: the first observation and every change after it.
-        axes.plot([_naive(a) for a, _, _ in s.steps], [v for _, _, v in s.steps], "o", color=line.get_color(),
-                  markersize=5)
+        axes.plot(
+            [_naive(a) for a, _, _ in s.steps], [v for _, _, v in s.steps], "o", color=line.get_color(), markersize=5
+        )
     axes.set_title(title)
     axes.set_ylabel(unit)
     axes.grid(True, alpha=0.3)
@@ -127,9 +137,18 @@ def sparkline(values: Sequence[float]) -> str:
     return "".join(BARS[round((v - low) / (high - low) * (len(BARS) - 1))] for v in values)
 
 
-def sparkline_rows(intervals: pd.DataFrame, refs: References, *, currency: str = "USD", per_gpu: bool = True,
-                   every: Every = "day", since: Any = None, until: Any = None, limit: int | None = None,
-                   now: datetime | None = None) -> list[dict[str, Any]]:
+def sparkline_rows(
+    intervals: pd.DataFrame,
+    refs: References,
+    *,
+    currency: str = "USD",
+    per_gpu: bool = True,
+    every: Every = "day",
+    since: Any = None,
+    until: Any = None,
+    limit: int | None = None,
+    now: datetime | None = None,
+) -> list[dict[str, Any]]:
     """Per series: the price in force at each step as a sparkline, with its range."""
     wanted = {s.label for s in build_series(intervals, refs, currency=currency, per_gpu=per_gpu, limit=limit)}
     steps = resample_history(intervals, every, since=since, until=until, now=now)
@@ -146,8 +165,18 @@ def sparkline_rows(intervals: pd.DataFrame, refs: References, *, currency: str =
                 values.append(value * refs.fx.conversion(item["currency"], currency).rate)
         if not values:
             continue
-        rows.append({"series": label, "key": key, "first_step": items[0]["step"], "last_step": items[-1]["step"],
-                     "steps": len(values), "min": min(values).quantize(Decimal("0.0001")),
-                     "max": max(values).quantize(Decimal("0.0001")), "last": values[-1].quantize(Decimal("0.0001")),
-                     "currency": currency, "sparkline": sparkline([float(v) for v in values])})
+        rows.append(
+            {
+                "series": label,
+                "key": key,
+                "first_step": items[0]["step"],
+                "last_step": items[-1]["step"],
+                "steps": len(values),
+                "min": min(values).quantize(Decimal("0.0001")),
+                "max": max(values).quantize(Decimal("0.0001")),
+                "last": values[-1].quantize(Decimal("0.0001")),
+                "currency": currency,
+                "sparkline": sparkline([float(v) for v in values]),
+            }
+        )
     return sorted(rows, key=lambda r: (r["last"], r["series"]))

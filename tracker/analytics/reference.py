@@ -48,7 +48,8 @@ class AnalyticsSettings(_Strict):
     fx: FxSettings | None = None
     provider_rates: dict[str, ProviderRateSettings] = Field(default_factory=dict)
     region_groups: dict[str, dict[str, str]] = Field(
-        default_factory=dict, description="provider -> region -> us|eu|asia|cn|other")
+        default_factory=dict, description="provider -> region -> us|eu|asia|cn|other"
+    )
 
     @field_validator("region_groups")
     @classmethod
@@ -91,8 +92,10 @@ class FxTable:
             return Conversion(Decimal(1), "", "")
         missing = [c for c in (source_currency, target) if c not in self.rates]
         if missing:
-            raise UserError(f"no exchange rate for {', '.join(missing)}; known: {', '.join(sorted(self.rates))}. "
-                            "Add it under [analytics.fx] per_usd in the configuration")
+            raise UserError(
+                f"no exchange rate for {', '.join(missing)}; known: {', '.join(sorted(self.rates))}. "
+                "Add it under [analytics.fx] per_usd in the configuration"
+            )
         src, dst = self.rates[source_currency], self.rates[target]
         # The base currency's own row carries no date: the conversion is as old as its older real rate.
         dated = [r for r in (src, dst) if r.per_usd != 1 or r.currency != "USD"]
@@ -124,15 +127,25 @@ def _data_rows(name: str) -> list[dict[str, str]]:
 
 @cache
 def _bundled_fx() -> dict[str, FxRate]:
-    return {r["currency"]: FxRate(r["currency"], Decimal(r["per_usd"]), r["date"], r["source"])
-            for r in _data_rows("fx_rates.csv")}
+    return {
+        r["currency"]: FxRate(r["currency"], Decimal(r["per_usd"]), r["date"], r["source"])
+        for r in _data_rows("fx_rates.csv")
+    }
 
 
 @cache
 def _bundled_provider_rates() -> dict[str, ProviderRates]:
-    return {r["provider"]: ProviderRates(r["provider"], Decimal(r["egress_per_gb"]),
-                                         Decimal(r["storage_per_gb_month"]), r["currency"], r["date"], r["source"])
-            for r in _data_rows("provider_rates.csv")}
+    return {
+        r["provider"]: ProviderRates(
+            r["provider"],
+            Decimal(r["egress_per_gb"]),
+            Decimal(r["storage_per_gb_month"]),
+            r["currency"],
+            r["date"],
+            r["source"],
+        )
+        for r in _data_rows("provider_rates.csv")
+    }
 
 
 @cache
@@ -162,8 +175,9 @@ def load_references(settings: AnalyticsSettings | None = None) -> References:
             fx[currency.upper()] = FxRate(currency.upper(), per_usd, settings.fx.date, settings.fx.source)
     rates = dict(_bundled_provider_rates())
     for provider, r in settings.provider_rates.items():
-        rates[provider] = ProviderRates(provider, r.egress_per_gb, r.storage_per_gb_month, r.currency.upper(),
-                                        r.date, r.source)
+        rates[provider] = ProviderRates(
+            provider, r.egress_per_gb, r.storage_per_gb_month, r.currency.upper(), r.date, r.source
+        )
     groups = dict(_bundled_region_groups())
     for provider, regions in settings.region_groups.items():
         groups.update({(provider, region): group for region, group in regions.items()})
@@ -171,5 +185,7 @@ def load_references(settings: AnalyticsSettings | None = None) -> References:
 
 
 def fx_rows(refs: References) -> list[dict[str, object]]:
-    return [{"currency": r.currency, "per_usd": r.per_usd, "date": r.date, "source": r.source}
-            for r in sorted(refs.fx.rates.values(), key=lambda r: r.currency)]
+    return [
+        {"currency": r.currency, "per_usd": r.per_usd, "date": r.date, "source": r.source}
+        for r in sorted(refs.fx.rates.values(), key=lambda r: r.currency)
+    ]

@@ -23,8 +23,15 @@ from tracker.analytics.history import changes_frame, history_frame, offers_frame
 from tracker.analytics.plot import build_series, render_png
 from tracker.analytics.reference import References
 
-MODEL_CLASSES = {"on_demand": "on demand", "spot": "spot", "low_priority": "spot", "reserved": "committed",
-                 "savings_plan": "committed", "monthly": "committed", "yearly": "committed"}
+MODEL_CLASSES = {
+    "on_demand": "on demand",
+    "spot": "spot",
+    "low_priority": "spot",
+    "reserved": "committed",
+    "savings_plan": "committed",
+    "monthly": "committed",
+    "yearly": "committed",
+}
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;
 color:#1d2330;background:#f7f8fa;padding:0 1rem}
@@ -55,22 +62,19 @@ def _text(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {v}" for k, v in sorted(value.items()))
     if isinstance(value, Decimal):  # a 1/6 GPU slice is stored to 28 places; 6 are plenty to read
-        return format(value.quantize(Decimal("0.000001")).normalize() if value.as_tuple().exponent < -6 else value,
-                      "f")
+        return format(value.quantize(Decimal("0.000001")).normalize() if value.as_tuple().exponent < -6 else value, "f")
     return str(value)
 
 
-def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column], *, empty: str,
-               row_class: Any = None) -> str:
+def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column], *, empty: str, row_class: Any = None) -> str:
     if not rows:
         return f'<p class="empty">{escape(empty)}</p>'
     head = "".join(f"<th>{escape(c.title)}</th>" for c in columns)
     body = []
     for row in rows:
         css = row_class(row) if row_class else ""
-        cells = "".join(f'<td{" class=num" if c.numeric else ""}>{escape(_text(row.get(c.key)))}</td>'
-                        for c in columns)
-        body.append(f'<tr{f" class={css}" if css else ""}>{cells}</tr>')
+        cells = "".join(f"<td{' class=num' if c.numeric else ''}>{escape(_text(row.get(c.key)))}</td>" for c in columns)
+        body.append(f"<tr{f' class={css}' if css else ''}>{cells}</tr>")
     return f"<div class=scroll><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
 
 
@@ -90,26 +94,42 @@ def _change_class(row: dict[str, Any]) -> str:
     return {"price_drop": "drop", "price_increase": "rise", "source_broken": "bad"}.get(row["kind"], "")
 
 
-def _chart(engine: sa.Engine, refs: References, cheapest: list[dict[str, Any]], currency: str,
-           now: datetime) -> str:
+def _chart(engine: sa.Engine, refs: References, cheapest: list[dict[str, Any]], currency: str, now: datetime) -> str:
     """A history chart of the cheapest on-demand price of each GPU model (up to 8)."""
     on_demand = [r for r in cheapest if r["kind"] == "on demand"][:8]
-    frames = [history_frame(engine, instance_type=r["instance_type"], provider=r["provider"], region=r["region"],
-                            price_model="on_demand") for r in on_demand]
+    frames = [
+        history_frame(
+            engine,
+            instance_type=r["instance_type"],
+            provider=r["provider"],
+            region=r["region"],
+            price_model="on_demand",
+        )
+        for r in on_demand
+    ]
     frames = [f[f["os"] == "linux"] for f in frames if not f.empty]
     if not frames:
         return '<p class="empty">no price history to chart yet</p>'
     series = build_series(pd.concat(frames, ignore_index=True), refs, currency=currency)
-    png = render_png(series, title="Cheapest on-demand price per GPU model", unit=f"{currency} per GPU-hour",
-                     now=now, width=11, height=5)
+    png = render_png(
+        series,
+        title="Cheapest on-demand price per GPU model",
+        unit=f"{currency} per GPU-hour",
+        now=now,
+        width=11,
+        height=5,
+    )
     data = base64.b64encode(png).decode("ascii")
-    return (f'<figure><img alt="price history chart" src="data:image/png;base64,{data}">'
-            f"<figcaption>Step lines: the price in force; dots: a change. {escape(currency)} per GPU-hour."
-            "</figcaption></figure>")
+    return (
+        f'<figure><img alt="price history chart" src="data:image/png;base64,{data}">'
+        f"<figcaption>Step lines: the price in force; dots: a change. {escape(currency)} per GPU-hour."
+        "</figcaption></figure>"
+    )
 
 
-def build_report(engine: sa.Engine, refs: References, *, currency: str = "USD", days: int = 30,
-                 now: datetime | None = None) -> str:
+def build_report(
+    engine: sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
+) -> str:
     now = now or datetime.now(UTC)
     prices = prices_frame(engine)
     cheapest = cheapest_per_gpu(prices, refs, currency)
@@ -118,39 +138,87 @@ def build_report(engine: sa.Engine, refs: References, *, currency: str = "USD", 
     offers = offers_frame(engine)
     health = records(source_health(engine))
     sections = [
-        "<h2>Cheapest per GPU model</h2>" + html_table(cheapest, [
-            Column("gpu_model", "GPU"), Column("kind", "price"), Column("per_gpu_hour_converted",
-                                                                       f"{currency} / GPU-hour", True),
-            Column("provider", "provider"), Column("region", "region"), Column("instance_type", "instance"),
-            Column("gpu_count", "GPUs", True), Column("price_model", "model"), Column("term", "term"),
-            Column("price", "price", True), Column("currency", "cur."), Column("unit", "per"),
-            *([Column("fx", "rate used")] if any(r.get("fx") for r in cheapest) else [])], empty="no prices with GPU details yet"),
+        "<h2>Cheapest per GPU model</h2>"
+        + html_table(
+            cheapest,
+            [
+                Column("gpu_model", "GPU"),
+                Column("kind", "price"),
+                Column("per_gpu_hour_converted", f"{currency} / GPU-hour", True),
+                Column("provider", "provider"),
+                Column("region", "region"),
+                Column("instance_type", "instance"),
+                Column("gpu_count", "GPUs", True),
+                Column("price_model", "model"),
+                Column("term", "term"),
+                Column("price", "price", True),
+                Column("currency", "cur."),
+                Column("unit", "per"),
+                *([Column("fx", "rate used")] if any(r.get("fx") for r in cheapest) else []),
+            ],
+            empty="no prices with GPU details yet",
+        ),
         "<h2>Price history</h2>" + _chart(engine, refs, cheapest, currency, now),
-        f"<h2>Changes in the last {days} days</h2>" + html_table(recent, [
-            Column("observed_at", "when"), Column("kind", "kind"), Column("provider", "provider"),
-            Column("region", "region"), Column("instance_type", "instance"), Column("price_model", "model"),
-            Column("old_price", "old", True), Column("new_price", "new", True), Column("percent", "%", True),
-            Column("currency", "cur."), Column("detail", "detail")], empty="no changes recorded",
-            row_class=_change_class),
+        f"<h2>Changes in the last {days} days</h2>"
+        + html_table(
+            recent,
+            [
+                Column("observed_at", "when"),
+                Column("kind", "kind"),
+                Column("provider", "provider"),
+                Column("region", "region"),
+                Column("instance_type", "instance"),
+                Column("price_model", "model"),
+                Column("old_price", "old", True),
+                Column("new_price", "new", True),
+                Column("percent", "%", True),
+                Column("currency", "cur."),
+                Column("detail", "detail"),
+            ],
+            empty="no changes recorded",
+            row_class=_change_class,
+        ),
     ]
     if not offers.empty or sa.inspect(engine).has_table("offers"):
-        offer_columns = [Column(c, c.replace("_", " ")) for c in
-                         ("provider", "kind", "title", "amount", "currency", "percent_off", "min_spend",
-                          "valid_until", "eligibility") if c in offers.columns]
-        sections.append("<h2>Active offers</h2>" + html_table(records(offers), offer_columns,
-                                                              empty="no active offers"))
-    sections.append("<h2>Source health</h2>" + html_table(health, [
-        Column("source", "source"), Column("status", "last run"), Column("last_run_at", "when"),
-        Column("last_ok_at", "last good data"), Column("failures_since_ok", "failures since", True),
-        Column("error", "error")], empty="no runs yet",
-        row_class=lambda r: "bad" if r["status"] != "ok" else ""))
+        offer_columns = [
+            Column(c, c.replace("_", " "))
+            for c in (
+                "provider",
+                "kind",
+                "title",
+                "amount",
+                "currency",
+                "percent_off",
+                "min_spend",
+                "valid_until",
+                "eligibility",
+            )
+            if c in offers.columns
+        ]
+        sections.append("<h2>Active offers</h2>" + html_table(records(offers), offer_columns, empty="no active offers"))
+    sections.append(
+        "<h2>Source health</h2>"
+        + html_table(
+            health,
+            [
+                Column("source", "source"),
+                Column("status", "last run"),
+                Column("last_run_at", "when"),
+                Column("last_ok_at", "last good data"),
+                Column("failures_since_ok", "failures since", True),
+                Column("error", "error"),
+            ],
+            empty="no runs yet",
+            row_class=lambda r: "bad" if r["status"] != "ok" else "",
+        )
+    )
     rates = sorted({r["fx"] for r in cheapest if r.get("fx")})
     fx_note = f" Converted with {escape('; '.join(rates))}." if rates else ""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>GPU prices — {escape(now.strftime('%Y-%m-%d'))}</title><style>{CSS}</style></head><body>"
-        f"<h1>GPU prices</h1><p class=\"meta\">Generated {escape(_text(now))} by gpu-tracker. "
+        f'<h1>GPU prices</h1><p class="meta">Generated {escape(_text(now))} by gpu-tracker. '
         f"Prices per GPU-hour in {escape(currency)}; monthly and yearly prices as effective hourly rates "
-        f"(720 and 8,760 hours).{fx_note}</p>"
-        + "".join(sections) + "</body></html>\n")
+        f"(720 and 8,760 hours).{fx_note}</p>" + "".join(sections) + "</body></html>\n"
+    )

@@ -28,9 +28,9 @@ import pandas as pd
 
 from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
 from tracker.analytics.compare import SPOT_MODELS, instance_key
-from tracker.errors import UserError
 from tracker.analytics.history import records
 from tracker.analytics.reference import References
+from tracker.errors import UserError
 
 MIX_MODELS = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
 COMMITMENT_MODELS = ("reserved", "savings_plan", "yearly")
@@ -38,13 +38,47 @@ _TERMS = {"reserved_1yr": ("1yr", HOURS_PER_YEAR, 12), "reserved_3yr": ("3yr", 3
 MONEY = Decimal("0.01")
 
 TCO_COLUMNS = [
-    "rank", "provider", "region", "instance_type", "gpu_model", "gpu_count", "instances", "compute", "egress",
-    "storage", "credits", "total", "currency", "per_gpu_hour", "on_demand_hourly", "break_even_1yr_hours",
-    "break_even_3yr_hours", "egress_per_gb", "storage_per_gb_month", "rates_date", "rates_source", "fx",
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "instances",
+    "compute",
+    "egress",
+    "storage",
+    "credits",
+    "total",
+    "currency",
+    "per_gpu_hour",
+    "on_demand_hourly",
+    "break_even_1yr_hours",
+    "break_even_3yr_hours",
+    "egress_per_gb",
+    "storage_per_gb_month",
+    "rates_date",
+    "rates_source",
+    "fx",
 ]
-TCO_TABLE = ["rank", "provider", "region", "instance_type", "gpu_model", "instances", "compute", "egress",
-             "storage", "credits", "total", "currency", "per_gpu_hour", "break_even_1yr_hours",
-             "break_even_3yr_hours", "fx"]
+TCO_TABLE = [
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "instances",
+    "compute",
+    "egress",
+    "storage",
+    "credits",
+    "total",
+    "currency",
+    "per_gpu_hour",
+    "break_even_1yr_hours",
+    "break_even_3yr_hours",
+    "fx",
+]
 
 
 @dataclass(frozen=True)
@@ -105,10 +139,14 @@ def credit_from_offer(offers: pd.DataFrame, offer_id: str) -> Credit:
     if not row.get("amount") or not row.get("currency"):
         raise UserError(f"offer {offer_id!r} has no credit amount to apply (it may be a percentage discount)")
     days = row.get("duration_days")
-    return Credit(amount=Decimal(str(row["amount"])), currency=str(row["currency"]), provider=row.get("provider"),
-                  months=math.ceil(int(days) / 30) if days else None,
-                  min_spend=Decimal(str(row["min_spend"])) if row.get("min_spend") else None,
-                  label=f"offer {offer_id}")
+    return Credit(
+        amount=Decimal(str(row["amount"])),
+        currency=str(row["currency"]),
+        provider=row.get("provider"),
+        months=math.ceil(int(days) / 30) if days else None,
+        min_spend=Decimal(str(row["min_spend"])) if row.get("min_spend") else None,
+        label=f"offer {offer_id}",
+    )
 
 
 @dataclass
@@ -146,8 +184,9 @@ def _instances(prices: pd.DataFrame, refs: References, currency: str) -> dict[tu
     return found
 
 
-def tco_frame(prices: pd.DataFrame, refs: References, inputs: TcoInputs,
-              region_group: str | None = None) -> pd.DataFrame:
+def tco_frame(
+    prices: pd.DataFrame, refs: References, inputs: TcoInputs, region_group: str | None = None
+) -> pd.DataFrame:
     """Rank every instance type in `prices` that offers each model of the mix
     by its total cost over the horizon. `frame.attrs["skipped"]` counts the
     instance types left out because a price model of the mix was missing."""
@@ -197,29 +236,36 @@ def _costs(inst: _Instance, refs: References, inputs: TcoInputs) -> dict[str, An
         if provider_rates.currency != inputs.currency:
             inst.fx.add(f"{conversion.label(provider_rates.currency, inputs.currency)} ({conversion.date})")
     elif inputs.egress_gb_per_month or inputs.storage_gb:
-        raise UserError(f"no egress and storage rates for {row['provider']}; add [analytics.provider_rates."
-                        f"{row['provider']}] to the configuration")
+        raise UserError(
+            f"no egress and storage rates for {row['provider']}; add [analytics.provider_rates."
+            f"{row['provider']}] to the configuration"
+        )
     subtotal = compute + egress + storage
     credits = _credit(inputs, refs, row["provider"], subtotal, inst.fx)
     total = subtotal - credits
     on_demand = rates.get("on_demand")
     return {
         **{k: row.get(k) for k in ("provider", "region", "instance_type", "gpu_model", "gpu_count")},
-        "instances": instances, "compute": compute, "egress": egress, "storage": storage, "credits": credits,
-        "total": total, "currency": inputs.currency,
+        "instances": instances,
+        "compute": compute,
+        "egress": egress,
+        "storage": storage,
+        "credits": credits,
+        "total": total,
+        "currency": inputs.currency,
         "per_gpu_hour": (total / (inputs.count * hours * months)).quantize(Decimal("0.0001")) if hours else None,
         "on_demand_hourly": on_demand.quantize(Decimal("0.000001")) if on_demand is not None else None,
         "break_even_1yr_hours": break_even_hours(on_demand, rates.get("reserved_1yr"), 12),
         "break_even_3yr_hours": break_even_hours(on_demand, rates.get("reserved_3yr"), 36),
-        "egress_per_gb": egress_rate, "storage_per_gb_month": storage_rate,
+        "egress_per_gb": egress_rate,
+        "storage_per_gb_month": storage_rate,
         "rates_date": provider_rates.date if provider_rates else None,
         "rates_source": provider_rates.source if provider_rates else None,
         "fx": "; ".join(sorted(inst.fx)),
     }
 
 
-def break_even_hours(on_demand_hourly: Decimal | None, term_total: Decimal | None,
-                     term_months: int) -> Decimal | None:
+def break_even_hours(on_demand_hourly: Decimal | None, term_total: Decimal | None, term_months: int) -> Decimal | None:
     """Hours of use a month above which the term costs less than on demand."""
     if not on_demand_hourly or term_total is None:
         return None

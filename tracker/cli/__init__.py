@@ -26,7 +26,7 @@ from tracker.logs import setup_logging
 app = typer.Typer(
     name="gpu-tracker",
     help="Watch GPU prices and promotions across clouds, and hear when they change.\n\n"
-         "Example: gpu-tracker demo && gpu-tracker prices --gpu A100",
+    "Example: gpu-tracker demo && gpu-tracker prices --gpu A100",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -43,13 +43,18 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    home: Annotated[Path | None, typer.Option(
-        help="Data folder (store, runs, config.toml). Default: $GPU_TRACKER_HOME or the user data folder.")] = None,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            help="Data folder (store, runs, config.toml). Default: $GPU_TRACKER_HOME or the user data folder."
+        ),
+    ] = None,
     config: Annotated[Path | None, typer.Option("--config", "-c", help="Configuration file to use.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details on stderr.")] = False,
     debug: Annotated[bool, typer.Option(help="Show tracebacks for errors.")] = False,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     """Watch GPU prices and promotions across clouds, and hear when they change."""
     setup_logging("text", logging.DEBUG if debug else logging.INFO if verbose else logging.WARNING)
@@ -57,8 +62,17 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import (alert_cmds, compare_cmds, config_cmds, crawl_cmds, daemon_cmds, data_cmds,
-                             offer_cmds, query_cmds, report_cmds)
+    from tracker.cli import (
+        alert_cmds,
+        compare_cmds,
+        config_cmds,
+        crawl_cmds,
+        daemon_cmds,
+        data_cmds,
+        offer_cmds,
+        query_cmds,
+        report_cmds,
+    )
 
     crawl_cmds.register(app)
     query_cmds.register(app)
@@ -100,15 +114,18 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             traceback.print_exc()
         orig = getattr(exc, "orig", None) or exc
-        stderr.print(f"[red]error:[/red] the store failed: {escape(str(orig).splitlines()[0])}",
-                     highlight=False, soft_wrap=True)
+        stderr.print(
+            f"[red]error:[/red] the store failed: {escape(str(orig).splitlines()[0])}", highlight=False, soft_wrap=True
+        )
         return 1
     except Exception as exc:  # a bug of ours: still one line unless --debug
         if debug:
             traceback.print_exc()
-        stderr.print(f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} "
-                     "(run with --debug for details)",
-                     highlight=False, soft_wrap=True)
+        stderr.print(
+            f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} (run with --debug for details)",
+            highlight=False,
+            soft_wrap=True,
+        )
         return 1
     return 0
 

@@ -17,24 +17,54 @@ from alerts.rules import compile_rules, explain
 from db import store
 from db.alert_tables import OutboxRow, OutboxState
 from db.schema import Change
-from tracker.run.alerting import build_channel, deliver_outbox, release_stuck
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import change_dict
 from tracker.cli.state import parse_since, state
 from tracker.config.settings import Config
 from tracker.errors import TrackerError, UserError
+from tracker.run.alerting import build_channel, deliver_outbox, release_stuck
 
-notify_app = typer.Typer(help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack",
-                         no_args_is_help=True)
-alerts_app = typer.Typer(help="The alert outbox: what is waiting, sent or dead, and delivering it.\n\n"
-                              "Example: gpu-tracker alerts outbox --state dead", no_args_is_help=True)
+notify_app = typer.Typer(
+    help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack", no_args_is_help=True
+)
+alerts_app = typer.Typer(
+    help="The alert outbox: what is waiting, sent or dead, and delivering it.\n\n"
+    "Example: gpu-tracker alerts outbox --state dead",
+    no_args_is_help=True,
+)
 rules_app = typer.Typer(help="Alert rules.\n\nExample: gpu-tracker rules check --since 7d", no_args_is_help=True)
 
-OUTBOX_COLUMNS = ["id", "state", "channel", "kind", "provider", "summary", "rules", "attempts", "next_attempt_at",
-                  "created_at", "sent_at", "digest", "last_error", "answer", "idempotency_key"]
+OUTBOX_COLUMNS = [
+    "id",
+    "state",
+    "channel",
+    "kind",
+    "provider",
+    "summary",
+    "rules",
+    "attempts",
+    "next_attempt_at",
+    "created_at",
+    "sent_at",
+    "digest",
+    "last_error",
+    "answer",
+    "idempotency_key",
+]
 OUTBOX_TABLE = ["id", "state", "channel", "kind", "summary", "attempts", "next_attempt_at", "sent_at", "last_error"]
-CHECK_COLUMNS = ["change", "kind", "provider", "region", "instance_type", "observed_at", "rule", "fires", "reason",
-                 "channels", "delivery"]
+CHECK_COLUMNS = [
+    "change",
+    "kind",
+    "provider",
+    "region",
+    "instance_type",
+    "observed_at",
+    "rule",
+    "fires",
+    "reason",
+    "channels",
+    "delivery",
+]
 CHECK_TABLE = ["change", "kind", "provider", "instance_type", "rule", "fires", "reason", "delivery"]
 
 
@@ -113,8 +143,9 @@ def deliver(ctx: typer.Context) -> None:
     report = deliver_outbox(st.config, st.engine)
     for error in report.errors:
         stderr.print(f"[yellow]failed:[/yellow] {escape(error)}", highlight=False, soft_wrap=True)
-    summary = (f"sent {report.sent} messages, {report.failed} failed (will retry), {report.dead} dead-lettered"
-               + (f", {report.deferred} held back" if report.deferred else ""))
+    summary = f"sent {report.sent} messages, {report.failed} failed (will retry), {report.dead} dead-lettered" + (
+        f", {report.deferred} held back" if report.deferred else ""
+    )
     if report.failed or report.dead:
         raise TrackerError(summary)
     stderr.print(summary, highlight=False)
@@ -158,8 +189,7 @@ def rules_check(
     by_name = {r.name: r for r in rules}
     with Session(st.engine) as session:
         found = store.query_changes(session=session, since=parse_since(since) or datetime.now(UTC) - timedelta(days=7))
-        changes = [(row.id, Change.model_validate(change_dict(row) | {"detail": _detail(row.detail)}))
-                   for row in found]
+        changes = [(row.id, Change.model_validate(change_dict(row) | {"detail": _detail(row.detail)})) for row in found]
     now = datetime.now(UTC)
     ids = {id(c): i for i, c in changes}
     rows = []
@@ -171,11 +201,21 @@ def rules_check(
         delivery = (label.split(" @ ")[0] if label else "immediate") if verdict.fires else ""
         if verdict.fires and due > now + timedelta(minutes=1) and not label:
             delivery = f"after quiet hours, {due:%Y-%m-%d %H:%M}Z"
-        rows.append({"change": ids[id(change)], "kind": (verdict.change or change).kind, "provider": change.provider,
-                     "region": change.region, "instance_type": change.instance_type,
-                     "observed_at": change.observed_at, "rule": verdict.rule, "fires": "yes" if verdict.fires else "no",
-                     "reason": verdict.reason, "channels": ",".join(compiled.settings.channels) if verdict.fires else "",
-                     "delivery": delivery})
+        rows.append(
+            {
+                "change": ids[id(change)],
+                "kind": (verdict.change or change).kind,
+                "provider": change.provider,
+                "region": change.region,
+                "instance_type": change.instance_type,
+                "observed_at": change.observed_at,
+                "rule": verdict.rule,
+                "fires": "yes" if verdict.fires else "no",
+                "reason": verdict.reason,
+                "channels": ",".join(compiled.settings.channels) if verdict.fires else "",
+                "delivery": delivery,
+            }
+        )
     emit(rows, fmt, columns=CHECK_COLUMNS, table_columns=CHECK_TABLE, empty="no changes in that period")
 
 

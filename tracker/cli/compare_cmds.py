@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 
 from db.schema import PriceModel
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import state
 from tracker.analytics.compare import COMPARE_COLUMNS, COMPARE_TABLE, compare_frame
 from tracker.analytics.history import offers_frame, prices_frame, records
 from tracker.analytics.reference import References, load_references
 from tracker.analytics.tco import TCO_COLUMNS, TCO_TABLE, Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.state import state
 
 
 class RegionGroup(str, Enum):
@@ -51,8 +51,10 @@ def compare(
     ctx: typer.Context,
     gpu: Annotated[str, typer.Option(help="GPU model, matched in part: H100, A100 80GB, L40S.")],
     count: Annotated[str | None, typer.Option(help="Only instances with exactly this many GPUs, e.g. 8.")] = None,
-    price_model: Annotated[list[PriceModel] | None, typer.Option(
-        help="Only this price model (on_demand, spot, reserved, monthly...); repeatable.")] = None,
+    price_model: Annotated[
+        list[PriceModel] | None,
+        typer.Option(help="Only this price model (on_demand, spot, reserved, monthly...); repeatable."),
+    ] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
     currency: Annotated[str, typer.Option(help="Convert every figure to this currency.")] = "USD",
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
@@ -73,12 +75,24 @@ def compare(
     target = parse_currency(currency)
     gpus = _decimal(count, "--count", minimum=Decimal("0.001"))
     frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
-    ranked = compare_frame(frame, references(ctx), count=gpus, currency=target, os=os,
-                           price_models=[m.value for m in price_model or []],
-                           region_group=region_group.value if region_group else None)
+    ranked = compare_frame(
+        frame,
+        references(ctx),
+        count=gpus,
+        currency=target,
+        os=os,
+        price_models=[m.value for m in price_model or []],
+        region_group=region_group.value if region_group else None,
+    )
     rows = records(ranked.head(limit) if limit else ranked)
-    emit(rows, fmt, columns=COMPARE_COLUMNS, table_columns=COMPARE_TABLE,
-         title=f"{gpu}: price per GPU-hour in {target}", empty=f"no current prices for {gpu} match")
+    emit(
+        rows,
+        fmt,
+        columns=COMPARE_COLUMNS,
+        table_columns=COMPARE_TABLE,
+        title=f"{gpu}: price per GPU-hour in {target}",
+        empty=f"no current prices for {gpu} match",
+    )
 
 
 def tco(
@@ -87,20 +101,27 @@ def tco(
     count: Annotated[str, typer.Option(help="How many GPUs the job needs.")] = "1",
     hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = "720",
     months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = 36,
-    mix: Annotated[str, typer.Option(help="Share of the fleet per price model: on_demand, spot, monthly, "
-                                          "reserved_1yr, reserved_3yr; e.g. on_demand=0.25,reserved_3yr=0.75.")
-                   ] = "on_demand=1",
-    spot_overhead: Annotated[str, typer.Option(
-        help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")] = "1.1",
+    mix: Annotated[
+        str,
+        typer.Option(
+            help="Share of the fleet per price model: on_demand, spot, monthly, "
+            "reserved_1yr, reserved_3yr; e.g. on_demand=0.25,reserved_3yr=0.75."
+        ),
+    ] = "on_demand=1",
+    spot_overhead: Annotated[
+        str, typer.Option(help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")
+    ] = "1.1",
     storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
     egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
     credit: Annotated[str | None, typer.Option(help="A credit or voucher amount, in --currency.")] = None,
     credit_provider: Annotated[str | None, typer.Option(help="The provider the credit is for.")] = None,
-    credit_months: Annotated[int | None, typer.Option(min=1, help="The credit is usable in the first N months.")
-                             ] = None,
+    credit_months: Annotated[
+        int | None, typer.Option(min=1, help="The credit is usable in the first N months.")
+    ] = None,
     credit_min_spend: Annotated[str | None, typer.Option(help="The credit applies only from this spend.")] = None,
-    offer: Annotated[str | None, typer.Option(help="Apply this offer's credit (an offer_id from the offers table).")
-                     ] = None,
+    offer: Annotated[
+        str | None, typer.Option(help="Apply this offer's credit (an offer_id from the offers table).")
+    ] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
@@ -121,29 +142,49 @@ def tco(
     engine = state(ctx).engine
     chosen: Credit | None = None
     if credit is not None:
-        chosen = Credit(amount=_decimal(credit, "--credit") or Decimal(0), currency=target, provider=credit_provider,
-                        months=credit_months, min_spend=_decimal(credit_min_spend, "--credit-min-spend"))
+        chosen = Credit(
+            amount=_decimal(credit, "--credit") or Decimal(0),
+            currency=target,
+            provider=credit_provider,
+            months=credit_months,
+            min_spend=_decimal(credit_min_spend, "--credit-min-spend"),
+        )
     elif offer is not None:
         chosen = credit_from_offer(offers_frame(engine), offer)
     inputs = TcoInputs(
         count=_decimal(count, "--count", minimum=Decimal(1)) or Decimal(1),
         hours_per_month=_decimal(hours_per_month, "--hours-per-month") or Decimal(0),
-        months=months, mix=parse_mix(mix), spot_overhead=_decimal(spot_overhead, "--spot-overhead",
-                                                                 minimum=Decimal(1)) or Decimal(1),
+        months=months,
+        mix=parse_mix(mix),
+        spot_overhead=_decimal(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
         storage_gb=_decimal(storage_gb, "--storage-gb") or Decimal(0),
         egress_gb_per_month=_decimal(egress_gb, "--egress-gb") or Decimal(0),
-        credit=chosen, currency=target)
+        credit=chosen,
+        currency=target,
+    )
     if inputs.hours_per_month > 744:
         raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
-    ranked = tco_frame(prices_frame(engine, gpu=gpu, provider=provider), references(ctx), inputs,
-                       region_group=region_group.value if region_group else None)
+    ranked = tco_frame(
+        prices_frame(engine, gpu=gpu, provider=provider),
+        references(ctx),
+        inputs,
+        region_group=region_group.value if region_group else None,
+    )
     if ranked.attrs.get("skipped"):
-        stderr.print(f"[dim]{ranked.attrs['skipped']} instance types left out: no price for every model of "
-                     f"the mix ({', '.join(inputs.mix)})[/dim]", highlight=False)
+        stderr.print(
+            f"[dim]{ranked.attrs['skipped']} instance types left out: no price for every model of "
+            f"the mix ({', '.join(inputs.mix)})[/dim]",
+            highlight=False,
+        )
     rows = records(ranked.head(limit) if limit else ranked)
-    emit(rows, fmt, columns=TCO_COLUMNS, table_columns=TCO_TABLE,
-         title=f"{inputs.count} x {gpu} over {months} months, {inputs.hours_per_month} h/month, in {target}",
-         empty=f"no instance with {gpu} has a price for every model of the mix")
+    emit(
+        rows,
+        fmt,
+        columns=TCO_COLUMNS,
+        table_columns=TCO_TABLE,
+        title=f"{inputs.count} x {gpu} over {months} months, {inputs.hours_per_month} h/month, in {target}",
+        empty=f"no instance with {gpu} has a price for every model of the mix",
+    )
 
 
 def register(app: typer.Typer) -> None:

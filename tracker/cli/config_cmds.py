@@ -25,8 +25,11 @@ def masked(value: Any, known: tuple[str, ...] | None = None) -> Any:
     if isinstance(value, SecretStr):
         return MASK if value.get_secret_value() else ""
     if isinstance(value, BaseModel):
-        return {name: masked(getattr(value, name), known) for name, field in type(value).model_fields.items()
-                if not field.exclude}
+        return {
+            name: masked(getattr(value, name), known)
+            for name, field in type(value).model_fields.items()
+            if not field.exclude
+        }
     if isinstance(value, dict):
         return {k: masked(v, known) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -9,19 +9,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlmodel import Session
 
 from db import store
 from db.schema import RunStatus
-from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
+from tracker.errors import CrawlFailed, UserError
 from tracker.run.crawl import Progress as ProgressFn
 from tracker.run.demo import browser_missing, capture_regions, capture_time, demo_captures
-from tracker.errors import CrawlFailed, UserError
 from tracker.run.pipeline import Pipeline, RunReport
 from tracker.run.service import crawl_source
 
@@ -32,8 +31,9 @@ def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
     if not stderr.is_terminal:
         yield None
         return
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=stderr, transient=True) as bar:
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr, transient=True
+    ) as bar:
         task = bar.add_task(f"{label}: starting")
 
         def update(pages: int, items: int) -> None:
@@ -52,23 +52,36 @@ def summary(report: RunReport) -> str:
     if not report.ok:
         return f"{report.source}: run {report.run_id} {report.status}: {report.error}"
     if report.offers:
-        return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.offers} offers, "
-                f"{report.rows_written} offer rows written, {len(report.changes)} changes")
-    return (f"{report.source}: run {report.run_id} ok: {report.items} items, {report.prices} prices, "
-            f"{report.rows_written} price rows written, {len(report.changes)} changes")
+        return (
+            f"{report.source}: run {report.run_id} ok: {report.items} items, {report.offers} offers, "
+            f"{report.rows_written} offer rows written, {len(report.changes)} changes"
+        )
+    return (
+        f"{report.source}: run {report.run_id} ok: {report.items} items, {report.prices} prices, "
+        f"{report.rows_written} price rows written, {len(report.changes)} changes"
+    )
 
 
 def crawl(
     ctx: typer.Context,
     provider: Annotated[str, typer.Argument(help="The source to crawl, for example azure.")],
-    region: Annotated[list[str] | None, typer.Option(
-        "--region", "-r", help="Region to crawl; repeat for more. Default: the configured list.")] = None,
-    replay: Annotated[Path | None, typer.Option(
-        help="Serve responses from this HAR capture; never touch the network.", dir_okay=False)] = None,
-    record: Annotated[Path | None, typer.Option(
-        help="Save what was fetched to this HAR 1.2 file.", dir_okay=False)] = None,
-    wait: Annotated[float, typer.Option(
-        min=0, help="Seconds to wait when another process is crawling this source; default: refuse at once.")] = 0,
+    region: Annotated[
+        list[str] | None,
+        typer.Option("--region", "-r", help="Region to crawl; repeat for more. Default: the configured list."),
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(help="Serve responses from this HAR capture; never touch the network.", dir_okay=False),
+    ] = None,
+    record: Annotated[
+        Path | None, typer.Option(help="Save what was fetched to this HAR 1.2 file.", dir_okay=False)
+    ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(
+            min=0, help="Seconds to wait when another process is crawling this source; default: refuse at once."
+        ),
+    ] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Crawl one provider into the store and list what changed.
@@ -81,15 +94,28 @@ def crawl(
         raise typer.BadParameter(f"{replay}: no such file", param_hint="--replay")
     st = state(ctx)
     with crawl_progress(provider) as progress:
-        report = crawl_source(st.pipeline(), st.config, provider, regions=region or None,
-                              replay=replay, record=record, progress=progress, lock_wait=wait)
+        report = crawl_source(
+            st.pipeline(),
+            st.config,
+            provider,
+            regions=region or None,
+            replay=replay,
+            record=record,
+            progress=progress,
+            lock_wait=wait,
+        )
     for note in report.notes:
         stderr.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     if not report.ok:
         raise CrawlFailed(summary(report))
     stderr.print(summary(report), highlight=False, markup=False)
-    emit([change_dict(c) for c in report.changes], fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
-         empty="no changes")
+    emit(
+        [change_dict(c) for c in report.changes],
+        fmt,
+        columns=CHANGE_COLUMNS,
+        table_columns=CHANGE_TABLE,
+        empty="no changes",
+    )
 
 
 def demo(
@@ -114,12 +140,16 @@ def demo(
             seen.add(source)
             continue
         if browser_missing(source, st.config.crawl.browser_path):
-            stderr.print(f"{source}: {capture.name} skipped: its pages need Chromium, which is not at "
-                         f"{st.config.crawl.browser_path} (apt-get install chromium)", highlight=False)
+            stderr.print(
+                f"{source}: {capture.name} skipped: its pages need Chromium, which is not at "
+                f"{st.config.crawl.browser_path} (apt-get install chromium)",
+                highlight=False,
+            )
             continue
         with crawl_progress(f"{source} {capture.stem}") as progress:
-            report = crawl_source(pipeline, st.config, source, replay=capture, progress=progress,
-                                  regions=capture_regions(capture) or None)
+            report = crawl_source(
+                pipeline, st.config, source, replay=capture, progress=progress, regions=capture_regions(capture) or None
+            )
         stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
         if not report.ok:
             raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
@@ -128,15 +158,22 @@ def demo(
         seen.add(source)
     stderr.print(f"\nStore: {st.store_label()}", highlight=False)
     if later:
-        emit(later, OutputFormat.table, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
-             title="What changed between the captures")
+        emit(
+            later,
+            OutputFormat.table,
+            columns=CHANGE_COLUMNS,
+            table_columns=CHANGE_TABLE,
+            title="What changed between the captures",
+        )
     stderr.print(
         "\nTry next:\n"
         "  gpu-tracker prices --gpu A100\n"
         "  gpu-tracker changes\n"
         "  gpu-tracker offers\n"
         "  gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand\n"
-        "  gpu-tracker runs", highlight=False)
+        "  gpu-tracker runs",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -13,13 +13,22 @@ from db.engine import mask_url
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
 from tracker.config.settings import Config
-from tracker.errors import UserError
 from tracker.daemon.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+from tracker.errors import UserError
 from tracker.logs import mask_secrets, secret_values
 from tracker.run.pipeline import Pipeline
 
-STATUS_COLUMNS = ["source", "schedule", "last_status", "last_ok_at", "last_failure_at", "last_failure", "next_run",
-                  "stale", "open_prices"]
+STATUS_COLUMNS = [
+    "source",
+    "schedule",
+    "last_status",
+    "last_ok_at",
+    "last_failure_at",
+    "last_failure",
+    "next_run",
+    "stale",
+    "open_prices",
+]
 REPROCESS_COLUMNS = ["capture", "observed_at", "run_id", "status", "items", "rows_written", "changes", "error"]
 
 
@@ -30,16 +39,22 @@ class LogFormat(str, Enum):
 
 def daemon(
     ctx: typer.Context,
-    once: Annotated[bool, typer.Option("--once", help="Crawl every source once, deliver, and exit (for cron).")]
-    = False,
-    metrics_port: Annotated[int | None, typer.Option(
-        min=0, max=65535, help="Serve Prometheus /metrics and /healthz on this port.")] = None,
+    once: Annotated[
+        bool, typer.Option("--once", help="Crawl every source once, deliver, and exit (for cron).")
+    ] = False,
+    metrics_port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="Serve Prometheus /metrics and /healthz on this port.")
+    ] = None,
     metrics_host: Annotated[str, typer.Option(help="Address the metrics server listens on.")] = "127.0.0.1",
-    log_format: Annotated[LogFormat, typer.Option(help="Log lines as text or JSON (one object a line).")]
-    = LogFormat.text,
-    no_crawl: Annotated[bool, typer.Option(
-        "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs).")]
-    = False,
+    log_format: Annotated[
+        LogFormat, typer.Option(help="Log lines as text or JSON (one object a line).")
+    ] = LogFormat.text,
+    no_crawl: Annotated[
+        bool,
+        typer.Option(
+            "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs)."
+        ),
+    ] = False,
 ) -> None:
     """Crawl every source on its schedule, deliver alerts and watch for stale
     sources, until SIGTERM or Ctrl-C. Schedules live in [daemon] and
@@ -53,15 +68,17 @@ def daemon(
     config = st.config
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
-        code = _run_daemon(st.pipeline(), config, once=once, crawl=not no_crawl, metrics_port=metrics_port,
-                           metrics_host=metrics_host)
+        code = _run_daemon(
+            st.pipeline(), config, once=once, crawl=not no_crawl, metrics_port=metrics_port, metrics_host=metrics_host
+        )
     raise typer.Exit(code)
 
 
-def _run_daemon(pipeline: Pipeline, config: Config, *, once: bool, crawl: bool, metrics_port: int | None,
-                metrics_host: str) -> int:
-    from tracker.daemon.scheduler import Daemon
+def _run_daemon(
+    pipeline: Pipeline, config: Config, *, once: bool, crawl: bool, metrics_port: int | None, metrics_host: str
+) -> int:
     from tracker.daemon.metrics import Metrics, serve_metrics
+    from tracker.daemon.scheduler import Daemon
 
     runner = Daemon(config, pipeline, Metrics(), crawl=crawl)
     if once:
@@ -99,8 +116,12 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     emit(rows, fmt, columns=STATUS_COLUMNS, empty="no sources")
     size = store_size(engine)
     shown = f", {size / 1e6:.1f} MB" if size is not None else ""
-    stderr.print(f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
-                 highlight=False, soft_wrap=True, markup=False)
+    stderr.print(
+        f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
     backlog = outbox_backlog(engine)
     if backlog is not None:
         parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
@@ -110,8 +131,10 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
 def reprocess(
     ctx: typer.Context,
     provider: Annotated[str, typer.Argument(help="The source whose captures to replay, for example azure.")],
-    since: Annotated[str | None, typer.Option(
-        help="Only captures from this date or span on: 2026-08-01, 7d. Default: every kept capture.")] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(help="Only captures from this date or span on: 2026-08-01, 7d. Default: every kept capture."),
+    ] = None,
     wait: Annotated[float, typer.Option(min=0, help="Seconds to wait if the source is being crawled.")] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -126,12 +149,26 @@ def reprocess(
     st = state(ctx)
     done = rebuild(st.pipeline(), st.config, provider, parse_since(since), lock_wait=wait)
     r = done.rewound
-    stderr.print(f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
-                 f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
-                 highlight=False, soft_wrap=True, markup=False)
-    rows = [{"capture": str(c.path), "observed_at": c.observed_at, "run_id": rep.run_id, "status": str(rep.status),
-             "items": rep.items, "rows_written": rep.rows_written, "changes": len(rep.changes), "error": rep.error}
-            for c, rep in done.reports]
+    stderr.print(
+        f"{provider}: rewound: {r.deleted_prices} price rows deleted, {r.reopened_prices} reopened, "
+        f"{r.deleted_changes} changes deleted, {r.superseded_runs} runs superseded",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+    rows = [
+        {
+            "capture": str(c.path),
+            "observed_at": c.observed_at,
+            "run_id": rep.run_id,
+            "status": str(rep.status),
+            "items": rep.items,
+            "rows_written": rep.rows_written,
+            "changes": len(rep.changes),
+            "error": rep.error,
+        }
+        for c, rep in done.reports
+    ]
     emit(rows, fmt, columns=REPROCESS_COLUMNS, empty="nothing replayed")
     failed = [row for row in rows if row["status"] != "ok"]
     if failed:

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
 from rich.markup import escape
 
+from tracker.analytics.exporting import choose_format, export_frame, write_export
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import parse_since, state
 from tracker.errors import CrawlFailed
-from tracker.analytics.exporting import choose_format, export_frame, write_export
 from tracker.file_import.importing import import_file
 
 
@@ -40,10 +39,13 @@ class ImportFormat(str, Enum):
 def export(
     ctx: typer.Context,
     what: Annotated[ExportKind, typer.Argument(help="prices (current), history (every interval), changes or offers.")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file; default: stdout.",
-                                             dir_okay=False)] = None,
-    fmt: Annotated[ExportFormat | None, typer.Option(
-        "--format", "-f", help="csv, jsonl, json or parquet; default: from the --out name, else csv.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write to this file; default: stdout.", dir_okay=False)
+    ] = None,
+    fmt: Annotated[
+        ExportFormat | None,
+        typer.Option("--format", "-f", help="csv, jsonl, json or parquet; default: from the --out name, else csv."),
+    ] = None,
     gpu: Annotated[str | None, typer.Option(help="Only this GPU model (prices, history).")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     since: Annotated[str | None, typer.Option(help="History and changes from this date or span (7d).")] = None,
@@ -63,11 +65,13 @@ def import_(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A .csv or .jsonl file (.gz too).", exists=True, dir_okay=False)],
     source: Annotated[str, typer.Option(help="The source the rows belong to, e.g. mycorp-negotiated.")],
-    from_: Annotated[ImportFormat, typer.Option(
-        "--from", help="rows: the fields of `prices --format json`; skypilot: a SkyPilot catalog CSV.")
-                     ] = ImportFormat.rows,
-    provider: Annotated[str | None, typer.Option(help="The cloud of a SkyPilot catalog (default: from the name).")
-                        ] = None,
+    from_: Annotated[
+        ImportFormat,
+        typer.Option("--from", help="rows: the fields of `prices --format json`; skypilot: a SkyPilot catalog CSV."),
+    ] = ImportFormat.rows,
+    provider: Annotated[
+        str | None, typer.Option(help="The cloud of a SkyPilot catalog (default: from the name).")
+    ] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Load price rows from a file as one complete run of a named source.
@@ -85,10 +89,19 @@ def import_(
     report = import_file(st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note)
     if not report.ok:
         raise CrawlFailed(f"{source}: import {report.status}: {report.error}")
-    stderr.print(f"{source}: run {report.run_id} ok: {report.items} rows, {report.prices} prices, "
-                 f"{report.rows_written} price rows written, {len(report.changes)} changes", highlight=False, markup=False)
-    emit([change_dict(c) for c in report.changes], fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE,
-         empty="no changes")
+    stderr.print(
+        f"{source}: run {report.run_id} ok: {report.items} rows, {report.prices} prices, "
+        f"{report.rows_written} price rows written, {len(report.changes)} changes",
+        highlight=False,
+        markup=False,
+    )
+    emit(
+        [change_dict(c) for c in report.changes],
+        fmt,
+        columns=CHANGE_COLUMNS,
+        table_columns=CHANGE_TABLE,
+        empty="no changes",
+    )
 
 
 def register(app: typer.Typer) -> None:

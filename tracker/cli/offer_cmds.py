@@ -13,14 +13,54 @@ from db.schema import OfferKind
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import state
 
-OFFER_COLUMNS = ["offer_id", "provider", "kind", "title", "amount", "currency", "percent_off", "min_spend",
-                 "duration_days", "eligibility", "products", "valid_from", "valid_until", "unparsed", "text",
-                 "source", "source_url", "observed_at"]
-OFFER_TABLE = ["offer_id", "provider", "kind", "title", "amount", "currency", "percent_off", "min_spend",
-               "duration_days", "eligibility", "valid_until", "unparsed"]
+OFFER_COLUMNS = [
+    "offer_id",
+    "provider",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "products",
+    "valid_from",
+    "valid_until",
+    "unparsed",
+    "text",
+    "source",
+    "source_url",
+    "observed_at",
+]
+OFFER_TABLE = [
+    "offer_id",
+    "provider",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "valid_until",
+    "unparsed",
+]
 HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
-HISTORY_TABLE = ["seen_from", "seen_to", "kind", "title", "amount", "currency", "percent_off", "min_spend",
-                 "duration_days", "eligibility", "unparsed"]
+HISTORY_TABLE = [
+    "seen_from",
+    "seen_to",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "unparsed",
+]
 
 app = typer.Typer(no_args_is_help=False)
 
@@ -75,8 +115,13 @@ def history(
     """
     with Session(state(ctx).engine) as session:
         rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]
-    emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE,
-         empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids")
+    emit(
+        rows,
+        fmt,
+        columns=HISTORY_COLUMNS,
+        table_columns=HISTORY_TABLE,
+        empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids",
+    )
 
 
 def register(root: typer.Typer) -> None:

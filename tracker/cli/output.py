@@ -49,8 +49,15 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def emit(rows: Sequence[dict[str, Any]], fmt: OutputFormat, *, columns: Sequence[str],
-         table_columns: Sequence[str] | None = None, title: str | None = None, empty: str = "nothing found") -> None:
+def emit(
+    rows: Sequence[dict[str, Any]],
+    fmt: OutputFormat,
+    *,
+    columns: Sequence[str],
+    table_columns: Sequence[str] | None = None,
+    title: str | None = None,
+    empty: str = "nothing found",
+) -> None:
     if fmt is OutputFormat.json:
         json.dump([{c: plain(r.get(c)) for c in columns} for r in rows], sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

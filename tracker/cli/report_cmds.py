@@ -9,28 +9,42 @@ import pandas as pd
 import typer
 
 from db.schema import PriceModel
+from tracker.analytics.history import history_frame
+from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
+from tracker.analytics.report import build_report
 from tracker.cli.compare_cmds import parse_currency, references
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import Step
 from tracker.cli.state import parse_since, state
 from tracker.errors import UserError
-from tracker.analytics.history import history_frame
-from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
-from tracker.analytics.report import build_report
 
 SPARK_COLUMNS = ["series", "sparkline", "min", "max", "last", "currency", "steps", "first_step", "last_step"]
 
 
-def _intervals(ctx: typer.Context, instance_types: list[str], gpus: list[str], provider: str | None,
-               region: str | None, price_model: PriceModel | None, since: str | None, os: str) -> pd.DataFrame:
+def _intervals(
+    ctx: typer.Context,
+    instance_types: list[str],
+    gpus: list[str],
+    provider: str | None,
+    region: str | None,
+    price_model: PriceModel | None,
+    since: str | None,
+    os: str,
+) -> pd.DataFrame:
     if not instance_types and not gpus:
         raise typer.BadParameter("give one or more instance types, or --gpu MODEL")
     engine = state(ctx).engine
     model = price_model.value if price_model else None
-    frames = [history_frame(engine, instance_type=i, provider=provider, region=region, price_model=model,
-                            since=parse_since(since)) for i in instance_types]
-    frames += [history_frame(engine, gpu=g, provider=provider, region=region, price_model=model,
-                             since=parse_since(since)) for g in gpus]
+    frames = [
+        history_frame(
+            engine, instance_type=i, provider=provider, region=region, price_model=model, since=parse_since(since)
+        )
+        for i in instance_types
+    ]
+    frames += [
+        history_frame(engine, gpu=g, provider=provider, region=region, price_model=model, since=parse_since(since))
+        for g in gpus
+    ]
     frames = [f for f in frames if not f.empty]
     if not frames:
         raise UserError("no price history matches")
@@ -43,14 +57,14 @@ def plot(
     instance_type: Annotated[list[str] | None, typer.Argument(help="Instance types to draw.")] = None,
     gpu: Annotated[list[str] | None, typer.Option(help="Every instance with this GPU model; repeatable.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="The PNG file to write.", dir_okay=False)] = None,
-    sparkline: Annotated[bool, typer.Option("--sparkline", help="Print sparklines instead of writing a PNG.")
-                         ] = False,
+    sparkline: Annotated[bool, typer.Option("--sparkline", help="Print sparklines instead of writing a PNG.")] = False,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     region: Annotated[str | None, typer.Option(help="Only this region.")] = None,
     price_model: Annotated[PriceModel | None, typer.Option(help="Only this price model.")] = PriceModel.on_demand,
     since: Annotated[str | None, typer.Option(help="From this date or span back (30d).")] = None,
-    per_instance: Annotated[bool, typer.Option(
-        "--per-instance", help="Instance-hour prices instead of GPU-hour prices.")] = False,
+    per_instance: Annotated[
+        bool, typer.Option("--per-instance", help="Instance-hour prices instead of GPU-hour prices.")
+    ] = False,
     currency: Annotated[str, typer.Option(help="Convert every series to this currency.")] = "USD",
     os: Annotated[str, typer.Option(help="Operating system of the prices.")] = "linux",
     limit: Annotated[int, typer.Option(min=1, help="At most this many series, cheapest first.")] = 10,
@@ -67,8 +81,15 @@ def plot(
     frame = _intervals(ctx, instance_type or [], gpu or [], provider, region, price_model, since, os)
     refs = references(ctx)
     if sparkline:
-        rows = sparkline_rows(frame, refs, currency=target, per_gpu=not per_instance, every=every.value,
-                              since=parse_since(since), limit=limit)
+        rows = sparkline_rows(
+            frame,
+            refs,
+            currency=target,
+            per_gpu=not per_instance,
+            every=every.value,
+            since=parse_since(since),
+            limit=limit,
+        )
         emit(rows, fmt, columns=SPARK_COLUMNS, empty="no price history matches")
         return
     assert out is not None

@@ -14,11 +14,11 @@ from sqlmodel import Session
 
 from db import store
 from db.engine import StoreError, make_engine, mask_url, migrate
-from tracker.run.alerting import alert_hook
 from tracker.config.settings import Config, load_config
-from tracker.logs import register_secrets, secret_values
-from tracker.run.diff import DiffPolicy
 from tracker.errors import UserError
+from tracker.logs import register_secrets, secret_values
+from tracker.run.alerting import alert_hook
+from tracker.run.diff import DiffPolicy
 from tracker.run.pipeline import Pipeline
 
 
@@ -61,8 +61,11 @@ class State:
 
     def pipeline(self) -> Pipeline:
         d = self.config.diff
-        policy = DiffPolicy(removal_confirmations=d.removal_confirmations, min_row_ratio=d.min_row_ratio,
-                            max_price_factor=d.max_price_factor)
+        policy = DiffPolicy(
+            removal_confirmations=d.removal_confirmations,
+            min_row_ratio=d.min_row_ratio,
+            max_price_factor=d.max_price_factor,
+        )
         # Changes become outbox rows in the crawl's own transaction.
         return Pipeline(engine=self.engine, policy=policy, on_changes=alert_hook(self.config))
 

@@ -86,8 +86,9 @@ class DaemonSettings(_Strict):
     misfire_grace_time: int = Field(3600, ge=1, description="seconds a late run may still start")
     max_parallel_crawls: int = Field(2, ge=1, le=16)
     delivery_every: str = Field("1m", description="interval of outbox delivery")
-    stale_after_intervals: int = Field(3, ge=1, description="a source with no complete run in this many "
-                                                             "intervals is stale")
+    stale_after_intervals: int = Field(
+        3, ge=1, description="a source with no complete run in this many intervals is stale"
+    )
     lock_lease: int = Field(60, ge=5, description="seconds a crawl lock lasts unless renewed (SQLite)")
     schedule: dict[str, SourceSchedule] = Field(default_factory=dict)
 

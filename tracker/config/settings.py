@@ -17,12 +17,11 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
-
-from tracker.errors import ConfigError
-from tracker.logs import mask_secrets
 from tracker.analytics.reference import AnalyticsSettings
 from tracker.config.schedule import DaemonSettings
 from tracker.config.watch import WatchSettings
+from tracker.errors import ConfigError
+from tracker.logs import mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -100,19 +99,26 @@ class AwsSettings(ProviderSettings):
     operating_systems: list[str] = Field(
         default_factory=lambda: ["Linux", "Windows"],
         description="on-demand tables to read, named as the pricing page names them: Linux, Windows, RHEL, "
-                    "SUSE, Ubuntu Pro, 'Windows with SQL Std' ...")
+        "SUSE, Ubuntu Pro, 'Windows with SQL Std' ...",
+    )
     location_types: list[str] = Field(
         default_factory=lambda: ["AWS Region"],
         description="when no regions are set, the kinds of location to crawl: 'AWS Region', 'AWS Local Zone', "
-                    "'AWS Wavelength Zone'")
+        "'AWS Wavelength Zone'",
+    )
     spot: bool = Field(True, description="read the spot price feed")
     spot_advisor: bool = Field(True, description="attach the Spot Instance Advisor's interruption rates")
     reserved_regions: list[str] | None = Field(
-        None, description="regions whose bulk offer files aws-reserved reads, when no regions are set "
-                          "(each file is over 1 GB)")
+        None,
+        description="regions whose bulk offer files aws-reserved reads, when no regions are set "
+        "(each file is over 1 GB)",
+    )
     convertible: bool = Field(True, description="aws-reserved: keep convertible reservations besides standard")
-    savings_plans: bool = Field(True, description="aws-reserved: also read the savings plan files (Compute and EC2 "
-                                                  "Instance Savings Plans; one more large file per region)")
+    savings_plans: bool = Field(
+        True,
+        description="aws-reserved: also read the savings plan files (Compute and EC2 "
+        "Instance Savings Plans; one more large file per region)",
+    )
 
 
 # Providers whose section takes more keys than ProviderSettings.
@@ -145,8 +151,15 @@ class Config(Strict):
             try:
                 models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
             except ValidationError as exc:
-                errors.extend({"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"],
-                               **({"ctx": e["ctx"]} if "ctx" in e else {})} for e in exc.errors())
+                errors.extend(
+                    {
+                        "type": e["type"],
+                        "loc": (name, *e["loc"]),
+                        "input": e["input"],
+                        **({"ctx": e["ctx"]} if "ctx" in e else {}),
+                    }
+                    for e in exc.errors()
+                )
         if errors:
             raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
         return models
@@ -199,11 +212,13 @@ def _expand(value: Any, where: str, path: Path) -> Any:
     if isinstance(value, list):
         return [_expand(v, f"{where}[{i}]", path) for i, v in enumerate(value)]
     if isinstance(value, str):
+
         def sub(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in os.environ:
                 raise ConfigError(f"{path}: {where}: environment variable {name} is not set")
             return os.environ[name]
+
         return _ENV_REF.sub(sub, value)
     return value
 

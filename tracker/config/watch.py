@@ -82,9 +82,21 @@ def watch_source(watches: list[WatchSettings], name: str) -> tuple[Source, dict[
         raise UserError(f"two [[watch]] entries are named {wanted!r}; give each its own name")
     watch = found[0]
     spider = "spiders.watch:BrowserWatchSpider" if watch.browser else "spiders.watch:WatchSpider"
-    source = Source(watch.source_name, watch.provider, spider, "tracker.normalize.watch",
-                    kind="prices" if watch.kind == "price" else "offers")
-    args = {"url": watch.url, "selector": watch.selector, "watch": watch.name, "watch_provider": watch.provider,
-            "offer_kind": watch.kind or "", "ignore": json.dumps(watch.ignore), "currency": watch.currency or "",
-            "wait_for": watch.wait_for or ""}
+    source = Source(
+        watch.source_name,
+        watch.provider,
+        spider,
+        "tracker.normalize.watch",
+        kind="prices" if watch.kind == "price" else "offers",
+    )
+    args = {
+        "url": watch.url,
+        "selector": watch.selector,
+        "watch": watch.name,
+        "watch_provider": watch.provider,
+        "offer_kind": watch.kind or "",
+        "ignore": json.dumps(watch.ignore),
+        "currency": watch.currency or "",
+        "wait_for": watch.wait_for or "",
+    }
     return source, args

@@ -68,8 +68,10 @@ def _last(session: Session, source: str, statuses: Sequence[str]) -> CrawlRun | 
 
 def _stale_since(session: Session, source: str) -> datetime | None:
     """When the source was last announced stale, unless it recovered since."""
-    stmt = select(ChangeRow).where(ChangeRow.source == source, col(ChangeRow.kind).in_(
-        [ChangeKind.source_stale, ChangeKind.source_recovered, ChangeKind.source_broken]))
+    stmt = select(ChangeRow).where(
+        ChangeRow.source == source,
+        col(ChangeRow.kind).in_([ChangeKind.source_stale, ChangeKind.source_recovered, ChangeKind.source_broken]),
+    )
     last = session.exec(stmt.order_by(col(ChangeRow.id).desc()).limit(1)).first()
     return last.observed_at if last is not None and last.kind == ChangeKind.source_stale else None
 
@@ -82,24 +84,40 @@ def source_health(engine: sa.Engine, config: Config, names: Sequence[str], now: 
             schedule = settings.for_source(name)
             ok = _last(session, name, [RunStatus.ok])
             failure = _last(session, name, FAILURES)
-            started = session.exec(select(CrawlRun.started_at).where(
-                CrawlRun.source == name, CrawlRun.mode == "live").order_by(
-                col(CrawlRun.id).desc()).limit(1)).first()
+            started = session.exec(
+                select(CrawlRun.started_at)
+                .where(CrawlRun.source == name, CrawlRun.mode == "live")
+                .order_by(col(CrawlRun.id).desc())
+                .limit(1)
+            ).first()
             stale = _stale_since(session, name) is not None
-            found.append(SourceHealth(
-                source=name, schedule=schedule.describe(settings.every) if schedule.enabled else "disabled",
-                last_ok_at=ok.finished_at if ok else None,
-                last_failure_at=failure.finished_at if failure else None,
-                last_failure=failure.error if failure else None,
-                last_status=(failure if failure and (not ok or failure.id > ok.id) else ok).status  # type: ignore[union-attr]
-                if (ok or failure) else None,
-                next_run=schedule.next_after(now, settings.every, started) if schedule.enabled else None,
-                stale=stale, open_prices=store.count_open_prices(session=session, source=name)))
+            found.append(
+                SourceHealth(
+                    source=name,
+                    schedule=schedule.describe(settings.every) if schedule.enabled else "disabled",
+                    last_ok_at=ok.finished_at if ok else None,
+                    last_failure_at=failure.finished_at if failure else None,
+                    last_failure=failure.error if failure else None,
+                    last_status=(failure if failure and (not ok or failure.id > ok.id) else ok).status  # type: ignore[union-attr]
+                    if (ok or failure)
+                    else None,
+                    next_run=schedule.next_after(now, settings.every, started) if schedule.enabled else None,
+                    stale=stale,
+                    open_prices=store.count_open_prices(session=session, source=name),
+                )
+            )
     return found
 
 
-def check_staleness(engine: sa.Engine, config: Config, names: Sequence[str], *, now: datetime,
-                    watching_since: datetime, on_changes: ChangeHook | None = None) -> list[Change]:
+def check_staleness(
+    engine: sa.Engine,
+    config: Config,
+    names: Sequence[str],
+    *,
+    now: datetime,
+    watching_since: datetime,
+    on_changes: ChangeHook | None = None,
+) -> list[Change]:
     """Announce sources that went stale, and stale ones that completed a run
     again. A source never run counts from `watching_since` (the daemon's start)."""
     settings = config.daemon
@@ -117,13 +135,28 @@ def check_staleness(engine: sa.Engine, config: Config, names: Sequence[str], *, 
                 # Counted while someone was watching: a daemon back after a week away is not stale at once.
                 reference = max(last_good, watching_since) if last_good else watching_since
                 if now - reference >= limit:
-                    raised.append(Change(
-                        kind=ChangeKind.source_stale, provider=provider_of(name), source=name, observed_at=now,
-                        detail={"last_complete_run": last_good.isoformat() if last_good else "never",
-                                "expected_every": _span(limit / settings.stale_after_intervals)}))
+                    raised.append(
+                        Change(
+                            kind=ChangeKind.source_stale,
+                            provider=provider_of(name),
+                            source=name,
+                            observed_at=now,
+                            detail={
+                                "last_complete_run": last_good.isoformat() if last_good else "never",
+                                "expected_every": _span(limit / settings.stale_after_intervals),
+                            },
+                        )
+                    )
             elif last_good is not None and last_good > stale_since:
-                raised.append(Change(kind=ChangeKind.source_recovered, provider=provider_of(name), source=name,
-                                     observed_at=now, detail={"after": "stale"}))
+                raised.append(
+                    Change(
+                        kind=ChangeKind.source_recovered,
+                        provider=provider_of(name),
+                        source=name,
+                        observed_at=now,
+                        detail={"after": "stale"},
+                    )
+                )
         if raised:
             store.add_changes(session=session, run_id=None, changes=raised)
             if on_changes:

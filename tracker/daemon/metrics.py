@@ -16,32 +16,51 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
-        self.crawls = Counter("gpu_tracker_crawls", "Crawl runs by source and final status",
-                              ["source", "status"], registry=r)
+        self.crawls = Counter(
+            "gpu_tracker_crawls", "Crawl runs by source and final status", ["source", "status"], registry=r
+        )
         self.crawl_seconds = Histogram(
-            "gpu_tracker_crawl_duration_seconds", "Wall time of a crawl run", ["source", "status"], registry=r,
-            buckets=(1, 2, 5, 10, 30, 60, 120, 300, 600, 900, 1800))
-        self.items = Histogram("gpu_tracker_crawl_items", "Raw items a crawl run found", ["source"], registry=r,
-                               buckets=(0, 10, 100, 500, 1000, 5000, 10000, 50000, 100000))
+            "gpu_tracker_crawl_duration_seconds",
+            "Wall time of a crawl run",
+            ["source", "status"],
+            registry=r,
+            buckets=(1, 2, 5, 10, 30, 60, 120, 300, 600, 900, 1800),
+        )
+        self.items = Histogram(
+            "gpu_tracker_crawl_items",
+            "Raw items a crawl run found",
+            ["source"],
+            registry=r,
+            buckets=(0, 10, 100, 500, 1000, 5000, 10000, 50000, 100000),
+        )
         self.changes = Counter("gpu_tracker_changes", "Changes recorded, by kind", ["kind"], registry=r)
-        self.last_success = Gauge("gpu_tracker_source_last_success_timestamp_seconds",
-                                  "When the source last completed a run", ["source"], registry=r)
+        self.last_success = Gauge(
+            "gpu_tracker_source_last_success_timestamp_seconds",
+            "When the source last completed a run",
+            ["source"],
+            registry=r,
+        )
         self.outbox_depth = Gauge("gpu_tracker_outbox_depth", "Outbox rows by state", ["state"], registry=r)
-        self.delivery_failures = Counter("gpu_tracker_delivery_failures", "Failed delivery attempts by channel",
-                                         ["channel"], registry=r)
-        self.deliveries = Counter("gpu_tracker_deliveries", "Outbox rows handled, by outcome", ["outcome"],
-                                  registry=r)
-        self.skipped = Counter("gpu_tracker_crawls_skipped", "Scheduled crawls skipped because another "
-                               "process was crawling the source", ["source"], registry=r)
+        self.delivery_failures = Counter(
+            "gpu_tracker_delivery_failures", "Failed delivery attempts by channel", ["channel"], registry=r
+        )
+        self.deliveries = Counter("gpu_tracker_deliveries", "Outbox rows handled, by outcome", ["outcome"], registry=r)
+        self.skipped = Counter(
+            "gpu_tracker_crawls_skipped",
+            "Scheduled crawls skipped because another process was crawling the source",
+            ["source"],
+            registry=r,
+        )
         self.up = Gauge("gpu_tracker_scheduler_up", "1 while the scheduler runs", registry=r)
 
 
-def serve_metrics(metrics: Metrics, port: int, healthy: Callable[[], bool],
-                  host: str = "0.0.0.0") -> ThreadingHTTPServer:
+def serve_metrics(
+    metrics: Metrics, port: int, healthy: Callable[[], bool], host: str = "0.0.0.0"
+) -> ThreadingHTTPServer:
     """/metrics (Prometheus text format) and /healthz (200 while `healthy()`, else 503)."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/metrics":
                 self._send(200, generate_latest(metrics.registry), CONTENT_TYPE_LATEST)

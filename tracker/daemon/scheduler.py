@@ -33,14 +33,14 @@ from sqlmodel import Session, col, select
 
 from db.schema import RunStatus
 from db.tables import CrawlRun
-from tracker.run.captures import prune_captures
+from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
-from tracker.run.crawl import CrawlCancelled
-from tracker.errors import ConfigError, SourceSkipped, TrackerError
 from tracker.daemon.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
 from tracker.daemon.metrics import Metrics
+from tracker.errors import ConfigError, SourceSkipped, TrackerError
+from tracker.run.captures import prune_captures
+from tracker.run.crawl import CrawlCancelled
 from tracker.run.pipeline import Pipeline, RunReport
-from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.run.service import SourceBusy, crawl_source
 
 log = logging.getLogger("gpu_tracker.daemon")
@@ -106,8 +106,9 @@ def _trigger(schedule: SourceSchedule, default_every: str, jitter: int) -> BaseT
 
 
 class Daemon:
-    def __init__(self, config: Config, pipeline: Pipeline, metrics: Metrics | None = None,
-                 *, crawl: bool = True) -> None:
+    def __init__(
+        self, config: Config, pipeline: Pipeline, metrics: Metrics | None = None, *, crawl: bool = True
+    ) -> None:
         self.config = config
         self.pipeline = pipeline
         self.engine = pipeline.engine
@@ -124,10 +125,9 @@ class Daemon:
         settings = config.daemon
         self.scheduler = BlockingScheduler(
             timezone=UTC,
-            executors={"crawl": ThreadPoolExecutor(settings.max_parallel_crawls),
-                       "default": ThreadPoolExecutor(2)},
-            job_defaults={"coalesce": True, "max_instances": 1,
-                          "misfire_grace_time": settings.misfire_grace_time})
+            executors={"crawl": ThreadPoolExecutor(settings.max_parallel_crawls), "default": ThreadPoolExecutor(2)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": settings.misfire_grace_time},
+        )
 
     # --- jobs -------------------------------------------------------------
 
@@ -146,26 +146,55 @@ class Daemon:
             jitter = settings.jitter if schedule.jitter is None else schedule.jitter
             first = None if schedule.cron else schedule.next_after(now, settings.every, self._last_start(name))
             self.scheduler.add_job(
-                self.crawl_job, _trigger(schedule, settings.every, jitter), args=[name], id=f"crawl:{name}",
-                name=f"crawl {name}", executor="crawl", replace_existing=True,
-                **({"next_run_time": first} if first else {}))
-            log.info("%s: %s, next run %s", name, schedule.describe(settings.every),
-                     first.isoformat() if first else "as the cron says")
-        self.scheduler.add_job(self.heartbeat, IntervalTrigger(seconds=HEARTBEAT_SECONDS, timezone=UTC),
-                               id="heartbeat", replace_existing=True, next_run_time=now)
+                self.crawl_job,
+                _trigger(schedule, settings.every, jitter),
+                args=[name],
+                id=f"crawl:{name}",
+                name=f"crawl {name}",
+                executor="crawl",
+                replace_existing=True,
+                **({"next_run_time": first} if first else {}),
+            )
+            log.info(
+                "%s: %s, next run %s",
+                name,
+                schedule.describe(settings.every),
+                first.isoformat() if first else "as the cron says",
+            )
+        self.scheduler.add_job(
+            self.heartbeat,
+            IntervalTrigger(seconds=HEARTBEAT_SECONDS, timezone=UTC),
+            id="heartbeat",
+            replace_existing=True,
+            next_run_time=now,
+        )
         check_every = max(1, min(60, int(shortest.total_seconds() / 2)))
-        self.scheduler.add_job(self.staleness_job, IntervalTrigger(seconds=check_every, timezone=UTC),
-                               id="staleness", replace_existing=True)
-        self.scheduler.add_job(self.retention_job, IntervalTrigger(hours=6, timezone=UTC), id="retention",
-                               replace_existing=True, next_run_time=now)
+        self.scheduler.add_job(
+            self.staleness_job,
+            IntervalTrigger(seconds=check_every, timezone=UTC),
+            id="staleness",
+            replace_existing=True,
+        )
+        self.scheduler.add_job(
+            self.retention_job,
+            IntervalTrigger(hours=6, timezone=UTC),
+            id="retention",
+            replace_existing=True,
+            next_run_time=now,
+        )
         if self.delivery is None:
-            log.warning("delivery is not available in this build (no tracker.run.alerting); "
-                        "changes are recorded but not sent")
+            log.warning(
+                "delivery is not available in this build (no tracker.run.alerting); changes are recorded but not sent"
+            )
         else:
             delivery = parse_span(settings.delivery_every)
-            self.scheduler.add_job(self.delivery_job, IntervalTrigger(seconds=int(delivery.total_seconds()),
-                                                                      timezone=UTC),
-                                   id="delivery", replace_existing=True, next_run_time=now)
+            self.scheduler.add_job(
+                self.delivery_job,
+                IntervalTrigger(seconds=int(delivery.total_seconds()), timezone=UTC),
+                id="delivery",
+                replace_existing=True,
+                next_run_time=now,
+            )
 
     def _last_start(self, name: str) -> datetime | None:
         with Session(self.engine) as session:
@@ -200,8 +229,11 @@ class Daemon:
                 return None
             except CrawlCancelled:
                 self._count(name, RunStatus.aborted, started, 0)
-                log.warning("%s: crawl stopped by the shutdown and recorded as aborted", name,
-                            extra={"source": name, "status": "aborted"})
+                log.warning(
+                    "%s: crawl stopped by the shutdown and recorded as aborted",
+                    name,
+                    extra={"source": name, "status": "aborted"},
+                )
                 return None
             except TrackerError as exc:
                 self._count(name, RunStatus.failed, started, 0)
@@ -216,14 +248,36 @@ class Daemon:
                 self.metrics.changes.labels(str(change.kind)).inc()
             if report.ok:
                 self.metrics.last_success.labels(name).set(time.time())
-                log.info("%s: run %d ok: %d items, %d changes in %.1f s", name, report.run_id, report.items,
-                         len(report.changes), seconds,
-                         extra={"source": name, "run_id": report.run_id, "status": "ok", "items": report.items,
-                                "changes": len(report.changes), "seconds": round(seconds, 3)})
+                log.info(
+                    "%s: run %d ok: %d items, %d changes in %.1f s",
+                    name,
+                    report.run_id,
+                    report.items,
+                    len(report.changes),
+                    seconds,
+                    extra={
+                        "source": name,
+                        "run_id": report.run_id,
+                        "status": "ok",
+                        "items": report.items,
+                        "changes": len(report.changes),
+                        "seconds": round(seconds, 3),
+                    },
+                )
             else:
-                log.error("%s: run %d %s: %s", name, report.run_id, report.status, report.error,
-                          extra={"source": name, "run_id": report.run_id, "status": str(report.status),
-                                 "seconds": round(seconds, 3)})
+                log.error(
+                    "%s: run %d %s: %s",
+                    name,
+                    report.run_id,
+                    report.status,
+                    report.error,
+                    extra={
+                        "source": name,
+                        "run_id": report.run_id,
+                        "status": str(report.status),
+                        "seconds": round(seconds, 3),
+                    },
+                )
             return report
 
     def _count(self, name: str, status: str, started: float, items: int) -> float:
@@ -254,7 +308,7 @@ class Daemon:
     def _outbox_gauge(self) -> None:
         try:
             backlog = outbox_backlog(self.engine)
-        except Exception:  # noqa: BLE001 - a gauge must never stop the daemon
+        except Exception:
             log.debug("cannot read the outbox", exc_info=True)
             return
         for state, n in (backlog or {}).items():
@@ -264,8 +318,14 @@ class Daemon:
         if self.cancel.is_set():
             return
         try:
-            for change in check_staleness(self.engine, self.config, self.sources, now=datetime.now(UTC),
-                                          watching_since=self.started_at, on_changes=self.pipeline.on_changes):
+            for change in check_staleness(
+                self.engine,
+                self.config,
+                self.sources,
+                now=datetime.now(UTC),
+                watching_since=self.started_at,
+                on_changes=self.pipeline.on_changes,
+            ):
                 self.metrics.changes.labels(str(change.kind)).inc()
         except Exception:
             log.exception("the staleness check failed")
@@ -281,8 +341,11 @@ class Daemon:
     # --- running and stopping -------------------------------------------------
 
     def healthy(self) -> bool:
-        return (self.scheduler.state == STATE_RUNNING and not self.cancel.is_set()
-                and time.monotonic() - self._beat < 3 * HEARTBEAT_SECONDS)
+        return (
+            self.scheduler.state == STATE_RUNNING
+            and not self.cancel.is_set()
+            and time.monotonic() - self._beat < 3 * HEARTBEAT_SECONDS
+        )
 
     def stop(self, signum: int, _frame: FrameType | None = None) -> None:
         if self.cancel.is_set():
@@ -298,9 +361,13 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self.stop)
         self.add_jobs()
-        log.info("daemon started: %d sources%s, store %s", len(self.sources),
-                 "" if self.crawls else " (crawled elsewhere: --no-crawl)", _masked_url(self.config),
-                 extra={"sources": len(self.sources)})
+        log.info(
+            "daemon started: %d sources%s, store %s",
+            len(self.sources),
+            "" if self.crawls else " (crawled elsewhere: --no-crawl)",
+            _masked_url(self.config),
+            extra={"sources": len(self.sources)},
+        )
         self.scheduler.start()
         return self._finish()
 
@@ -320,8 +387,9 @@ class Daemon:
 
     def run_once(self) -> int:
         """Every source once (for cron), then one delivery; 1 if any run failed."""
-        previous = {sig: signal.signal(sig, lambda signum, frame: self.cancel.set())
-                    for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {
+            sig: signal.signal(sig, lambda signum, frame: self.cancel.set()) for sig in (signal.SIGTERM, signal.SIGINT)
+        }
         try:
             return self._crawl_all_once()
         finally:

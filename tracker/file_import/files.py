@@ -24,10 +24,8 @@ from typing import Any
 
 from db.schema import StagedQuote
 from tracker.errors import UserError
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
-from tracker.file_import import rows
-from tracker.file_import import skypilot
+from tracker.file_import import rows, skypilot
+from tracker.normalize import NormalizeError, parse_time
 
 FORMATS = ("rows", "skypilot")
 # Bump when what a row means changes (validation, defaults, hashing): every
@@ -146,14 +144,17 @@ def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
             lines: list[str] = []
             for line in fh:  # the header: the first non-blank record
                 lines.append(line)
-                if sum(map(_quotes, lines)) % 2 == 0 and "".join(lines).strip() or len(lines) > MAX_RECORD_LINES:
+                if (sum(map(_quotes, lines)) % 2 == 0 and "".join(lines).strip()) or len(lines) > MAX_RECORD_LINES:
                     break
             header_text = "".join(lines).rstrip("\r\n").lstrip()
             header = next(csv.reader([header_text]), [])
             first_line = len(lines) + 1
         # The same text means the same row only under the same header, format and meaning.
-        salt = hashlib.blake2b("\x1f".join([fmt, header_text, json.dumps(extra, sort_keys=True)]).encode(),
-                               key=RECORD_MEANING, digest_size=32).digest()
+        salt = hashlib.blake2b(
+            "\x1f".join([fmt, header_text, json.dumps(extra, sort_keys=True)]).encode(),
+            key=RECORD_MEANING,
+            digest_size=32,
+        ).digest()
         yield RecordFile(fh, header, salt, first_line, quoted_newlines=not jsonl)
 
 
@@ -224,8 +225,10 @@ class Batch:
             datas: Iterable[dict[str, Any]] = (_json_object(n, text) for n, text in zip(numbers, texts))
         else:
             datas = (dict(zip(self.header, row)) for row in _csv_rows(self.header, numbers, texts))
-        return [{"line": number, "observed_at": self.stamp, **self.extra, "data": data}
-                for number, data in zip(numbers, datas)]
+        return [
+            {"line": number, "observed_at": self.stamp, **self.extra, "data": data}
+            for number, data in zip(numbers, datas)
+        ]
 
     def _columns(self, numbers: Sequence[int], texts: Sequence[str]) -> dict[str, Sequence[Any]]:
         if self.header is None:
@@ -252,8 +255,9 @@ class Batch:
         numbers, texts, hashes = (list(column) for column in zip(*records)) if records else ([], [], [])
         return self._stage(numbers, texts, hashes)
 
-    def _stage(self, numbers: Sequence[int], texts: Sequence[str],
-               hashes: Sequence[int | None] | None) -> tuple[list[StagedQuote], list[str]]:
+    def _stage(
+        self, numbers: Sequence[int], texts: Sequence[str], hashes: Sequence[int | None] | None
+    ) -> tuple[list[StagedQuote], list[str]]:
         errors: list[str] = []
         if self.fmt == "skypilot":
             try:
@@ -264,10 +268,13 @@ class Batch:
         input_hashes = None
         if self.salt is not None:
             salt = self.salt
-            input_hashes = [record_hex(salt, text) if h is None else format(h, "016x")
-                            for text, h in zip(texts, hashes or repeat(None))]
-        return rows.staged_columns(numbers, columns, self.stamp, errors, input_hashes,
-                                   texts=self.header is not None), errors
+            input_hashes = [
+                record_hex(salt, text) if h is None else format(h, "016x")
+                for text, h in zip(texts, hashes or repeat(None))
+            ]
+        return rows.staged_columns(
+            numbers, columns, self.stamp, errors, input_hashes, texts=self.header is not None
+        ), errors
 
 
 def as_staged(quotes: list[tuple[Any, ...]]) -> list[StagedQuote]:

@@ -25,19 +25,25 @@ from sqlmodel import Session
 from db import store
 from db.schema import CrawlResult, RunStatus, StagedQuote
 from tracker.errors import UserError
+from tracker.file_import import rows
 from tracker.file_import.files import FORMATS, Batch, Record, open_records, record_hash, summarize
 from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
-from tracker.normalize import Normalized
-from tracker.normalize import Recognizer
-from tracker.file_import import rows
+from tracker.normalize import Normalized, Recognizer
 from tracker.run.pipeline import CHUNK, Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 
 SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
 
 
-def staged_chunks(path: Path, fmt: str, stamp: str, extra: dict[str, Any], rows_in_file: int, worker: Worker,
-                  recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
+def staged_chunks(
+    path: Path,
+    fmt: str,
+    stamp: str,
+    extra: dict[str, Any],
+    rows_in_file: int,
+    worker: Worker,
+    recognize: Recognizer | None,
+) -> Iterator[list[StagedQuote]]:
     """The file's quotes, a chunk at a time, less the rows `recognize` knows.
     With nothing to recognize, the file goes to validation in blocks of
     lines, split into records and hashed where they are validated, which
@@ -92,8 +98,15 @@ def check_source_name(name: str) -> None:
         raise UserError(f"{name!r} is not a source name (letters, digits, '-', ':', no spaces)")
 
 
-def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows", provider: str | None = None,
-                notes: Callable[[str], None] | None = None) -> RunReport:
+def import_file(
+    pipeline: Pipeline,
+    path: Path,
+    *,
+    source: str,
+    fmt: str = "rows",
+    provider: str | None = None,
+    notes: Callable[[str], None] | None = None,
+) -> RunReport:
     """Store `path` as one complete run of `source`. The rows are streamed:
     validated, diffed and written a chunk at a time in one transaction, so
     that a bad row anywhere leaves nothing stored."""
@@ -119,13 +132,22 @@ def import_file(pipeline: Pipeline, path: Path, *, source: str, fmt: str = "rows
         observed = summary.newest or now
         # The stored regions scope the diff to all the source's open prices; the
         # run records the file's regions besides.
-        result = CrawlResult(source=src.name, provider=src.provider, started_at=now, finished_at=pipeline.clock(),
-                             observed_at=observed, regions=stored, pages=1, item_count=summary.rows)
+        result = CrawlResult(
+            source=src.name,
+            provider=src.provider,
+            started_at=now,
+            finished_at=pipeline.clock(),
+            observed_at=observed,
+            regions=stored,
+            pages=1,
+            item_count=summary.rows,
+        )
         run_id = pipeline.begin(src, spider=src.spider, mode="import", regions=stored)
 
         def streamed(_: list[dict[str, Any]]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
                 return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, worker, recognize)
+
             return Normalized(staged=staged)
 
         report = pipeline.ingest(src, run_id, result, streamed, bad_input=RunStatus.rejected)

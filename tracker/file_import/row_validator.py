@@ -55,8 +55,10 @@ def _cell(value: Any) -> Cell:
     if isinstance(value, Enum):
         return Cell(value.value, value.value)
     if isinstance(value, dict):
-        return Cell("\x1f".join(map(str, sorted(value.items()))),
-                    json.dumps(value, sort_keys=True, ensure_ascii=False) if value else "{}")
+        return Cell(
+            "\x1f".join(map(str, sorted(value.items()))),
+            json.dumps(value, sort_keys=True, ensure_ascii=False) if value else "{}",
+        )
     if isinstance(value, datetime):
         return Cell("", None)  # checked, but the run's time is stored, not the row's
     return Cell(str(value), value)
@@ -156,8 +158,10 @@ def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
     """Each field's type and whether it is required. (Read from the hints:
     under postponed annotations a TypedDict's own required keys are wrong.)"""
     hints = get_type_hints(typed_dict, include_extras=True)
-    return {name: (get_args(kind)[0], False) if get_origin(kind) is NotRequired else (kind, True)
-            for name, kind in hints.items()}
+    return {
+        name: (get_args(kind)[0], False) if get_origin(kind) is NotRequired else (kind, True)
+        for name, kind in hints.items()
+    }
 
 
 # A column of cells, or the one cell of every row (a field the file lacks), or texts.
@@ -172,17 +176,31 @@ class RowValidator:
         types = _field_types(typed_dict)
         fields = PriceQuote.model_fields
         self.readers = [
-            FieldReader(name, kind, Bad(f"{name}: Field required") if required
-                        else _cell(fields[name].get_default(call_default_factory=True)))
-            for name, (kind, required) in types.items()]
+            FieldReader(
+                name,
+                kind,
+                Bad(f"{name}: Field required")
+                if required
+                else _cell(fields[name].get_default(call_default_factory=True)),
+            )
+            for name, (kind, required) in types.items()
+        ]
         at = [reader.name for reader in self.readers].index
         self.identity = itemgetter(*map(at, QUOTE_IDENTITY_FIELDS))
         self.value = itemgetter(*map(at, QUOTE_VALUE_FIELDS))  # attrs, when any, follow them
         self.stored = itemgetter(*map(at, STORED_FIELDS), at("attrs"))
         self.attrs = at("attrs")
 
-    def stage(self, lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str, errors: list[str],
-              input_hashes: Sequence[str | None] | None = None, *, texts: bool = False) -> list[StagedQuote]:
+    def stage(
+        self,
+        lines: Sequence[int],
+        columns: Mapping[str, Sequence[Any]],
+        stamp: str,
+        errors: list[str],
+        input_hashes: Sequence[str | None] | None = None,
+        *,
+        texts: bool = False,
+    ) -> list[StagedQuote]:
         """`columns` holds each field's raw values, one per line (a missing
         field is a missing column), all of them texts if `texts` (a CSV
         file's); `stamp` is the observation time of rows that give none.
@@ -203,16 +221,19 @@ class RowValidator:
             else:
                 column, failed = reader.column(raws)
                 if failed:
-                    bad.update((i, cell.reason) for i, cell in enumerate(column)
-                               if type(cell) is Bad and i not in bad)
+                    bad.update((i, cell.reason) for i, cell in enumerate(column) if type(cell) is Bad and i not in bad)
             cells.append(column)
         errors.extend(f"line {lines[i]}: {reason}" for i, reason in sorted(bad.items()))
         hashes = input_hashes if input_hashes is not None else [None] * len(lines)
         if bad:
             if len(bad) == len(lines):
                 return []
-            cells = [type(column)(cell for i, cell in enumerate(column) if i not in bad)
-                     if type(column) in (list, Plain) else column for column in cells]
+            cells = [
+                type(column)(cell for i, cell in enumerate(column) if i not in bad)
+                if type(column) in (list, Plain)
+                else column
+                for column in cells
+            ]
             hashes = [h for i, h in enumerate(hashes) if i not in bad]
         return self._staged(cells, hashes)
 
@@ -224,8 +245,10 @@ class RowValidator:
         keys = [sha256(text.encode()).hexdigest()[:32] for text in identity]
         values = map("\x1f".join, zip(*self.value(hashed)))
         attrs = hashed[self.attrs]
-        value_hashes = [sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]
-                        for text, extra in zip(values, attrs)]
+        value_hashes = [
+            sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]
+            for text, extra in zip(values, attrs)
+        ]
         stored = zip(*[_part(column, 1) for column in self.stored(cells)])
         return list(map(tuple.__new__, repeat(StagedQuote), zip(keys, value_hashes, stored, input_hashes)))
 

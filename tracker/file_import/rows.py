@@ -14,20 +14,31 @@ from datetime import datetime
 from decimal import Decimal
 from itertools import groupby
 from operator import itemgetter
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from pydantic import AfterValidator, ValidationError
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from db.schema import PriceModel, PriceQuote, StagedQuote, Unit, aware_time, currency_code
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
 from tracker.file_import.row_validator import RowValidator
+from tracker.normalize import Normalized, NormalizeError
 
 QUOTE_FIELDS = frozenset(PriceQuote.model_fields)
 # Columns our own exports add; importing an export back ignores them.
-DERIVED_FIELDS = frozenset({"hourly_price", "price_per_gpu_hour", "valid_from", "valid_to", "source", "key",
-                            "value_hash", "first_run_id", "missed_runs", "id"})
+DERIVED_FIELDS = frozenset(
+    {
+        "hourly_price",
+        "price_per_gpu_hour",
+        "valid_from",
+        "valid_to",
+        "source",
+        "key",
+        "value_hash",
+        "first_run_id",
+        "missed_runs",
+        "id",
+    }
+)
 MAX_REPORTED = 5
 
 
@@ -63,8 +74,9 @@ def unknown_columns(items: Iterable[dict[str, Any]]) -> list[str]:
     return sorted(seen - QUOTE_FIELDS - DERIVED_FIELDS)
 
 
-def quotes_by_line(items: Iterable[dict[str, Any]],
-                   to_quotes: Callable[[dict[str, Any]], list[PriceQuote]]) -> Normalized:
+def quotes_by_line(
+    items: Iterable[dict[str, Any]], to_quotes: Callable[[dict[str, Any]], list[PriceQuote]]
+) -> Normalized:
     """Every item's quotes; the bad items' lines and reasons fail the whole file."""
     out = Normalized()
     errors: list[str] = []
@@ -124,12 +136,25 @@ class QuoteRow(TypedDict):
 _ROWS = RowValidator(QuoteRow)
 
 
-def staged_columns(lines: Sequence[int], columns: Mapping[str, Sequence[Any]], stamp: str, errors: list[str],
-                   input_hashes: Sequence[str | None] | None = None, *, texts: bool = False) -> list[StagedQuote]:
+def staged_columns(
+    lines: Sequence[int],
+    columns: Mapping[str, Sequence[Any]],
+    stamp: str,
+    errors: list[str],
+    input_hashes: Sequence[str | None] | None = None,
+    *,
+    texts: bool = False,
+) -> list[StagedQuote]:
     """The bulk path of `normalize`, a column of raw values per field (see
     `RowValidator.stage`); each bad line's reason is appended to `errors`."""
-    return _ROWS.stage(lines, {name: raws for name, raws in columns.items() if name in QUOTE_FIELDS}, stamp, errors,
-                       input_hashes, texts=texts)
+    return _ROWS.stage(
+        lines,
+        {name: raws for name, raws in columns.items() if name in QUOTE_FIELDS},
+        stamp,
+        errors,
+        input_hashes,
+        texts=texts,
+    )
 
 
 def staged_rows(items: Iterable[dict[str, Any]], errors: list[str]) -> list[StagedQuote]:

@@ -13,17 +13,33 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize.money import MoneyError, to_decimal
 from tracker.file_import.rows import quotes_by_line
+from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
 # SkyPilot's accelerator names -> the canonical gpu_model names.
-GPU_NAMES = {"A100": "A100 40GB", "A100-80GB": "A100 80GB", "V100": "V100", "V100-32GB": "V100 32GB",
-             "H100": "H100", "H100-MEGA": "H100", "H200": "H200", "B200": "B200", "L4": "L4", "L40S": "L40S",
-             "T4": "T4", "A10": "A10", "A10G": "A10G", "K80": "K80", "M60": "M60", "P100": "P100", "P4": "P4",
-             "A30": "A30", "MI300X": "MI300X"}
+GPU_NAMES = {
+    "A100": "A100 40GB",
+    "A100-80GB": "A100 80GB",
+    "V100": "V100",
+    "V100-32GB": "V100 32GB",
+    "H100": "H100",
+    "H100-MEGA": "H100",
+    "H200": "H200",
+    "B200": "B200",
+    "L4": "L4",
+    "L40S": "L40S",
+    "T4": "T4",
+    "A10": "A10",
+    "A10G": "A10G",
+    "K80": "K80",
+    "M60": "M60",
+    "P100": "P100",
+    "P4": "P4",
+    "A30": "A30",
+    "MI300X": "MI300X",
+}
 REQUIRED = ("InstanceType", "Price", "SpotPrice", "Region")
 
 
@@ -53,23 +69,38 @@ def _quotes(provider: str, row: dict[str, str], observed: object) -> list[PriceQ
     instance_type = row["InstanceType"].strip()
     accelerator = (row.get("AcceleratorName") or "").strip()
     spec = lookup(provider, instance_type)
-    fields: dict[str, Any] = spec.as_fields() if spec else {
-        "gpu_model": GPU_NAMES.get(accelerator, accelerator.replace("-", " ")) or None,
-        "gpu_count": _optional(row.get("AcceleratorCount"), "AcceleratorCount"),
-        "gpu_memory_gb": _gpu_memory(row.get("GpuInfo")),
-        "vcpu": _optional(row.get("vCPUs"), "vCPUs"),
-        "memory_gb": _optional(row.get("MemoryGiB"), "MemoryGiB"),
-    }
-    common = dict(provider=provider, region=row["Region"].strip(), instance_type=instance_type, currency="USD",
-                  unit=Unit.hour, observed_at=observed, attrs={"from": "skypilot"}, **fields)
+    fields: dict[str, Any] = (
+        spec.as_fields()
+        if spec
+        else {
+            "gpu_model": GPU_NAMES.get(accelerator, accelerator.replace("-", " ")) or None,
+            "gpu_count": _optional(row.get("AcceleratorCount"), "AcceleratorCount"),
+            "gpu_memory_gb": _gpu_memory(row.get("GpuInfo")),
+            "vcpu": _optional(row.get("vCPUs"), "vCPUs"),
+            "memory_gb": _optional(row.get("MemoryGiB"), "MemoryGiB"),
+        }
+    )
+    common = dict(
+        provider=provider,
+        region=row["Region"].strip(),
+        instance_type=instance_type,
+        currency="USD",
+        unit=Unit.hour,
+        observed_at=observed,
+        attrs={"from": "skypilot"},
+        **fields,
+    )
     out = []
     price = _optional(row.get("Price"), "Price")
     if price is not None:
         out.append(PriceQuote(price_model=PriceModel.on_demand, price=price, **common))
     spot = _optional(row.get("SpotPrice"), "SpotPrice")
     if spot is not None:
-        out.append(PriceQuote(price_model=PriceModel.spot, price=spot,
-                              zone=(row.get("AvailabilityZone") or "").strip(), **common))
+        out.append(
+            PriceQuote(
+                price_model=PriceModel.spot, price=spot, zone=(row.get("AvailabilityZone") or "").strip(), **common
+            )
+        )
     return out
 
 

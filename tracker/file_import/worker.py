@@ -21,8 +21,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from db.schema import StagedQuote
-from tracker.file_import.files import Batch, as_staged
 from tracker.file_import import rows
+from tracker.file_import.files import Batch, as_staged
 from tracker.run.pipeline import CHUNK
 
 log = logging.getLogger(__name__)
@@ -59,8 +59,9 @@ class Worker:
         if self.pool is None and not self.died:
             # The cyclic collector's passes over a batch's short-lived objects
             # cost as much as validating it; they make no cycles.
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=gc.disable)
+            self.pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=gc.disable
+            )
             log.info("validating rows in a worker process as well: %s", why)
 
     def gone(self) -> None:
@@ -77,7 +78,7 @@ class Slot:
     """One batch, in file order: waiting, at the worker (its future), or
     validated (its quotes and errors)."""
 
-    __slots__ = ("job", "future", "result")
+    __slots__ = ("future", "job", "result")
 
     def __init__(self, job: Job) -> None:
         self.job = job

@@ -17,14 +17,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
-PERIODS = {"hours": (PriceModel.on_demand, "", Unit.hour), "months": (PriceModel.monthly, "1mo", Unit.month),
-           "years": (PriceModel.yearly, "1yr", Unit.year)}
+PERIODS = {
+    "hours": (PriceModel.on_demand, "", Unit.hour),
+    "months": (PriceModel.monthly, "1mo", Unit.month),
+    "years": (PriceModel.yearly, "1yr", Unit.year),
+}
 
 
 def _period_one(entries: list[dict[str, Any]], what: str) -> Any | None:
@@ -51,8 +52,13 @@ def _spot_variant(data: dict[str, Any]) -> dict[str, Any]:
     price = to_decimal(data.get("TradePrice"), what="TradePrice")
     original = data.get("OriginalPrice")
     list_price = to_decimal(original, what="OriginalPrice") if original not in (None, "") else None
-    return {"price_model": PriceModel.spot, "term": "", "unit": Unit.hour, "price": price,
-            "list_price": list_price if list_price is not None and list_price != price else None}
+    return {
+        "price_model": PriceModel.spot,
+        "term": "",
+        "unit": Unit.hour,
+        "price": price,
+        "list_price": list_price if list_price is not None and list_price != price else None,
+    }
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -82,9 +88,18 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             unknown.add(instance_type)
         observed = parse_time(item["observed_at"])
         for variant in variants:
-            out.quotes.append(PriceQuote(
-                provider="alibaba", region=str(data.get("region", "")), instance_type=instance_type, os=os_name,
-                currency=currency, source_url=item["source_url"], observed_at=observed,
-                **(spec.as_fields() if spec else {}), **variant))
+            out.quotes.append(
+                PriceQuote(
+                    provider="alibaba",
+                    region=str(data.get("region", "")),
+                    instance_type=instance_type,
+                    os=os_name,
+                    currency=currency,
+                    source_url=item["source_url"],
+                    observed_at=observed,
+                    **(spec.as_fields() if spec else {}),
+                    **variant,
+                )
+            )
     out.notes.extend(f"alibaba: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
     return out

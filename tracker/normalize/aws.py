@@ -26,9 +26,7 @@ from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
 from spiders.pages.aws import spot_region
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup, no_count_notes, spec_table
 
@@ -57,8 +55,11 @@ def spec_fields(instance_type: str, row: dict[str, Any] | None = None) -> tuple[
     fields: dict[str, Any] = spec.as_fields() if spec else {}
     if row:
         vcpu = str(row.get("vCPU", ""))
-        fallback = {"vcpu": Decimal(vcpu) if vcpu.isdigit() else None,
-                    "memory_gb": _amount(row.get("Memory")), "network_gbps": _amount(row.get("Network Performance"))}
+        fallback = {
+            "vcpu": Decimal(vcpu) if vcpu.isdigit() else None,
+            "memory_gb": _amount(row.get("Memory")),
+            "network_gbps": _amount(row.get("Network Performance")),
+        }
         for name, value in fallback.items():
             if fields.get(name) is None and value is not None:
                 fields[name] = value
@@ -80,10 +81,18 @@ def ondemand_quote(item: dict[str, Any]) -> PriceQuote:
     instance_type = str(row["Instance Type"])
     fields, _ = spec_fields(instance_type, row)
     return PriceQuote(
-        provider="aws", region=item["region"], instance_type=instance_type, os=os_slug(item["os"]),
-        price_model=PriceModel.on_demand, price=_price(row["price"], instance_type, item["region"]),
-        currency=item["currency"], unit=Unit.hour, source_url=item["source_url"],
-        observed_at=parse_time(item["observed_at"]), **fields)
+        provider="aws",
+        region=item["region"],
+        instance_type=instance_type,
+        os=os_slug(item["os"]),
+        price_model=PriceModel.on_demand,
+        price=_price(row["price"], instance_type, item["region"]),
+        currency=item["currency"],
+        unit=Unit.hour,
+        source_url=item["source_url"],
+        observed_at=parse_time(item["observed_at"]),
+        **fields,
+    )
 
 
 def _spot_prices(items: list[dict[str, Any]], notes: list[str]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -105,8 +114,11 @@ def _spot_prices(items: list[dict[str, Any]], notes: list[str]) -> dict[tuple[st
             conflicts.add(key)
             if price > seen["price"]:
                 kept[key] = {**item, "price": price}
-    notes.extend(f"aws: spot feed lists {size} ({os}) in {region} twice with different prices; kept the higher, "
-                 f"{kept[(region, size, os)]['price']}" for region, size, os in sorted(conflicts))
+    notes.extend(
+        f"aws: spot feed lists {size} ({os}) in {region} twice with different prices; kept the higher, "
+        f"{kept[(region, size, os)]['price']}"
+        for region, size, os in sorted(conflicts)
+    )
     return kept
 
 
@@ -128,11 +140,22 @@ def spot_quotes(items: list[dict[str, Any]], advisor: list[dict[str, Any]], note
     quotes = []
     for (region, size, os_name), item in sorted(_spot_prices(items, notes).items()):
         fields, _ = spec_fields(size)
-        quotes.append(PriceQuote(
-            provider="aws", region=region, instance_type=size, os=os_name, price_model=PriceModel.spot,
-            price=item["price"], currency="USD", unit=Unit.hour, source_url=item["source_url"],
-            observed_at=parse_time(item["observed_at"]), attrs=advice.get((region, size, os_name), {}),
-            **fields))
+        quotes.append(
+            PriceQuote(
+                provider="aws",
+                region=region,
+                instance_type=size,
+                os=os_name,
+                price_model=PriceModel.spot,
+                price=item["price"],
+                currency="USD",
+                unit=Unit.hour,
+                source_url=item["source_url"],
+                observed_at=parse_time(item["observed_at"]),
+                attrs=advice.get((region, size, os_name), {}),
+                **fields,
+            )
+        )
     return quotes
 
 
@@ -143,8 +166,10 @@ def unknown_gpu_notes(instance_types: Iterable[str], table: dict[str, GpuSpec] |
     types = set(instance_types)
     table = spec_table("aws") if table is None else table
     unknown = sorted(t for t in types if t.lower() not in table)
-    return [f"aws: {t} looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields"
-            for t in unknown] + no_count_notes("aws", types, table)
+    return [
+        f"aws: {t} looks like a GPU instance but is not in gpu_specs/aws.csv; stored without GPU fields"
+        for t in unknown
+    ] + no_count_notes("aws", types, table)
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:

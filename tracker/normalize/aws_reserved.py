@@ -20,9 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.aws import os_slug, spec_fields, unknown_gpu_notes
 from tracker.normalize.aws_savings import savings_plan_quotes
 from tracker.normalize.money import MoneyError, to_decimal
@@ -37,7 +35,7 @@ def _money(dimension: dict[str, Any], where: str) -> tuple[Decimal, str]:
     prices = dimension.get("pricePerUnit") or {}
     if len(prices) != 1:
         raise NormalizeError(f"AWS: {where}: expected one currency in pricePerUnit, found {sorted(prices) or 'none'}")
-    (currency, amount), = prices.items()
+    ((currency, amount),) = prices.items()
     try:
         value = to_decimal(amount, what="price")
     except MoneyError as exc:
@@ -60,8 +58,10 @@ def term_prices(term: dict[str, Any], where: str) -> tuple[Decimal, Decimal | No
         else:
             raise NormalizeError(f"AWS: {where}: unknown price unit {unit!r}")
     if len(hourly) != 1 or len(upfront) > 1:
-        raise NormalizeError(f"AWS: {where}: expected one hourly rate and at most one upfront fee, "
-                             f"found {len(hourly)} and {len(upfront)}")
+        raise NormalizeError(
+            f"AWS: {where}: expected one hourly rate and at most one upfront fee, "
+            f"found {len(hourly)} and {len(upfront)}"
+        )
     currencies = {c for _, c in hourly + upfront}
     if len(currencies) != 1:
         raise NormalizeError(f"AWS: {where}: the rate and the fee are in different currencies")
@@ -74,8 +74,14 @@ def reserved_variant(term: dict[str, Any], where: str) -> dict[str, Any]:
     if length not in TERMS or cls not in CLASSES or option not in PAYMENT:
         raise NormalizeError(f"AWS: {where}: unknown reservation {length!r} {cls!r} {option!r}")
     hourly, fee, currency = term_prices(term, where)
-    return {"price_model": PriceModel.reserved, "term": length, "payment_option": CLASSES[cls] + PAYMENT[option],
-            "price": hourly, "upfront_fee": fee, "currency": currency}
+    return {
+        "price_model": PriceModel.reserved,
+        "term": length,
+        "payment_option": CLASSES[cls] + PAYMENT[option],
+        "price": hourly,
+        "upfront_fee": fee,
+        "currency": currency,
+    }
 
 
 def variants(region: str, record: dict[str, Any], where: str) -> list[dict[str, Any]]:
@@ -109,14 +115,30 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         instance_type = str(attrs.get("instanceType", ""))
         region = str(attrs.get("regionCode") or item["region"])
         where = f"SKU {record.get('sku')} ({instance_type}, {region})"
-        fields, _ = spec_fields(instance_type, {"vCPU": attrs.get("vcpu", ""), "Memory": attrs.get("memory"),
-                                                "Network Performance": attrs.get("networkPerformance")})
+        fields, _ = spec_fields(
+            instance_type,
+            {
+                "vCPU": attrs.get("vcpu", ""),
+                "Memory": attrs.get("memory"),
+                "Network Performance": attrs.get("networkPerformance"),
+            },
+        )
         observed = parse_time(item["observed_at"])
         for variant in variants(region, record, where):
-            out.quotes.append(PriceQuote(
-                provider="aws", region=region, instance_type=instance_type, os=product_os(attrs), unit=Unit.hour,
-                source_url=item["source_url"], observed_at=observed, attrs={"sku": str(record.get("sku", ""))},
-                **fields, **variant))
+            out.quotes.append(
+                PriceQuote(
+                    provider="aws",
+                    region=region,
+                    instance_type=instance_type,
+                    os=product_os(attrs),
+                    unit=Unit.hour,
+                    source_url=item["source_url"],
+                    observed_at=observed,
+                    attrs={"sku": str(record.get("sku", ""))},
+                    **fields,
+                    **variant,
+                )
+            )
     out.quotes.extend(savings_plan_quotes(plans))
     out.notes.extend(unknown_gpu_notes(q.instance_type for q in out.quotes))
     return out

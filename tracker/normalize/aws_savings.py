@@ -23,9 +23,7 @@ from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
 from spiders.pages.aws_savings import OPERATIONS, usage_instance_type
-from tracker.normalize import NormalizeError
-from tracker.normalize import make_quote
-from tracker.normalize import parse_time
+from tracker.normalize import NormalizeError, make_quote, parse_time
 from tracker.normalize.aws import os_slug, spec_fields
 from tracker.normalize.money import MoneyError, to_decimal
 
@@ -58,8 +56,11 @@ def plan_variant(record: dict[str, Any], where: str) -> dict[str, Any]:
     option = (record.get("attributes") or {}).get("purchaseOption")
     if family not in PLAN_TYPES or option not in PURCHASE_OPTIONS:
         raise NormalizeError(f"AWS: {where}: unknown savings plan {family!r} {option!r}")
-    return {"price_model": PriceModel.savings_plan, "term": plan_term(record, where),
-            "payment_option": PLAN_TYPES[str(family)] + PURCHASE_OPTIONS[str(option)]}
+    return {
+        "price_model": PriceModel.savings_plan,
+        "term": plan_term(record, where),
+        "payment_option": PLAN_TYPES[str(family)] + PURCHASE_OPTIONS[str(option)],
+    }
 
 
 def rate_fields(rate: dict[str, Any], item: dict[str, Any], where: str) -> dict[str, Any]:
@@ -68,8 +69,10 @@ def rate_fields(rate: dict[str, Any], item: dict[str, Any], where: str) -> dict[
     from_usage = usage_instance_type(usage)
     instance_type = rate.get("discountedInstanceType") or from_usage
     if not instance_type or (from_usage and instance_type != from_usage):
-        raise NormalizeError(f"AWS: {where}: rate {rate.get('rateCode')} names instance type "
-                             f"{rate.get('discountedInstanceType')!r} for usage type {usage!r}")
+        raise NormalizeError(
+            f"AWS: {where}: rate {rate.get('rateCode')} names instance type "
+            f"{rate.get('discountedInstanceType')!r} for usage type {usage!r}"
+        )
     where = f"{where}, {instance_type}"
     operation = rate.get("discountedOperation")
     if operation not in SYSTEMS:
@@ -85,11 +88,17 @@ def rate_fields(rate: dict[str, Any], item: dict[str, Any], where: str) -> dict[
         raise NormalizeError(f"AWS: {where}: savings plan rate {money.get('price')!r} is not a positive amount")
     currency = money.get("currency") or PARTITION_CURRENCY.get(str(item.get("partition")))
     if not currency:
-        raise NormalizeError(f"AWS: {where}: the rate names no currency, and partition "
-                             f"{item.get('partition')!r} implies none")
+        raise NormalizeError(
+            f"AWS: {where}: the rate names no currency, and partition {item.get('partition')!r} implies none"
+        )
     region = str(rate.get("discountedRegionCode") or item["region"])
-    return {"instance_type": str(instance_type), "os": SYSTEMS[str(operation)], "region": region,
-            "price": price, "currency": str(currency)}
+    return {
+        "instance_type": str(instance_type),
+        "os": SYSTEMS[str(operation)],
+        "region": region,
+        "price": price,
+        "currency": str(currency),
+    }
 
 
 def savings_plan_quotes(items: Iterable[dict[str, Any]]) -> list[PriceQuote]:
@@ -106,11 +115,19 @@ def savings_plan_quotes(items: Iterable[dict[str, Any]]) -> list[PriceQuote]:
             fields = rate_fields(rate, item, where)
             specs, _ = spec_fields(fields["instance_type"])
             quote = make_quote(
-                "aws", unit=Unit.hour, source_url=item["source_url"], observed_at=observed,
+                "aws",
+                unit=Unit.hour,
+                source_url=item["source_url"],
+                observed_at=observed,
                 attrs={"sku": str(record.get("sku", "")), "rate_code": str(rate.get("rateCode", ""))},
-                **specs, **fields, **variant)
+                **specs,
+                **fields,
+                **variant,
+            )
             seen = kept.setdefault(quote.key, quote)
             if seen.price != quote.price:
-                raise NormalizeError(f"AWS: {where}: {quote.instance_type} ({quote.os}) has two "
-                                     f"{quote.payment_option} {quote.term} rates, {seen.price} and {quote.price}")
+                raise NormalizeError(
+                    f"AWS: {where}: {quote.instance_type} ({quote.os}) has two "
+                    f"{quote.payment_option} {quote.term} rates, {seen.price} and {quote.price}"
+                )
     return list(kept.values())

@@ -14,10 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import make_quote
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup, no_count_notes
 
@@ -52,20 +49,33 @@ def quotes_for(item: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     price = to_decimal(data.get("retailPrice"), what="retailPrice")
     if kind == "Reservation":
-        return [{"price_model": PriceModel.reserved, "term": _term(data.get("reservationTerm"), "reservation"),
-                 "unit": Unit.term, "price": price}]
+        return [
+            {
+                "price_model": PriceModel.reserved,
+                "term": _term(data.get("reservationTerm"), "reservation"),
+                "unit": Unit.term,
+                "price": price,
+            }
+        ]
     if kind != "Consumption":
         raise NormalizeError(f"Azure: unknown price type {kind!r} for {data.get('armSkuName')}")
     if data.get("unitOfMeasure") != "1 Hour":
         raise NormalizeError(f"Azure: unknown unit {data.get('unitOfMeasure')!r} for {data.get('armSkuName')}")
-    variants = [{"price_model": _consumption_model(str(data.get("skuName", ""))), "term": "",
-                 "unit": Unit.hour, "price": price}]
+    variants = [
+        {"price_model": _consumption_model(str(data.get("skuName", ""))), "term": "", "unit": Unit.hour, "price": price}
+    ]
     plans = data.get("savingsPlan") or []
     if not isinstance(plans, list) or not all(isinstance(p, dict) for p in plans):
         raise NormalizeError(f"Azure: savingsPlan of {data.get('armSkuName')} is not a list of plans")
     for plan in plans:
-        variants.append({"price_model": PriceModel.savings_plan, "term": _term(plan.get("term"), "savings plan"),
-                         "unit": Unit.hour, "price": to_decimal(plan.get("retailPrice"), what="savingsPlan price")})
+        variants.append(
+            {
+                "price_model": PriceModel.savings_plan,
+                "term": _term(plan.get("term"), "savings plan"),
+                "unit": Unit.hour,
+                "price": to_decimal(plan.get("retailPrice"), what="savingsPlan price"),
+            }
+        )
     return variants
 
 
@@ -88,14 +98,19 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         (unknown if spec is None else known).add(instance_type)
         observed = parse_time(item["observed_at"])
         for variant in variants:
-            out.quotes.append(make_quote(
-                "azure", region=str(data.get("armRegionName") or item.get("region", "")),
-                instance_type=instance_type, os=_os(str(data.get("productName", ""))),
-                currency=str(data.get("currencyCode", "USD")), source_url=item["source_url"],
-                observed_at=observed,
-                **(spec.as_fields() if spec else {}), **variant))
+            out.quotes.append(
+                make_quote(
+                    "azure",
+                    region=str(data.get("armRegionName") or item.get("region", "")),
+                    instance_type=instance_type,
+                    os=_os(str(data.get("productName", ""))),
+                    currency=str(data.get("currencyCode", "USD")),
+                    source_url=item["source_url"],
+                    observed_at=observed,
+                    **(spec.as_fields() if spec else {}),
+                    **variant,
+                )
+            )
     out.notes.extend(f"azure: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
     out.notes.extend(no_count_notes("azure", known))
     return out
-
-

@@ -29,9 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.specs import GpuSpec, spec_table
 
 # Description (lower case, price-model wording removed) -> accelerator name.
@@ -70,8 +68,12 @@ MACHINE_PARTS = {
 N1_SHAPE = re.compile(r"^n1-[a-z]+-\d+\+(?P<gpu>nvidia-[a-z0-9-]+)x\d+$")
 
 USAGE_TYPES = {"OnDemand": "on_demand", "Preemptible": "spot", "Commit1Yr": "1yr", "Commit3Yr": "3yr"}
-PRICE_MODELS = {"on_demand": (PriceModel.on_demand, ""), "spot": (PriceModel.spot, ""),
-                "1yr": (PriceModel.reserved, "1yr"), "3yr": (PriceModel.reserved, "3yr")}
+PRICE_MODELS = {
+    "on_demand": (PriceModel.on_demand, ""),
+    "spot": (PriceModel.spot, ""),
+    "1yr": (PriceModel.reserved, "1yr"),
+    "3yr": (PriceModel.reserved, "3yr"),
+}
 USAGE_UNITS = {"gpu": "h", "cpu": "h", "ram": "GiBy.h"}
 PART_UNITS = {"gpu": "GPU", "cpu": "vCPU", "ram": "GiB"}
 
@@ -127,8 +129,9 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
     sku_id = sku.get("skuId")
     infos = sku.get("pricingInfo")
     if not isinstance(infos, list) or len(infos) != 1:
-        raise NormalizeError(f"GCP: SKU {sku_id} has {len(infos) if isinstance(infos, list) else 'no'} "
-                             "pricingInfo entries, expected one")
+        raise NormalizeError(
+            f"GCP: SKU {sku_id} has {len(infos) if isinstance(infos, list) else 'no'} pricingInfo entries, expected one"
+        )
     expression = infos[0].get("pricingExpression") if isinstance(infos[0], dict) else None
     tiers = expression.get("tieredRates") if isinstance(expression, dict) else None
     if not isinstance(tiers, list) or not tiers:
@@ -142,10 +145,16 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
         raise NormalizeError(f"GCP: SKU {sku_id} has no unitPrice with a currencyCode")
     units = _number(price.get("units", "0"), sku_id)
     nanos = _number(price.get("nanos", 0), sku_id)
-    if units != units.to_integral_value() or nanos != nanos.to_integral_value() or abs(nanos) >= _NANOS \
-            or (units > 0 > nanos) or (units < 0 < nanos):
-        raise NormalizeError(f"GCP: SKU {sku_id} has an unreadable price: units {price.get('units')!r}, "
-                             f"nanos {price.get('nanos')!r}")
+    if (
+        units != units.to_integral_value()
+        or nanos != nanos.to_integral_value()
+        or abs(nanos) >= _NANOS
+        or (units > 0 > nanos)
+        or (units < 0 < nanos)
+    ):
+        raise NormalizeError(
+            f"GCP: SKU {sku_id} has an unreadable price: units {price.get('units')!r}, nanos {price.get('nanos')!r}"
+        )
     rate = units + nanos / _NANOS
     return Decimal(format(rate.normalize(), "f")), currency, str(expression.get("usageUnit"))
 
@@ -180,8 +189,10 @@ def read_parts(items: Iterable[dict[str, Any]]) -> tuple[dict[tuple[str, str, st
         kind, name = found
         rate, currency, usage_unit = unit_price(sku)
         if usage_unit != USAGE_UNITS[kind]:
-            raise NormalizeError(f"GCP: SKU {sku.get('skuId')} ({sku.get('description')}) is priced per "
-                                 f"{usage_unit!r}, expected {USAGE_UNITS[kind]!r}")
+            raise NormalizeError(
+                f"GCP: SKU {sku.get('skuId')} ({sku.get('description')}) is priced per "
+                f"{usage_unit!r}, expected {USAGE_UNITS[kind]!r}"
+            )
         wanted = set(item.get("regions") or [])
         regions = sku.get("serviceRegions")
         if not isinstance(regions, list) or not all(isinstance(r, str) for r in regions):
@@ -189,14 +200,24 @@ def read_parts(items: Iterable[dict[str, Any]]) -> tuple[dict[tuple[str, str, st
         for region in regions:
             if wanted and region not in wanted:
                 continue
-            part = Part(kind, name, model, region, rate, currency, str(sku.get("skuId")),
-                        item["source_url"], item["observed_at"])
+            part = Part(
+                kind,
+                name,
+                model,
+                region,
+                rate,
+                currency,
+                str(sku.get("skuId")),
+                item["source_url"],
+                item["observed_at"],
+            )
             key = (kind, name, model, part.region)
             seen = parts.get(key)
             if seen is not None and (seen.rate, seen.currency) != (rate, currency):
                 raise NormalizeError(
                     f"GCP: two {model} prices for {part.instance_type} in {region}: {seen.rate} "
-                    f"(SKU {seen.sku_id}) and {rate} (SKU {part.sku_id})")
+                    f"(SKU {seen.sku_id}) and {rate} (SKU {part.sku_id})"
+                )
             parts.setdefault(key, part)
     return parts, count
 
@@ -214,30 +235,55 @@ def machine_parts(instance_type: str) -> tuple[str, str]:
 
 def _quote(part: Part, price: Decimal, model: str, **fields: Any) -> PriceQuote:
     price_model, term = PRICE_MODELS[model]
-    return PriceQuote(provider="gcp", region=part.region, price_model=price_model, term=term, price=price,
-                      currency=part.currency, unit=Unit.hour, source_url=part.source_url,
-                      observed_at=parse_time(part.observed_at), **fields)
+    return PriceQuote(
+        provider="gcp",
+        region=part.region,
+        price_model=price_model,
+        term=term,
+        price=price,
+        currency=part.currency,
+        unit=Unit.hour,
+        source_url=part.source_url,
+        observed_at=parse_time(part.observed_at),
+        **fields,
+    )
 
 
 def machine_quote(spec: GpuSpec, core: Part, ram: Part, gpu: Part) -> PriceQuote:
     if len({core.currency, ram.currency, gpu.currency}) != 1:
-        raise NormalizeError(f"GCP: the parts of {spec.instance_type} in {core.region} are priced in "
-                             f"different currencies")
+        raise NormalizeError(
+            f"GCP: the parts of {spec.instance_type} in {core.region} are priced in different currencies"
+        )
     if spec.vcpu is None or spec.memory_gb is None or spec.gpu_count is None:
         raise NormalizeError(f"GCP: the spec table lacks vCPU, RAM or GPU count for {spec.instance_type}")
     price = spec.vcpu * core.rate + spec.memory_gb * ram.rate + spec.gpu_count * gpu.rate
     attrs = {
-        "core_rate": str(core.rate), "ram_rate": str(ram.rate), "gpu_rate": str(gpu.rate),
-        "core_sku": core.sku_id, "ram_sku": ram.sku_id, "gpu_sku": gpu.sku_id,
+        "core_rate": str(core.rate),
+        "ram_rate": str(ram.rate),
+        "gpu_rate": str(gpu.rate),
+        "core_sku": core.sku_id,
+        "ram_sku": ram.sku_id,
+        "gpu_sku": gpu.sku_id,
         "formula": f"{spec.vcpu} x {core.rate} + {spec.memory_gb} x {ram.rate} + {spec.gpu_count} x {gpu.rate}",
     }
-    return _quote(gpu, Decimal(format(price.normalize(), "f")), gpu.model, instance_type=spec.instance_type,
-                  attrs=attrs, **spec.as_fields())
+    return _quote(
+        gpu,
+        Decimal(format(price.normalize(), "f")),
+        gpu.model,
+        instance_type=spec.instance_type,
+        attrs=attrs,
+        **spec.as_fields(),
+    )
 
 
 def part_quote(part: Part) -> PriceQuote:
-    return _quote(part, part.rate, part.model, instance_type=part.instance_type,
-                  attrs={"part": part.kind, "per": PART_UNITS[part.kind], "sku": part.sku_id})
+    return _quote(
+        part,
+        part.rate,
+        part.model,
+        instance_type=part.instance_type,
+        attrs={"part": part.kind, "per": PART_UNITS[part.kind], "sku": part.sku_id},
+    )
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -259,13 +305,19 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             out.quotes.append(machine_quote(spec, parts[core_key], parts[ram_key], gpu))
     wanted = sorted({r for i in items for r in i.get("regions") or []})
     if not out.quotes and wanted and not parts:
-        raise NormalizeError(f"GCP: no GPU machine part is priced in {', '.join(wanted)}; "
-                             "check the region names (for example us-central1)")
+        raise NormalizeError(
+            f"GCP: no GPU machine part is priced in {', '.join(wanted)}; "
+            "check the region names (for example us-central1)"
+        )
     if not out.quotes:
-        raise NormalizeError(f"GCP: no GPU machine could be priced from the {count} SKUs read; "
-                             "the catalogue's SKU descriptions may have changed")
+        raise NormalizeError(
+            f"GCP: no GPU machine could be priced from the {count} SKUs read; "
+            "the catalogue's SKU descriptions may have changed"
+        )
     out.quotes.extend(part_quote(parts[key]) for key in sorted(used))
     for (accelerator, family, model), regions in sorted(missing.items()):
-        out.notes.append(f"gcp: {accelerator} ({model}) is priced in {', '.join(sorted(regions))}, but {family} "
-                         "cores or RAM are not; its machines are not built there")
+        out.notes.append(
+            f"gcp: {accelerator} ({model}) is priced in {', '.join(sorted(regions))}, but {family} "
+            "cores or RAM are not; its machines are not built there"
+        )
     return out

@@ -18,16 +18,15 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import make_quote
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
 _NUMBER = r"\d+(?:\.\d+)?"
-CARD = re.compile(rf"^(?P<count>{_NUMBER})\s*[×xX*]\s*(?P<name>[^/]+?)\s*"
-                  rf"(?:/\s*(?:{_NUMBER}\s*[×xX*]\s*)?(?P<mem>{_NUMBER})\s*G(?:i)?B?)?$")
+CARD = re.compile(
+    rf"^(?P<count>{_NUMBER})\s*[×xX*]\s*(?P<name>[^/]+?)\s*"
+    rf"(?:/\s*(?:{_NUMBER}\s*[×xX*]\s*)?(?P<mem>{_NUMBER})\s*G(?:i)?B?)?$"
+)
 INLINE_MEMORY = re.compile(rf"[\s(（-]*(?P<mem>{_NUMBER})\s*G(?:i)?B?[)）]?", re.IGNORECASE)
 NOISE = re.compile(r"\b(NVIDIA|Tesla|PCIe|NVLink|SXM\d?|GPU)\b", re.IGNORECASE)
 LEADING_NUMBER = re.compile(rf"^\s*({_NUMBER})")
@@ -46,7 +45,7 @@ def parse_card(text: str, flavor: str) -> dict[str, Any]:
     inline = INLINE_MEMORY.search(name)
     if inline:
         per_card = per_card or inline.group("mem")
-        name = name[: inline.start()] + name[inline.end():]
+        name = name[: inline.start()] + name[inline.end() :]
     model = " ".join(NOISE.sub(" ", name).split())
     if not model:
         raise NormalizeError(f"Huawei: acceleratorCard {text!r} of {flavor} names no GPU")
@@ -66,13 +65,17 @@ def _card_fields(card: str, flavor: str, spec: GpuSpec | None) -> dict[str, Any]
     stated = parse_card(card, flavor)
     if stated["gpu_memory_gb"] is not None:
         return stated
-    same_gpu = spec is not None and spec.gpu_model is not None and (
-        spec.gpu_model.split()[0].upper() == stated["gpu_model"].split()[0].upper())
+    same_gpu = (
+        spec is not None
+        and spec.gpu_model is not None
+        and (spec.gpu_model.split()[0].upper() == stated["gpu_model"].split()[0].upper())
+    )
     if same_gpu and spec is not None and spec.gpu_count == stated["gpu_count"]:
         return {**stated, "gpu_model": spec.gpu_model, "gpu_memory_gb": spec.gpu_memory_gb}
     if stated["gpu_model"].upper() in BY_MEMORY:
-        raise NormalizeError(f"Huawei: acceleratorCard {card!r} of {flavor} does not say which "
-                             f"{stated['gpu_model']} (no memory size)")
+        raise NormalizeError(
+            f"Huawei: acceleratorCard {card!r} of {flavor} does not say which {stated['gpu_model']} (no memory size)"
+        )
     return stated
 
 
@@ -116,10 +119,15 @@ def plan_variant(plan: object, flavor: str) -> dict[str, Any] | None:
     if not (1 <= number <= MAX_PERIODS) or number != number.to_integral_value():
         raise NormalizeError(f"Huawei: {flavor} {mode} plan has periodNum {raw_period!r}")
     period = int(number)
-    model, suffix, unit = ((PriceModel.monthly, "mo", Unit.month) if mode == "MONTHLY"
-                           else (PriceModel.yearly, "yr", Unit.year))
-    return {"price_model": model, "term": f"{period}{suffix}", "unit": unit if period == 1 else Unit.term,
-            "price": price}
+    model, suffix, unit = (
+        (PriceModel.monthly, "mo", Unit.month) if mode == "MONTHLY" else (PriceModel.yearly, "yr", Unit.year)
+    )
+    return {
+        "price_model": model,
+        "term": f"{period}{suffix}",
+        "unit": unit if period == 1 else Unit.term,
+        "price": price,
+    }
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -148,10 +156,19 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             unknown.add(flavor)
         observed = parse_time(item.get("observed_at"))
         for variant in variants:
-            out.quotes.append(make_quote(
-                "huawei", region=str(item.get("region") or ""), instance_type=flavor, os="linux",
-                currency=str(item.get("currency") or "CNY"), source_url=str(item.get("source_url") or ""),
-                observed_at=observed, **fields, **variant))
+            out.quotes.append(
+                make_quote(
+                    "huawei",
+                    region=str(item.get("region") or ""),
+                    instance_type=flavor,
+                    os="linux",
+                    currency=str(item.get("currency") or "CNY"),
+                    source_url=str(item.get("source_url") or ""),
+                    observed_at=observed,
+                    **fields,
+                    **variant,
+                )
+            )
     if skipped:
         out.notes.append(f"huawei: billing modes not tracked: {', '.join(sorted(skipped))}")
     out.notes.extend(f"huawei: no GPU spec for {f}; stored without a GPU model" for f in sorted(unknown))

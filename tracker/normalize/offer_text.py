@@ -21,38 +21,102 @@ from decimal import Decimal, InvalidOperation
 
 from db.schema import Eligibility, OfferKind
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}
-_EN_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-               "nine": 9, "ten": 10, "twelve": 12, "eighteen": 18, "twenty-four": 24, "thirty": 30,
-               "sixty": 60, "ninety": 90, "a": 1, "an": 1}
-_MULTIPLIERS = {"万": Decimal(10000), "亿": Decimal(100000000), "千": Decimal(1000), "k": Decimal(1000),
-                "m": Decimal(1000000)}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_EN_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "eighteen": 18,
+    "twenty-four": 24,
+    "thirty": 30,
+    "sixty": 60,
+    "ninety": 90,
+    "a": 1,
+    "an": 1,
+}
+_MULTIPLIERS = {
+    "万": Decimal(10000),
+    "亿": Decimal(100000000),
+    "千": Decimal(1000),
+    "k": Decimal(1000),
+    "m": Decimal(1000000),
+}
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR",
-                    "£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY"}
-_SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD",
-                    "dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR"}
+_PREFIX_CURRENCY = {
+    "us$": "USD",
+    "usd": "USD",
+    "$": "USD",
+    "hk$": "HKD",
+    "s$": "SGD",
+    "€": "EUR",
+    "eur": "EUR",
+    "£": "GBP",
+    "¥": "CNY",
+    "rmb": "CNY",
+    "cny": "CNY",
+}
+_SUFFIX_CURRENCY = {
+    "元": "CNY",
+    "块": "CNY",
+    "人民币": "CNY",
+    "rmb": "CNY",
+    "cny": "CNY",
+    "usd": "USD",
+    "dollars": "USD",
+    "us dollars": "USD",
+    "eur": "EUR",
+    "euros": "EUR",
+}
 _MONEY_PREFIX = re.compile(
-    rf"(?P<cur>US\$|HK\$|S\$|USD|EUR|RMB|CNY|\$|€|£|¥)\s?(?P<num>{_NUM})\s?(?P<mult>万|亿|千|[kKmM](?![a-zA-Z]))?")
+    rf"(?P<cur>US\$|HK\$|S\$|USD|EUR|RMB|CNY|\$|€|£|¥)\s?(?P<num>{_NUM})\s?(?P<mult>万|亿|千|[kKmM](?![a-zA-Z]))?"
+)
 _MONEY_SUFFIX = re.compile(
     rf"(?<![\d.$¥€£])(?P<num>{_NUM})\s?(?P<mult>万|亿|千|[kK](?![a-zA-Z]))?\s?"
-    rf"(?P<cur>元|块|人民币|RMB|CNY|USD|us dollars|dollars|EUR|euros)", re.IGNORECASE)
-_PER_UNIT = re.compile(r"^\s?(?:/|per\s|每)\s?(?:hour|hr|h\b|小时|时|month|mo\b|月|year|yr|年|day|天|GB|核|vCPU)",
-                       re.IGNORECASE)
-_FULL_REDUCTION = re.compile(rf"(?:每)?满\s?(?P<min>{_NUM})\s?(?P<mmult>万|千)?\s?(?:元)?\s?[减立减省]+\s?"
-                             rf"(?P<off>{_NUM})\s?(?P<omult>万|千)?\s?(?:元)?")
+    rf"(?P<cur>元|块|人民币|RMB|CNY|USD|us dollars|dollars|EUR|euros)",
+    re.IGNORECASE,
+)
+_PER_UNIT = re.compile(
+    r"^\s?(?:/|per\s|每)\s?(?:hour|hr|h\b|小时|时|month|mo\b|月|year|yr|年|day|天|GB|核|vCPU)", re.IGNORECASE
+)
+_FULL_REDUCTION = re.compile(
+    rf"(?:每)?满\s?(?P<min>{_NUM})\s?(?P<mmult>万|千)?\s?(?:元)?\s?[减立减省]+\s?"
+    rf"(?P<off>{_NUM})\s?(?P<omult>万|千)?\s?(?:元)?"
+)
 _ZHE = re.compile(r"(?P<num>\d+(?:\.\d+)?|[一二三四五六七八九][一二三四五六七八九]?)\s?折(?!扣)")
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?%")
-_PERCENT_BEFORE = re.compile(r"(?:save|saving|savings|discount|节省|省|降|优惠|低至|减|up to|最高|最多)\W{0,3}(?:up to\s)?$",
-                             re.IGNORECASE)
+_PERCENT_BEFORE = re.compile(
+    r"(?:save|saving|savings|discount|节省|省|降|优惠|低至|减|up to|最高|最多)\W{0,3}(?:up to\s)?$", re.IGNORECASE
+)
 _PERCENT_AFTER = re.compile(r"^\s?(?:off|discount|折扣|优惠|lower|cheaper|less)", re.IGNORECASE)
 _FIRST_PERIOD = re.compile(rf"首(?P<unit>月|年)\s?(?:仅需|只需|低至|仅)?\s?(?:¥\s?)?(?P<num>{_NUM})\s?元")
 _DURATION = re.compile(
     r"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|eighteen|"
     r"twenty-four|thirty|sixty|ninety|an?)"
-    r"[\s-]?(?P<unit>days?|天|日|weeks?|周|星期|months?|个月|月|years?|年)(?![a-zA-Z])", re.IGNORECASE)
+    r"[\s-]?(?P<unit>days?|天|日|weeks?|周|星期|months?|个月|月|years?|年)(?![a-zA-Z])",
+    re.IGNORECASE,
+)
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.IGNORECASE)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.IGNORECASE)
 _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
@@ -68,8 +132,12 @@ _DISCOUNT_WORDS = re.compile(r"% off|折扣|特惠|促销|秒杀|discount|sale|�
 _UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多)\s?$", re.IGNORECASE)
 
 _ELIGIBILITY = (
-    (Eligibility.new_users, re.compile(
-        r"新用户|新客|首购|首单|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time", re.I)),
+    (
+        Eligibility.new_users,
+        re.compile(
+            r"新用户|新客|首购|首单|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time", re.I
+        ),
+    ),
     (Eligibility.students, re.compile(r"学生|高校|students?\b|universit", re.I)),
     (Eligibility.startups, re.compile(r"初创|创业|云创|startups?\b|founders?\b|activate\b", re.I)),
     (Eligibility.enterprise, re.compile(r"企业(?:用户|客户|认证)|enterprise|business customers", re.I)),
@@ -105,8 +173,11 @@ class OfferTerms:
 
     def says_something(self) -> bool:
         """An amount, a percentage, or for a trial its length."""
-        return (self.amount is not None or self.percent_off is not None
-                or (self.kind == OfferKind.free_trial and self.duration_days is not None))
+        return (
+            self.amount is not None
+            or self.percent_off is not None
+            or (self.kind == OfferKind.free_trial and self.duration_days is not None)
+        )
 
 
 @dataclass(frozen=True)
@@ -151,7 +222,7 @@ def _moneys(text: str) -> list[_Money]:
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
-            if _PER_UNIT.match(text[m.end():]):
+            if _PER_UNIT.match(text[m.end() :]):
                 continue  # a rate such as "$0.35/hour" is a price, not an amount of credit
             value = _number(m.group("num"), m.group("mult"))
             if not value:
@@ -162,7 +233,7 @@ def _moneys(text: str) -> list[_Money]:
 
 
 def _near(pattern: re.Pattern[str], text: str, start: int, end: int, before: int = 12, after: int = 24) -> bool:
-    return bool(pattern.search(text[max(0, start - before):start]) or pattern.search(text[end:end + after]))
+    return bool(pattern.search(text[max(0, start - before) : start]) or pattern.search(text[end : end + after]))
 
 
 def _pick_amount(text: str, moneys: list[_Money]) -> _Money | None:
@@ -170,12 +241,13 @@ def _pick_amount(text: str, moneys: list[_Money]) -> _Money | None:
     word, or the only one there is. Several different ones are ambiguous."""
     if not moneys:
         return None
-    keyed = [m for m in moneys if _near(_CREDIT_WORDS, text, m.start, m.end) or
-             _near(_VOUCHER_WORDS, text, m.start, m.end)]
+    keyed = [
+        m for m in moneys if _near(_CREDIT_WORDS, text, m.start, m.end) or _near(_VOUCHER_WORDS, text, m.start, m.end)
+    ]
     pool = keyed or moneys
     if len({(m.value, m.currency) for m in pool}) == 1:
         return pool[0]
-    capped = [m for m in pool if _UP_TO.search(text[max(0, m.start - 10):m.start])]
+    capped = [m for m in pool if _UP_TO.search(text[max(0, m.start - 10) : m.start])]
     return capped[0] if len(capped) == 1 else None
 
 
@@ -192,7 +264,7 @@ def _percent_off(text: str) -> Decimal | None:
         if 0 < paid < 10:
             values.add(Decimal(100) - paid * 10)
     for m in _PERCENT.finditer(text):
-        if _PERCENT_BEFORE.search(text[max(0, m.start() - 14):m.start()]) or _PERCENT_AFTER.match(text[m.end():]):
+        if _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()]) or _PERCENT_AFTER.match(text[m.end() :]):
             value = Decimal(m.group("num"))
             if 0 < value <= 100:
                 values.add(value)
@@ -220,9 +292,9 @@ def _duration(text: str) -> int | None:
         num, unit = m.group("num"), m.group("unit").lower()
         if num.isdigit() and unit == "年" and int(num) >= 100:
             continue  # "2026年" is a year
-        if num.isdigit() and unit == "月" and (re.match(r"\s?\d", text[m.end():]) or text[:m.start()].endswith("年")):
+        if num.isdigit() and unit == "月" and (re.match(r"\s?\d", text[m.end() :]) or text[: m.start()].endswith("年")):
             continue  # "12月31日" is a date
-        if unit == "日" and text[:m.start()].endswith("月"):
+        if unit == "日" and text[: m.start()].endswith("月"):
             continue
         if num.lower() in {"a", "an"} and not unit.startswith(("year", "month")):
             continue
@@ -296,7 +368,9 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
         if money is not None:
             terms.amount, terms.currency = money.value, money.currency
         elif default_currency:
-            bare = re.search(rf"(?P<num>{_NUM})\s?(?P<mult>万|千)?\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金)", text)
+            bare = re.search(
+                rf"(?P<num>{_NUM})\s?(?P<mult>万|千)?\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金)", text
+            )
             if bare:
                 terms.amount, terms.currency = _number(bare.group("num"), bare.group("mult")), default_currency
     terms.percent_off = _percent_off(text)
@@ -316,8 +390,11 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
     return terms
 
 
-_RATE_UNITS = (("hour", re.compile(r"hour|hr|h\b|小时|时", re.I)), ("month", re.compile(r"month|mo\b|月", re.I)),
-               ("year", re.compile(r"year|yr|年", re.I)))
+_RATE_UNITS = (
+    ("hour", re.compile(r"hour|hr|h\b|小时|时", re.I)),
+    ("month", re.compile(r"month|mo\b|月", re.I)),
+    ("year", re.compile(r"year|yr|年", re.I)),
+)
 
 
 def parse_rate(text: str) -> tuple[Decimal, str, str] | None:
@@ -328,7 +405,7 @@ def parse_rate(text: str) -> tuple[Decimal, str, str] | None:
     found = set()
     for pattern, table in ((_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)):
         for m in pattern.finditer(text):
-            per = _PER_UNIT.match(text[m.end():])
+            per = _PER_UNIT.match(text[m.end() :])
             value = _number(m.group("num"), m.group("mult"))
             if not per or value is None:
                 continue

@@ -19,9 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import Eligibility, Offer, OfferKind, stable_hash
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.offer_text import OfferTerms, parse_terms
 from tracker.normalize.volatile import clean_text, clean_url
@@ -61,9 +59,17 @@ def _enum(cls: type[OfferKind] | type[Eligibility], value: object, where: str) -
         raise NormalizeError(f"{where}: unknown {cls.__name__} {value!r}") from None
 
 
-def build_offer(*, provider: str, offer_id: str, data: dict[str, Any], observed_at: datetime, source_url: str,
-                default_currency: str | None = None, ignore: Sequence[re.Pattern[str]] = (),
-                fallback_kind: OfferKind | None = None) -> Offer:
+def build_offer(
+    *,
+    provider: str,
+    offer_id: str,
+    data: dict[str, Any],
+    observed_at: datetime,
+    source_url: str,
+    default_currency: str | None = None,
+    ignore: Sequence[re.Pattern[str]] = (),
+    fallback_kind: OfferKind | None = None,
+) -> Offer:
     """One Offer from what a page said about it."""
     where = f"{provider}: offer {offer_id}"
     title = clean_text(str(data.get("title") or ""), ignore)[:120]
@@ -85,14 +91,25 @@ def build_offer(*, provider: str, offer_id: str, data: dict[str, Any], observed_
     eligibility = _enum(Eligibility, data.get("eligibility"), where) or terms.eligibility or Eligibility.all
     products = sorted(set(terms.products) | {str(p) for p in data.get("products") or []})
     return Offer(
-        provider=provider, offer_id=offer_id, kind=kind, title=title or text[:80], amount=terms.amount,
+        provider=provider,
+        offer_id=offer_id,
+        kind=kind,
+        title=title or text[:80],
+        amount=terms.amount,
         currency=terms.currency if terms.amount is not None or terms.min_spend is not None else None,
-        percent_off=terms.percent_off, min_spend=terms.min_spend, duration_days=terms.duration_days,
-        eligibility=eligibility, products=products,
+        percent_off=terms.percent_off,
+        min_spend=terms.min_spend,
+        duration_days=terms.duration_days,
+        eligibility=eligibility,
+        products=products,
         valid_from=_stated_time(data.get("valid_from")) or terms.valid_from,
         valid_until=_stated_time(data.get("valid_until")) or terms.valid_until,
-        source_url=clean_url(str(data.get("url") or source_url)), observed_at=observed_at, text=text,
-        text_hash=stable_hash((text,), length=16), unparsed=not terms.says_something())
+        source_url=clean_url(str(data.get("url") or source_url)),
+        observed_at=observed_at,
+        text=text,
+        text_hash=stable_hash((text,), length=16),
+        unparsed=not terms.says_something(),
+    )
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -104,9 +121,14 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         provider = str(item["provider"])
         if not data.get("id"):
             raise NormalizeError(f"{provider}: an offer on {item['source_url']} has no id")
-        offer = build_offer(provider=provider, offer_id=f"{provider}:{slug(data['id'])}", data=data,
-                            observed_at=parse_time(item["observed_at"]), source_url=item["source_url"],
-                            default_currency=item.get("currency"))
+        offer = build_offer(
+            provider=provider,
+            offer_id=f"{provider}:{slug(data['id'])}",
+            data=data,
+            observed_at=parse_time(item["observed_at"]),
+            source_url=item["source_url"],
+            default_currency=item.get("currency"),
+        )
         if offer.unparsed:
             out.notes.append(f"{offer.offer_id}: no amount or percentage could be read; stored as unparsed")
         out.offers.append(offer)

@@ -35,9 +35,15 @@ class GpuSpec:
         return [f.name for f in fields(self) if getattr(self, f.name) is None]
 
     def as_fields(self) -> dict[str, object]:
-        return {"gpu_model": self.gpu_model, "gpu_count": self.gpu_count, "gpu_memory_gb": self.gpu_memory_gb,
-                "vcpu": self.vcpu, "memory_gb": self.memory_gb, "gpu_interconnect": self.gpu_interconnect,
-                "network_gbps": self.network_gbps}
+        return {
+            "gpu_model": self.gpu_model,
+            "gpu_count": self.gpu_count,
+            "gpu_memory_gb": self.gpu_memory_gb,
+            "vcpu": self.vcpu,
+            "memory_gb": self.memory_gb,
+            "gpu_interconnect": self.gpu_interconnect,
+            "network_gbps": self.network_gbps,
+        }
 
 
 def _num(cell: str | None) -> Decimal | None:
@@ -70,14 +76,15 @@ def spec_table(provider: str) -> dict[str, GpuSpec]:
     return load_specs(path) if path.is_file() else {}
 
 
-def no_count_notes(provider: str, instance_types: Iterable[str],
-                   table: dict[str, GpuSpec] | None = None) -> list[str]:
+def no_count_notes(provider: str, instance_types: Iterable[str], table: dict[str, GpuSpec] | None = None) -> list[str]:
     """A note per priced type that the table knows but gives no GPU count:
     such a quote has no per-GPU-hour price, which must not pass unseen."""
     table = spec_table(provider) if table is None else table
     blank = sorted({t for t in instance_types if (spec := table.get(t.lower())) and spec.gpu_count is None})
-    return [f"{provider}: {t} is in gpu_specs/{provider}.csv without a GPU count; stored without a "
-            f"per-GPU-hour price" for t in blank]
+    return [
+        f"{provider}: {t} is in gpu_specs/{provider}.csv without a GPU count; stored without a per-GPU-hour price"
+        for t in blank
+    ]
 
 
 def lookup(provider: str, instance_type: str) -> GpuSpec | None:

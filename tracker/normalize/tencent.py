@@ -16,10 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import make_quote
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -79,8 +76,9 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
         raise NormalizeError(f"Tencent: unknown Status {status!r} for {instance_type} in {zone}")
     price_info = data["Price"]
     if unit == Unit.hour and str(price_info.get("ChargeUnit") or "").upper() not in HOURLY_CHARGE_UNITS:
-        raise NormalizeError(f"Tencent: {instance_type} in {zone} is charged per "
-                             f"{price_info.get('ChargeUnit')!r}, not per hour")
+        raise NormalizeError(
+            f"Tencent: {instance_type} in {zone} is charged per {price_info.get('ChargeUnit')!r}, not per hour"
+        )
     price = to_decimal(price_info.get(price_field), what=f"Price.{price_field}")
     list_price = to_decimal(price_info.get(list_field), what=f"Price.{list_field}")
     if price <= 0:
@@ -89,12 +87,22 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
             return None
         raise NormalizeError(f"Tencent: {instance_type} ({charge_type}) in {zone} is on sale at {price}")
     return make_quote(
-        "tencent", region=str(item.get("region") or zone.rsplit("-", 1)[0]), zone=zone,
-        instance_type=instance_type, os="linux", price_model=price_model, term=term, unit=unit,
-        price=price, list_price=list_price if list_price > 0 else None,
-        currency=str(item.get("currency") or "CNY"), availability=AVAILABILITY[status],
-        source_url=str(item.get("source_url") or ""), observed_at=parse_time(item.get("observed_at")),
-        **_fields(data))
+        "tencent",
+        region=str(item.get("region") or zone.rsplit("-", 1)[0]),
+        zone=zone,
+        instance_type=instance_type,
+        os="linux",
+        price_model=price_model,
+        term=term,
+        unit=unit,
+        price=price,
+        list_price=list_price if list_price > 0 else None,
+        currency=str(item.get("currency") or "CNY"),
+        availability=AVAILABILITY[status],
+        source_url=str(item.get("source_url") or ""),
+        observed_at=parse_time(item.get("observed_at")),
+        **_fields(data),
+    )
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -114,4 +122,3 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         out.quotes.append(quote)
     out.notes.extend(f"tencent: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
     return out
-

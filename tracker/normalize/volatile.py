@@ -11,20 +11,24 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 _CN_NUM = "0-9,一二三四五六七八九十百千万两"
 # Each pattern is a piece of text that says nothing about the offer itself.
-BUILTIN_VOLATILE = tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"\d{1,3}\s*:\s*\d{2}\s*:\s*\d{2}(?:\s*[:.]\s*\d{1,3})?",  # 02:13:45 countdowns and clocks
-    rf"(?:距(?:离)?(?:活动)?(?:结束|开始|开抢)(?:还有|仅剩)?|倒计时)\s*[:：]?\s*(?:[{_CN_NUM}]+\s*(?:天|小时|时|分钟|分|秒)\s*)*",
-    rf"[{_CN_NUM}]+\s*天\s*[{_CN_NUM}]+\s*(?:小时|时)(?:\s*[{_CN_NUM}]+\s*分(?:钟)?)?(?:\s*[{_CN_NUM}]+\s*秒)?",
-    rf"(?:剩余|仅剩|还剩|余量|库存)\s*[:：]?\s*[{_CN_NUM}]+\s*(?:份|台|个|张|件|%)?",
-    rf"已(?:抢|售|领|抢购|领取)\s*[:：]?\s*[{_CN_NUM}.]+\s*(?:%|份|台|个|张|件|人)?",
-    rf"[{_CN_NUM}]+\s*(?:人|位用户)\s*(?:已|正在)\s*(?:领取|参与|购买|抢购|浏览|查看|围观)",
-    r"\b(?:ends|starts|closes) in\s+(?:\d+\s*(?:d|h|m|s|days?|hours?|minutes?|mins?|seconds?)\b[\s,]*)+",
-    r"\b\d[\d,]*\s+(?:people|users|customers|visitors)\s+(?:are\s+)?(?:viewing|claimed|have claimed|joined|watching)\b",
-    r"\bonly\s+\d+\s+left\b",
-    r"\b\d+\s+(?:left|remaining)\s+today\b",
-))
-TRACKING_PARAMS = re.compile(r"^(?:utm_\w+|spm|scm|from|source|fbclid|gclid|msclkid|trk|ref|_ga|sc_\w+|trackingid)$",
-                             re.IGNORECASE)
+BUILTIN_VOLATILE = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\d{1,3}\s*:\s*\d{2}\s*:\s*\d{2}(?:\s*[:.]\s*\d{1,3})?",  # 02:13:45 countdowns and clocks
+        rf"(?:距(?:离)?(?:活动)?(?:结束|开始|开抢)(?:还有|仅剩)?|倒计时)\s*[:：]?\s*(?:[{_CN_NUM}]+\s*(?:天|小时|时|分钟|分|秒)\s*)*",
+        rf"[{_CN_NUM}]+\s*天\s*[{_CN_NUM}]+\s*(?:小时|时)(?:\s*[{_CN_NUM}]+\s*分(?:钟)?)?(?:\s*[{_CN_NUM}]+\s*秒)?",
+        rf"(?:剩余|仅剩|还剩|余量|库存)\s*[:：]?\s*[{_CN_NUM}]+\s*(?:份|台|个|张|件|%)?",
+        rf"已(?:抢|售|领|抢购|领取)\s*[:：]?\s*[{_CN_NUM}.]+\s*(?:%|份|台|个|张|件|人)?",
+        rf"[{_CN_NUM}]+\s*(?:人|位用户)\s*(?:已|正在)\s*(?:领取|参与|购买|抢购|浏览|查看|围观)",
+        r"\b(?:ends|starts|closes) in\s+(?:\d+\s*(?:d|h|m|s|days?|hours?|minutes?|mins?|seconds?)\b[\s,]*)+",
+        r"\b\d[\d,]*\s+(?:people|users|customers|visitors)\s+(?:are\s+)?(?:viewing|claimed|have claimed|joined|watching)\b",
+        r"\bonly\s+\d+\s+left\b",
+        r"\b\d+\s+(?:left|remaining)\s+today\b",
+    )
+)
+TRACKING_PARAMS = re.compile(
+    r"^(?:utm_\w+|spm|scm|from|source|fbclid|gclid|msclkid|trk|ref|_ga|sc_\w+|trackingid)$", re.IGNORECASE
+)
 _SPACE = re.compile(r"\s+")
 
 

@@ -16,9 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -46,8 +44,9 @@ def _variant(entry: dict[str, Any], configuration: str) -> dict[str, Any] | None
     except MoneyError as exc:
         raise NormalizeError(f"Volcano Engine: {exc} for {configuration}") from None
     if price <= 0:
-        raise NormalizeError(f"Volcano Engine: {period} Price {entry.get('Price')!r} for {configuration} "
-                             "is not a positive amount")
+        raise NormalizeError(
+            f"Volcano Engine: {period} Price {entry.get('Price')!r} for {configuration} is not a positive amount"
+        )
     return {"price_model": model, "term": term, "unit": unit, "price": price}
 
 
@@ -71,8 +70,17 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             variant = _variant(entry, configuration)
             if variant is None:
                 continue
-            out.quotes.append(PriceQuote(
-                provider="volcengine", region=str(data.get("Region", "")), instance_type=configuration,
-                currency=CURRENCY, source_url=item["source_url"], observed_at=observed, **fields, **variant))
+            out.quotes.append(
+                PriceQuote(
+                    provider="volcengine",
+                    region=str(data.get("Region", "")),
+                    instance_type=configuration,
+                    currency=CURRENCY,
+                    source_url=item["source_url"],
+                    observed_at=observed,
+                    **fields,
+                    **variant,
+                )
+            )
     out.notes.extend(f"volcengine: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
     return out

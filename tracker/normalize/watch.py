@@ -13,27 +13,40 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.offer_text import parse_rate
 from tracker.normalize.offers import build_offer, slug
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore
 
-_RATE_MODELS = {"hour": (PriceModel.on_demand, Unit.hour, ""), "month": (PriceModel.monthly, Unit.month, "1mo"),
-                "year": (PriceModel.yearly, Unit.year, "1yr")}
+_RATE_MODELS = {
+    "hour": (PriceModel.on_demand, Unit.hour, ""),
+    "month": (PriceModel.monthly, Unit.month, "1mo"),
+    "year": (PriceModel.yearly, Unit.year, "1yr"),
+}
 
 
 def _price(item: dict[str, Any], ident: str, text: str) -> PriceQuote:
     rate = parse_rate(text)
     if rate is None:
-        raise NormalizeError(f"watch:{item['watch']}: match {ident} has no single price with a unit "
-                             f"(such as $3.06/hour or ¥1200/月): {text[:120]!r}")
+        raise NormalizeError(
+            f"watch:{item['watch']}: match {ident} has no single price with a unit "
+            f"(such as $3.06/hour or ¥1200/月): {text[:120]!r}"
+        )
     value, currency, unit = rate
     model, unit_value, term = _RATE_MODELS[unit]
-    return PriceQuote(provider=item["provider"], region="watch", instance_type=ident, price_model=model,
-                      term=term, price=value, currency=currency, unit=unit_value, source_url=item["source_url"],
-                      observed_at=parse_time(item["observed_at"]), attrs={"watch": item["watch"]})
+    return PriceQuote(
+        provider=item["provider"],
+        region="watch",
+        instance_type=ident,
+        price_model=model,
+        term=term,
+        price=value,
+        currency=currency,
+        unit=unit_value,
+        source_url=item["source_url"],
+        observed_at=parse_time(item["observed_at"]),
+        attrs={"watch": item["watch"]},
+    )
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -49,9 +62,14 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             out.quotes.append(_price(item, ident, clean_text(data["text"], ignore)))
             continue
         fallback = OfferKind(item["offer_kind"]) if item.get("offer_kind") else None
-        offer = build_offer(provider=item["provider"], offer_id=f"watch:{item['watch']}:{ident}",
-                            data={"title": data["text"], "kind": fallback},
-                            observed_at=parse_time(item["observed_at"]), source_url=item["source_url"],
-                            default_currency=item.get("currency"), ignore=ignore)
+        offer = build_offer(
+            provider=item["provider"],
+            offer_id=f"watch:{item['watch']}:{ident}",
+            data={"title": data["text"], "kind": fallback},
+            observed_at=parse_time(item["observed_at"]),
+            source_url=item["source_url"],
+            default_currency=item.get("currency"),
+            ignore=ignore,
+        )
         out.offers.append(offer)
     return out

@@ -27,7 +27,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def alert_hook(config: Config, clock: Callable[[], datetime] = _now) -> Callable[[Session, Sequence[Change]], None] | None:
+def alert_hook(
+    config: Config, clock: Callable[[], datetime] = _now
+) -> Callable[[Session, Sequence[Change]], None] | None:
     """The pipeline's `on_changes`: changes become outbox rows through the
     rules, in the crawl's own transaction. None when no rule is configured."""
     if not config.rule:
@@ -43,8 +45,12 @@ def alert_hook(config: Config, clock: Callable[[], datetime] = _now) -> Callable
 
 def build_channel(settings: ChannelSettings, config: Config) -> Channel:
     try:
-        return Channel(settings.name, settings.url.get_secret_value(), timeout=config.alerts.request_timeout,
-                       max_per_minute=settings.max_per_minute)
+        return Channel(
+            settings.name,
+            settings.url.get_secret_value(),
+            timeout=config.alerts.request_timeout,
+            max_per_minute=settings.max_per_minute,
+        )
     except ChannelError as exc:
         where = f"{config.path}: " if config.path else ""
         raise ConfigError(f"{where}{exc}") from None
@@ -56,12 +62,17 @@ def build_channels(config: Config) -> dict[str, Channel]:
 
 def policy(config: Config) -> RetryPolicy:
     a = config.alerts
-    return RetryPolicy(retry_base_seconds=a.retry_base_seconds, max_attempts=a.max_attempts,
-                       max_backoff_seconds=a.max_backoff_seconds, batch_size=a.batch_size)
+    return RetryPolicy(
+        retry_base_seconds=a.retry_base_seconds,
+        max_attempts=a.max_attempts,
+        max_backoff_seconds=a.max_backoff_seconds,
+        batch_size=a.batch_size,
+    )
 
 
-def deliver_outbox(config: Config, engine: sa.Engine, *, now: datetime | None = None,
-                   worker: str = "cli") -> DeliveryReport:
+def deliver_outbox(
+    config: Config, engine: sa.Engine, *, now: datetime | None = None, worker: str = "cli"
+) -> DeliveryReport:
     """Send everything due once: one claim of up to `batch_size` rows."""
     return outbox.deliver(engine, build_channels(config), policy(config), now=now or _now(), worker=worker)
 

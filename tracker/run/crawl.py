@@ -20,8 +20,7 @@ from typing import Any
 
 from db.schema import CrawlResult
 from spiders.har import HarError, browser_capture_path, merge_har, read_har
-from tracker.normalize import NormalizeError
-from tracker.normalize import parse_time
+from tracker.normalize import NormalizeError, parse_time
 from tracker.sources import Source
 
 Progress = Callable[[int, int], None]
@@ -65,10 +64,16 @@ def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
     args = dict(req.spider_args)
     if req.regions:
         args["regions"] = ",".join(req.regions)
-    return {"spider": req.source.spider, "out_dir": str(req.out_dir), "args": args,
-            "replay": _plain_replay(req),
-            "record": str(capture) if capture else None, "browser_path": req.browser_path,
-            "download_timeout": req.download_timeout, "retry_times": req.retry_times}
+    return {
+        "spider": req.source.spider,
+        "out_dir": str(req.out_dir),
+        "args": args,
+        "replay": _plain_replay(req),
+        "record": str(capture) if capture else None,
+        "browser_path": req.browser_path,
+        "download_timeout": req.download_timeout,
+        "retry_times": req.retry_times,
+    }
 
 
 def _read_events(stream: Any, progress: Progress | None) -> None:
@@ -100,8 +105,14 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
         try:
             read_har(req.replay)
         except HarError as exc:
-            return CrawlResult(source=req.source.name, provider=req.source.provider, started_at=started,
-                               finished_at=datetime.now(UTC), replayed=True, error=str(exc))
+            return CrawlResult(
+                source=req.source.name,
+                provider=req.source.provider,
+                started_at=started,
+                finished_at=datetime.now(UTC),
+                replayed=True,
+                error=str(exc),
+            )
     capture = None if req.replay else req.out_dir / "capture.har"
     # The spec may carry API keys: a private file, not the command line.
     spec_file = req.out_dir / "spec.json"
@@ -109,8 +120,11 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     spec_file.write_text(json.dumps(_spec(req, capture)), encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "spiders.runner", str(spec_file)],
-        stdout=subprocess.PIPE, stderr=(req.out_dir / "runner.err").open("w"), text=True,
-        start_new_session=True)
+        stdout=subprocess.PIPE,
+        stderr=(req.out_dir / "runner.err").open("w"),
+        text=True,
+        start_new_session=True,
+    )
     reader = threading.Thread(target=_read_events, args=(proc.stdout, progress), daemon=True)
     reader.start()
     deadline = time.monotonic() + req.timeout
@@ -146,8 +160,13 @@ def _scrub(text: str | None, secrets: list[str]) -> str | None:
 
 def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> CrawlResult:
     source = req.source
-    base = CrawlResult(source=source.name, provider=source.provider, started_at=started,
-                       finished_at=datetime.now(UTC), replayed=req.replay is not None)
+    base = CrawlResult(
+        source=source.name,
+        provider=source.provider,
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        replayed=req.replay is not None,
+    )
     result_file = req.out_dir / "result.json"
     if not result_file.exists():
         base.error = _child_error(req.out_dir) or "the crawler stopped without writing a result"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import shutil
-from importlib import resources
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 
 from spiders.har import read_har

@@ -67,19 +67,42 @@ def percent_change(old: Decimal, new: Decimal) -> Decimal | None:
     return ((new - old) / old * 100).quantize(Decimal("0.01"))
 
 
-def quote_change(kind: ChangeKind, quote: StagedQuote, *, source: str, old: Decimal | None,
-                 new: Decimal | None, observed_at: datetime, **detail: str) -> Change:
+def quote_change(
+    kind: ChangeKind,
+    quote: StagedQuote,
+    *,
+    source: str,
+    old: Decimal | None,
+    new: Decimal | None,
+    observed_at: datetime,
+    **detail: str,
+) -> Change:
     f = quote.fields
     # Every value is already of its field's type: no validation, for the
     # tens of thousands a big run may change.
     return Change.model_construct(
-        kind=kind, provider=f["provider"], source=source, key=quote.key, region=f["region"],
-        zone=f["zone"], instance_type=f["instance_type"], gpu_model=f["gpu_model"],
-        gpu_count=f["gpu_count"], os=f["os"], price_model=str(f["price_model"]), term=f["term"],
-        payment_option=f["payment_option"], old_price=old, new_price=new,
+        kind=kind,
+        provider=f["provider"],
+        source=source,
+        key=quote.key,
+        region=f["region"],
+        zone=f["zone"],
+        instance_type=f["instance_type"],
+        gpu_model=f["gpu_model"],
+        gpu_count=f["gpu_count"],
+        os=f["os"],
+        price_model=str(f["price_model"]),
+        term=f["term"],
+        payment_option=f["payment_option"],
+        old_price=old,
+        new_price=new,
         percent=percent_change(old, new) if old is not None and new is not None else None,
-        currency=f["currency"], unit=str(f["unit"]), source_url=f["source_url"],
-        observed_at=observed_at, detail=dict(detail))
+        currency=f["currency"],
+        unit=str(f["unit"]),
+        source_url=f["source_url"],
+        observed_at=observed_at,
+        detail=dict(detail),
+    )
 
 
 def _jump(quote: StagedQuote, before: TrackedPrice, policy: DiffPolicy) -> str | None:
@@ -114,8 +137,16 @@ class SnapshotDiff:
     current one is a baseline: stored, but not announced as hundreds of new
     SKUs. Keys and hashes are held `compact`."""
 
-    def __init__(self, fingerprints: dict[int, int], policy: DiffPolicy, *, source: str, observed_at: datetime,
-                 missed: Mapping[str, TrackedPrice] | None = None, inputs: dict[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        fingerprints: dict[int, int],
+        policy: DiffPolicy,
+        *,
+        source: str,
+        observed_at: datetime,
+        missed: Mapping[str, TrackedPrice] | None = None,
+        inputs: dict[int, int] | None = None,
+    ) -> None:
         self.previous = fingerprints  # key -> value hash; consumed as keys are seen
         self.previous_count = len(fingerprints)
         self.inputs = inputs or {}  # input hash -> key, for rows that came from a file
@@ -156,8 +187,10 @@ class SnapshotDiff:
             if seen is not None:
                 if seen != value_hash:
                     f = quote.fields
-                    raise DuplicateQuote(f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
-                                         f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}")
+                    raise DuplicateQuote(
+                        f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
+                        f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}"
+                    )
                 continue
             self.current[key] = value_hash
             self.regions.add(quote.region)
@@ -189,8 +222,9 @@ class SnapshotDiff:
         return writes
 
     def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:
-        return quote_change(kind, quote, source=self.source, old=old, new=quote.fields["price"],
-                            observed_at=self.observed_at, **detail)
+        return quote_change(
+            kind, quote, source=self.source, old=old, new=quote.fields["price"], observed_at=self.observed_at, **detail
+        )
 
     def _changed(self, quote: StagedQuote, before: TrackedPrice, writes: ChunkWrites) -> None:
         writes.inserts.append(quote)
@@ -200,8 +234,13 @@ class SnapshotDiff:
             kind = ChangeKind.price_drop if price < before.price else ChangeKind.price_increase
             self.changes.append(self._change(kind, quote, before.price))
         if availability != before.availability:
-            change = self._change(ChangeKind.availability_changed, quote, before.price,
-                                  old_availability=before.availability or "", new_availability=availability or "")
+            change = self._change(
+                ChangeKind.availability_changed,
+                quote,
+                before.price,
+                old_availability=before.availability or "",
+                new_availability=availability or "",
+            )
             # The prices are context here; a percent would read as a price move.
             change.percent = None
             self.changes.append(change)
@@ -212,8 +251,10 @@ class SnapshotDiff:
         if not self.current:
             raise Implausible("the crawl found no prices")
         if self.previous_count and len(self.current) < self.previous_count * self.policy.min_row_ratio:
-            raise Implausible(f"the crawl found {len(self.current)} prices, less than {self.policy.min_row_ratio:%} "
-                              f"of the {self.previous_count} of the last complete run")
+            raise Implausible(
+                f"the crawl found {len(self.current)} prices, less than {self.policy.min_row_ratio:%} "
+                f"of the {self.previous_count} of the last complete run"
+            )
         removed = []
         for before in lookup([key_text(key) for key in self.previous]).values():
             missed = before.missed_runs + 1
@@ -224,12 +265,23 @@ class SnapshotDiff:
         return removed
 
 
-def diff_prices(previous: Mapping[str, TrackedPrice], current: Mapping[str, PriceQuote],
-                policy: DiffPolicy, *, source: str, observed_at: datetime) -> PriceDiff:
+def diff_prices(
+    previous: Mapping[str, TrackedPrice],
+    current: Mapping[str, PriceQuote],
+    policy: DiffPolicy,
+    *,
+    source: str,
+    observed_at: datetime,
+) -> PriceDiff:
     """The whole diff of two snapshots in memory, in one chunk."""
     result = PriceDiff()
-    diff = SnapshotDiff({compact(k): compact(p.value_hash) for k, p in previous.items()}, policy, source=source,
-                        observed_at=observed_at, missed={k: p for k, p in previous.items() if p.missed_runs})
+    diff = SnapshotDiff(
+        {compact(k): compact(p.value_hash) for k, p in previous.items()},
+        policy,
+        source=source,
+        observed_at=observed_at,
+        missed={k: p for k, p in previous.items() if p.missed_runs},
+    )
 
     def lookup(keys: Sequence[str]) -> dict[str, TrackedPrice]:
         return {k: previous[k] for k in keys}

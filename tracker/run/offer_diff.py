@@ -45,8 +45,10 @@ def offer_snapshot(offers: Sequence[Offer]) -> dict[str, Offer]:
     for offer in offers:
         seen = current.get(offer.offer_id)
         if seen is not None and seen.value_hash != offer.value_hash:
-            raise DuplicateOffer(f"{offer.provider}: two different offers with the id {offer.offer_id}: "
-                                 f"{seen.title!r} and {offer.title!r}")
+            raise DuplicateOffer(
+                f"{offer.provider}: two different offers with the id {offer.offer_id}: "
+                f"{seen.title!r} and {offer.title!r}"
+            )
         current[offer.offer_id] = offer
     return current
 
@@ -55,30 +57,74 @@ def _dec(value: str | None) -> Decimal | None:
     return None if value is None else Decimal(value)
 
 
-def offer_change(kind: ChangeKind, *, provider: str, source: str, offer_id: str, title: str, offer_kind: str,
-                 source_url: str, observed_at: datetime, old: Decimal | None = None, new: Decimal | None = None,
-                 currency: str | None = None, unit: str = "", **detail: str) -> Change:
+def offer_change(
+    kind: ChangeKind,
+    *,
+    provider: str,
+    source: str,
+    offer_id: str,
+    title: str,
+    offer_kind: str,
+    source_url: str,
+    observed_at: datetime,
+    old: Decimal | None = None,
+    new: Decimal | None = None,
+    currency: str | None = None,
+    unit: str = "",
+    **detail: str,
+) -> Change:
     percent = percent_change(old, new) if old is not None and new is not None else None
-    return Change(kind=kind, provider=provider, source=source, key=offer_id, old_price=old, new_price=new,
-                  percent=percent, currency=currency or "", unit=unit, source_url=source_url,
-                  observed_at=observed_at,
-                  detail={"offer_id": offer_id, "title": title, "offer_kind": offer_kind, **detail})
+    return Change(
+        kind=kind,
+        provider=provider,
+        source=source,
+        key=offer_id,
+        old_price=old,
+        new_price=new,
+        percent=percent,
+        currency=currency or "",
+        unit=unit,
+        source_url=source_url,
+        observed_at=observed_at,
+        detail={"offer_id": offer_id, "title": title, "offer_kind": offer_kind, **detail},
+    )
 
 
 def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: datetime) -> list[Change]:
     old, new = before.values, offer_values(offer)
     fields = sorted(k for k in new if new[k] != old.get(k))
-    common = {"provider": offer.provider, "source": source, "offer_id": offer.offer_id, "title": offer.title,
-              "offer_kind": str(offer.kind), "source_url": offer.source_url, "observed_at": observed_at}
+    common = {
+        "provider": offer.provider,
+        "source": source,
+        "offer_id": offer.offer_id,
+        "title": offer.title,
+        "offer_kind": str(offer.kind),
+        "source_url": offer.source_url,
+        "observed_at": observed_at,
+    }
     changes = []
     specific: set[str] = set()
     if "amount" in fields and old["amount"] is not None and new["amount"] is not None:
-        changes.append(offer_change(ChangeKind.credit_changed, old=_dec(old["amount"]), new=_dec(new["amount"]),
-                                    currency=offer.currency, **common))
+        changes.append(
+            offer_change(
+                ChangeKind.credit_changed,
+                old=_dec(old["amount"]),
+                new=_dec(new["amount"]),
+                currency=offer.currency,
+                **common,
+            )
+        )
         specific.add("amount")
     if "percent_off" in fields and old["percent_off"] is not None and new["percent_off"] is not None:
-        changes.append(offer_change(ChangeKind.discount_changed, old=_dec(old["percent_off"]),
-                                    new=_dec(new["percent_off"]), unit="percent_off", **common))
+        changes.append(
+            offer_change(
+                ChangeKind.discount_changed,
+                old=_dec(old["percent_off"]),
+                new=_dec(new["percent_off"]),
+                unit="percent_off",
+                **common,
+            )
+        )
         specific.add("percent_off")
     rest = [f for f in fields if f not in specific]
     if rest and (not specific or set(rest) - _WORDING):
@@ -100,13 +146,21 @@ def implausible(previous: Mapping[str, TrackedOffer], current: Mapping[str, Offe
     if not current:
         return "the page listed no offers"
     if previous and len(current) < len(previous) * policy.min_row_ratio:
-        return (f"the page listed {len(current)} offers, less than {policy.min_row_ratio:%} "
-                f"of the {len(previous)} of the last complete run")
+        return (
+            f"the page listed {len(current)} offers, less than {policy.min_row_ratio:%} "
+            f"of the {len(previous)} of the last complete run"
+        )
     return None
 
 
-def diff_offers(previous: Mapping[str, TrackedOffer], current: Mapping[str, Offer], policy: DiffPolicy,
-                *, source: str, observed_at: datetime) -> OfferDiff:
+def diff_offers(
+    previous: Mapping[str, TrackedOffer],
+    current: Mapping[str, Offer],
+    policy: DiffPolicy,
+    *,
+    source: str,
+    observed_at: datetime,
+) -> OfferDiff:
     result = OfferDiff()
     result.broken = implausible(previous, current, policy)
     if result.broken:
@@ -117,10 +171,19 @@ def diff_offers(previous: Mapping[str, TrackedOffer], current: Mapping[str, Offe
         if before is None:
             result.inserts.append(offer)
             if not baseline:
-                result.changes.append(offer_change(
-                    ChangeKind.offer_added, provider=offer.provider, source=source, offer_id=offer_id,
-                    title=offer.title, offer_kind=str(offer.kind), source_url=offer.source_url,
-                    observed_at=observed_at, **_headline(offer)))
+                result.changes.append(
+                    offer_change(
+                        ChangeKind.offer_added,
+                        provider=offer.provider,
+                        source=source,
+                        offer_id=offer_id,
+                        title=offer.title,
+                        offer_kind=str(offer.kind),
+                        source_url=offer.source_url,
+                        observed_at=observed_at,
+                        **_headline(offer),
+                    )
+                )
             continue
         if before.missed_runs:
             result.misses[before.id] = 0
@@ -143,6 +206,15 @@ def diff_offers(previous: Mapping[str, TrackedOffer], current: Mapping[str, Offe
 
 def removal_change(before: TrackedOffer, *, provider: str, source: str, observed_at: datetime) -> Change:
     v = before.values
-    return offer_change(ChangeKind.offer_removed, provider=provider, source=source, offer_id=before.offer_id,
-                        title=v.get("title") or "", offer_kind=v.get("kind") or "", source_url=before.source_url,
-                        observed_at=observed_at, old=_dec(v.get("amount")), currency=v.get("currency"))
+    return offer_change(
+        ChangeKind.offer_removed,
+        provider=provider,
+        source=source,
+        offer_id=before.offer_id,
+        title=v.get("title") or "",
+        offer_kind=v.get("kind") or "",
+        source_url=before.source_url,
+        observed_at=observed_at,
+        old=_dec(v.get("amount")),
+        currency=v.get("currency"),
+    )

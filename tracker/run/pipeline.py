@@ -24,12 +24,9 @@ from db import bulk, store
 from db import offers as offer_store
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, StagedQuote
 from db.tables import CrawlRun, PricePoint
-from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.errors import TrackerError
-from tracker.normalize import Normalized
-from tracker.normalize import NormalizeError
-from tracker.normalize import Recognizer
-from tracker.normalize import load_normalizer
+from tracker.normalize import Normalized, NormalizeError, Recognizer, load_normalizer
+from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
 from tracker.sources import Source
@@ -96,14 +93,22 @@ class Pipeline:
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
             store.abort_interrupted_runs(session=session, now=self.clock(), source=source.name)
-            run = store.start_run(session=session, source=source.name, provider=source.provider,
-                                  spider=spider, mode=mode, regions=regions, started_at=self.clock())
+            run = store.start_run(
+                session=session,
+                source=source.name,
+                provider=source.provider,
+                spider=spider,
+                mode=mode,
+                regions=regions,
+                started_at=self.clock(),
+            )
             session.commit()
             assert run.id is not None
             return run.id
 
-    def run(self, source: Source, crawl: Callable[[int], CrawlResult], *, mode: str = "live",
-            regions: Sequence[str] = ()) -> RunReport:
+    def run(
+        self, source: Source, crawl: Callable[[int], CrawlResult], *, mode: str = "live", regions: Sequence[str] = ()
+    ) -> RunReport:
         """Record a run, crawl (given the run's id), and ingest the result."""
         run_id = self.begin(source, spider=source.spider, mode=mode, regions=regions)
         try:
@@ -115,8 +120,15 @@ class Pipeline:
             raise
         return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
 
-    def ingest(self, source: Source, run_id: int, result: CrawlResult,
-               normalizer: Callable[[list[dict]], Normalized], *, bad_input: RunStatus = RunStatus.failed) -> RunReport:
+    def ingest(
+        self,
+        source: Source,
+        run_id: int,
+        result: CrawlResult,
+        normalizer: Callable[[list[dict]], Normalized],
+        *,
+        bad_input: RunStatus = RunStatus.failed,
+    ) -> RunReport:
         """`bad_input` is the status of a run whose items do not normalize:
         a source fault for a crawl, a refused file for an import."""
         with Session(self.engine) as session:
@@ -131,8 +143,9 @@ class Pipeline:
                 session.rollback()
                 self._record_store_failure(source, run_id, exc)
                 raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {store_reason(exc)}") from exc
-        report = self.finish_failed(source, run_id, rejected.status, rejected.reason,
-                                    announce=rejected.status != RunStatus.rejected)
+        report = self.finish_failed(
+            source, run_id, rejected.status, rejected.reason, announce=rejected.status != RunStatus.rejected
+        )
         report.items = result.items_seen
         report.notes = list(result.notes)
         return report
@@ -145,8 +158,9 @@ class Pipeline:
         except sa.exc.SQLAlchemyError:
             pass
 
-    def finish_failed(self, source: Source, run_id: int, status: RunStatus, reason: str,
-                      *, announce: bool = True) -> RunReport:
+    def finish_failed(
+        self, source: Source, run_id: int, status: RunStatus, reason: str, *, announce: bool = True
+    ) -> RunReport:
         """Close a run that must not move the snapshot. The first failure after
         a good run (or of a new source) is announced as source_broken."""
         now = self.clock()
@@ -154,8 +168,15 @@ class Pipeline:
             previous = store.last_run(session=session, source=source.name, statuses=VERDICTS)
             changes = []
             if announce and (previous is None or previous.status == RunStatus.ok):
-                changes.append(Change(kind=ChangeKind.source_broken, provider=source.provider,
-                                      source=source.name, observed_at=now, detail={"reason": reason}))
+                changes.append(
+                    Change(
+                        kind=ChangeKind.source_broken,
+                        provider=source.provider,
+                        source=source.name,
+                        observed_at=now,
+                        detail={"reason": reason},
+                    )
+                )
             run = session.get(CrawlRun, run_id)
             assert run is not None
             run.status, run.error, run.finished_at, run.changes = status, reason, now, len(changes)
@@ -166,8 +187,15 @@ class Pipeline:
             session.commit()
         return RunReport(run_id=run_id, source=source.name, status=status, error=reason, changes=changes)
 
-    def _apply(self, session: Session, source: Source, run_id: int, result: CrawlResult,
-               normalizer: Callable[[list[dict]], Normalized], bad_input: RunStatus) -> RunReport:
+    def _apply(
+        self,
+        session: Session,
+        source: Source,
+        run_id: int,
+        result: CrawlResult,
+        normalizer: Callable[[list[dict]], Normalized],
+        bad_input: RunStatus,
+    ) -> RunReport:
         if result.error is not None:
             raise Rejected(RunStatus.failed, result.error)
         try:
@@ -177,9 +205,13 @@ class Pipeline:
         observed = result.observed_at or self.clock()
         last_ok = store.last_run(session=session, source=source.name, statuses=[RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
-            raise Rejected(RunStatus.rejected, (
-                f"this capture is from {observed:%Y-%m-%d %H:%M}, older than the last run of {source.name} "
-                f"({last_ok.observed_at:%Y-%m-%d %H:%M}); replay captures in date order"))
+            raise Rejected(
+                RunStatus.rejected,
+                (
+                    f"this capture is from {observed:%Y-%m-%d %H:%M}, older than the last run of {source.name} "
+                    f"({last_ok.observed_at:%Y-%m-%d %H:%M}); replay captures in date order"
+                ),
+            )
         prices = 0
         if source.kind == "offers":
             changes, rows_written = self._apply_offers(session, source, run_id, normalized, observed, last_ok)
@@ -197,9 +229,15 @@ class Pipeline:
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
         if before is not None and before.status != RunStatus.ok:
-            changes.append(Change(kind=ChangeKind.source_recovered, provider=source.provider,
-                                  source=source.name, observed_at=self.clock(),
-                                  detail={"after": before.error or before.status}))
+            changes.append(
+                Change(
+                    kind=ChangeKind.source_recovered,
+                    provider=source.provider,
+                    source=source.name,
+                    observed_at=self.clock(),
+                    detail={"after": before.error or before.status},
+                )
+            )
         store.add_changes(session=session, run_id=run_id, changes=changes)
         if self.on_changes and changes:
             self.on_changes(session, changes)
@@ -215,13 +253,28 @@ class Pipeline:
         run.capture_path = result.capture_path
         run.regions = ",".join(regions)
         session.add(run)
-        return RunReport(run_id=run_id, source=source.name, status=RunStatus.ok, items=result.items_seen,
-                         prices=prices, offers=len(normalized.offers), rows_written=rows_written,
-                         changes=changes, notes=list(result.notes) + normalized.notes)
+        return RunReport(
+            run_id=run_id,
+            source=source.name,
+            status=RunStatus.ok,
+            items=result.items_seen,
+            prices=prices,
+            offers=len(normalized.offers),
+            rows_written=rows_written,
+            changes=changes,
+            notes=list(result.notes) + normalized.notes,
+        )
 
-    def _apply_prices(self, session: Session, source: Source, run_id: int,
-                      staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]], regions: Sequence[str],
-                      observed: datetime, last_ok: CrawlRun | None) -> tuple[SnapshotDiff, int]:
+    def _apply_prices(
+        self,
+        session: Session,
+        source: Source,
+        run_id: int,
+        staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]],
+        regions: Sequence[str],
+        observed: datetime,
+        last_ok: CrawlRun | None,
+    ) -> tuple[SnapshotDiff, int]:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
         if the run turns out implausible. (diff, rows written)"""
@@ -231,16 +284,26 @@ class Pipeline:
         try:
             with paused_gc(), bulk.BulkWriter(session) as writer:
                 before = store.open_fingerprints(session=session, source=source.name, regions=scope)
-                diff = SnapshotDiff(before.fingerprints, self.policy, source=source.name, observed_at=observed,
-                                    missed=_open_tracked(session, source.name, before.missed), inputs=before.inputs)
+                diff = SnapshotDiff(
+                    before.fingerprints,
+                    self.policy,
+                    source=source.name,
+                    observed_at=observed,
+                    missed=_open_tracked(session, source.name, before.missed),
+                    inputs=before.inputs,
+                )
                 del before
                 lookup = partial(writer.locked, _open_tracked, session, source.name)
                 take = partial(writer.locked, store.take_open, session=session, source=source.name, valid_to=observed)
                 for chunk in staged(diff.recognize if diff.inputs else None):
                     writes = diff.feed(chunk, lookup, take)  # `take` closes the changed rows
                     writer.locked(store.set_input_hashes, session=session, hashes=writes.input_hashes)
-                    writer.write([bulk.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
-                                  for q in writes.inserts])
+                    writer.write(
+                        [
+                            bulk.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
+                            for q in writes.inserts
+                        ]
+                    )
                     written += len(writes.inserts)
             removed_ids = diff.finish(partial(_open_tracked, session, source.name))
             if written >= ANALYZE_AFTER:
@@ -256,8 +319,15 @@ class Pipeline:
         store.set_missed_runs(session=session, missed=diff.misses)
         return diff, written
 
-    def _apply_offers(self, session: Session, source: Source, run_id: int, normalized: Normalized,
-                      observed: datetime, last_ok: CrawlRun | None) -> tuple[list[Change], int]:
+    def _apply_offers(
+        self,
+        session: Session,
+        source: Source,
+        run_id: int,
+        normalized: Normalized,
+        observed: datetime,
+        last_ok: CrawlRun | None,
+    ) -> tuple[list[Change], int]:
         try:
             current = offer_snapshot(normalized.offers)
         except DuplicateOffer as exc:
@@ -268,11 +338,17 @@ class Pipeline:
             raise Rejected(RunStatus.failed if not current else RunStatus.quarantined, diff.broken)
         if last_ok and last_ok.observed_at == observed:
             diff.removed, diff.misses = [], {}
-        changes = diff.changes + [offer_removal(o, provider=source.provider, source=source.name,
-                                                observed_at=observed) for o in diff.removed]
+        changes = diff.changes + [
+            offer_removal(o, provider=source.provider, source=source.name, observed_at=observed) for o in diff.removed
+        ]
         offer_store.close_offers(session=session, ids=diff.closes + [o.id for o in diff.removed], valid_to=observed)
-        offer_store.insert_offers(session=session, rows=[
-            offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed) for o in diff.inserts])
+        offer_store.insert_offers(
+            session=session,
+            rows=[
+                offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed)
+                for o in diff.inserts
+            ],
+        )
         offer_store.set_offer_misses(session=session, missed=diff.misses)
         return changes, len(diff.inserts)
 
@@ -296,7 +372,7 @@ def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[st
 
 def _chunks(quotes: Sequence[PriceQuote], _: Recognizer | None) -> Iterator[list[StagedQuote]]:
     for start in range(0, len(quotes), CHUNK):
-        yield [StagedQuote.of(q) for q in quotes[start:start + CHUNK]]
+        yield [StagedQuote.of(q) for q in quotes[start : start + CHUNK]]
 
 
 def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:
@@ -308,16 +384,31 @@ def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:
         if seen is not None and seen.value_hash != quote.value_hash:
             raise NormalizeError(
                 f"{quote.provider}: two prices for {quote.instance_type} {quote.price_model} {quote.term} "
-                f"{quote.os} in {quote.region}: {seen.price} and {quote.price}")
+                f"{quote.os} in {quote.region}: {seen.price} and {quote.price}"
+            )
         current[quote.key] = quote
     return current
 
 
 def removal_change(point: PricePoint, observed: datetime) -> Change:
     return Change(
-        kind=ChangeKind.sku_removed, provider=point.provider, source=point.source, key=point.key,
-        region=point.region, zone=point.zone, instance_type=point.instance_type, gpu_model=point.gpu_model,
-        gpu_count=Decimal(point.gpu_count) if point.gpu_count else None, os=point.os,
-        price_model=point.price_model, term=point.term, payment_option=point.payment_option,
-        old_price=Decimal(point.price), new_price=None, currency=point.currency, unit=point.unit,
-        source_url=point.source_url, observed_at=observed)
+        kind=ChangeKind.sku_removed,
+        provider=point.provider,
+        source=point.source,
+        key=point.key,
+        region=point.region,
+        zone=point.zone,
+        instance_type=point.instance_type,
+        gpu_model=point.gpu_model,
+        gpu_count=Decimal(point.gpu_count) if point.gpu_count else None,
+        os=point.os,
+        price_model=point.price_model,
+        term=point.term,
+        payment_option=point.payment_option,
+        old_price=Decimal(point.price),
+        new_price=None,
+        currency=point.currency,
+        unit=point.unit,
+        source_url=point.source_url,
+        observed_at=observed,
+    )

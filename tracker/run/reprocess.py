@@ -21,9 +21,9 @@ from sqlmodel import Session
 from db.locks import LockBusy, crawl_lock
 from db.rewind import Rewound, rewind_source
 from db.tables import CrawlRun
-from tracker.run.captures import KeptCapture, kept_captures
 from tracker.config.settings import Config
 from tracker.errors import UserError
+from tracker.run.captures import KeptCapture, kept_captures
 from tracker.run.pipeline import Pipeline, RunReport
 from tracker.run.service import SourceBusy, crawl_unlocked, resolve_source
 
@@ -34,23 +34,28 @@ class Reprocessed:
     reports: list[tuple[KeptCapture, RunReport]]
 
 
-def reprocess(pipeline: Pipeline, config: Config, name: str, since: datetime | None = None,
-              *, lock_wait: float = 0) -> Reprocessed:
+def reprocess(
+    pipeline: Pipeline, config: Config, name: str, since: datetime | None = None, *, lock_wait: float = 0
+) -> Reprocessed:
     source = resolve_source(name)
     runs_dir = config.home / "runs"
     captures = kept_captures(runs_dir, source.name, since)
     if not captures:
         when = f" since {since:%Y-%m-%d %H:%M}" if since else ""
-        raise UserError(f"no kept captures of {name}{when} under {runs_dir}; live runs keep theirs for "
-                        f"{config.crawl.capture_retention_days} days ([crawl] capture_retention_days)")
+        raise UserError(
+            f"no kept captures of {name}{when} under {runs_dir}; live runs keep theirs for "
+            f"{config.crawl.capture_retention_days} days ([crawl] capture_retention_days)"
+        )
     quiet = dataclasses.replace(pipeline, on_changes=None)
     try:
         with crawl_lock(pipeline.engine, source.name, wait=lock_wait, lease=config.daemon.lock_lease):
             with Session(pipeline.engine) as session:
                 rewound = rewind_source(session=session, source=source.name, moment=_moment(session, captures[0]))
                 session.commit()
-            reports = [(c, crawl_unlocked(quiet, config, source, regions=_regions(pipeline, c), replay=c.path))
-                       for c in captures]
+            reports = [
+                (c, crawl_unlocked(quiet, config, source, regions=_regions(pipeline, c), replay=c.path))
+                for c in captures
+            ]
     except LockBusy as exc:
         raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
     return Reprocessed(rewound, reports)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from db.locks import LockBusy, crawl_lock
 from db.schema import RunStatus
-from tracker.run.captures import prune_captures
 from tracker.config.settings import Config, api_key_env
-from tracker.run.crawl import CrawlRequest, Progress, run_crawl
+from tracker.config.watch import is_watch, watch_source
 from tracker.errors import SourceSkipped, UserError
+from tracker.run.captures import prune_captures
+from tracker.run.crawl import CrawlRequest, Progress, run_crawl
 from tracker.run.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
-from tracker.config.watch import is_watch, watch_source
 
 
 class SourceBusy(UserError):
@@ -31,10 +31,18 @@ def state_file(config: Config, source: Source) -> Path:
     return config.home / "state" / f"{source.name}.json"
 
 
-def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list[str] | None = None,
-                 replay: Path | None = None, record: Path | None = None,
-                 progress: Progress | None = None, lock_wait: float = 0,
-                 cancel: threading.Event | None = None) -> RunReport:
+def crawl_source(
+    pipeline: Pipeline,
+    config: Config,
+    name: str,
+    *,
+    regions: list[str] | None = None,
+    replay: Path | None = None,
+    record: Path | None = None,
+    progress: Progress | None = None,
+    lock_wait: float = 0,
+    cancel: threading.Event | None = None,
+) -> RunReport:
     """Crawl one source (live, or replayed from a HAR) into the store.
 
     Holds the source's crawl lock throughout, so two processes never crawl one
@@ -51,19 +59,36 @@ def crawl_source(pipeline: Pipeline, config: Config, name: str, *, regions: list
     else:
         source = SOURCES[name]
     try:
-        with crawl_lock(pipeline.engine, source.name, wait=lock_wait,
-                        lease=config.daemon.lock_lease):
-            report = crawl_unlocked(pipeline, config, source, regions=regions, replay=replay, record=record,
-                                    progress=progress, cancel=cancel, watch_args=watch_args)
+        with crawl_lock(pipeline.engine, source.name, wait=lock_wait, lease=config.daemon.lock_lease):
+            report = crawl_unlocked(
+                pipeline,
+                config,
+                source,
+                regions=regions,
+                replay=replay,
+                record=record,
+                progress=progress,
+                cancel=cancel,
+                watch_args=watch_args,
+            )
     except LockBusy as exc:
         raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
     return report
 
 
-def crawl_unlocked(pipeline: Pipeline, config: Config, source: Source, *, regions: list[str] | None = None,
-                   replay: Path | None = None, record: Path | None = None, progress: Progress | None = None,
-                   cancel: threading.Event | None = None, watch_args: dict[str, str] | None = None) -> RunReport:
+def crawl_unlocked(
+    pipeline: Pipeline,
+    config: Config,
+    source: Source,
+    *,
+    regions: list[str] | None = None,
+    replay: Path | None = None,
+    record: Path | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    watch_args: dict[str, str] | None = None,
+) -> RunReport:
     """The crawl itself; the caller holds the source's crawl lock. A watch
     page brings its own spider arguments and uses no provider settings."""
     settings = config.provider(source.provider)
@@ -73,9 +98,11 @@ def crawl_unlocked(pipeline: Pipeline, config: Config, source: Source, *, region
         key = settings.api_key.get_secret_value() if settings.api_key else ""
         if source.needs_api_key and not key and replay is None:
             where = config.path or config.home / "config.toml"
-            raise SourceSkipped(f"{source.name}: skipped: no API key; set api_key under "
-                                f"[providers.{source.provider}] in {where}, or the environment variable "
-                                f"{api_key_env(source.provider)}")
+            raise SourceSkipped(
+                f"{source.name}: skipped: no API key; set api_key under "
+                f"[providers.{source.provider}] in {where}, or the environment variable "
+                f"{api_key_env(source.provider)}"
+            )
         chosen = list(regions or settings.regions or [])
         spider_args = settings.spider_args()
         secrets = settings.secret_values()
@@ -85,10 +112,19 @@ def crawl_unlocked(pipeline: Pipeline, config: Config, source: Source, *, region
     def crawl(run_id: int):  # type: ignore[no-untyped-def]
         folder = f"{run_id:06d}-{source.name.replace(':', '-')}"
         request = CrawlRequest(
-            source=source, out_dir=config.home / "runs" / folder, regions=chosen,
-            replay=replay, record=record, spider_args=spider_args, timeout=config.crawl.crawl_timeout,
-            download_timeout=config.crawl.download_timeout, retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path, secrets=secrets, cancel=cancel)
+            source=source,
+            out_dir=config.home / "runs" / folder,
+            regions=chosen,
+            replay=replay,
+            record=record,
+            spider_args=spider_args,
+            timeout=config.crawl.crawl_timeout,
+            download_timeout=config.crawl.download_timeout,
+            retry_times=config.crawl.retry_times,
+            browser_path=config.crawl.browser_path,
+            secrets=secrets,
+            cancel=cancel,
+        )
         return run_crawl(request, progress)
 
     return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)
