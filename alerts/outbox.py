@@ -29,8 +29,8 @@ from alerts.channels import MASK, Channel
 from alerts.render import Item, Message, digest, single
 from alerts.rules import Routed
 from db.alert_tables import OutboxRow, OutboxState
+from db.process import pid_alive
 from db.schema import Change, stable_hash
-from db.store import _pid_alive
 
 _T = OutboxRow.__table__
 # Claims made by this process; a claim under our pid that is not here is a
@@ -150,7 +150,7 @@ def release_stuck(engine: sa.Engine, *, now: datetime, lease_seconds: int = 600)
             parts = (token or "").split(":")
             pid = int(parts[-2]) if len(parts) >= 4 and parts[-2].isdigit() else None
             if len(parts) >= 4 and parts[-3] == host and pid is not None:
-                dead = not _pid_alive(pid) or (pid == os.getpid() and token not in _OUR_CLAIMS)
+                dead = not pid_alive(pid) or (pid == os.getpid() and token not in _OUR_CLAIMS)
             else:
                 dead = claimed_at is None or claimed_at <= now - timedelta(seconds=lease_seconds)
             if dead:

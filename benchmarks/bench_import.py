@@ -53,18 +53,20 @@ def _import(folder: str, n: int) -> int:
 def _core_insert(folder: str, n: int) -> int:
     from sqlmodel import Session
 
-    from db import store
+    from db.bulk.encoding import StagedQuote, price_row
+    from db.bulk.writer import insert_price_rows
+    from db.run_store import RunStore
     from db.schema import PriceQuote
 
     now = datetime.now(UTC)
     engine = _engine(Path(folder))
     with Session(engine) as session:
-        run = store.start_run(
-            session=session, source="bench", provider="negotiated", spider="", mode="import", regions=[], started_at=now
+        store = RunStore.begin(
+            session, source="bench", provider="negotiated", spider="", mode="import", regions=[], now=now
         )
         quotes = [PriceQuote.model_validate(r | {"observed_at": now}) for r in _rows(n)]
-        rows = [store.quote_to_row(q, source="bench", run_id=run.id or 0, valid_from=now) for q in quotes]
-        store.insert_prices(session=session, rows=rows)
+        rows = [price_row(StagedQuote.of(q), source="bench", run_id=store.run_id, valid_from=now) for q in quotes]
+        insert_price_rows(session=session, rows=rows)
         session.commit()
     return len(rows)
 

@@ -135,7 +135,7 @@ def _records(path: str) -> tuple[Any, list[Any]]:
 def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list[tuple[Any, ...]]:
     """The file's rows as the store's row tuples, validated a chunk at a time
     (only the tuples are kept)."""
-    from db import bulk
+    from db.bulk.encoding import price_row
     from tracker.run.pipeline import CHUNK
 
     batch, records = _records(path)
@@ -143,7 +143,7 @@ def _row_tuples(path: str, source: str, run_id: int, valid_from: object) -> list
     for start in range(0, len(records), CHUNK):
         staged, errors = batch.stage(records[start : start + CHUNK])
         assert not errors, errors[:3]
-        tuples += [bulk.price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in staged]
+        tuples += [price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in staged]
     return tuples
 
 
@@ -151,17 +151,16 @@ def raw_insert(urls: list[str], path: str) -> float:
     """The floor: the same rows as stored tuples, made untimed, then only the
     driver's own bulk insert and commit timed, into each (empty) store in
     turn; the best time."""
-    from db import bulk, store
+    from db.bulk.writer import bulk_time
+    from db.run_store import RunStore
 
     best = float("inf")
     for url in urls:
         engine = _engine(url)
         with Session(engine) as session:
-            run = store.start_run(
-                session=session, source="raw", provider="bench", spider="", mode="raw", regions=[], started_at=T0
-            )
+            store = RunStore.begin(session, source="raw", provider="bench", spider="", mode="raw", regions=[], now=T0)
             session.commit()
-            tuples = _row_tuples(path, "raw", run.id or 0, bulk.bulk_time(session, T0))
+            tuples = _row_tuples(path, "raw", store.run_id, bulk_time(session, T0))
         best = min(best, _insert_tuples(engine, tuples))
         del tuples
         engine.dispose()
@@ -169,9 +168,9 @@ def raw_insert(urls: list[str], path: str) -> float:
 
 
 def _insert_tuples(engine: sa.Engine, tuples: list[tuple[Any, ...]]) -> float:
-    from db import bulk
+    from db.bulk.encoding import PRICE_COLUMNS
 
-    columns = ", ".join(bulk.PRICE_COLUMNS)
+    columns = ", ".join(PRICE_COLUMNS)
     raw = engine.raw_connection()
     driver = raw.driver_connection
     start = time.perf_counter()
@@ -190,7 +189,8 @@ def _insert_tuples(engine: sa.Engine, tuples: list[tuple[Any, ...]]) -> float:
 
 def naive_orm(url: str, path: str, n: int) -> float:
     """One PriceQuote and one ORM object per row, `session.add` each."""
-    from db import store
+    from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
+    from db.run_store import RunStore
     from db.tables import PricePoint
     from tracker.file_import.rows import normalize
 
@@ -199,11 +199,10 @@ def naive_orm(url: str, path: str, n: int) -> float:
     start = time.perf_counter()
     quotes = normalize(batch.items([r[0] for r in records[:n]], [r[1] for r in records[:n]])).quotes
     with Session(engine) as session:
-        run = store.start_run(
-            session=session, source="naive", provider="bench", spider="", mode="naive", regions=[], started_at=T0
-        )
+        store = RunStore.begin(session, source="naive", provider="bench", spider="", mode="naive", regions=[], now=T0)
         for q in quotes:
-            session.add(PricePoint(**store.quote_to_row(q, source="naive", run_id=run.id or 0, valid_from=T0)))
+            row = price_row(StagedQuote.of(q), source="naive", run_id=store.run_id, valid_from=T0)
+            session.add(PricePoint(**dict(zip(PRICE_COLUMNS, row, strict=True))))
         session.commit()
     engine.dispose()
     return time.perf_counter() - start
@@ -213,7 +212,9 @@ def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     """p99 seconds of the history query of one instance with a price change
     every day for `days` days, in a store that also holds everything else."""
     from db import store
+    from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
     from db.schema import PriceModel, PriceQuote, Unit
+    from db.tables import PricePoint
 
     engine = _engine(url)
     quote = PriceQuote(
@@ -231,13 +232,16 @@ def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     with Session(engine) as session:
         rows = []
         for day in range(days):
-            row = store.quote_to_row(quote, source="history", run_id=None, valid_from=T0 + timedelta(days=day))
+            values = price_row(
+                StagedQuote.of(quote), source="history", run_id=None, valid_from=T0 + timedelta(days=day)
+            )
+            row = dict(zip(PRICE_COLUMNS, values, strict=True))
             row.update(
                 price=str(Decimal("20") + Decimal(day) / 100),
                 valid_to=T0 + timedelta(days=day + 1) if day < days - 1 else None,
             )
             rows.append(row)
-        store.insert_prices(session=session, rows=rows)
+        session.connection().execute(sa.insert(PricePoint.__table__), rows)
         session.commit()
         samples = []
         for _ in range(repeats):

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Field, SQLModel
 
+from db.process import pid_alive
 from db.tables import UTCDateTime
 
 
@@ -94,15 +95,7 @@ def _pg_lock(engine: sa.Engine, name: str, wait: float) -> Iterator[None]:
 
 
 def _pid_gone(host: str, pid: int) -> bool:
-    if host != socket.gethostname():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return host == socket.gethostname() and not pid_alive(pid)
 
 
 def _try_lease(engine: sa.Engine, name: str, owner: str, lease: float) -> Holder | None:

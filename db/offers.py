@@ -1,14 +1,12 @@
 """Offers stored as intervals, like prices: one row per value an offer held,
 [valid_from, valid_to), open while valid_to is null. A re-crawl that sees the
-same offer writes nothing.
-
-Functions take a keyword-only `session` and never commit.
+same offer writes nothing. A run writes them through
+`db.run_store.RunStore`; `query_offers` reads them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -128,7 +126,8 @@ def offer_point_dict(point: OfferPoint) -> dict[str, Any]:
     return out
 
 
-def _text(value: Any) -> str | None:
+def stored_text(value: Any) -> str | None:
+    """A value column as the offer diff compares it: text, times in UTC."""
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -141,42 +140,7 @@ def _text(value: Any) -> str | None:
 def offer_values(offer: Offer) -> dict[str, str | None]:
     """An offer's value columns as text, comparable with a TrackedOffer's."""
     row = offer_to_row(offer, source="", run_id=0, valid_from=offer.observed_at)
-    return {c: _text(row[c]) for c in VALUE_COLUMNS}
-
-
-def open_offers(*, session: Session, source: str) -> dict[str, TrackedOffer]:
-    t = OfferPoint.__table__
-    stmt = sa.select(
-        t.c.id, t.c.offer_id, t.c.value_hash, t.c.missed_runs, t.c.source_url, *[t.c[c] for c in VALUE_COLUMNS]
-    ).where(t.c.source == source, t.c.valid_to.is_(None))
-    found = {}
-    for r in session.connection().execute(stmt):
-        row = r._mapping
-        found[r.offer_id] = TrackedOffer(
-            r.id, r.offer_id, r.value_hash, r.missed_runs, r.source_url, {c: _text(row[c]) for c in VALUE_COLUMNS}
-        )
-    return found
-
-
-def insert_offers(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    if rows:
-        session.connection().execute(sa.insert(OfferPoint.__table__), list(rows))
-
-
-def close_offers(*, session: Session, ids: Sequence[int], valid_to: datetime) -> None:
-    if not ids:
-        return
-    t = OfferPoint.__table__
-    stmt = sa.update(t).where(t.c.id == sa.bindparam("oid")).values(valid_to=valid_to)
-    session.connection().execute(stmt, [{"oid": i} for i in ids])
-
-
-def set_offer_misses(*, session: Session, missed: dict[int, int]) -> None:
-    if not missed:
-        return
-    t = OfferPoint.__table__
-    stmt = sa.update(t).where(t.c.id == sa.bindparam("oid")).values(missed_runs=sa.bindparam("n"))
-    session.connection().execute(stmt, [{"oid": i, "n": n} for i, n in missed.items()])
+    return {c: stored_text(row[c]) for c in VALUE_COLUMNS}
 
 
 def query_offers(

@@ -1,21 +1,24 @@
 """The value types every layer speaks.
 
 These are SQLModel models *without* tables: they validate like pydantic and
-carry no session. `db/tables.py` derives the stored rows from them. This module
-imports nothing from the project.
+carry no session. The stored rows (`db/tables.py`, `db/offers.py`) are
+declared beside them, column for column; `tests/db/test_shapes.py` fails
+when a value type and its table disagree on a name, a type or whether it
+may be empty. How the bulk path spells a quote as a row is in
+`db/bulk/encoding.py`. This module imports nothing from the project.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import operator
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
@@ -240,94 +243,15 @@ def effective_hourly(price: Decimal, unit: str, term: str = "", upfront_fee: Dec
     return hourly
 
 
-# A quote's fields as the store writes them: Decimals and enums as text.
-STORED_FIELDS = tuple(name for name in PriceQuote.model_fields if name not in ("observed_at", "attrs"))
-DECIMAL_FIELDS = (
-    "gpu_count",
-    "gpu_memory_gb",
-    "vcpu",
-    "memory_gb",
-    "network_gbps",
-    "price",
-    "list_price",
-    "upfront_fee",
-)
-_POSITION = {name: i for i, name in enumerate(STORED_FIELDS)}
-_DECIMAL_SET = frozenset(DECIMAL_FIELDS)
+@dataclass(frozen=True, slots=True)
+class TrackedPrice:
+    """The part of an open price row that the diff needs."""
 
-
-def decimal_text(value: Decimal | None) -> str | None:
-    """A Decimal written out in full, never as an exponent (format "f", but
-    faster: str() writes the same digits unless it chose an exponent)."""
-    if value is None:
-        return None
-    text = str(value)
-    return format(value, "f") if "E" in text else text
-
-
-# Enums are written as their plain value, whatever a driver makes of a str subclass.
-_TO_TEXT = tuple(
-    decimal_text if name in _DECIMAL_SET else str if name in ("price_model", "unit") else None for name in STORED_FIELDS
-)
-
-
-def stored_columns(fields: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A quote's STORED_FIELDS as the store writes them, then attrs as JSON."""
-    attrs = fields["attrs"]
-    return (
-        *[fields[name] if to_text is None else to_text(fields[name]) for name, to_text in zip(STORED_FIELDS, _TO_TEXT)],
-        json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else "{}",
-    )
-
-
-class StoredFields(Mapping[str, Any]):
-    """A staged quote's fields read by name from its stored columns:
-    Decimals back as Decimals, enums as their values, attrs as a dict.
-    (No observed_at: the run has one.)"""
-
-    __slots__ = ("columns",)
-
-    def __init__(self, columns: tuple[Any, ...]) -> None:
-        self.columns = columns
-
-    def __getitem__(self, name: str) -> Any:
-        if name == "attrs":
-            return json.loads(self.columns[-1])
-        value = self.columns[_POSITION[name]]
-        return Decimal(value) if value is not None and name in _DECIMAL_SET else value
-
-    def __iter__(self) -> Iterator[str]:
-        return iter((*STORED_FIELDS, "attrs"))
-
-    def __len__(self) -> int:
-        return len(STORED_FIELDS) + 1
-
-
-_REGION = _POSITION["region"]
-
-
-class StagedQuote(NamedTuple):
-    """A quote on the bulk path: its hashes and its stored columns, and
-    nothing else; no model instance per row, which costs more than the row's
-    insert. A plain tuple, so that a worker process can send a million of
-    them cheaply. Its fields are read from the columns when needed."""
-
-    key: str
+    id: int
     value_hash: str
-    columns: tuple[Any, ...]  # STORED_FIELDS as text, then attrs as JSON
-    input_hash: str | None = None  # of the file row it came from, on the import path
-
-    @classmethod
-    def of(cls, quote: PriceQuote) -> StagedQuote:
-        return cls(quote.key, quote.value_hash, stored_columns(quote.__dict__))
-
-    @property
-    def fields(self) -> StoredFields:
-        return StoredFields(self.columns)
-
-    @property
-    def region(self) -> str:
-        return self.columns[_REGION]  # type: ignore[no-any-return]
+    price: Decimal
+    availability: str | None
+    missed_runs: int
 
 
 class OfferKind(StrEnum):

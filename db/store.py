@@ -1,63 +1,30 @@
-"""Maps the value types to tables.
+"""Reading the store, and the writes that are not one run's: runs, prices
+and changes as the commands and the analytics ask for them. One run's own
+writes go through `db.run_store.RunStore`.
 
 Every function takes a keyword-only `session` and never commits: the caller
-owns the transaction, one per crawl or command. The ingest path uses Core
-statements with executemany, since ORM objects per row cost ten times more.
+owns the transaction, one per crawl or command.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from functools import partial
-from itertools import chain
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlmodel import Session, col, select
 
-from db.schema import DECIMAL_FIELDS, STORED_FIELDS, Change, PriceQuote, RunStatus
+from db.bulk.encoding import DECIMAL_FIELDS
+from db.process import pid_alive
+from db.schema import Change, RunStatus
 from db.tables import ChangeRow, CrawlRun, PricePoint
-
-
-@dataclass(frozen=True, slots=True)
-class TrackedPrice:
-    """The part of an open price row that the diff needs."""
-
-    id: int
-    value_hash: str
-    price: Decimal
-    availability: str | None
-    missed_runs: int
 
 
 def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
-
-
-def quote_to_row(quote: PriceQuote, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
-    # Attribute reads, not model_dump(): this runs once per stored row.
-    row = {name: getattr(quote, name) for name in STORED_FIELDS}
-    for name in DECIMAL_FIELDS:
-        row[name] = _dec(row[name])
-    row["price_model"] = str(quote.price_model)
-    row["unit"] = str(quote.unit)
-    row.update(
-        key=quote.key,
-        value_hash=quote.value_hash,
-        source=source,
-        attrs=json.dumps(quote.attrs, sort_keys=True, ensure_ascii=False),
-        valid_from=valid_from,
-        valid_to=None,
-        first_run_id=run_id,
-        missed_runs=0,
-    )
-    return row
 
 
 def point_to_dict(point: PricePoint) -> dict[str, Any]:
@@ -72,31 +39,6 @@ def point_to_dict(point: PricePoint) -> dict[str, Any]:
 # --- crawl runs -----------------------------------------------------------
 
 
-def start_run(
-    *,
-    session: Session,
-    source: str,
-    provider: str,
-    spider: str,
-    mode: str,
-    regions: Sequence[str],
-    started_at: datetime,
-) -> CrawlRun:
-    run = CrawlRun(
-        source=source,
-        provider=provider,
-        spider=spider,
-        mode=mode,
-        regions=",".join(regions),
-        started_at=started_at,
-        status=RunStatus.running,
-        pid=os.getpid(),
-    )
-    session.add(run)
-    session.flush()
-    return run
-
-
 def abort_interrupted_runs(*, session: Session, now: datetime, source: str | None = None) -> list[CrawlRun]:
     """Runs left 'running' by a process that no longer exists were killed.
     With `source`, only that source's runs: its caller holds the source's crawl
@@ -107,7 +49,7 @@ def abort_interrupted_runs(*, session: Session, now: datetime, source: str | Non
     stale = session.exec(stmt).all()
     aborted = []
     for run in stale:
-        if run.pid is not None and _pid_alive(run.pid):
+        if run.pid is not None and pid_alive(run.pid):
             continue
         run.status = RunStatus.aborted
         run.finished_at = now
@@ -115,18 +57,6 @@ def abort_interrupted_runs(*, session: Session, now: datetime, source: str | Non
         session.add(run)
         aborted.append(run)
     return aborted
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def last_run(*, session: Session, source: str, statuses: Iterable[str] | None = None) -> CrawlRun | None:
@@ -152,156 +82,6 @@ def count_open_prices(*, session: Session, source: str) -> int:
     t = PricePoint.__table__
     stmt = sa.select(sa.func.count()).where(t.c.source == source, t.c.valid_to.is_(None))
     return int(session.connection().execute(stmt).scalar_one())
-
-
-def insert_prices(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    if rows:
-        session.connection().execute(sa.insert(PricePoint.__table__), list(rows))
-
-
-def refresh_statistics(*, session: Session) -> None:
-    """After a bulk write on PostgreSQL: until autovacuum gets to it, the
-    planner believes the table is as small as before and scans a million
-    rows for each key lookup of the next run. (SQLite plans by its indexes
-    and would scan the whole table to ANALYZE it.)"""
-    conn = session.connection()
-    if conn.dialect.name == "postgresql":
-        conn.exec_driver_sql("ANALYZE price_points")
-
-
-@dataclass
-class OpenSnapshot:
-    """A source's current snapshot as the bulk diff holds it, keys and
-    hashes as ints (half the memory of their hex text): key -> value hash
-    (all it keeps per row), the keys of the rows that count misses, and, for
-    rows that came from an import, the hash of their file row -> key."""
-
-    fingerprints: dict[int, int]
-    missed: list[str]
-    inputs: dict[int, int]
-
-
-def open_fingerprints(*, session: Session, source: str, regions: Sequence[str] | None = None) -> OpenSnapshot:
-    """The source's open rows, in one pass."""
-    t = PricePoint.__table__
-    condition = sa.and_(t.c.source == source, t.c.valid_to.is_(None))
-    if regions:
-        condition = sa.and_(condition, t.c.region.in_(list(regions)))
-    stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs, t.c.input_hash)
-    if session.connection().dialect.name == "sqlite":
-        # Row by row off the index, SQLite reads the table in the index's
-        # order, all over the file; given the ids first, it reads it in
-        # order (EXPLAIN QUERY PLAN: LIST SUBQUERY; twice as fast at a million).
-        stmt = stmt.where(t.c.id.in_(sa.select(t.c.id).where(condition)))
-    else:
-        stmt = stmt.where(condition)
-    snapshot = OpenSnapshot({}, [], {})
-    fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
-    result = session.connection().execute(stmt)
-    # The driver's own rows, in batches: a result Row a row costs as much as the read.
-    for key, value_hash, misses, input_hash in chain.from_iterable(iter(partial(result.cursor.fetchmany, 10_000), [])):
-        compact_key = int(key, 16)
-        fingerprints[compact_key] = int(value_hash, 16)
-        if misses:
-            snapshot.missed.append(key)
-        if input_hash is not None:
-            inputs[int(input_hash, 16)] = compact_key
-    result.close()
-    return snapshot
-
-
-def _tracked(session: Session, source: str, condition: sa.ColumnElement[bool]) -> dict[str, TrackedPrice]:
-    t = PricePoint.__table__
-    stmt = sa.select(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs, t.c.source).where(
-        t.c.valid_to.is_(None), condition
-    )
-    return {
-        r.key: TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs)
-        for r in session.connection().execute(stmt)
-        if r.source == source
-    }
-
-
-def open_tracked(*, session: Session, source: str, keys: Sequence[str]) -> dict[str, TrackedPrice]:
-    """The open rows of these keys, in full. The source is checked here, not
-    in SQL: given it, SQLite's planner walks the (source, region) index
-    instead of the key index, a thousand times slower (EXPLAIN QUERY PLAN)."""
-    found: dict[str, TrackedPrice] = {}
-    column = PricePoint.__table__.c.key
-    for start in range(0, len(keys), IN_LIST):
-        found.update(_tracked(session, source, _among(session, column, keys[start : start + IN_LIST])))
-    return found
-
-
-def _among(session: Session, column: sa.Column[Any], values: Sequence[Any]) -> sa.ColumnElement[bool]:
-    """`column IN values`; on PostgreSQL as `= ANY(array)`, one parameter
-    rather than thousands to bind and plan."""
-    if session.connection().dialect.name == "postgresql":
-        return column == sa.any_(sa.bindparam("among", list(values), type_=ARRAY(column.type)))
-    return column.in_(list(values))
-
-
-def take_open(keys: Sequence[str], *, session: Session, source: str, valid_to: datetime) -> dict[str, TrackedPrice]:
-    """`open_tracked`, and those rows closed at `valid_to`, in one statement
-    (UPDATE ... RETURNING) rather than a read and a write."""
-    taken: dict[str, TrackedPrice] = {}
-    for start in range(0, len(keys), IN_LIST):
-        stmt = take_statement(session, source, keys[start : start + IN_LIST], valid_to)
-        taken.update(
-            (key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
-            for key, pid, value_hash, price, availability, missed in session.connection().execute(stmt)
-        )
-    return taken
-
-
-def take_statement(session: Session, source: str, keys: Sequence[str], valid_to: datetime) -> sa.Update:
-    t = PricePoint.__table__
-    # On SQLite `source || ''` keeps the planner on the key index (see `open_tracked`).
-    of_source = (t.c.source + "" if session.connection().dialect.name == "sqlite" else t.c.source) == source
-    return (
-        sa.update(t)
-        .where(_among(session, t.c.key, keys), of_source, t.c.valid_to.is_(None))
-        .values(valid_to=valid_to)
-        .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs)
-    )
-
-
-# Values in one IN list: one statement does the work of thousands of
-# one-row ones (SQLite allows 32,766 variables a statement).
-IN_LIST = 5_000
-
-
-def close_prices(*, session: Session, ids: Sequence[int], valid_to: datetime) -> None:
-    t = PricePoint.__table__
-    ordered = sorted(ids)  # the table's order: its pages are read and written once, in turn
-    for start in range(0, len(ordered), IN_LIST):
-        stmt = sa.update(t).where(_among(session, t.c.id, ordered[start : start + IN_LIST])).values(valid_to=valid_to)
-        session.connection().execute(stmt)
-
-
-def set_missed_runs(*, session: Session, missed: dict[int, int]) -> None:
-    if not missed:
-        return
-    t = PricePoint.__table__
-    stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(missed_runs=sa.bindparam("n"))
-    session.connection().execute(stmt, [{"pid": i, "n": n} for i, n in missed.items()])
-
-
-def set_input_hashes(*, session: Session, hashes: dict[int, str]) -> None:
-    """Rows found unchanged under another file row remember the new one."""
-    if not hashes:
-        return
-    t = PricePoint.__table__
-    stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(input_hash=sa.bindparam("h"))
-    session.connection().execute(stmt, [{"pid": i, "h": h} for i, h in hashes.items()])
-
-
-def load_points(*, session: Session, ids: Sequence[int]) -> list[PricePoint]:
-    found: list[PricePoint] = []
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        found.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
-    return found
 
 
 def query_prices(

@@ -1,4 +1,8 @@
-"""Stored rows, derived from the value types in `db/schema.py`.
+"""Stored rows of the value types in `db/schema.py`: `PricePoint` of a
+`PriceQuote`, `ChangeRow` of a `Change` (and `OfferPoint` of an `Offer`, in
+`db/offers.py`), declared column for column beside them;
+`tests/db/test_shapes.py` fails when a table and its value type, or the
+migrations and the tables, disagree.
 
 Money and other Decimals are stored as strings: SQLite has no exact decimal
 type, and a float round trip would turn "10.65012" into a different number.

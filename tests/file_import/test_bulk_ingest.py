@@ -13,8 +13,10 @@ import pytest
 from sqlmodel import Session, select
 
 from db import store
+from db.bulk.encoding import StagedQuote
 from db.engine import make_engine, migrate
-from db.schema import PriceModel, PriceQuote, StagedQuote, Unit
+from db.run_store import take_statement
+from db.schema import PriceModel, PriceQuote, Unit
 from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.file_import.importing import import_file
@@ -224,7 +226,7 @@ def test_sqlite_closes_changed_rows_through_the_key_index(tmp_path: Path) -> Non
     engine = make_engine(f"sqlite:///{tmp_path / 'plan.db'}")
     migrate(engine)
     with Session(engine) as session:
-        stmt = store.take_statement(session, "bulk", ["a" * 32, "b" * 32], T0)
+        stmt = take_statement(session, "bulk", ["a" * 32, "b" * 32], T0)
         sql = str(stmt.compile(engine, compile_kwargs={"literal_binds": True}))
         plan = " ".join(row[-1] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
     assert "ix_price_points_key" in plan, plan

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from sqlmodel import Session, select
 
+from db.bulk.encoding import StagedQuote
 from db.engine import make_engine, migrate
-from db.schema import PriceModel, PriceQuote, StagedQuote, Unit
+from db.schema import PriceModel, PriceQuote, Unit
 from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.file_import import worker as import_worker

@@ -24,7 +24,6 @@ from spiders.pages.aws import (
 from tracker.normalize import NormalizeError
 from tracker.normalize.aws import normalize, os_slug, unknown_gpu_notes
 from tracker.normalize.specs import load_specs, spec_table
-from tracker.run.pipeline import snapshot
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aws"
 EARLY = FIXTURES / "aws-us-east-1-2026-08-06.har"
@@ -212,7 +211,7 @@ def test_spot_quotes_dedupe_and_carry_interruption() -> None:
     listed = [r for r in feed if r["region"] == "us-east-1" and r["size"] == "g6.12xlarge" and r["os"] == "linux"]
     assert len(listed) == 2  # the real feed lists some sizes twice
     quotes = normalize(raw_items()).quotes
-    assert len(snapshot(quotes)) == len(quotes)
+    assert len({q.key for q in quotes}) == len(quotes)
     spot = {(q.instance_type, q.os): q for q in quotes if q.price_model == "spot"}
     assert spot[("g6.12xlarge", "linux")].price == Decimal("2.8466")
     p5 = spot[("p5.48xlarge", "linux")]

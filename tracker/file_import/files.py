@@ -22,7 +22,7 @@ from itertools import islice, repeat
 from pathlib import Path
 from typing import Any
 
-from db.schema import StagedQuote
+from db.bulk.encoding import StagedQuote
 from tracker.errors import UserError
 from tracker.file_import import rows, skypilot
 from tracker.normalize import NormalizeError, parse_time

@@ -23,7 +23,8 @@ from typing import Any
 from sqlmodel import Session
 
 from db import store
-from db.schema import CrawlResult, RunStatus, StagedQuote
+from db.bulk.encoding import StagedQuote
+from db.schema import CrawlResult, RunStatus
 from tracker.errors import UserError
 from tracker.file_import import rows
 from tracker.file_import.files import FORMATS, Batch, Record, open_records, record_hash, summarize

@@ -25,7 +25,8 @@ from typing import Any, NamedTuple, NotRequired, get_args, get_origin, get_type_
 
 from pydantic import TypeAdapter, ValidationError
 
-from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, STORED_FIELDS, PriceQuote, StagedQuote, decimal_text
+from db.bulk.encoding import STORED_FIELDS, StagedQuote, decimal_text
+from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
 
 # Past this many distinct texts a field is not worth remembering.
 CACHE_LIMIT = 4096

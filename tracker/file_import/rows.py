@@ -19,7 +19,8 @@ from typing import Annotated, Any, NotRequired
 from pydantic import AfterValidator, ValidationError
 from typing_extensions import TypedDict
 
-from db.schema import PriceModel, PriceQuote, StagedQuote, Unit, aware_time, currency_code
+from db.bulk.encoding import StagedQuote
+from db.schema import PriceModel, PriceQuote, Unit, aware_time, currency_code
 from tracker.file_import.row_validator import RowValidator
 from tracker.normalize import Normalized, NormalizeError
 

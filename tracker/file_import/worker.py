@@ -20,7 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from db.schema import StagedQuote
+from db.bulk.encoding import StagedQuote
 from tracker.file_import import rows
 from tracker.file_import.files import Batch, as_staged
 from tracker.run.pipeline import CHUNK

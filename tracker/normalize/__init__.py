@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from db.schema import Offer, PriceQuote, StagedQuote
+from db.bulk.encoding import StagedQuote
+from db.schema import Offer, PriceQuote
 
 
 class NormalizeError(ValueError):

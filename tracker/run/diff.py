@@ -18,8 +18,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from db.schema import Change, ChangeKind, PriceQuote, StagedQuote
-from db.store import TrackedPrice
+from db.bulk.encoding import StagedQuote
+from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import NormalizeError
 
 # The open rows of the given keys, from wherever the previous snapshot lives.
@@ -41,16 +41,6 @@ class Implausible(Exception):
 
 class DuplicateQuote(NormalizeError):
     """Two values for one key in one run: ambiguous, an error, never a guess."""
-
-
-@dataclass
-class PriceDiff:
-    changes: list[Change] = field(default_factory=list)
-    inserts: list[PriceQuote] = field(default_factory=list)
-    closes: list[int] = field(default_factory=list)
-    misses: dict[int, int] = field(default_factory=dict)
-    removed: list[int] = field(default_factory=list)
-    broken: str | None = None
 
 
 @dataclass
@@ -263,35 +253,3 @@ class SnapshotDiff:
             else:
                 self.misses[before.id] = missed
         return removed
-
-
-def diff_prices(
-    previous: Mapping[str, TrackedPrice],
-    current: Mapping[str, PriceQuote],
-    policy: DiffPolicy,
-    *,
-    source: str,
-    observed_at: datetime,
-) -> PriceDiff:
-    """The whole diff of two snapshots in memory, in one chunk."""
-    result = PriceDiff()
-    diff = SnapshotDiff(
-        {compact(k): compact(p.value_hash) for k, p in previous.items()},
-        policy,
-        source=source,
-        observed_at=observed_at,
-        missed={k: p for k, p in previous.items() if p.missed_runs},
-    )
-
-    def lookup(keys: Sequence[str]) -> dict[str, TrackedPrice]:
-        return {k: previous[k] for k in keys}
-
-    try:
-        writes = diff.feed([StagedQuote.of(q) for q in current.values()], lookup)
-        result.removed = diff.finish(lookup)
-    except Implausible as exc:
-        result.broken = exc.reason
-        return result
-    result.changes, result.misses, result.closes = diff.changes, diff.misses, writes.closes
-    result.inserts = [current[q.key] for q in writes.inserts]
-    return result

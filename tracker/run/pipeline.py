@@ -20,9 +20,9 @@ from functools import partial
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from db import bulk, store
-from db import offers as offer_store
-from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, StagedQuote
+from db.bulk.encoding import StagedQuote
+from db.run_store import RunStore
+from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, Recognizer, load_normalizer
@@ -38,8 +38,6 @@ VERDICTS = (RunStatus.ok, RunStatus.failed, RunStatus.quarantined)
 ChangeHook = Callable[[Session, Sequence[Change]], None]
 # Quotes are diffed and written this many at a time.
 CHUNK = 10_000
-# After writing this many rows, refresh the planner's statistics (see store).
-ANALYZE_AFTER = 100_000
 
 
 def utcnow() -> datetime:
@@ -92,19 +90,17 @@ class Pipeline:
 
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
-            store.abort_interrupted_runs(session=session, now=self.clock(), source=source.name)
-            run = store.start_run(
-                session=session,
+            store = RunStore.begin(
+                session,
                 source=source.name,
                 provider=source.provider,
                 spider=spider,
                 mode=mode,
                 regions=regions,
-                started_at=self.clock(),
+                now=self.clock(),
             )
             session.commit()
-            assert run.id is not None
-            return run.id
+            return store.run_id
 
     def run(
         self, source: Source, crawl: Callable[[int], CrawlResult], *, mode: str = "live", regions: Sequence[str] = ()
@@ -133,7 +129,8 @@ class Pipeline:
         a source fault for a crawl, a refused file for an import."""
         with Session(self.engine) as session:
             try:
-                report = self._apply(session, source, run_id, result, normalizer, bad_input)
+                store = RunStore(session, source=source.name, run_id=run_id)
+                report = self._apply(store, source, result, normalizer, bad_input)
                 session.commit()
                 return report
             except Rejected as exc:
@@ -165,7 +162,8 @@ class Pipeline:
         a good run (or of a new source) is announced as source_broken."""
         now = self.clock()
         with Session(self.engine) as session:
-            previous = store.last_run(session=session, source=source.name, statuses=VERDICTS)
+            store = RunStore(session, source=source.name, run_id=run_id)
+            previous = store.last_run(VERDICTS)
             changes = []
             if announce and (previous is None or previous.status == RunStatus.ok):
                 changes.append(
@@ -177,11 +175,7 @@ class Pipeline:
                         detail={"reason": reason},
                     )
                 )
-            run = session.get(CrawlRun, run_id)
-            assert run is not None
-            run.status, run.error, run.finished_at, run.changes = status, reason, now, len(changes)
-            session.add(run)
-            store.add_changes(session=session, run_id=run_id, changes=changes)
+            store.fail(status, reason, now=now, changes=changes)
             if self.on_changes and changes:
                 self.on_changes(session, changes)
             session.commit()
@@ -189,9 +183,8 @@ class Pipeline:
 
     def _apply(
         self,
-        session: Session,
+        store: RunStore,
         source: Source,
-        run_id: int,
         result: CrawlResult,
         normalizer: Callable[[list[dict]], Normalized],
         bad_input: RunStatus,
@@ -203,7 +196,7 @@ class Pipeline:
         except NormalizeError as exc:
             raise Rejected(bad_input, str(exc)) from None
         observed = result.observed_at or self.clock()
-        last_ok = store.last_run(session=session, source=source.name, statuses=[RunStatus.ok])
+        last_ok = store.last_run([RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
             raise Rejected(
                 RunStatus.rejected,
@@ -214,20 +207,20 @@ class Pipeline:
             )
         prices = 0
         if source.kind == "offers":
-            changes, rows_written = self._apply_offers(session, source, run_id, normalized, observed, last_ok)
+            changes = self._apply_offers(store, source, normalized, observed, last_ok)
             regions = list(result.regions)
         else:
             scope = result.regions or sorted({q.region for q in normalized.quotes})
             staged = normalized.staged or partial(_chunks, normalized.quotes)
             try:
-                diff, rows_written = self._apply_prices(session, source, run_id, staged, scope, observed, last_ok)
+                diff = self._apply_prices(store, staged, scope, observed, last_ok)
             except DuplicateQuote as exc:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
                 raise Rejected(bad_input, str(exc)) from None
             changes, prices = diff.changes, len(diff.current)
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
-        before = store.last_run(session=session, source=source.name, statuses=VERDICTS)
+        before = store.last_run(VERDICTS)
         if before is not None and before.status != RunStatus.ok:
             changes.append(
                 Change(
@@ -238,102 +231,78 @@ class Pipeline:
                     detail={"after": before.error or before.status},
                 )
             )
-        store.add_changes(session=session, run_id=run_id, changes=changes)
+        store.finish(
+            now=self.clock(),
+            changes=changes,
+            observed_at=observed,
+            pages=result.pages,
+            items=result.items_seen,
+            regions=regions,
+            capture_path=result.capture_path,
+        )
         if self.on_changes and changes:
-            self.on_changes(session, changes)
-
-        run = session.get(CrawlRun, run_id)
-        assert run is not None
-        run.status = RunStatus.ok
-        run.finished_at = self.clock()
-        run.observed_at = observed
-        run.pages, run.items = result.pages, result.items_seen
-        run.rows_written = rows_written
-        run.changes = len(changes)
-        run.capture_path = result.capture_path
-        run.regions = ",".join(regions)
-        session.add(run)
+            self.on_changes(store.session, changes)
         return RunReport(
-            run_id=run_id,
+            run_id=store.run_id,
             source=source.name,
             status=RunStatus.ok,
             items=result.items_seen,
             prices=prices,
             offers=len(normalized.offers),
-            rows_written=rows_written,
+            rows_written=store.rows_written,
             changes=changes,
             notes=list(result.notes) + normalized.notes,
         )
 
     def _apply_prices(
         self,
-        session: Session,
-        source: Source,
-        run_id: int,
+        store: RunStore,
         staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]],
         regions: Sequence[str],
         observed: datetime,
         last_ok: CrawlRun | None,
-    ) -> tuple[SnapshotDiff, int]:
+    ) -> SnapshotDiff:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
-        if the run turns out implausible. (diff, rows written)"""
-        scope = list(regions) or None
-        valid_from = bulk.bulk_time(session, observed)
-        written = 0
+        if the run turns out implausible."""
         try:
-            with paused_gc(), bulk.BulkWriter(session) as writer:
-                before = store.open_fingerprints(session=session, source=source.name, regions=scope)
+            with paused_gc(), store.writing_prices(observed):
+                before = store.open_prices(list(regions) or None)
                 diff = SnapshotDiff(
                     before.fingerprints,
                     self.policy,
-                    source=source.name,
+                    source=store.source,
                     observed_at=observed,
-                    missed=_open_tracked(session, source.name, before.missed),
+                    missed=store.tracked(before.missed),
                     inputs=before.inputs,
                 )
                 del before
-                lookup = partial(writer.locked, _open_tracked, session, source.name)
-                take = partial(writer.locked, store.take_open, session=session, source=source.name, valid_to=observed)
                 for chunk in staged(diff.recognize if diff.inputs else None):
-                    writes = diff.feed(chunk, lookup, take)  # `take` closes the changed rows
-                    writer.locked(store.set_input_hashes, session=session, hashes=writes.input_hashes)
-                    writer.write(
-                        [
-                            bulk.price_row(q, source=source.name, run_id=run_id, valid_from=valid_from)
-                            for q in writes.inserts
-                        ]
-                    )
-                    written += len(writes.inserts)
-            removed_ids = diff.finish(partial(_open_tracked, session, source.name))
-            if written >= ANALYZE_AFTER:
-                store.refresh_statistics(session=session)
+                    writes = diff.feed(chunk, store.tracked, store.take)  # `take` closes the changed rows
+                    store.apply_prices(writes.inserts, writes.input_hashes)
+            removed_ids = diff.finish(store.tracked)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
         if last_ok and last_ok.observed_at == observed:
             # The same moment seen again (a capture replayed twice) confirms no removal.
             removed_ids, diff.misses = [], {}
-        removed = store.load_points(session=session, ids=removed_ids)
+        removed = store.close_prices(removed_ids, diff.misses)
         diff.changes.extend(removal_change(p, observed) for p in removed)
-        store.close_prices(session=session, ids=removed_ids, valid_to=observed)
-        store.set_missed_runs(session=session, missed=diff.misses)
-        return diff, written
+        return diff
 
     def _apply_offers(
         self,
-        session: Session,
+        store: RunStore,
         source: Source,
-        run_id: int,
         normalized: Normalized,
         observed: datetime,
         last_ok: CrawlRun | None,
-    ) -> tuple[list[Change], int]:
+    ) -> list[Change]:
         try:
             current = offer_snapshot(normalized.offers)
         except DuplicateOffer as exc:
             raise Rejected(RunStatus.failed, str(exc)) from None
-        previous = offer_store.open_offers(session=session, source=source.name)
-        diff = diff_offers(previous, current, self.policy, source=source.name, observed_at=observed)
+        diff = diff_offers(store.open_offers(), current, self.policy, source=source.name, observed_at=observed)
         if diff.broken:
             raise Rejected(RunStatus.failed if not current else RunStatus.quarantined, diff.broken)
         if last_ok and last_ok.observed_at == observed:
@@ -341,16 +310,9 @@ class Pipeline:
         changes = diff.changes + [
             offer_removal(o, provider=source.provider, source=source.name, observed_at=observed) for o in diff.removed
         ]
-        offer_store.close_offers(session=session, ids=diff.closes + [o.id for o in diff.removed], valid_to=observed)
-        offer_store.insert_offers(
-            session=session,
-            rows=[
-                offer_store.offer_to_row(o, source=source.name, run_id=run_id, valid_from=observed)
-                for o in diff.inserts
-            ],
-        )
-        offer_store.set_offer_misses(session=session, missed=diff.misses)
-        return changes, len(diff.inserts)
+        closes = diff.closes + [o.id for o in diff.removed]
+        store.apply_offers(observed=observed, inserts=diff.inserts, closes=closes, misses=diff.misses)
+        return changes
 
 
 @contextmanager
@@ -366,28 +328,9 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _open_tracked(session: Session, source: str, keys: Sequence[str]) -> dict[str, store.TrackedPrice]:
-    return store.open_tracked(session=session, source=source, keys=keys)
-
-
 def _chunks(quotes: Sequence[PriceQuote], _: Recognizer | None) -> Iterator[list[StagedQuote]]:
     for start in range(0, len(quotes), CHUNK):
         yield [StagedQuote.of(q) for q in quotes[start : start + CHUNK]]
-
-
-def snapshot(quotes: Sequence[PriceQuote]) -> dict[str, PriceQuote]:
-    """Quotes by key. Two different values for one key are ambiguous: an
-    error, never a guess."""
-    current: dict[str, PriceQuote] = {}
-    for quote in quotes:
-        seen = current.get(quote.key)
-        if seen is not None and seen.value_hash != quote.value_hash:
-            raise NormalizeError(
-                f"{quote.provider}: two prices for {quote.instance_type} {quote.price_model} {quote.term} "
-                f"{quote.os} in {quote.region}: {seen.price} and {quote.price}"
-            )
-        current[quote.key] = quote
-    return current
 
 
 def removal_change(point: PricePoint, observed: datetime) -> Change:

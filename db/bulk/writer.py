@@ -1,4 +1,4 @@
-"""The bulk write path: one row tuple per quote, below the ORM, at the
+"""The bulk insert: row tuples from `db.bulk.encoding`, below the ORM, at the
 driver's own speed (executemany on SQLite, COPY on PostgreSQL).
 
 On PostgreSQL a second thread does the insert: the server does the work, in
@@ -21,28 +21,10 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session
 
-from db.schema import STORED_FIELDS, StagedQuote
+from db.bulk.encoding import PRICE_COLUMNS
 from db.tables import PricePoint
 
 T = TypeVar("T")
-# A staged quote's stored columns (its fields, then attrs), then the row's own.
-PRICE_COLUMNS = (
-    *STORED_FIELDS,
-    "attrs",
-    "key",
-    "value_hash",
-    "source",
-    "valid_from",
-    "first_run_id",
-    "missed_runs",
-    "input_hash",
-)
-
-
-def price_row(quote: StagedQuote, *, source: str, run_id: int, valid_from: object) -> tuple[Any, ...]:
-    """A quote as a price_points row in PRICE_COLUMNS order; `valid_from` as
-    the driver takes it (see `bulk_time`)."""
-    return (*quote.columns, quote.key, quote.value_hash, source, valid_from, run_id, 0, quote.input_hash)
 
 
 def bulk_time(session: Session, when: datetime) -> object:
@@ -57,7 +39,7 @@ def bulk_time(session: Session, when: datetime) -> object:
 
 
 def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Rows from `price_row`, in the session's transaction."""
+    """Rows from `encoding.price_row`, in the session's transaction."""
     if not rows:
         return
     conn = session.connection()

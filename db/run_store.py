@@ -1,0 +1,324 @@
+"""One run's writes, owned by one object: `RunStore`.
+
+A run begins (its row, after marking the source's killed runs aborted),
+reads the open snapshot it diffs against, applies its prices or offers,
+closes the rows it saw go, and finishes with its status and changes. The
+diff itself lives above (`tracker/run/`); this is everything it asks of the
+store, bound to the run's session, source and times.
+
+Nothing here commits: the caller owns the transaction, one per run.
+Prices move below the ORM (Core statements, the driver's executemany or
+COPY), since ORM objects per row cost ten times more.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from functools import partial
+from itertools import chain
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlmodel import Session, col, select
+
+from db.bulk.encoding import StagedQuote, price_row
+from db.bulk.writer import BulkWriter, bulk_time
+from db.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
+from db.schema import Change, Offer, RunStatus, TrackedPrice
+from db.store import abort_interrupted_runs, add_changes, last_run
+from db.tables import CrawlRun, PricePoint
+
+# Values in one IN list: one statement does the work of thousands of
+# one-row ones (SQLite allows 32,766 variables a statement).
+IN_LIST = 5_000
+# After writing this many price rows, refresh the planner's statistics.
+ANALYZE_AFTER = 100_000
+
+
+@dataclass
+class OpenSnapshot:
+    """A source's current snapshot as the bulk diff holds it, keys and
+    hashes as ints (half the memory of their hex text): key -> value hash
+    (all it keeps per row), the keys of the rows that count misses, and, for
+    rows that came from an import, the hash of their file row -> key."""
+
+    fingerprints: dict[int, int]
+    missed: list[str]
+    inputs: dict[int, int]
+
+
+class RunStore:
+    """The store as one run of `source` sees it, in the caller's session.
+
+    Prices: inside `writing_prices(observed)`, `open_prices`, then per chunk
+    `tracked`/`take` (the diff's lookups) and `apply_prices`; then
+    `close_prices` for the rows the run saw go. Offers: `open_offers`, then
+    `apply_offers`. Last `finish` or `fail`, with the run's changes."""
+
+    def __init__(self, session: Session, *, source: str, run_id: int) -> None:
+        self.session = session
+        self.source = source
+        self.run_id = run_id
+        self.rows_written = 0
+        self._observed: datetime | None = None
+        self._valid_from: object = None  # `observed` as the driver binds it
+        self._writer: BulkWriter | None = None
+        self._postgres = session.get_bind().dialect.name == "postgresql"
+
+    @classmethod
+    def begin(
+        cls,
+        session: Session,
+        *,
+        source: str,
+        provider: str,
+        spider: str,
+        mode: str,
+        regions: Sequence[str],
+        now: datetime,
+    ) -> RunStore:
+        """A new 'running' row. The source's runs left 'running' by a killed
+        process are marked aborted first (the caller holds the source's lock)."""
+        abort_interrupted_runs(session=session, now=now, source=source)
+        run = CrawlRun(
+            source=source,
+            provider=provider,
+            spider=spider,
+            mode=mode,
+            regions=",".join(regions),
+            started_at=now,
+            status=RunStatus.running,
+            pid=os.getpid(),
+        )
+        session.add(run)
+        session.flush()
+        assert run.id is not None
+        return cls(session, source=source, run_id=run.id)
+
+    def last_run(self, statuses: Iterable[str]) -> CrawlRun | None:
+        """The source's newest finished run of these statuses."""
+        return last_run(session=self.session, source=self.source, statuses=statuses)
+
+    # --- prices -----------------------------------------------------------
+
+    @contextmanager
+    def writing_prices(self, observed: datetime) -> Iterator[None]:
+        """The span of the run's streamed price writes, stamped `observed`.
+        On PostgreSQL the inserts go through a second thread (see
+        `db.bulk.writer`); every other statement here waits its turn."""
+        self._observed = observed
+        self._valid_from = bulk_time(self.session, observed)
+        with BulkWriter(self.session) as writer:
+            self._writer = writer
+            try:
+                yield
+            finally:
+                self._writer = None
+
+    def _turn(self) -> Any:
+        return self._writer.lock if self._writer is not None else nullcontext()
+
+    def open_prices(self, regions: Sequence[str] | None = None) -> OpenSnapshot:
+        """The source's open rows (of these regions), in one pass."""
+        t = PricePoint.__table__
+        condition = sa.and_(t.c.source == self.source, t.c.valid_to.is_(None))
+        if regions:
+            condition = sa.and_(condition, t.c.region.in_(list(regions)))
+        stmt = sa.select(t.c.key, t.c.value_hash, t.c.missed_runs, t.c.input_hash)
+        if not self._postgres:
+            # Row by row off the index, SQLite reads the table in the index's
+            # order, all over the file; given the ids first, it reads it in
+            # order (EXPLAIN QUERY PLAN: LIST SUBQUERY; twice as fast at a million).
+            stmt = stmt.where(t.c.id.in_(sa.select(t.c.id).where(condition)))
+        else:
+            stmt = stmt.where(condition)
+        snapshot = OpenSnapshot({}, [], {})
+        fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
+        with self._turn():
+            result = self.session.connection().execute(stmt)
+            # The driver's own rows, in batches: a result Row a row costs as much as the read.
+            rows = chain.from_iterable(iter(partial(result.cursor.fetchmany, 10_000), []))
+            for key, value_hash, misses, input_hash in rows:
+                compact_key = int(key, 16)
+                fingerprints[compact_key] = int(value_hash, 16)
+                if misses:
+                    snapshot.missed.append(key)
+                if input_hash is not None:
+                    inputs[int(input_hash, 16)] = compact_key
+            result.close()
+        return snapshot
+
+    def tracked(self, keys: Sequence[str]) -> dict[str, TrackedPrice]:
+        """The open rows of these keys, in full. The source is checked here,
+        not in SQL: given it, SQLite's planner walks the (source, region)
+        index instead of the key index, a thousand times slower."""
+        t = PricePoint.__table__
+        columns = (t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs, t.c.source)
+        found: dict[str, TrackedPrice] = {}
+        with self._turn():
+            conn = self.session.connection()
+            for start in range(0, len(keys), IN_LIST):
+                among = _among(self._postgres, t.c.key, keys[start : start + IN_LIST])
+                stmt = sa.select(*columns).where(t.c.valid_to.is_(None), among)
+                found.update(
+                    (r.key, TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs))
+                    for r in conn.execute(stmt)
+                    if r.source == self.source
+                )
+        return found
+
+    def take(self, keys: Sequence[str]) -> dict[str, TrackedPrice]:
+        """`tracked`, and those rows closed at the observed time, in one
+        statement (UPDATE ... RETURNING) rather than a read and a write."""
+        assert self._observed is not None, "take() outside writing_prices()"
+        taken: dict[str, TrackedPrice] = {}
+        with self._turn():
+            conn = self.session.connection()
+            for start in range(0, len(keys), IN_LIST):
+                stmt = take_statement(self.session, self.source, keys[start : start + IN_LIST], self._observed)
+                taken.update(
+                    (key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
+                    for key, pid, value_hash, price, availability, missed in conn.execute(stmt)
+                )
+        return taken
+
+    def apply_prices(self, inserts: Sequence[StagedQuote], input_hashes: dict[int, str]) -> None:
+        """One chunk's writes: new rows (queued to the writer), and the file
+        row hashes of open rows found unchanged under another file row."""
+        writer = self._writer
+        assert writer is not None, "apply_prices() outside writing_prices()"
+        if input_hashes:
+            t = PricePoint.__table__
+            stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(input_hash=sa.bindparam("h"))
+            with writer.lock:
+                self.session.connection().execute(stmt, [{"pid": i, "h": h} for i, h in input_hashes.items()])
+        source, run_id, valid_from = self.source, self.run_id, self._valid_from
+        writer.write([price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in inserts])
+        self.rows_written += len(inserts)
+
+    def close_prices(self, removed: Sequence[int], misses: dict[int, int]) -> list[PricePoint]:
+        """Ends the rows of `removed` ids at the observed time and stores the
+        miss counts of the rest; returns the removed rows, as they were."""
+        assert self._observed is not None, "close_prices() before writing_prices()"
+        if self.rows_written >= ANALYZE_AFTER:
+            self._refresh_statistics()
+        session, t = self.session, PricePoint.__table__
+        points: list[PricePoint] = []
+        for start in range(0, len(removed), 500):
+            chunk = list(removed[start : start + 500])
+            points.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
+        ordered = sorted(removed)  # the table's order: its pages are read and written once, in turn
+        for start in range(0, len(ordered), IN_LIST):
+            among = _among(self._postgres, t.c.id, ordered[start : start + IN_LIST])
+            session.connection().execute(sa.update(t).where(among).values(valid_to=self._observed))
+        if misses:
+            stmt = sa.update(t).where(t.c.id == sa.bindparam("pid")).values(missed_runs=sa.bindparam("n"))
+            session.connection().execute(stmt, [{"pid": i, "n": n} for i, n in misses.items()])
+        return points
+
+    def _refresh_statistics(self) -> None:
+        """After a bulk write on PostgreSQL: until autovacuum gets to it, the
+        planner believes the table is as small as before and scans a million
+        rows for each key lookup of the next run. (SQLite plans by its indexes
+        and would scan the whole table to ANALYZE it.)"""
+        if self._postgres:
+            self.session.connection().exec_driver_sql("ANALYZE price_points")
+
+    # --- offers -----------------------------------------------------------
+
+    def open_offers(self) -> dict[str, TrackedOffer]:
+        t = OfferPoint.__table__
+        values = [t.c[c] for c in VALUE_COLUMNS]
+        stmt = sa.select(t.c.id, t.c.offer_id, t.c.value_hash, t.c.missed_runs, t.c.source_url, *values).where(
+            t.c.source == self.source, t.c.valid_to.is_(None)
+        )
+        found = {}
+        for r in self.session.connection().execute(stmt):
+            row = r._mapping
+            found[r.offer_id] = TrackedOffer(
+                r.id,
+                r.offer_id,
+                r.value_hash,
+                r.missed_runs,
+                r.source_url,
+                {c: stored_text(row[c]) for c in VALUE_COLUMNS},
+            )
+        return found
+
+    def apply_offers(
+        self, *, observed: datetime, inserts: Sequence[Offer], closes: Sequence[int], misses: dict[int, int]
+    ) -> None:
+        """Ends the `closes` ids at `observed`, opens a row per insert from
+        then, and stores the miss counts."""
+        t, conn = OfferPoint.__table__, self.session.connection()
+        if closes:
+            stmt = sa.update(t).where(t.c.id == sa.bindparam("oid")).values(valid_to=observed)
+            conn.execute(stmt, [{"oid": i} for i in closes])
+        if inserts:
+            rows = [offer_to_row(o, source=self.source, run_id=self.run_id, valid_from=observed) for o in inserts]
+            conn.execute(sa.insert(t), rows)
+        if misses:
+            stmt = sa.update(t).where(t.c.id == sa.bindparam("oid")).values(missed_runs=sa.bindparam("n"))
+            conn.execute(stmt, [{"oid": i, "n": n} for i, n in misses.items()])
+        self.rows_written += len(inserts)
+
+    # --- the end of the run -------------------------------------------------
+
+    def finish(
+        self,
+        *,
+        now: datetime,
+        changes: Sequence[Change],
+        observed_at: datetime,
+        pages: int,
+        items: int,
+        regions: Sequence[str],
+        capture_path: str | None,
+    ) -> None:
+        """The run is ok: its row says what it saw, its changes are stored."""
+        run = self._run()
+        run.status, run.finished_at, run.observed_at = RunStatus.ok, now, observed_at
+        run.pages, run.items, run.rows_written = pages, items, self.rows_written
+        run.changes, run.capture_path, run.regions = len(changes), capture_path, ",".join(regions)
+        self.session.add(run)
+        add_changes(session=self.session, run_id=self.run_id, changes=changes)
+
+    def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
+        """The run ends without moving the snapshot."""
+        run = self._run()
+        run.status, run.error, run.finished_at, run.changes = status, reason, now, len(changes)
+        self.session.add(run)
+        add_changes(session=self.session, run_id=self.run_id, changes=changes)
+
+    def _run(self) -> CrawlRun:
+        run = self.session.get(CrawlRun, self.run_id)
+        assert run is not None
+        return run
+
+
+def take_statement(session: Session, source: str, keys: Sequence[str], valid_to: datetime) -> sa.Update:
+    """Closes the open rows of `keys` in `source`, returning what the diff needs of them."""
+    t = PricePoint.__table__
+    postgres = session.connection().dialect.name == "postgresql"
+    # On SQLite `source || ''` keeps the planner on the key index (see `RunStore.tracked`).
+    of_source = (t.c.source if postgres else t.c.source + "") == source
+    return (
+        sa.update(t)
+        .where(_among(postgres, t.c.key, keys), of_source, t.c.valid_to.is_(None))
+        .values(valid_to=valid_to)
+        .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs)
+    )
+
+
+def _among(postgres: bool, column: sa.Column[Any], values: Sequence[Any]) -> sa.ColumnElement[bool]:
+    """`column IN values`; on PostgreSQL as `= ANY(array)`, one parameter
+    rather than thousands to bind and plan."""
+    if postgres:
+        return column == sa.any_(sa.bindparam("among", list(values), type_=ARRAY(column.type)))
+    return column.in_(list(values))
