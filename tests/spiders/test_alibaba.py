@@ -14,13 +14,13 @@ from urllib.parse import parse_qsl
 import pytest
 
 from spiders.alibaba import sign_rpc
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
-EARLY = FIXTURES / "alibaba" / "alibaba-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "alibaba" / "2026-08-03-ap-northeast-1+ap-southeast-1.har.gz"
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
-CHINA = FIXTURES / "alibaba" / "alibaba-cn-2026-08-03.har"
+CHINA = DEMO_CAPTURES / "alibaba-cn" / "2026-08-03-cn-hangzhou+cn-beijing.har.gz"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
 needs_browser = pytest.mark.skipif(
     not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
