@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from spiders.alibaba import sign_rpc
+from spiders.har import read_har
 from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
@@ -167,7 +168,7 @@ def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, m
 
 
 def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
-    price_file = page_json(json.loads(EARLY.read_text())["log"]["entries"][0])
+    price_file = page_json(read_har(EARLY)["log"]["entries"][0])
     price_file["pricingInfo"] = {
         k: v for k, v in price_file["pricingInfo"].items() if k.startswith("ap-northeast-1::ecs.gn7e-c16g1.")
     }
