@@ -1,5 +1,5 @@
 """Synthetic AWS pricing-page captures in the real format, built from the
-committed us-east-1 capture (tests/fixtures/aws/aws-us-east-1-2026-08-06.har):
+committed us-east-1 capture (tracker/demo_captures/aws/2026-08-06-us-east-1.har.gz):
 
 - `all_regions_entries`: what `gpu-tracker crawl aws` fetches with no
   `--region`: the real `locations.json` and `metadata.json` of that capture,
@@ -34,7 +34,7 @@ from benchmarks.aws_offer_file import sku_code
 from spiders.har import har_entry, read_har
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = ROOT / "tests" / "fixtures" / "aws" / "aws-us-east-1-2026-08-06.har"
+TEMPLATE = ROOT / "tracker" / "demo_captures" / "aws" / "2026-08-06-us-east-1.har.gz"
 US = "US East (N. Virginia)"
 TABLES = "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/ec2-ondemand-without-sec-sel"
 # Written here rather than imported from the spider, so that a test built on

@@ -48,7 +48,7 @@ from tracker.normalize.aws import normalize, ondemand_quote
 GB = 1_000_000_000
 RSS_LIMIT_MB = 300
 PAGE_LIMIT_S = 0.2
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "aws" / "aws-us-east-1-2026-08-06.har"
+FIXTURE = Path(__file__).resolve().parent.parent / "tracker" / "demo_captures" / "aws" / "2026-08-06-us-east-1.har.gz"
 LOCATION = "US East (N. Virginia)"
 KEEP = GpuProducts.for_systems(["Linux", "Windows"])
 KEEP_RATES = GpuRates.for_systems(["Linux", "Windows"])

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 from scrapy.http import Response
 
+from spiders.aws_names import spot_region
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.pages.aws import (
     parse_locations,
@@ -21,7 +22,6 @@ from spiders.pages.aws import (
     parse_ondemand_page,
     parse_spot_advisor,
     parse_spot_feed,
-    spot_region,
 )
 
 PRICING_BASE = "https://b0.p.awsstatic.com"

@@ -7,12 +7,16 @@ import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# The demo's bundled captures are the replay fixtures of their sources too:
+# each capture is kept once (tests/run/test_captures_once.py checks it).
+DEMO_CAPTURES = Path(str(resources.files("tracker") / "demo_captures"))
 PG_URL = os.environ.get("GPU_TRACKER_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REQUIRE_PG = os.environ.get("GPU_TRACKER_REQUIRE_POSTGRES") == "1"
 

@@ -15,15 +15,6 @@ from spiders.pages import PageShapeError, load_json
 # the normalizer can report it instead of it vanishing here.
 GPU_FAMILY = re.compile(r"^(?:p|g|gr)\d", re.IGNORECASE)
 GPU_ROW_FAMILY = "GPU instance"
-# Older spot feeds name regions their own way.
-SPOT_REGION_ALIASES = {
-    "us-east": "us-east-1",
-    "us-west": "us-west-1",
-    "eu-ireland": "eu-west-1",
-    "apac-sin": "ap-southeast-1",
-    "apac-syd": "ap-southeast-2",
-    "apac-tokyo": "ap-northeast-1",
-}
 SPOT_SHAPE = "{region, instanceTypes: [{type, sizes: [{size, valueColumns: [{name, prices: {USD}}]}]}]}"
 _CALLBACK = re.compile(rb"^\s*[A-Za-z_$][\w$.]*\s*\((?P<body>.*)\)\s*;?\s*$", re.DOTALL)
 
@@ -89,10 +80,6 @@ def unwrap_callback(body: bytes) -> bytes:
     """`callback({...});` -> `{...}`; plain JSON is returned as it is."""
     found = _CALLBACK.match(body)
     return found.group("body") if found and not body.lstrip().startswith(b"{") else body
-
-
-def spot_region(name: str) -> str:
-    return SPOT_REGION_ALIASES.get(name, name)
 
 
 def parse_spot_feed(body: bytes) -> list[dict[str, str]]:

@@ -16,7 +16,6 @@ valid plan file."""
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -25,30 +24,12 @@ from urllib.parse import urljoin
 import ijson
 from ijson.common import ObjectBuilder
 
+from spiders.aws_names import OPERATIONS, usage_instance_type
 from spiders.pages import PageShapeError
 from spiders.pages.aws import looks_like_gpu
 from spiders.pages.aws_bulk import compact_json, index_regions
 
 HEADER_FIELDS = ("version", "publicationDate", "regionCode")
-# The EC2 operation code of each operating system, by the names the pricing
-# page and the offer files use (the same names as `operating_systems`).
-OPERATIONS = {
-    "Linux": "RunInstances",
-    "Windows": "RunInstances:0002",
-    "RHEL": "RunInstances:0010",
-    "SUSE": "RunInstances:000g",
-    "Ubuntu Pro": "RunInstances:0g00",
-    "Windows with SQL Std": "RunInstances:0006",
-    "Windows with SQL Ent": "RunInstances:0102",
-    "Windows with SQL Web": "RunInstances:0202",
-    "Linux with SQL Std": "RunInstances:0004",
-    "Linux with SQL Ent": "RunInstances:0100",
-    "Linux with SQL Web": "RunInstances:0200",
-}
-# `BoxUsage:p5.48xlarge`, or with a region prefix outside us-east-1
-# (`USW2-BoxUsage:p4d.24xlarge`). BoxUsage is shared tenancy; DedicatedUsage,
-# HostUsage and UnusedBox are other tenancies and capacity reservations.
-_USAGE = re.compile(r"^(?:[A-Z0-9]+-)*(?P<usage>[A-Za-z]+):(?P<type>[^:]+)$")
 RateFilter = Callable[[dict[str, Any]], bool]
 RATE = "terms.savingsPlan.item.rates.item"  # the ijson prefix of a rate
 _OPEN, _CLOSE = ("start_map", "start_array"), ("end_map", "end_array")
@@ -71,12 +52,6 @@ def parse_plan_index(body: bytes, index_url: str) -> dict[str, str]:
     if bad:
         raise PageShapeError(f"AWS: regionCode or versionUrl missing in {len(bad)}/{len(regions)} savings plan regions")
     return {str(r["regionCode"]): urljoin(index_url, str(r["versionUrl"])) for r in regions}
-
-
-def usage_instance_type(usage_type: str, usage: str = "BoxUsage") -> str | None:
-    """'USW2-BoxUsage:p4d.24xlarge' -> 'p4d.24xlarge'; None for another usage."""
-    found = _USAGE.match(usage_type)
-    return found.group("type") if found and found.group("usage") == usage else None
 
 
 def unknown_systems(names: Iterable[str]) -> list[str]:

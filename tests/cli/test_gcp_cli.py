@@ -13,12 +13,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from spiders.har import read_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
-EARLY = FIXTURES / "gcp" / "gcp-2026-08-03.har"
-LATE = FIXTURES / "gcp" / "gcp-2026-09-03.har"
+EARLY = DEMO_CAPTURES / "gcp" / "2026-08-03-us-central1+us-east4+europe-west4.har.gz"
+LATE = DEMO_CAPTURES / "gcp" / "2026-09-03-us-central1+us-east4+europe-west4.har.gz"
 SECRET = "AIzaSyD-not-a-real-key-0123456789abcdef"
 PATH = "/v1/services/6F81-5844-456A/skus"
 

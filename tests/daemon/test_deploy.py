@@ -16,10 +16,12 @@ import yaml
 
 from tracker.cli import app
 from tracker.config.settings import load_config
+from tracker.daemon.k8s import cron, cronjobs
 from tracker.sources import SOURCES
 
 DEPLOY = Path(__file__).parents[2] / "deploy"
 K8S = DEPLOY / "k8s"
+REGENERATE = "run `python -m tracker.daemon.k8s > deploy/k8s/cronjobs.yaml`"
 
 
 def check_command(argv: list[str]) -> str:
@@ -74,10 +76,26 @@ def test_kubernetes_manifests() -> None:
     assert all(check_command(argv) for argv in commands)
     crawled = {argv[argv.index("crawl") + 1] for argv in commands if "crawl" in argv}
     missing = set(SOURCES) - crawled
-    assert not missing, f"add a CronJob to deploy/k8s/cronjobs.yaml for {sorted(missing)}"
+    assert not missing, f"no CronJob for {sorted(missing)}: {REGENERATE}"
     assert any("daemon" in argv and "--no-crawl" in argv for argv in commands)
     listed = yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
     assert sorted(listed) == sorted(p.name for p in K8S.glob("*.yaml") if p.name != "kustomization.yaml")
+
+
+def test_the_cronjobs_are_generated_from_the_registry() -> None:
+    committed = (K8S / "cronjobs.yaml").read_text(encoding="utf-8")
+    assert committed == cronjobs(), f"deploy/k8s/cronjobs.yaml is out of date: {REGENERATE}"
+    jobs = [d for d in yaml.safe_load_all(committed) if d]
+    assert [d["metadata"]["labels"]["gpu-tracker/source"] for d in jobs] == list(SOURCES)
+    assert {d["spec"]["schedule"].split(" ", 1)[1] for d in jobs} == {"*/6 * * *"}  # the daemon's default 6h
+    assert len({d["spec"]["schedule"] for d in jobs}) == len(jobs)  # no two start together
+
+
+def test_a_cronjob_repeats_only_on_whole_hours_of_a_day() -> None:
+    assert cron("1d", 0) == "17 0 * * *" and cron("2h", 7) == "6 */2 * * *"
+    for every in ("90m", "5h", "2d"):
+        with pytest.raises(ValueError, match="divides 24"):
+            cron(every, 0)
 
 
 def test_configurations_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,11 +115,11 @@ def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: st
 
     from db.engine import make_engine
     from db.tables import CrawlRun
-    from tests.conftest import FIXTURES
+    from tests.conftest import DEMO_CAPTURES
     from tracker.config.settings import load_config
     from tracker.daemon.health import check_staleness
 
-    early = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+    early = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
     (home / "config.toml").write_text('[daemon]\nsources = ["azure"]\n[daemon.schedule.azure]\nevery = "1h"\n')
     config = load_config(home=home)
     assert cli("crawl", "azure", "-r", "westeurope", "--replay", str(early)).code == 0

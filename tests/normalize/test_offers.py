@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 
 HAS_CHROMIUM = bool(shutil.which("chromium")) or Path("/usr/bin/chromium").exists()
@@ -61,7 +61,7 @@ EXPECTED = {
 
 
 def fixture(provider: str, date: str = "2026-08-03") -> Path:
-    return FIXTURES / f"{provider}-offers" / f"{provider}-offers-{date}.har"
+    return DEMO_CAPTURES / f"{provider}-offers" / f"{date}.har.gz"
 
 
 def replay(cli, provider: str, har: Path):

@@ -21,11 +21,11 @@ import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 
 from db.engine import make_engine, migrate
-from tests.conftest import FIXTURES, PG_URL, pg_problem
+from tests.conftest import DEMO_CAPTURES, PG_URL, pg_problem
 from tests.helpers.daemonutil import fake_azure, wait_for
 
-EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
-LATE = FIXTURES / "azure" / "azure-westeurope-2026-09-03.har"
+EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
+LATE = DEMO_CAPTURES / "azure" / "2026-09-03-westeurope.har.gz"
 
 
 def gpu_tracker(home: Path, *args: str, **kw) -> subprocess.Popen:

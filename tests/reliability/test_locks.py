@@ -16,9 +16,9 @@ import sqlalchemy as sa
 
 from db.engine import make_engine, migrate
 from db.locks import CrawlLock, LockBusy, crawl_lock
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 
-EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 
 
 def test_a_held_lock_refuses_a_second_holder(engine) -> None:

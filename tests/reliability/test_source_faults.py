@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from spiders.har import read_har, write_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 
-EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 LATER = datetime(2026, 9, 10, tzinfo=UTC)
 
 

@@ -14,13 +14,14 @@ from urllib.parse import parse_qsl
 import pytest
 
 from spiders.alibaba import sign_rpc
-from tests.conftest import FIXTURES
+from spiders.har import read_har
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
-EARLY = FIXTURES / "alibaba" / "alibaba-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "alibaba" / "2026-08-03-ap-northeast-1+ap-southeast-1.har.gz"
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
-CHINA = FIXTURES / "alibaba" / "alibaba-cn-2026-08-03.har"
+CHINA = DEMO_CAPTURES / "alibaba-cn" / "2026-08-03-cn-hangzhou+cn-beijing.har.gz"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
 needs_browser = pytest.mark.skipif(
     not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
@@ -167,7 +168,7 @@ def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, m
 
 
 def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
-    price_file = page_json(json.loads(EARLY.read_text())["log"]["entries"][0])
+    price_file = page_json(read_har(EARLY)["log"]["entries"][0])
     price_file["pricingInfo"] = {
         k: v for k, v in price_file["pricingInfo"].items() if k.startswith("ap-northeast-1::ecs.gn7e-c16g1.")
     }

@@ -21,12 +21,13 @@ from spiders.pages.aws import (
     parse_spot_feed,
     unwrap_callback,
 )
+from tests.conftest import DEMO_CAPTURES
 from tracker.normalize import NormalizeError
 from tracker.normalize.aws import normalize, os_slug, unknown_gpu_notes
 from tracker.normalize.specs import load_specs, spec_table
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aws"
-EARLY = FIXTURES / "aws-us-east-1-2026-08-06.har"
+EARLY = DEMO_CAPTURES / "aws" / "2026-08-06-us-east-1.har.gz"
 THREE = FIXTURES / "aws-3-regions-2026-08-06.har"
 US = "US East (N. Virginia)"
 GPU_TYPE = re.compile(r"^(p|g|gr)\d")

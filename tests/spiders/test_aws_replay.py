@@ -13,12 +13,12 @@ import pytest
 
 from benchmarks.aws_pricing_pages import all_regions_entries, factor, priced_regions, template
 from spiders.har import write_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 from tests.reliability.test_source_faults import one_error_line
 
-EARLY = FIXTURES / "aws" / "aws-us-east-1-2026-08-06.har"
-LATE = FIXTURES / "aws" / "aws-us-east-1-2026-09-06.har"
+EARLY = DEMO_CAPTURES / "aws" / "2026-08-06-us-east-1.har.gz"
+LATE = DEMO_CAPTURES / "aws" / "2026-09-06-us-east-1.har.gz"
 THREE = FIXTURES / "aws" / "aws-3-regions-2026-08-06.har"
 OS_TABLES = FIXTURES / "aws" / "aws-us-east-1-os-tables-2026-08-06.har"
 LINUX_ONLY = '[providers.aws]\noperating_systems = ["Linux"]\n'

@@ -11,10 +11,11 @@ import pytest
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.azure import parse_retail_page
+from tests.conftest import DEMO_CAPTURES
 from tracker.normalize.azure import normalize
 from tracker.normalize.specs import spec_table
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "azure" / "azure-westeurope-2026-08-03.har"
+FIXTURE = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 
 
 def raw_items(path: Path = FIXTURE) -> list[dict]:

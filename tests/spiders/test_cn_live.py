@@ -12,11 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from spiders.har import read_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.localserver import Received, Reply, serve
 
-TENCENT = FIXTURES / "tencent" / "tencent-guangzhou-beijing-2026-11-02.har"
-HUAWEI = FIXTURES / "huawei" / "huawei-cn-north-4-cn-east-3-2026-11-02.har"
+TENCENT = DEMO_CAPTURES / "tencent" / "2026-11-02-ap-guangzhou+ap-beijing.har.gz"
+HUAWEI = DEMO_CAPTURES / "huawei" / "2026-11-02-cn-north-4+cn-east-3.har.gz"
 
 
 def tencent_pages() -> dict[tuple[str, str], dict[str, Any]]:

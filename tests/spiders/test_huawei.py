@@ -14,12 +14,12 @@ import pytest
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from spiders.pages.huawei import parse_menu, parse_product_info
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.huawei import normalize, parse_card
 
-CAPTURE = FIXTURES / "huawei" / "huawei-cn-north-4-cn-east-3-2026-11-02.har"
+CAPTURE = DEMO_CAPTURES / "huawei" / "2026-11-02-cn-north-4+cn-east-3.har.gz"
 LATER = datetime(2026, 11, 9, 3, tzinfo=UTC)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from spiders.har import read_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.localserver import Received, Reply, serve
 
-EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 
 
 def pages_by_skip() -> dict[str, dict]:

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import shifted
 
-EARLY = FIXTURES / "azure" / "azure-westeurope-2026-08-03.har"
-LATE = FIXTURES / "azure" / "azure-westeurope-2026-09-03.har"
+EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
+LATE = DEMO_CAPTURES / "azure" / "2026-09-03-westeurope.har.gz"
 
 
 def replay(cli, har: Path, *extra: str):

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 
-EARLY = FIXTURES / "volcengine" / "volcengine-2026-08-03.har"
+EARLY = DEMO_CAPTURES / "volcengine" / "2026-08-03-cn-beijing+cn-shanghai.har.gz"
 NEW_TEMPLATE = FIXTURES / "volcengine" / "volcengine-2026-09-03-new-template.har"
 OLD, NEW = "CLT7310571628986405164", "CLT7412250034519861248"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)

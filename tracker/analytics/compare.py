@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.analytics.history import records
 from tracker.analytics.reference import References
 
@@ -26,41 +27,6 @@ RATE = Decimal("0.000001")
 MONEY = Decimal("0.01")
 PERCENT = Decimal("0.01")
 
-COMPARE_COLUMNS = [
-    "rank",
-    "provider",
-    "region",
-    "region_group",
-    "zone",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "fractional",
-    "gpu_memory_gb",
-    "gpu_interconnect",
-    "network_gbps",
-    "os",
-    "price_model",
-    "term",
-    "payment_option",
-    "price",
-    "currency",
-    "unit",
-    "upfront_fee",
-    "hourly_price",
-    "price_per_gpu_hour",
-    "target_currency",
-    "hourly_converted",
-    "per_gpu_hour_converted",
-    "fx_rate",
-    "fx_date",
-    "fx_source",
-    "spot_saving_percent",
-    "monthly_discount_percent",
-    "three_year_total",
-    "availability",
-    "source",
-]
 # The table shows short names for the long columns (TABLE_ALIASES); JSON and CSV keep the full ones.
 TABLE_ALIASES = {
     "per_gpu_hour_converted": "per_gpu_h",
@@ -72,27 +38,6 @@ TABLE_ALIASES = {
     "network_gbps": "net_gbps",
     "gpu_count": "gpus",
 }
-COMPARE_TABLE = [
-    "rank",
-    "provider",
-    "region",
-    "instance_type",
-    "gpus",
-    "slice",
-    "price_model",
-    "term",
-    "price",
-    "currency",
-    "unit",
-    "per_gpu_h",
-    "fx",
-    "spot_save_%",
-    "month_disc_%",
-    "3yr_total",
-    "gpu_mem_gb",
-    "interconnect",
-    "net_gbps",
-]
 
 
 def _q(value: Decimal | None, places: Decimal) -> Decimal | None:

@@ -16,8 +16,8 @@ import pandas as pd
 import sqlalchemy as sa
 
 from tracker.analytics.history import changes_frame, offers_frame, prices_frame, records
-from tracker.cli.output import plain
 from tracker.errors import UserError
+from tracker.scalars import plain
 
 KINDS = ("prices", "history", "changes", "offers")
 FORMATS = ("csv", "jsonl", "json", "parquet")

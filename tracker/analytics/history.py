@@ -27,20 +27,9 @@ from db import store
 from db.engine import make_engine, migrate
 from db.schema import effective_hourly
 from db.tables import PricePoint
+from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
 
 Every = Literal["day", "week", "month"]
-SERIES_FIELDS = [
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "os",
-    "price_model",
-    "term",
-    "payment_option",
-    "currency",
-    "unit",
-]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
 _PERIODS = {"day": "D", "week": "W-SUN", "month": "M"}
 _DERIVED_PLACES = Decimal("0.000001")
@@ -269,25 +258,6 @@ def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     frame = _frame(rows, SUMMARY_COLUMNS)
     return frame.sort_values(_DISPLAY_ORDER[:-1], kind="stable").reset_index(drop=True)
-
-
-SUMMARY_COLUMNS = [
-    "key",
-    *SERIES_FIELDS,
-    "gpu_model",
-    "gpu_count",
-    "intervals",
-    "first_seen",
-    "min_price",
-    "min_from",
-    "max_price",
-    "max_from",
-    "current_price",
-    "last_change_at",
-    "last_change_from",
-    "last_change_to",
-    "last_change_percent",
-]
 
 
 def changes_frame(

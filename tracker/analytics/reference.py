@@ -15,50 +15,8 @@ from decimal import Decimal
 from functools import cache
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
+from tracker.config.analytics import AnalyticsSettings
 from tracker.errors import UserError
-
-REGION_GROUPS = ("us", "eu", "asia", "cn")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class FxSettings(_Strict):
-    """[analytics.fx]: units of each currency that one US dollar buys."""
-
-    date: str = Field(..., description="the date the rates are from, for example 2026-12-01")
-    source: str = "configuration"
-    per_usd: dict[str, Decimal] = Field(default_factory=dict)
-
-
-class ProviderRateSettings(_Strict):
-    """[analytics.provider_rates.<provider>]: egress per GB and storage per GB-month."""
-
-    egress_per_gb: Decimal = Field(..., ge=0)
-    storage_per_gb_month: Decimal = Field(..., ge=0)
-    currency: str = "USD"
-    date: str
-    source: str = "configuration"
-
-
-class AnalyticsSettings(_Strict):
-    fx: FxSettings | None = None
-    provider_rates: dict[str, ProviderRateSettings] = Field(default_factory=dict)
-    region_groups: dict[str, dict[str, str]] = Field(
-        default_factory=dict, description="provider -> region -> us|eu|asia|cn|other"
-    )
-
-    @field_validator("region_groups")
-    @classmethod
-    def _known_groups(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-        for provider, regions in value.items():
-            for region, group in regions.items():
-                if group not in (*REGION_GROUPS, "other"):
-                    raise ValueError(f"{provider}.{region}: {group!r} is not one of us, eu, asia, cn, other")
-        return value
 
 
 @dataclass(frozen=True)
@@ -102,11 +60,6 @@ class FxTable:
         dates = sorted({r.date for r in dated if r.date})
         sources = sorted({r.source for r in dated if r.source})
         return Conversion(dst.per_usd / src.per_usd, dates[0] if dates else "", "; ".join(sources))
-
-    def convert(self, amount: Decimal | None, source_currency: str, target: str) -> Decimal | None:
-        if amount is None:
-            return None
-        return amount * self.conversion(source_currency, target).rate
 
 
 @dataclass(frozen=True)
@@ -182,10 +135,3 @@ def load_references(settings: AnalyticsSettings | None = None) -> References:
     for provider, regions in settings.region_groups.items():
         groups.update({(provider, region): group for region, group in regions.items()})
     return References(FxTable(fx), rates, groups)
-
-
-def fx_rows(refs: References) -> list[dict[str, object]]:
-    return [
-        {"currency": r.currency, "per_usd": r.per_usd, "date": r.date, "source": r.source}
-        for r in sorted(refs.fx.rates.values(), key=lambda r: r.currency)
-    ]

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from tracker.analytics.columns import TCO_COLUMNS
 from tracker.analytics.compare import SPOT_MODELS, instance_key
 from tracker.analytics.history import records
 from tracker.analytics.reference import References
@@ -36,49 +37,6 @@ MIX_MODELS = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
 COMMITMENT_MODELS = ("reserved", "savings_plan", "yearly")
 _TERMS = {"reserved_1yr": ("1yr", HOURS_PER_YEAR, 12), "reserved_3yr": ("3yr", 3 * HOURS_PER_YEAR, 36)}
 MONEY = Decimal("0.01")
-
-TCO_COLUMNS = [
-    "rank",
-    "provider",
-    "region",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "instances",
-    "compute",
-    "egress",
-    "storage",
-    "credits",
-    "total",
-    "currency",
-    "per_gpu_hour",
-    "on_demand_hourly",
-    "break_even_1yr_hours",
-    "break_even_3yr_hours",
-    "egress_per_gb",
-    "storage_per_gb_month",
-    "rates_date",
-    "rates_source",
-    "fx",
-]
-TCO_TABLE = [
-    "rank",
-    "provider",
-    "region",
-    "instance_type",
-    "gpu_model",
-    "instances",
-    "compute",
-    "egress",
-    "storage",
-    "credits",
-    "total",
-    "currency",
-    "per_gpu_hour",
-    "break_even_1yr_hours",
-    "break_even_3yr_hours",
-    "fx",
-]
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from alerts.rules import compile_rules, explain
 from db import store
 from db.alert_tables import OutboxRow, OutboxState
 from db.schema import Change
+from tracker.cli.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.query_cmds import change_dict
 from tracker.cli.state import parse_since, state
 from tracker.config.settings import Config
 from tracker.errors import TrackerError, UserError
@@ -33,39 +33,6 @@ alerts_app = typer.Typer(
     no_args_is_help=True,
 )
 rules_app = typer.Typer(help="Alert rules.\n\nExample: gpu-tracker rules check --since 7d", no_args_is_help=True)
-
-OUTBOX_COLUMNS = [
-    "id",
-    "state",
-    "channel",
-    "kind",
-    "provider",
-    "summary",
-    "rules",
-    "attempts",
-    "next_attempt_at",
-    "created_at",
-    "sent_at",
-    "digest",
-    "last_error",
-    "answer",
-    "idempotency_key",
-]
-OUTBOX_TABLE = ["id", "state", "channel", "kind", "summary", "attempts", "next_attempt_at", "sent_at", "last_error"]
-CHECK_COLUMNS = [
-    "change",
-    "kind",
-    "provider",
-    "region",
-    "instance_type",
-    "observed_at",
-    "rule",
-    "fires",
-    "reason",
-    "channels",
-    "delivery",
-]
-CHECK_TABLE = ["change", "kind", "provider", "instance_type", "rule", "fires", "reason", "delivery"]
 
 
 def _mask_config(config: Config) -> None:

@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 
 from db.schema import PriceModel
-from tracker.analytics.compare import COMPARE_COLUMNS, COMPARE_TABLE, compare_frame
+from tracker.analytics.compare import compare_frame
 from tracker.analytics.history import offers_frame, prices_frame, records
-from tracker.analytics.reference import References, load_references
-from tracker.analytics.tco import TCO_COLUMNS, TCO_TABLE, Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+from tracker.analytics.tco import Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import state
+from tracker.cli.state import parse_currency, references, state
 
 
 class RegionGroup(str, Enum):
@@ -34,17 +34,6 @@ def _decimal(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) ->
     if not value.is_finite() or value < minimum:
         raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
     return value
-
-
-def parse_currency(text: str) -> str:
-    code = text.strip().upper()
-    if len(code) != 3 or not code.isalpha():
-        raise typer.BadParameter(f"{text!r} is not a 3-letter currency code", param_hint="--currency")
-    return code
-
-
-def references(ctx: typer.Context) -> References:
-    return load_references(state(ctx).config.analytics)
 
 
 def compare(

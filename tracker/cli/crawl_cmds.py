@@ -15,8 +15,8 @@ from sqlmodel import Session
 
 from db import store
 from db.schema import RunStatus
+from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
 from tracker.run.crawl import Progress as ProgressFn

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from db.engine import mask_url
+from tracker.cli.columns import REPROCESS_COLUMNS, STATUS_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
 from tracker.config.settings import Config
@@ -17,19 +18,6 @@ from tracker.daemon.health import outbox_backlog, price_rows, scheduled_sources,
 from tracker.errors import UserError
 from tracker.logs import mask_secrets, secret_values
 from tracker.run.pipeline import Pipeline
-
-STATUS_COLUMNS = [
-    "source",
-    "schedule",
-    "last_status",
-    "last_ok_at",
-    "last_failure_at",
-    "last_failure",
-    "next_run",
-    "stale",
-    "open_prices",
-]
-REPROCESS_COLUMNS = ["capture", "observed_at", "run_id", "status", "items", "rows_written", "changes", "error"]
 
 
 class LogFormat(str, Enum):

@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 
 from tracker.analytics.exporting import choose_format, export_frame, write_export
+from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import parse_since, state
 from tracker.errors import CrawlFailed
 from tracker.file_import.importing import import_file

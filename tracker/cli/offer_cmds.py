@@ -10,57 +10,9 @@ from sqlmodel import Session
 
 from db.offers import OfferPoint, offer_point_dict, query_offers
 from db.schema import OfferKind
+from tracker.cli.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import state
-
-OFFER_COLUMNS = [
-    "offer_id",
-    "provider",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "products",
-    "valid_from",
-    "valid_until",
-    "unparsed",
-    "text",
-    "source",
-    "source_url",
-    "observed_at",
-]
-OFFER_TABLE = [
-    "offer_id",
-    "provider",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "valid_until",
-    "unparsed",
-]
-HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
-HISTORY_TABLE = [
-    "seen_from",
-    "seen_to",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "unparsed",
-]
 
 app = typer.Typer(no_args_is_help=False)
 
@@ -118,8 +70,8 @@ def history(
     emit(
         rows,
         fmt,
-        columns=HISTORY_COLUMNS,
-        table_columns=HISTORY_TABLE,
+        columns=OFFER_HISTORY_COLUMNS,
+        table_columns=OFFER_HISTORY_TABLE,
         empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids",
     )
 

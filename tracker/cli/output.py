@@ -11,7 +11,6 @@ import csv
 import json
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Annotated, Any
@@ -20,6 +19,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from tracker.scalars import plain
 
 stderr = Console(stderr=True)
 
@@ -31,17 +32,6 @@ class OutputFormat(str, Enum):
 
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format: table, json or csv.")]
-
-
-def plain(value: Any) -> Any:
-    """A JSON-ready scalar."""
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, Enum):
-        return value.value
-    return value
 
 
 def _cell(value: Any) -> str:

@@ -2,222 +2,45 @@
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-from enum import Enum
 from typing import Annotated, Any
 
 import typer
 from sqlmodel import Session
 
 from db import store
-from db.schema import Change, PriceModel
-from db.tables import ChangeRow, CrawlRun, PricePoint
+from db.schema import PriceModel
+from db.tables import CrawlRun, PricePoint
 from tracker.analytics.history import (
-    SUMMARY_COLUMNS,
     history_frame,
     history_summary,
     point_record,
     records,
     resample_history,
 )
+from tracker.cli.columns import (
+    CHANGE_COLUMNS,
+    CHANGE_TABLE,
+    HISTORY_COLUMNS,
+    HISTORY_TABLE,
+    PRICE_COLUMNS,
+    PRICE_TABLE,
+    RESAMPLE_COLUMNS,
+    RESAMPLE_TABLE,
+    RUN_COLUMNS,
+    RUN_TABLE,
+    SUMMARY_HISTORY_COLUMNS,
+    SUMMARY_HISTORY_TABLE,
+    change_dict,
+    detail_text,
+)
 from tracker.cli.output import FormatOption, OutputFormat, emit
-from tracker.cli.state import parse_since, state
-
-PRICE_COLUMNS = [
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "gpu_memory_gb",
-    "vcpu",
-    "memory_gb",
-    "gpu_interconnect",
-    "network_gbps",
-    "os",
-    "price_model",
-    "term",
-    "payment_option",
-    "price",
-    "currency",
-    "unit",
-    "list_price",
-    "upfront_fee",
-    "hourly_price",
-    "price_per_gpu_hour",
-    "availability",
-    "source_url",
-    "observed_at",
-    "attrs",
-]
-PRICE_TABLE = [
-    "provider",
-    "region",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "os",
-    "price_model",
-    "term",
-    "price",
-    "currency",
-    "unit",
-    "hourly_price",
-    "price_per_gpu_hour",
-]
-HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
-HISTORY_TABLE = [
-    "valid_from",
-    "valid_to",
-    "provider",
-    "region",
-    "instance_type",
-    "os",
-    "price_model",
-    "term",
-    "price",
-    "currency",
-    "unit",
-    "list_price",
-    "availability",
-]
-RESAMPLE_COLUMNS = [
-    "step",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "os",
-    "price_model",
-    "term",
-    "payment_option",
-    "price",
-    "currency",
-    "unit",
-    "hourly_price",
-    "price_per_gpu_hour",
-    "availability",
-    "valid_from",
-]
-RESAMPLE_TABLE = [
-    "step",
-    "provider",
-    "region",
-    "instance_type",
-    "os",
-    "price_model",
-    "term",
-    "price",
-    "currency",
-    "unit",
-    "valid_from",
-]
-SUMMARY_HISTORY_COLUMNS = [c for c in SUMMARY_COLUMNS if c != "key"]
-SUMMARY_HISTORY_TABLE = [
-    "provider",
-    "region",
-    "instance_type",
-    "os",
-    "price_model",
-    "term",
-    "currency",
-    "intervals",
-    "min_price",
-    "max_price",
-    "current_price",
-    "last_change_at",
-    "last_change_from",
-    "last_change_to",
-    "last_change_percent",
-]
-CHANGE_COLUMNS = [
-    "kind",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "gpu_model",
-    "gpu_count",
-    "os",
-    "price_model",
-    "term",
-    "payment_option",
-    "old_price",
-    "new_price",
-    "percent",
-    "currency",
-    "unit",
-    "observed_at",
-    "source",
-    "detail",
-    "source_url",
-]
-CHANGE_TABLE = [
-    "kind",
-    "provider",
-    "region",
-    "zone",
-    "instance_type",
-    "os",
-    "price_model",
-    "term",
-    "old_price",
-    "new_price",
-    "percent",
-    "currency",
-    "observed_at",
-    "detail",
-]
-RUN_COLUMNS = [
-    "id",
-    "source",
-    "provider",
-    "status",
-    "mode",
-    "started_at",
-    "finished_at",
-    "observed_at",
-    "regions",
-    "pages",
-    "items",
-    "rows_written",
-    "changes",
-    "error",
-    "capture_path",
-]
-RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "items", "rows_written", "changes", "error"]
+from tracker.cli.state import Step, parse_since, state
 
 
 def price_dict(point: PricePoint) -> dict[str, Any]:
     row = point_record(point)
     # Provider extras (interruption rates, part prices) as one readable cell.
-    row["attrs"] = _detail(row["attrs"]) or None
-    return row
-
-
-def _detail(raw: dict[str, str] | str) -> str:
-    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
-    parts = []
-    if "old_availability" in detail or "new_availability" in detail:
-        # One reading, old to new: "availability: available -> sold_out".
-        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
-        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
-    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
-
-
-def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
-    if isinstance(change, ChangeRow):
-        row = change.model_dump()
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
-            row[name] = None if row[name] is None else Decimal(row[name])
-    else:
-        row = change.model_dump()
-        row["kind"] = str(change.kind)
-    row["detail"] = _detail(change.detail)
+    row["attrs"] = detail_text(row["attrs"]) or None
     return row
 
 
@@ -245,12 +68,6 @@ def prices(
         )
         rows = [price_dict(p) for p in points]
     emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match")
-
-
-class Step(str, Enum):
-    day = "day"
-    week = "week"
-    month = "month"
 
 
 def history(
@@ -318,7 +135,7 @@ def history(
     else:
         rows = records(frame)
         for row in rows:
-            row["attrs"] = _detail(row.get("attrs") or {}) or None
+            row["attrs"] = detail_text(row.get("attrs") or {}) or None
         emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE, empty=f"no prices recorded for {what}")
 
 

@@ -12,13 +12,10 @@ from db.schema import PriceModel
 from tracker.analytics.history import history_frame
 from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
 from tracker.analytics.report import build_report
-from tracker.cli.compare_cmds import parse_currency, references
+from tracker.cli.columns import SPARK_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.query_cmds import Step
-from tracker.cli.state import parse_since, state
+from tracker.cli.state import Step, parse_currency, parse_since, references, state
 from tracker.errors import UserError
-
-SPARK_COLUMNS = ["series", "sparkline", "min", "max", "last", "currency", "steps", "first_step", "last_step"]
 
 
 def _intervals(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 import typer
@@ -20,6 +22,9 @@ from tracker.logs import register_secrets, secret_values
 from tracker.run.alerting import alert_hook
 from tracker.run.diff import DiffPolicy
 from tracker.run.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from tracker.analytics.reference import References
 
 
 @dataclass
@@ -94,3 +99,25 @@ def parse_since(text: str | None) -> datetime | None:
     except ValueError:
         raise typer.BadParameter(f"{text!r} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+class Step(str, Enum):
+    """A resampling step: history and report sparklines."""
+
+    day = "day"
+    week = "week"
+    month = "month"
+
+
+def parse_currency(text: str) -> str:
+    code = text.strip().upper()
+    if len(code) != 3 or not code.isalpha():
+        raise typer.BadParameter(f"{text!r} is not a 3-letter currency code", param_hint="--currency")
+    return code
+
+
+def references(ctx: typer.Context) -> References:
+    """The bundled reference tables with the configuration's [analytics] overrides."""
+    from tracker.analytics.reference import load_references
+
+    return load_references(state(ctx).config.analytics)

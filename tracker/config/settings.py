@@ -17,7 +17,7 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
-from tracker.analytics.reference import AnalyticsSettings
+from tracker.config.analytics import AnalyticsSettings
 from tracker.config.schedule import DaemonSettings
 from tracker.config.watch import WatchSettings
 from tracker.errors import ConfigError

@@ -14,15 +14,13 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor as Pool
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from importlib import import_module
 from types import FrameType
-from typing import Any
 
+import sqlalchemy as sa
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.base import STATE_RUNNING
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -65,25 +63,6 @@ class CronTrigger(BaseTrigger):
         return f"cron[{self.expression}]"
 
 
-@dataclass
-class Delivery:
-    """tracker.run.alerting's two entry points, once that module exists."""
-
-    deliver_outbox: Callable[..., Any]
-    release_stuck: Callable[..., int]
-
-
-def load_delivery() -> Delivery | None:
-    try:
-        alerting = import_module("tracker.run.alerting")
-    except ImportError:
-        return None
-    deliver, release = getattr(alerting, "deliver_outbox", None), getattr(alerting, "release_stuck", None)
-    if deliver is None or release is None:
-        return None
-    return Delivery(deliver, release)
-
-
 def check_config(config: Config) -> list[str]:
     """The sources to schedule; ConfigError for schedules of unknown sources."""
     names = scheduled_sources(config)
@@ -116,7 +95,6 @@ class Daemon:
         self.sources = check_config(config)
         self.crawls = crawl
         self._skipped: set[str] = set()
-        self.delivery = load_delivery()
         self.cancel = threading.Event()
         self.started_at = datetime.now(UTC)
         self._beat = time.monotonic()
@@ -182,19 +160,14 @@ class Daemon:
             replace_existing=True,
             next_run_time=now,
         )
-        if self.delivery is None:
-            log.warning(
-                "delivery is not available in this build (no tracker.run.alerting); changes are recorded but not sent"
-            )
-        else:
-            delivery = parse_span(settings.delivery_every)
-            self.scheduler.add_job(
-                self.delivery_job,
-                IntervalTrigger(seconds=int(delivery.total_seconds()), timezone=UTC),
-                id="delivery",
-                replace_existing=True,
-                next_run_time=now,
-            )
+        delivery = parse_span(settings.delivery_every)
+        self.scheduler.add_job(
+            self.delivery_job,
+            IntervalTrigger(seconds=int(delivery.total_seconds()), timezone=UTC),
+            id="delivery",
+            replace_existing=True,
+            next_run_time=now,
+        )
 
     def _last_start(self, name: str) -> datetime | None:
         with Session(self.engine) as session:
@@ -288,17 +261,18 @@ class Daemon:
         return seconds
 
     def delivery_job(self) -> None:
-        if self.delivery is None or self.cancel.is_set():
+        if self.cancel.is_set():
             return
+        # Apprise costs a third of a second to import: paid by the first delivery, not by start-up.
+        from tracker.run.alerting import deliver_outbox
+
         with self._tracked():
             try:
-                report = self.delivery.deliver_outbox(self.config, self.engine, worker=f"daemon-{os.getpid()}")
+                report = deliver_outbox(self.config, self.engine, worker=f"daemon-{os.getpid()}")
             except Exception:
                 log.exception("delivery failed")
                 return
-            for outcome in ("sent", "failed", "dead"):
-                count = getattr(report, outcome, 0)
-                count = len(count) if isinstance(count, (list, tuple, dict)) else int(count or 0)
+            for outcome, count in (("sent", report.sent), ("failed", report.failed), ("dead", report.dead)):
                 if count:
                     self.metrics.deliveries.labels(outcome).inc(count)
             for channel, n in (getattr(report, "failures_by_channel", None) or {}).items():
@@ -374,10 +348,9 @@ class Daemon:
     def _finish(self) -> int:
         with self._idle:
             settled = self._idle.wait_for(lambda: self._active == 0, timeout=SHUTDOWN_GRACE_SECONDS)
-        if self.delivery is not None:
-            released = self.delivery.release_stuck(self.engine)
-            if released:
-                log.info("released %d outbox rows that were being sent", released)
+        released = _release_stuck(self.engine)
+        if released:
+            log.info("released %d outbox rows that were being sent", released)
         if not settled:
             log.error("jobs still running after %d s; exiting anyway", SHUTDOWN_GRACE_SECONDS)
             logging.shutdown()
@@ -402,12 +375,17 @@ class Daemon:
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
             reports = list(pool.map(self.crawl_job, names))
         self.delivery_job()
-        if self.delivery is not None:
-            self.delivery.release_stuck(self.engine)
+        _release_stuck(self.engine)
         failed = [name for name, r in zip(names, reports) if (r is None or not r.ok) and name not in self._skipped]
         if failed:
             log.error("not complete: %s", ", ".join(failed))
         return 1 if failed or self.cancel.is_set() else 0
+
+
+def _release_stuck(engine: sa.Engine) -> int:
+    from tracker.run.alerting import release_stuck
+
+    return release_stuck(engine)
 
 
 def _masked_url(config: Config) -> str:

@@ -68,13 +68,6 @@ def _row_fields(data: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def unknown_columns(items: Iterable[dict[str, Any]]) -> list[str]:
-    seen: set[str] = set()
-    for item in items:
-        seen.update(item["data"])
-    return sorted(seen - QUOTE_FIELDS - DERIVED_FIELDS)
-
-
 def quotes_by_line(
     items: Iterable[dict[str, Any]], to_quotes: Callable[[dict[str, Any]], list[PriceQuote]]
 ) -> Normalized:

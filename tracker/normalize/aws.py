@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from spiders.pages.aws import spot_region
+from spiders.aws_names import spot_region
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup, no_count_notes, spec_table

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from spiders.pages.aws_savings import OPERATIONS, usage_instance_type
+from spiders.aws_names import OPERATIONS, usage_instance_type
 from tracker.normalize import NormalizeError, make_quote, parse_time
 from tracker.normalize.aws import os_slug, spec_fields
 from tracker.normalize.money import MoneyError, to_decimal

@@ -116,8 +116,18 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     capture = None if req.replay else req.out_dir / "capture.har"
     # The spec may carry API keys: a private file, not the command line.
     spec_file = req.out_dir / "spec.json"
-    spec_file.touch(mode=0o600)
-    spec_file.write_text(json.dumps(_spec(req, capture)), encoding="utf-8")
+    try:
+        spec_file.touch(mode=0o600)
+        spec_file.write_text(json.dumps(_spec(req, capture)), encoding="utf-8")
+    except OSError as exc:  # a full disk or a file size limit, also while unpacking a .har.gz replay
+        return CrawlResult(
+            source=req.source.name,
+            provider=req.source.provider,
+            started_at=started,
+            finished_at=datetime.now(UTC),
+            replayed=req.replay is not None,
+            error=f"cannot write the crawl's files in {req.out_dir}: {exc.strerror or exc}",
+        )
     proc = subprocess.Popen(
         [sys.executable, "-m", "spiders.runner", str(spec_file)],
         stdout=subprocess.PIPE,

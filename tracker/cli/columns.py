@@ -1,0 +1,354 @@
+"""The JSON and CSV column contract of every listing command, in one place.
+
+For each listing, `*_COLUMNS` are the JSON keys and the CSV header, in order:
+scripts read them, so a name changes only on purpose, here. `*_TABLE` is the
+shorter choice the table format shows. `compare`, `tco` and `history
+--summary` print the analytics frames' own columns, which the Python API
+defines in tracker/analytics/columns.py; they are named here too. Nothing
+heavy is imported here: every command module imports this one."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from tracker.analytics.columns import COMPARE_COLUMNS as COMPARE_COLUMNS
+from tracker.analytics.columns import SUMMARY_COLUMNS
+from tracker.analytics.columns import TCO_COLUMNS as TCO_COLUMNS
+
+if TYPE_CHECKING:
+    from db.schema import Change
+    from db.tables import ChangeRow
+
+# --- prices, history, changes, runs -------------------------------------
+
+PRICE_COLUMNS = [
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpu",
+    "memory_gb",
+    "gpu_interconnect",
+    "network_gbps",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "price",
+    "currency",
+    "unit",
+    "list_price",
+    "upfront_fee",
+    "hourly_price",
+    "price_per_gpu_hour",
+    "availability",
+    "source_url",
+    "observed_at",
+    "attrs",
+]
+PRICE_TABLE = [
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "os",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "hourly_price",
+    "price_per_gpu_hour",
+]
+HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
+HISTORY_TABLE = [
+    "valid_from",
+    "valid_to",
+    "provider",
+    "region",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "list_price",
+    "availability",
+]
+RESAMPLE_COLUMNS = [
+    "step",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "price",
+    "currency",
+    "unit",
+    "hourly_price",
+    "price_per_gpu_hour",
+    "availability",
+    "valid_from",
+]
+RESAMPLE_TABLE = [
+    "step",
+    "provider",
+    "region",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "valid_from",
+]
+SUMMARY_HISTORY_COLUMNS = [c for c in SUMMARY_COLUMNS if c != "key"]
+SUMMARY_HISTORY_TABLE = [
+    "provider",
+    "region",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "currency",
+    "intervals",
+    "min_price",
+    "max_price",
+    "current_price",
+    "last_change_at",
+    "last_change_from",
+    "last_change_to",
+    "last_change_percent",
+]
+CHANGE_COLUMNS = [
+    "kind",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "os",
+    "price_model",
+    "term",
+    "payment_option",
+    "old_price",
+    "new_price",
+    "percent",
+    "currency",
+    "unit",
+    "observed_at",
+    "source",
+    "detail",
+    "source_url",
+]
+CHANGE_TABLE = [
+    "kind",
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "os",
+    "price_model",
+    "term",
+    "old_price",
+    "new_price",
+    "percent",
+    "currency",
+    "observed_at",
+    "detail",
+]
+RUN_COLUMNS = [
+    "id",
+    "source",
+    "provider",
+    "status",
+    "mode",
+    "started_at",
+    "finished_at",
+    "observed_at",
+    "regions",
+    "pages",
+    "items",
+    "rows_written",
+    "changes",
+    "error",
+    "capture_path",
+]
+RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "items", "rows_written", "changes", "error"]
+
+# --- offers ----------------------------------------------------------------
+
+OFFER_COLUMNS = [
+    "offer_id",
+    "provider",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "products",
+    "valid_from",
+    "valid_until",
+    "unparsed",
+    "text",
+    "source",
+    "source_url",
+    "observed_at",
+]
+OFFER_TABLE = [
+    "offer_id",
+    "provider",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "valid_until",
+    "unparsed",
+]
+OFFER_HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
+OFFER_HISTORY_TABLE = [
+    "seen_from",
+    "seen_to",
+    "kind",
+    "title",
+    "amount",
+    "currency",
+    "percent_off",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "unparsed",
+]
+
+# --- compare and tco (the table's short names are compare_frame's aliases) ---
+
+COMPARE_TABLE = [
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpus",
+    "slice",
+    "price_model",
+    "term",
+    "price",
+    "currency",
+    "unit",
+    "per_gpu_h",
+    "fx",
+    "spot_save_%",
+    "month_disc_%",
+    "3yr_total",
+    "gpu_mem_gb",
+    "interconnect",
+    "net_gbps",
+]
+TCO_TABLE = [
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "instances",
+    "compute",
+    "egress",
+    "storage",
+    "credits",
+    "total",
+    "currency",
+    "per_gpu_hour",
+    "break_even_1yr_hours",
+    "break_even_3yr_hours",
+    "fx",
+]
+
+# --- alerts, report, status, reprocess -------------------------------------
+
+OUTBOX_COLUMNS = [
+    "id",
+    "state",
+    "channel",
+    "kind",
+    "provider",
+    "summary",
+    "rules",
+    "attempts",
+    "next_attempt_at",
+    "created_at",
+    "sent_at",
+    "digest",
+    "last_error",
+    "answer",
+    "idempotency_key",
+]
+OUTBOX_TABLE = ["id", "state", "channel", "kind", "summary", "attempts", "next_attempt_at", "sent_at", "last_error"]
+CHECK_COLUMNS = [
+    "change",
+    "kind",
+    "provider",
+    "region",
+    "instance_type",
+    "observed_at",
+    "rule",
+    "fires",
+    "reason",
+    "channels",
+    "delivery",
+]
+CHECK_TABLE = ["change", "kind", "provider", "instance_type", "rule", "fires", "reason", "delivery"]
+SPARK_COLUMNS = ["series", "sparkline", "min", "max", "last", "currency", "steps", "first_step", "last_step"]
+STATUS_COLUMNS = [
+    "source",
+    "schedule",
+    "last_status",
+    "last_ok_at",
+    "last_failure_at",
+    "last_failure",
+    "next_run",
+    "stale",
+    "open_prices",
+]
+REPROCESS_COLUMNS = ["capture", "observed_at", "run_id", "status", "items", "rows_written", "changes", "error"]
+
+
+def detail_text(raw: dict[str, str] | str) -> str:
+    """A change's detail or a price's attrs as one readable cell."""
+    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
+    parts = []
+    if "old_availability" in detail or "new_availability" in detail:
+        # One reading, old to new: "availability: available -> sold_out".
+        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
+        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
+    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
+
+
+def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
+    """One change as the CHANGE_COLUMNS row, from the pipeline's value or the stored row."""
+    row = change.model_dump()
+    row["kind"] = str(change.kind)
+    for name in ("old_price", "new_price", "percent", "gpu_count"):
+        if isinstance(row[name], str):  # a stored row keeps exact numbers as text
+            row[name] = Decimal(row[name])
+    row["detail"] = detail_text(change.detail)
+    return row
