@@ -65,7 +65,7 @@ def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
     if req.regions:
         args["regions"] = ",".join(req.regions)
     return {
-        "spider": req.source.spider,
+        "spider": req.source.spider_path,
         "out_dir": str(req.out_dir),
         "args": args,
         "replay": _plain_replay(req),

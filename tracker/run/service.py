@@ -51,7 +51,7 @@ def crawl_source(
     if is_watch(name):
         source, watch_args = watch_source(config.watch, name)
     elif name not in SOURCES:
-        unknown = Source(name, name, "", "")
+        unknown = Source(name, name, None, None)
         run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
         message = f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}"
         pipeline.finish_failed(unknown, run_id, RunStatus.failed, message, announce=False)
