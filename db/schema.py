@@ -2,7 +2,7 @@
 
 These are SQLModel models *without* tables: they validate like pydantic and
 carry no session. `db/tables.py` derives the stored rows from them. This module
-imports nothing from the project.
+imports nothing from the project but its enumerations (`db/kinds.py`).
 """
 
 from __future__ import annotations
@@ -13,63 +13,17 @@ import operator
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from decimal import Decimal
-from enum import StrEnum
 from functools import cached_property
 from typing import Any, NamedTuple
 
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
+from db.kinds import ChangeKind, Eligibility, OfferKind, PriceModel, Unit
+from db.kinds import RunStatus as RunStatus  # re-exported with the other value types
+
 HOURS_PER_MONTH = Decimal(720)
 HOURS_PER_YEAR = Decimal(8760)
-
-
-class PriceModel(StrEnum):
-    on_demand = "on_demand"
-    spot = "spot"
-    low_priority = "low_priority"
-    reserved = "reserved"
-    savings_plan = "savings_plan"
-    monthly = "monthly"
-    yearly = "yearly"
-
-
-class Unit(StrEnum):
-    """What one `price` buys. `term` means the whole of `PriceQuote.term`
-    ('1yr', '3yr', '3mo'...)."""
-
-    hour = "hour"
-    month = "month"
-    year = "year"
-    term = "term"
-
-
-class ChangeKind(StrEnum):
-    price_drop = "price_drop"
-    price_increase = "price_increase"
-    new_sku = "new_sku"
-    sku_removed = "sku_removed"
-    availability_changed = "availability_changed"
-    offer_added = "offer_added"
-    offer_removed = "offer_removed"
-    offer_changed = "offer_changed"
-    credit_changed = "credit_changed"
-    discount_changed = "discount_changed"
-    source_broken = "source_broken"
-    source_recovered = "source_recovered"
-    source_stale = "source_stale"
-
-
-class RunStatus(StrEnum):
-    running = "running"
-    ok = "ok"
-    failed = "failed"
-    quarantined = "quarantined"
-    aborted = "aborted"
-    # The input was refused (a capture older than the store), not a source fault.
-    rejected = "rejected"
-    # Replaced by a reprocess of its capture (`gpu-tracker reprocess`).
-    superseded = "superseded"
 
 
 # The fields that say *which* price a quote is. Their hash is the quote's key,
@@ -328,24 +282,6 @@ class StagedQuote(NamedTuple):
     @property
     def region(self) -> str:
         return self.columns[_REGION]  # type: ignore[no-any-return]
-
-
-class OfferKind(StrEnum):
-    free_credit = "free_credit"
-    voucher = "voucher"
-    free_trial = "free_trial"
-    discount = "discount"
-    renewal_discount = "renewal_discount"
-    spot_discount = "spot_discount"
-    startup_credit = "startup_credit"
-
-
-class Eligibility(StrEnum):
-    new_users = "new_users"
-    all = "all"
-    startups = "startups"
-    students = "students"
-    enterprise = "enterprise"
 
 
 # The fields whose change is a change of the offer (what the offer diff sees).

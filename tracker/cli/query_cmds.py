@@ -5,24 +5,20 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlmodel import Session
 
-from db import store
-from db.schema import Change, PriceModel
-from db.tables import ChangeRow, CrawlRun, PricePoint
-from tracker.analytics.history import (
-    SUMMARY_COLUMNS,
-    history_frame,
-    history_summary,
-    point_record,
-    records,
-    resample_history,
-)
+from db.kinds import PriceModel
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import parse_since, state
+
+if TYPE_CHECKING:
+    from db.schema import Change
+    from db.tables import ChangeRow, PricePoint
+
+# The store, pandas and the analytics load inside each command: `--help`
+# and the simple queries start fast (tests/cli/test_startup.py).
 
 PRICE_COLUMNS = [
     "provider",
@@ -116,7 +112,6 @@ RESAMPLE_TABLE = [
     "unit",
     "valid_from",
 ]
-SUMMARY_HISTORY_COLUMNS = [c for c in SUMMARY_COLUMNS if c != "key"]
 SUMMARY_HISTORY_TABLE = [
     "provider",
     "region",
@@ -193,6 +188,8 @@ RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "ite
 
 
 def price_dict(point: PricePoint) -> dict[str, Any]:
+    from tracker.analytics.points import point_record
+
     row = point_record(point)
     # Provider extras (interruption rates, part prices) as one readable cell.
     row["attrs"] = _detail(row["attrs"]) or None
@@ -210,6 +207,8 @@ def _detail(raw: dict[str, str] | str) -> str:
 
 
 def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
+    from db.tables import ChangeRow
+
     if isinstance(change, ChangeRow):
         row = change.model_dump()
         for name in ("old_price", "new_price", "percent", "gpu_count"):
@@ -234,6 +233,10 @@ def prices(
 
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
     """
+    from sqlmodel import Session
+
+    from db import store
+
     with Session(state(ctx).engine) as session:
         points = store.query_prices(
             session=session,
@@ -286,6 +289,8 @@ def history(
         raise typer.BadParameter("give an instance type, or --gpu MODEL")
     if resample and summary:
         raise typer.BadParameter("--resample and --summary cannot be used together")
+    from tracker.analytics.history import SUMMARY_COLUMNS, history_frame, history_summary, records, resample_history
+
     since_at, until_at = parse_since(since), parse_since(until)
     frame = history_frame(
         state(ctx).engine,
@@ -302,7 +307,7 @@ def history(
         emit(
             records(history_summary(frame)) if not frame.empty else [],
             fmt,
-            columns=SUMMARY_HISTORY_COLUMNS,
+            columns=[c for c in SUMMARY_COLUMNS if c != "key"],
             table_columns=SUMMARY_HISTORY_TABLE,
             empty=f"no prices recorded for {what}",
         )
@@ -334,6 +339,10 @@ def changes(
 
     Example: gpu-tracker changes --since 7d --kind price_drop
     """
+    from sqlmodel import Session
+
+    from db import store
+
     since_at = parse_since(since)
     with Session(state(ctx).engine) as session:
         rows = [
@@ -353,8 +362,12 @@ def runs(
 
     Example: gpu-tracker runs --source azure --limit 5
     """
+    from sqlmodel import Session
+
+    from db import store
+
     with Session(state(ctx).engine) as session:
-        found: list[CrawlRun] = store.list_runs(session=session, limit=limit, source=source)
+        found = store.list_runs(session=session, limit=limit, source=source)
         rows = [r.model_dump() for r in found]
     emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet")
 
