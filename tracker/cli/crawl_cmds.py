@@ -6,28 +6,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from sqlmodel import Session
 
-from db import store
-from db.schema import RunStatus
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
-from tracker.run.crawl import Progress as ProgressFn
-from tracker.run.demo import browser_missing, capture_regions, capture_time, demo_captures
-from tracker.run.pipeline import Pipeline, RunReport
-from tracker.run.service import crawl_source
+
+if TYPE_CHECKING:
+    from tracker.run.crawl import Progress as ProgressFn
+    from tracker.run.pipeline import Pipeline, RunReport
+
+# The store and the crawl machinery load inside each command: `--help` starts fast.
 
 
 @contextmanager
 def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
     """Pages fetched and items found, on stderr when it is a terminal."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     if not stderr.is_terminal:
         yield None
         return
@@ -43,6 +43,11 @@ def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
 
 
 def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
+    from sqlmodel import Session
+
+    from db import store
+    from db.kinds import RunStatus
+
     with Session(pipeline.engine) as session:
         run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])
         return run.observed_at if run else None
@@ -88,6 +93,8 @@ def crawl(
 
     Example: gpu-tracker crawl azure --region westeurope --record we.har
     """
+    from tracker.run.service import crawl_source
+
     if replay and record:
         raise typer.BadParameter("--replay and --record cannot be used together")
     if replay and not replay.exists():
@@ -127,6 +134,9 @@ def demo(
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
+    from tracker.run.demo import browser_missing, capture_regions, capture_time, demo_captures
+    from tracker.run.service import crawl_source
+
     st = state(ctx)
     if home is not None:
         st.home = home.expanduser()
