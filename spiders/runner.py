@@ -188,7 +188,12 @@ def run_many(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     One at a time, so that at most one browser runs."""
     # The first crawler installs the reactor its settings name.
     crawls = [_Crawl(spec, init_reactor=i == 0) for i, spec in enumerate(specs)]
-    process = CrawlerProcess(crawls[0].crawler.settings, install_root_handler=False)
+    # The process's settings are merged into every crawler at their own
+    # priority: only what the process itself needs, below the crawlers' own.
+    first = crawls[0].crawler.settings
+    shared = Settings({name: first[name] for name in ("TWISTED_REACTOR", "LOG_LEVEL", "TELNETCONSOLE_ENABLED")})
+    shared.set("LOG_INSTALL_ROOT_HANDLER", False)
+    process = CrawlerProcess(shared)
     _log_to_stderr(sorted({p for c in crawls for p in c.crawler.settings.getlist(SECRET_PARAMS_SETTING)}))
 
     results: list[dict[str, Any]] = []

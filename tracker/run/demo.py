@@ -1,4 +1,4 @@
-"""The bundled captures the demo replays, shipped as package data."""
+"""The bundled captures the demo replays, shipped as package data, and\nreplaying many captures at once."""
 
 from __future__ import annotations
 
