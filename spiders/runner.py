@@ -26,6 +26,7 @@ from typing import Any
 from scrapy import signals
 from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
+from twisted.internet.defer import DeferredList
 
 from spiders.har import SECRET_PLACEHOLDER
 from spiders.middlewares import SECRET_PARAMS_SETTING
@@ -182,37 +183,63 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     return run_many([spec])[0]
 
 
+# Replays that render pages in Chromium run this many at a time, beside the others.
+BROWSER_LANES = 2
+
+
+def lanes(specs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The crawls split into lanes that run side by side, each one crawl
+    after another. The captures of one spider (and state file) keep their
+    order in one lane: an earlier one may leave state for the next. Spiders
+    without a browser share one lane; the others are spread over
+    BROWSER_LANES lanes, so that at most that many browsers run."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for spec in specs:
+        groups.setdefault((spec["spider"], spec.get("args", {}).get("state_file", "")), []).append(spec)
+    plain: list[dict[str, Any]] = []
+    browser: list[list[dict[str, Any]]] = [[] for _ in range(BROWSER_LANES)]
+    for (spider, _), group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        if load_spider(spider).uses_browser:
+            min(browser, key=len).extend(group)
+        else:
+            plain.extend(group)
+    return [lane for lane in (plain, *browser) if lane]
+
+
 def run_many(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The spiders one after the other in one reactor: a replay of many
-    captures (the demo) pays for Python and Scrapy once, not once a capture.
-    One at a time, so that at most one browser runs."""
-    # The first crawler installs the reactor its settings name.
-    crawls = [_Crawl(spec, init_reactor=i == 0) for i, spec in enumerate(specs)]
+    """Many spiders in one reactor: a replay of many captures (the demo)
+    pays for Python and Scrapy once, not once a capture. Each result is
+    written to its run folder when its crawl ends."""
+    ordered = lanes(specs)
+    # The first crawler started installs the reactor its settings name.
+    crawls = [
+        [_Crawl(spec, init_reactor=(i, j) == (0, 0)) for j, spec in enumerate(lane)] for i, lane in enumerate(ordered)
+    ]
     # The process's settings are merged into every crawler at their own
     # priority: only what the process itself needs, below the crawlers' own.
-    first = crawls[0].crawler.settings
+    first = crawls[0][0].crawler.settings
     shared = Settings({name: first[name] for name in ("TWISTED_REACTOR", "LOG_LEVEL", "TELNETCONSOLE_ENABLED")})
     shared.set("LOG_INSTALL_ROOT_HANDLER", False)
     process = CrawlerProcess(shared)
-    _log_to_stderr(sorted({p for c in crawls for p in c.crawler.settings.getlist(SECRET_PARAMS_SETTING)}))
-
+    secret_params = {p for lane in crawls for c in lane for p in c.crawler.settings.getlist(SECRET_PARAMS_SETTING)}
+    _log_to_stderr(sorted(secret_params))
     results: list[dict[str, Any]] = []
 
-    def crawl_from(i: int) -> Any:
-        crawl = crawls[i]
+    def crawl_from(lane: list[_Crawl], i: int) -> Any:
+        crawl = lane[i]
         started = process.crawl(crawl.crawler, **crawl.spec.get("args", {}))
         started.addErrback(lambda failure: crawl.errors.append(f"the crawl failed: {failure.getErrorMessage()}"))
-        # Each result is written when its crawl ends: a batch stopped later keeps it.
         started.addBoth(lambda _: results.append(crawl.finish()))
-        if i + 1 < len(crawls):
-            started.addBoth(lambda _: crawl_from(i + 1))
+        if i + 1 < len(lane):
+            started.addBoth(lambda _: crawl_from(lane, i + 1))
         return started
 
-    chain = crawl_from(0)
+    everything = DeferredList([crawl_from(lane, 0) for lane in crawls])
     from twisted.internet import reactor  # installed by the first crawl
 
-    chain.addBoth(lambda _: reactor.stop())  # type: ignore[attr-defined]
-    process.start(stop_after_crawl=False)
+    everything.addBoth(lambda _: reactor.stop() if reactor.running else None)  # type: ignore[attr-defined]
+    if not everything.called:  # every crawl may have failed before the reactor ran
+        process.start(stop_after_crawl=False)
     return results
 
 
