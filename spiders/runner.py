@@ -184,7 +184,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # Replays that render pages in Chromium run this many at a time, beside the others.
-BROWSER_LANES = 2
+BROWSER_LANES = 3
 
 
 def lanes(specs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
