@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# `revision = '0006'` and `down_revision = '0005'` in a migration file.
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
 class StoreError(Exception):
@@ -48,14 +51,46 @@ def mask_url(url: str) -> str:
 
 
 def _alembic_config(engine: sa.Engine) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["engine"] = engine
     return cfg
 
 
+def script_heads() -> set[str]:
+    """The newest revisions of the migration files, read as text. Loading
+    Alembic takes longer than most commands: a store already current is
+    recognized without it (a wrong reading only means Alembic is asked)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        fields = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
+        revisions.add(fields.get("revision", "").strip("'\""))
+        parents.add(fields.get("down_revision", "None").strip("'\""))
+    return revisions - parents
+
+
+def _stored_heads(engine: sa.Engine) -> set[str] | None:
+    """The revisions the store is at; None when it has no version table yet."""
+    with engine.connect() as conn:
+        if not sa.inspect(conn).has_table("alembic_version"):
+            return None
+        return {row[0] for row in conn.execute(sa.text("SELECT version_num FROM alembic_version"))}
+
+
 def migrate(engine: sa.Engine) -> None:
     """Bring the schema to the newest revision; a no-op when it is there."""
+    try:
+        if _stored_heads(engine) == script_heads():
+            return
+    except sa.exc.OperationalError as exc:
+        raise _unreachable(engine, exc) from exc
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     cfg = _alembic_config(engine)
     heads = set(ScriptDirectory.from_config(cfg).get_heads())
     try:
@@ -70,5 +105,9 @@ def migrate(engine: sa.Engine) -> None:
             with engine.connect() as conn:
                 conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     except sa.exc.OperationalError as exc:
-        reason = " ".join(line.strip() for line in str(exc.orig).splitlines() if line.strip())
-        raise StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {reason}") from exc
+        raise _unreachable(engine, exc) from exc
+
+
+def _unreachable(engine: sa.Engine, exc: sa.exc.OperationalError) -> StoreError:
+    reason = " ".join(line.strip() for line in str(exc.orig).splitlines() if line.strip())
+    return StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {reason}")

@@ -5,7 +5,8 @@ carry no session. The stored rows (`db/tables.py`, `db/offers.py`) are
 declared beside them, column for column; `tests/db/test_shapes.py` fails
 when a value type and its table disagree on a name, a type or whether it
 may be empty. How the bulk path spells a quote as a row is in
-`db/bulk/encoding.py`. This module imports nothing from the project.
+`db/bulk/encoding.py`. This module imports nothing from the project but
+its enumerations (`db/kinds.py`).
 """
 
 from __future__ import annotations
@@ -16,63 +17,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
 from pydantic import field_validator
 from sqlmodel import Field, SQLModel
 
+from db.kinds import ChangeKind, Eligibility, OfferKind, PriceModel, Unit
+from db.kinds import RunStatus as RunStatus  # re-exported with the other value types
+
 HOURS_PER_MONTH = Decimal(720)
 HOURS_PER_YEAR = Decimal(8760)
-
-
-class PriceModel(StrEnum):
-    on_demand = "on_demand"
-    spot = "spot"
-    low_priority = "low_priority"
-    reserved = "reserved"
-    savings_plan = "savings_plan"
-    monthly = "monthly"
-    yearly = "yearly"
-
-
-class Unit(StrEnum):
-    """What one `price` buys. `term` means the whole of `PriceQuote.term`
-    ('1yr', '3yr', '3mo'...)."""
-
-    hour = "hour"
-    month = "month"
-    year = "year"
-    term = "term"
-
-
-class ChangeKind(StrEnum):
-    price_drop = "price_drop"
-    price_increase = "price_increase"
-    new_sku = "new_sku"
-    sku_removed = "sku_removed"
-    availability_changed = "availability_changed"
-    offer_added = "offer_added"
-    offer_removed = "offer_removed"
-    offer_changed = "offer_changed"
-    credit_changed = "credit_changed"
-    discount_changed = "discount_changed"
-    source_broken = "source_broken"
-    source_recovered = "source_recovered"
-    source_stale = "source_stale"
-
-
-class RunStatus(StrEnum):
-    running = "running"
-    ok = "ok"
-    failed = "failed"
-    quarantined = "quarantined"
-    aborted = "aborted"
-    # The input was refused (a capture older than the store), not a source fault.
-    rejected = "rejected"
-    # Replaced by a reprocess of its capture (`gpu-tracker reprocess`).
-    superseded = "superseded"
 
 
 # The fields that say *which* price a quote is. Their hash is the quote's key,
@@ -252,24 +207,6 @@ class TrackedPrice:
     price: Decimal
     availability: str | None
     missed_runs: int
-
-
-class OfferKind(StrEnum):
-    free_credit = "free_credit"
-    voucher = "voucher"
-    free_trial = "free_trial"
-    discount = "discount"
-    renewal_discount = "renewal_discount"
-    spot_discount = "spot_discount"
-    startup_credit = "startup_credit"
-
-
-class Eligibility(StrEnum):
-    new_users = "new_users"
-    all = "all"
-    startups = "startups"
-    students = "students"
-    enterprise = "enterprise"
 
 
 # The fields whose change is a change of the offer (what the offer diff sees).

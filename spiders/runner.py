@@ -1,12 +1,13 @@
-"""Runs one spider in this process and writes its output to a run folder.
+"""Runs one spider (or a batch, one after the other) in this process and
+writes each one's output to its run folder.
 
 Meant to be started as a child process (`python -m spiders.runner SPEC.json`):
 the Twisted reactor cannot restart, and a hung page must not hang the
-caller. Output, the seam to the rest of the tracker:
+caller. Output in each run folder, the seam to the rest of the tracker:
 
 - `items.jsonl`: the raw items, one per line, values as seen;
 - `result.json`: pages, item count, failures, regions and notes;
-- stdout: one JSON event per line, for progress;
+- stdout: one JSON event per line, for progress (with its run folder);
 - `spider.log`: Scrapy's own log;
 - stderr (`runner.err`): warnings and errors, with secret query parameters masked.
 """
@@ -23,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from scrapy import signals
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
+from twisted.internet.defer import DeferredList
 
 from spiders.har import SECRET_PLACEHOLDER
 from spiders.middlewares import SECRET_PARAMS_SETTING
@@ -130,52 +132,121 @@ def load_spider(path: str) -> type[Any]:
     return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
-def run(spec: dict[str, Any]) -> dict[str, Any]:
-    out = Path(spec["out_dir"])
-    out.mkdir(parents=True, exist_ok=True)
-    spider_cls = load_spider(spec["spider"])
-    process = CrawlerProcess(build_settings(spec, out, spider_cls.uses_browser), install_root_handler=False)
-    crawler = process.create_crawler(spider_cls)
-    _log_to_stderr(crawler.settings.getlist(SECRET_PARAMS_SETTING))
-    counts = {"items": 0}
-    errors: list[str] = []
-    items_file = (out / "items.jsonl").open("w", encoding="utf-8")
+class _Crawl:
+    """One spider of a process: its crawler, and what it writes to its run folder."""
 
-    def on_item(item: dict[str, Any], response: object, spider: object) -> None:
-        items_file.write(json.dumps(dict(item), ensure_ascii=False, default=_json_default) + "\n")
-        counts["items"] += 1
+    def __init__(self, spec: dict[str, Any], *, init_reactor: bool) -> None:
+        self.out = Path(spec["out_dir"])
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.spec = spec
+        spider_cls = load_spider(spec["spider"])
+        settings = build_settings(spec, self.out, spider_cls.uses_browser)
+        self.crawler = Crawler(spider_cls, settings, init_reactor=init_reactor)
+        self.items = 0
+        self.errors: list[str] = []
+        self.items_file = (self.out / "items.jsonl").open("w", encoding="utf-8")
+        # Scrapy holds receivers weakly: these bound methods live as long as this object.
+        self.crawler.signals.connect(self.on_item, signal=signals.item_scraped)
+        self.crawler.signals.connect(self.on_error, signal=signals.spider_error)
+        self.crawler.signals.connect(self.on_opened, signal=signals.spider_opened)
 
-    def on_error(failure: Any, response: Any, spider: Any) -> None:
+    def on_item(self, item: dict[str, Any], response: object, spider: object) -> None:
+        self.items_file.write(json.dumps(dict(item), ensure_ascii=False, default=_json_default) + "\n")
+        self.items += 1
+
+    def on_error(self, failure: Any, response: Any, spider: Any) -> None:
         url = spider.public_url(response.url) if hasattr(spider, "public_url") else response.url
         message = str(failure.value).replace(response.url, url)
-        errors.append(message if url in message else f"{message} (while reading {url})")
+        self.errors.append(message if url in message else f"{message} (while reading {url})")
 
-    def on_opened(spider: Any) -> None:
-        spider.progress = lambda pages: emit("progress", pages=pages, items=counts["items"])
+    def on_opened(self, spider: Any) -> None:
+        out = str(self.out)
+        spider.progress = lambda pages: emit("progress", pages=pages, items=self.items, out_dir=out)
 
-    # Scrapy holds receivers weakly: these closures live until run() returns.
-    crawler.signals.connect(on_item, signal=signals.item_scraped)
-    crawler.signals.connect(on_error, signal=signals.spider_error)
-    crawler.signals.connect(on_opened, signal=signals.spider_opened)
-    process.crawl(crawler, **spec.get("args", {}))
-    process.start()
-    items_file.close()
-    spider = crawler.spider
-    result = {
-        "pages": getattr(spider, "pages", 0),
-        "items": counts["items"],
-        "failures": getattr(spider, "failures", []) + errors,
-        "regions": getattr(spider, "regions", []),
-        "notes": getattr(spider, "notes", []),
-        "finish_reason": (crawler.stats.get_value("finish_reason") if crawler.stats else None),
-    }
-    (out / "result.json").write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
-    emit("done", **{k: result[k] for k in ("pages", "items")})
-    return result
+    def finish(self) -> dict[str, Any]:
+        self.items_file.close()
+        spider = self.crawler.spider
+        result = {
+            "pages": getattr(spider, "pages", 0),
+            "items": self.items,
+            "failures": getattr(spider, "failures", []) + self.errors,
+            "regions": getattr(spider, "regions", []),
+            "notes": getattr(spider, "notes", []),
+            "finish_reason": (self.crawler.stats.get_value("finish_reason") if self.crawler.stats else None),
+        }
+        (self.out / "result.json").write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        emit("done", pages=result["pages"], items=result["items"], out_dir=str(self.out))
+        return result
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    return run_many([spec])[0]
+
+
+# Replays that render pages in Chromium run this many at a time, beside the others.
+BROWSER_LANES = 3
+
+
+def lanes(specs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The crawls split into lanes that run side by side, each one crawl
+    after another. The captures of one spider (and state file) keep their
+    order in one lane: an earlier one may leave state for the next. Spiders
+    without a browser share one lane; the others are spread over
+    BROWSER_LANES lanes, so that at most that many browsers run."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for spec in specs:
+        groups.setdefault((spec["spider"], spec.get("args", {}).get("state_file", "")), []).append(spec)
+    plain: list[dict[str, Any]] = []
+    browser: list[list[dict[str, Any]]] = [[] for _ in range(BROWSER_LANES)]
+    for (spider, _), group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        if load_spider(spider).uses_browser:
+            min(browser, key=len).extend(group)
+        else:
+            plain.extend(group)
+    return [lane for lane in (plain, *browser) if lane]
+
+
+def run_many(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Many spiders in one reactor: a replay of many captures (the demo)
+    pays for Python and Scrapy once, not once a capture. Each result is
+    written to its run folder when its crawl ends."""
+    ordered = lanes(specs)
+    # The first crawler started installs the reactor its settings name.
+    crawls = [
+        [_Crawl(spec, init_reactor=(i, j) == (0, 0)) for j, spec in enumerate(lane)] for i, lane in enumerate(ordered)
+    ]
+    # The process's settings are merged into every crawler at their own
+    # priority: only what the process itself needs, below the crawlers' own.
+    first = crawls[0][0].crawler.settings
+    shared = Settings({name: first[name] for name in ("TWISTED_REACTOR", "LOG_LEVEL", "TELNETCONSOLE_ENABLED")})
+    shared.set("LOG_INSTALL_ROOT_HANDLER", False)
+    process = CrawlerProcess(shared)
+    secret_params = {p for lane in crawls for c in lane for p in c.crawler.settings.getlist(SECRET_PARAMS_SETTING)}
+    _log_to_stderr(sorted(secret_params))
+    results: list[dict[str, Any]] = []
+
+    def crawl_from(lane: list[_Crawl], i: int) -> Any:
+        crawl = lane[i]
+        started = process.crawl(crawl.crawler, **crawl.spec.get("args", {}))
+        started.addErrback(lambda failure: crawl.errors.append(f"the crawl failed: {failure.getErrorMessage()}"))
+        started.addBoth(lambda _: results.append(crawl.finish()))
+        if i + 1 < len(lane):
+            started.addBoth(lambda _: crawl_from(lane, i + 1))
+        return started
+
+    everything = DeferredList([crawl_from(lane, 0) for lane in crawls])
+    from twisted.internet import reactor  # installed by the first crawl
+
+    everything.addBoth(lambda _: reactor.stop() if reactor.running else None)  # type: ignore[attr-defined]
+    if not everything.called:  # every crawl may have failed before the reactor ran
+        process.start(stop_after_crawl=False)
+    return results
 
 
 def main(argv: list[str]) -> int:
-    run(json.loads(Path(argv[1]).read_text(encoding="utf-8")))
+    spec = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    # A batch is {"crawls": [spec, ...]}; one crawl is a spec.
+    run_many(spec.get("crawls", [spec]))
     return 0
 
 

@@ -10,10 +10,12 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, SecretStr
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 
 MASK = "***"
 _PATTERNS = [
@@ -61,6 +63,10 @@ def mask_secrets(text: str, known: Iterable[str] = ()) -> str:
 
 def secret_values(model: BaseModel) -> list[str]:
     """Every SecretStr value in a (nested) settings model."""
+    # Here, not at the top: the command line sets up logging before it knows
+    # whether it needs pydantic at all.
+    from pydantic import BaseModel, SecretStr
+
     found: list[str] = []
 
     def walk(value: Any) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from spiders.har import read_har
+from tests.helpers.browser_spider import RenderedPageSpider
 from tests.helpers.localserver import Reply, serve
 from tracker.run.crawl import CrawlRequest, run_crawl
 from tracker.sources import Source
@@ -25,7 +26,7 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>t</title></hea
   document.getElementById('app').appendChild(el);
 }, 200);</script></body></html>"""
 
-SOURCE = Source("rendered", "test", "tests.helpers.browser_spider:RenderedPageSpider", "")
+SOURCE = Source("rendered", "test", RenderedPageSpider, None)
 
 
 def test_browser_page_is_recorded_and_replayed(tmp_path: Path) -> None:

@@ -25,14 +25,12 @@ from sqlmodel import Session
 
 from db import store
 from db.engine import make_engine, migrate
-from db.schema import effective_hourly
-from db.tables import PricePoint
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
+from tracker.analytics.points import point_record
 
 Every = Literal["day", "week", "month"]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
 _PERIODS = {"day": "D", "week": "W-SUN", "month": "M"}
-_DERIVED_PLACES = Decimal("0.000001")
 _DISPLAY_ORDER = ["provider", "region", "instance_type", "price_model", "term", "os", "key", "valid_from"]
 
 
@@ -43,22 +41,6 @@ def open_store(url: str | None = None) -> sa.Engine:
     engine = make_engine(url or load_config().database_url())
     migrate(engine)
     return engine
-
-
-def _round(value: Decimal | None) -> Decimal | None:
-    return None if value is None else value.quantize(_DERIVED_PLACES)
-
-
-def point_record(point: PricePoint) -> dict[str, Any]:
-    """A stored price as a flat dict: Decimals restored, with its effective
-    hourly rate and the rate per GPU-hour (both to 6 places)."""
-    row = store.point_to_dict(point)
-    hourly = effective_hourly(row["price"], point.unit, point.term, row["upfront_fee"])
-    count = row["gpu_count"]
-    row["hourly_price"] = _round(hourly)
-    row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
-    row["observed_at"] = point.valid_from
-    return row
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import click
-import sqlalchemy as sa
 import typer
 from rich.markup import escape
 
@@ -110,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         stderr.print("interrupted")
         return 130
-    except sa.exc.SQLAlchemyError as exc:
+    except Exception as exc:
+        # SQLAlchemy loads only with the store; an error of it means it is loaded.
+        sa_exc = sys.modules.get("sqlalchemy.exc")
+        if sa_exc is None or not isinstance(exc, sa_exc.SQLAlchemyError):
+            return _internal_error(exc, debug)
         if debug:
             traceback.print_exc()
         orig = getattr(exc, "orig", None) or exc
@@ -118,16 +121,19 @@ def main(argv: list[str] | None = None) -> int:
             f"[red]error:[/red] the store failed: {escape(str(orig).splitlines()[0])}", highlight=False, soft_wrap=True
         )
         return 1
-    except Exception as exc:  # a bug of ours: still one line unless --debug
-        if debug:
-            traceback.print_exc()
-        stderr.print(
-            f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} (run with --debug for details)",
-            highlight=False,
-            soft_wrap=True,
-        )
-        return 1
     return 0
+
+
+def _internal_error(exc: Exception, debug: bool) -> int:
+    """A bug of ours: still one line unless --debug."""
+    if debug:
+        traceback.print_exc()
+    stderr.print(
+        f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} (run with --debug for details)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 1
 
 
 def run() -> None:

@@ -4,25 +4,21 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from sqlmodel import Session
 
-from alerts import outbox
-from alerts.channels import MASK, Channel, ChannelError
-from alerts.render import card, sample_change, single
-from alerts.rules import compile_rules, explain
-from db import store
-from db.alert_tables import OutboxRow, OutboxState
-from db.schema import Change
 from tracker.cli.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
-from tracker.config.settings import Config
 from tracker.errors import TrackerError, UserError
-from tracker.run.alerting import build_channel, deliver_outbox, release_stuck
+
+if TYPE_CHECKING:
+    from db.alert_tables import OutboxRow
+    from tracker.config.settings import Config
+
+# Apprise and the store load inside each command: `--help` starts fast.
 
 notify_app = typer.Typer(
     help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack", no_args_is_help=True
@@ -36,11 +32,17 @@ rules_app = typer.Typer(help="Alert rules.\n\nExample: gpu-tracker rules check -
 
 
 def _mask_config(config: Config) -> None:
+    from alerts.channels import MASK
+
     for channel in config.channel:
         MASK.add(channel.url.get_secret_value())
 
 
 def _outbox_dict(row: OutboxRow) -> dict[str, Any]:
+    from alerts import outbox
+    from alerts.channels import MASK
+    from alerts.render import card
+
     out = row.model_dump(exclude={"change"})
     out["summary"] = card(outbox.row_change(row), 80).headline
     for name in ("last_error", "answer"):
@@ -56,6 +58,10 @@ def notify_test(
 
     Example: gpu-tracker notify test team-slack
     """
+    from alerts.channels import Channel, ChannelError
+    from alerts.render import sample_change, single
+    from tracker.run.alerting import build_channel
+
     config = state(ctx).config
     _mask_config(config)
     named = {c.name: c for c in config.channel}
@@ -89,6 +95,11 @@ def outbox_list(
 
     Example: gpu-tracker alerts outbox --state dead --format json
     """
+    from sqlmodel import Session
+
+    from alerts import outbox
+    from db.alert_tables import OutboxState
+
     if state_ is not None and state_ not in OutboxState.all:
         raise typer.BadParameter(f"{state_!r}: use one of {', '.join(OutboxState.all)}", param_hint="--state")
     st = state(ctx)
@@ -103,6 +114,8 @@ def deliver(ctx: typer.Context) -> None:
 
     Example: gpu-tracker alerts deliver
     """
+    from tracker.run.alerting import deliver_outbox, release_stuck
+
     st = state(ctx)
     released = release_stuck(st.engine)
     if released:
@@ -128,6 +141,8 @@ def retry(
 
     Example: gpu-tracker alerts retry --channel team-slack && gpu-tracker alerts deliver
     """
+    from alerts import outbox
+
     st = state(ctx)
     count = outbox.retry(st.engine, now=datetime.now(UTC), ids=ids or (), channel=channel, include_pending=pending)
     stderr.print(f"{count} messages are due again; `gpu-tracker alerts deliver` sends them")
@@ -146,6 +161,12 @@ def rules_check(
 
     Example: gpu-tracker rules check --since 7d --rule a100-drops
     """
+    from sqlmodel import Session
+
+    from alerts.rules import compile_rules, explain
+    from db import store
+    from db.schema import Change
+
     st = state(ctx)
     config = st.config
     chosen = [r for r in config.rule if rule is None or r.name == rule]

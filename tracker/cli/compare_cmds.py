@@ -8,13 +8,12 @@ from typing import Annotated
 
 import typer
 
-from db.schema import PriceModel
-from tracker.analytics.compare import compare_frame
-from tracker.analytics.history import offers_frame, prices_frame, records
-from tracker.analytics.tco import Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+from db.kinds import PriceModel
 from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_currency, references, state
+
+# pandas loads inside each command: `--help` starts fast.
 
 
 class RegionGroup(str, Enum):
@@ -61,6 +60,9 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
+    from tracker.analytics.compare import compare_frame
+    from tracker.analytics.history import prices_frame, records
+
     target = parse_currency(currency)
     gpus = _decimal(count, "--count", minimum=Decimal("0.001"))
     frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
@@ -125,6 +127,9 @@ def tco(
 
     Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
     """
+    from tracker.analytics.history import offers_frame, prices_frame, records
+    from tracker.analytics.tco import Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+
     target = parse_currency(currency)
     if credit is not None and offer is not None:
         raise typer.BadParameter("--credit and --offer cannot be used together")

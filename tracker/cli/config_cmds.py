@@ -6,7 +6,6 @@ import json
 from typing import Annotated, Any
 
 import typer
-from pydantic import BaseModel, SecretStr
 
 from tracker.cli.state import state
 from tracker.logs import mask_secrets, secret_values
@@ -20,6 +19,8 @@ def masked(value: Any, known: tuple[str, ...] | None = None) -> Any:
     """Plain data with every secret replaced by a mask: SecretStr fields, and
     the secrets plain strings carry (a password in `[store] url`, `?key=` in
     an `api_url`, any SecretStr value pasted into another field)."""
+    from pydantic import BaseModel, SecretStr
+
     if known is None:
         known = tuple(secret_values(value)) if isinstance(value, BaseModel) else ()
     if isinstance(value, SecretStr):

@@ -6,28 +6,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from sqlmodel import Session
 
-from db import store
-from db.schema import RunStatus
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
-from tracker.run.crawl import Progress as ProgressFn
-from tracker.run.demo import browser_missing, capture_regions, capture_time, demo_captures
-from tracker.run.pipeline import Pipeline, RunReport
-from tracker.run.service import crawl_source
+
+if TYPE_CHECKING:
+    from tracker.run.crawl import Progress as ProgressFn
+    from tracker.run.pipeline import Pipeline, RunReport
+
+# The store and the crawl machinery load inside each command: `--help` starts fast.
 
 
 @contextmanager
 def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
     """Pages fetched and items found, on stderr when it is a terminal."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     if not stderr.is_terminal:
         yield None
         return
@@ -43,6 +43,11 @@ def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
 
 
 def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
+    from sqlmodel import Session
+
+    from db import store
+    from db.kinds import RunStatus
+
     with Session(pipeline.engine) as session:
         run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])
         return run.observed_at if run else None
@@ -88,6 +93,8 @@ def crawl(
 
     Example: gpu-tracker crawl azure --region westeurope --record we.har
     """
+    from tracker.run.service import crawl_source
+
     if replay and record:
         raise typer.BadParameter("--replay and --record cannot be used together")
     if replay and not replay.exists():
@@ -127,15 +134,23 @@ def demo(
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
+    from tracker.run.demo import browser_missing, capture_time, demo_captures
+    from tracker.run.service import load_captures
+
     st = state(ctx)
     if home is not None:
         st.home = home.expanduser()
     pipeline = st.pipeline()
+    todo: list[tuple[str, Path]] = []
+    loaded: dict[str, datetime | None] = {}
+    # The first capture loaded of a source is its baseline (everything is
+    # new), unless one of its captures is in the store already.
     seen: set[str] = set()
-    later: list[dict[str, object]] = []
     for source, capture in demo_captures():
-        loaded = last_observed(pipeline, source)
-        if loaded is not None and capture_time(capture) <= loaded:
+        if source not in loaded:
+            loaded[source] = last_observed(pipeline, source)
+        newest = loaded[source]
+        if newest is not None and capture_time(capture) <= newest:
             stderr.print(f"{source}: {capture.name} is already in the store; skipped", highlight=False)
             seen.add(source)
             continue
@@ -146,16 +161,16 @@ def demo(
                 highlight=False,
             )
             continue
-        with crawl_progress(f"{source} {capture.stem}") as progress:
-            report = crawl_source(
-                pipeline, st.config, source, replay=capture, progress=progress, regions=capture_regions(capture) or None
-            )
-        stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
-        if not report.ok:
-            raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
-        if source in seen:  # the first capture of a source is its baseline: everything is new
-            later.extend(change_dict(c) for c in report.changes)
-        seen.add(source)
+        todo.append((source, capture))
+    later: list[dict[str, object]] = []
+    with crawl_progress(f"replaying {len(todo)} captures") as progress:
+        for source, capture, report in load_captures(pipeline, st.config, todo, progress):
+            stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
+            if not report.ok:
+                raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
+            if source in seen:
+                later.extend(change_dict(c) for c in report.changes)
+            seen.add(source)
     stderr.print(f"\nStore: {st.store_label()}", highlight=False)
     if later:
         emit(

@@ -5,19 +5,21 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from db.engine import mask_url
 from tracker.cli.columns import REPROCESS_COLUMNS, STATUS_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
-from tracker.config.settings import Config
-from tracker.daemon.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
 from tracker.errors import UserError
 from tracker.logs import mask_secrets, secret_values
-from tracker.run.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from tracker.config.settings import Config
+    from tracker.run.pipeline import Pipeline
+
+# The store and the daemon load inside each command: `--help` starts fast.
 
 
 class LogFormat(str, Enum):
@@ -91,6 +93,8 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
 
     Example: gpu-tracker status --format json
     """
+    from tracker.daemon.health import outbox_backlog, price_rows, scheduled_sources, source_health, store_size
+
     st = state(ctx)
     engine = st.engine
     names = scheduled_sources(st.config)
@@ -105,7 +109,7 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     size = store_size(engine)
     shown = f", {size / 1e6:.1f} MB" if size is not None else ""
     stderr.print(
-        f"store: {mask_url(st.config.database_url())}: {price_rows(engine)} price rows{shown}",
+        f"store: {st.store_label()}: {price_rows(engine)} price rows{shown}",
         highlight=False,
         soft_wrap=True,
         markup=False,

@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from tracker.analytics.exporting import choose_format, export_frame, write_export
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
 from tracker.errors import CrawlFailed
-from tracker.file_import.importing import import_file
+
+# pandas and the importer load inside each command: `--help` starts fast.
 
 
 class ExportKind(str, Enum):
@@ -54,6 +54,8 @@ def export(
 
     Example: gpu-tracker export history --out history.parquet --gpu H100
     """
+    from tracker.analytics.exporting import choose_format, export_frame, write_export
+
     chosen = choose_format(out, fmt.value if fmt else None)
     frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))
     written = write_export(frame, chosen, out)
@@ -81,6 +83,8 @@ def import_(
 
     Example: gpu-tracker import negotiated.csv --source mycorp-negotiated
     """
+    from tracker.file_import.importing import import_file
+
     st = state(ctx)
 
     def note(text: str) -> None:

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlmodel import Session
 
-from db.offers import OfferPoint, offer_point_dict, query_offers
-from db.schema import OfferKind
+from db.kinds import OfferKind
 from tracker.cli.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit
 from tracker.cli.state import state
+
+if TYPE_CHECKING:
+    from db.offers import OfferPoint
+
+# The store loads inside each command: `--help` starts fast.
+
 
 app = typer.Typer(no_args_is_help=False)
 
 
 def offer_dict(point: OfferPoint) -> dict[str, Any]:
+    from db.offers import offer_point_dict
+
     row = offer_point_dict(point)
     row["valid_from"], row["valid_until"] = row.pop("offer_valid_from"), row.pop("offer_valid_until")
     row["products"] = ",".join(row["products"])
@@ -48,6 +54,10 @@ def offers(
     """
     if ctx.invoked_subcommand is not None:
         return
+    from sqlmodel import Session
+
+    from db.offers import query_offers
+
     now = datetime.now(UTC)
     with Session(state(ctx).engine) as session:
         points = query_offers(session=session, provider=provider, kind=kind.value if kind else None)
@@ -65,6 +75,10 @@ def history(
 
     Example: gpu-tracker offers history gcp:free-trial-credit
     """
+    from sqlmodel import Session
+
+    from db.offers import query_offers
+
     with Session(state(ctx).engine) as session:
         rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]
     emit(

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import json
+from decimal import Decimal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from sqlmodel import Session
 
-from db import store
-from db.schema import PriceModel
-from db.tables import CrawlRun, PricePoint
-from tracker.analytics.history import (
-    history_frame,
-    history_summary,
-    point_record,
-    records,
-    resample_history,
-)
+from db.kinds import PriceModel
 from tracker.cli.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
@@ -28,19 +20,52 @@ from tracker.cli.columns import (
     RESAMPLE_TABLE,
     RUN_COLUMNS,
     RUN_TABLE,
-    SUMMARY_HISTORY_COLUMNS,
     SUMMARY_HISTORY_TABLE,
-    change_dict,
     detail_text,
 )
 from tracker.cli.output import FormatOption, OutputFormat, emit
-from tracker.cli.state import Step, parse_since, state
+from tracker.cli.state import parse_since, state
+
+if TYPE_CHECKING:
+    from db.schema import Change
+    from db.tables import ChangeRow, PricePoint
+
+# The store, pandas and the analytics load inside each command: `--help`
+# and the simple queries start fast (tests/cli/test_startup.py).
+
+from tracker.cli.state import Step
 
 
 def price_dict(point: PricePoint) -> dict[str, Any]:
+    from tracker.analytics.points import point_record
+
     row = point_record(point)
     # Provider extras (interruption rates, part prices) as one readable cell.
-    row["attrs"] = detail_text(row["attrs"]) or None
+    row["attrs"] = _detail(row["attrs"]) or None
+    return row
+
+
+def _detail(raw: dict[str, str] | str) -> str:
+    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
+    parts = []
+    if "old_availability" in detail or "new_availability" in detail:
+        # One reading, old to new: "availability: available -> sold_out".
+        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
+        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
+    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
+
+
+def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
+    from db.tables import ChangeRow
+
+    if isinstance(change, ChangeRow):
+        row = change.model_dump()
+        for name in ("old_price", "new_price", "percent", "gpu_count"):
+            row[name] = None if row[name] is None else Decimal(row[name])
+    else:
+        row = change.model_dump()
+        row["kind"] = str(change.kind)
+    row["detail"] = _detail(change.detail)
     return row
 
 
@@ -57,6 +82,10 @@ def prices(
 
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
     """
+    from sqlmodel import Session
+
+    from db import store
+
     with Session(state(ctx).engine) as session:
         points = store.query_prices(
             session=session,
@@ -103,6 +132,8 @@ def history(
         raise typer.BadParameter("give an instance type, or --gpu MODEL")
     if resample and summary:
         raise typer.BadParameter("--resample and --summary cannot be used together")
+    from tracker.analytics.history import SUMMARY_COLUMNS, history_frame, history_summary, records, resample_history
+
     since_at, until_at = parse_since(since), parse_since(until)
     frame = history_frame(
         state(ctx).engine,
@@ -119,7 +150,7 @@ def history(
         emit(
             records(history_summary(frame)) if not frame.empty else [],
             fmt,
-            columns=SUMMARY_HISTORY_COLUMNS,
+            columns=[c for c in SUMMARY_COLUMNS if c != "key"],
             table_columns=SUMMARY_HISTORY_TABLE,
             empty=f"no prices recorded for {what}",
         )
@@ -151,6 +182,10 @@ def changes(
 
     Example: gpu-tracker changes --since 7d --kind price_drop
     """
+    from sqlmodel import Session
+
+    from db import store
+
     since_at = parse_since(since)
     with Session(state(ctx).engine) as session:
         rows = [
@@ -170,8 +205,12 @@ def runs(
 
     Example: gpu-tracker runs --source azure --limit 5
     """
+    from sqlmodel import Session
+
+    from db import store
+
     with Session(state(ctx).engine) as session:
-        found: list[CrawlRun] = store.list_runs(session=session, limit=limit, source=source)
+        found = store.list_runs(session=session, limit=limit, source=source)
         rows = [r.model_dump() for r in found]
     emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet")
 

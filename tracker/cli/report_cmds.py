@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 
-from db.schema import PriceModel
-from tracker.analytics.history import history_frame
-from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
-from tracker.analytics.report import build_report
+from db.kinds import PriceModel
 from tracker.cli.columns import SPARK_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import Step, parse_currency, parse_since, references, state
 from tracker.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and matplotlib load inside each command: `--help` starts fast.
 
 
 def _intervals(
@@ -30,6 +31,10 @@ def _intervals(
 ) -> pd.DataFrame:
     if not instance_types and not gpus:
         raise typer.BadParameter("give one or more instance types, or --gpu MODEL")
+    import pandas as pd
+
+    from tracker.analytics.history import history_frame
+
     engine = state(ctx).engine
     model = price_model.value if price_model else None
     frames = [
@@ -75,6 +80,8 @@ def plot(
     target = parse_currency(currency)
     if not sparkline and out is None:
         raise typer.BadParameter("give --out FILE.png, or --sparkline for the terminal")
+    from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
+
     frame = _intervals(ctx, instance_type or [], gpu or [], provider, region, price_model, since, os)
     refs = references(ctx)
     if sparkline:
@@ -110,6 +117,8 @@ def report(
 
     Example: gpu-tracker report --out report.html
     """
+    from tracker.analytics.report import build_report
+
     html = build_report(state(ctx).engine, references(ctx), currency=parse_currency(currency), days=days)
     try:
         out.write_text(html, encoding="utf-8")

@@ -1,4 +1,7 @@
-"""What every command needs: the configuration and the store, opened once."""
+"""What every command needs: the configuration and the store, opened once.
+
+Nothing heavy loads until a command asks for it: `--help` and a usage error
+cost no more than Typer itself."""
 
 from __future__ import annotations
 
@@ -10,18 +13,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
 import typer
-from sqlmodel import Session
 
-from db import store
-from db.engine import StoreError, make_engine, mask_url, migrate
-from tracker.config.settings import Config, load_config
 from tracker.errors import UserError
-from tracker.logs import register_secrets, secret_values
-from tracker.run.alerting import alert_hook
-from tracker.run.diff import DiffPolicy
-from tracker.run.pipeline import Pipeline
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from tracker.config.settings import Config
+    from tracker.run.pipeline import Pipeline
 
 if TYPE_CHECKING:
     from tracker.analytics.reference import References
@@ -37,12 +37,20 @@ class State:
     @property
     def config(self) -> Config:
         if self._config is None:
+            from tracker.config.settings import load_config
+            from tracker.logs import register_secrets, secret_values
+
             self._config = load_config(self.config_path, home=self.home)
             register_secrets(secret_values(self._config))
         return self._config
 
     @cached_property
     def engine(self) -> sa.Engine:
+        from sqlmodel import Session
+
+        from db import store
+        from db.engine import StoreError, make_engine, migrate
+
         url = self.config.database_url()
         if url.startswith("sqlite:///"):
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -62,9 +70,15 @@ class State:
 
     def store_label(self) -> str:
         """The store's URL with any password masked, for messages."""
+        from db.engine import mask_url
+
         return mask_url(self.config.database_url())
 
     def pipeline(self) -> Pipeline:
+        from tracker.run.alerting import alert_hook
+        from tracker.run.diff import DiffPolicy
+        from tracker.run.pipeline import Pipeline
+
         d = self.config.diff
         policy = DiffPolicy(
             removal_confirmations=d.removal_confirmations,

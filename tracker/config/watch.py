@@ -81,12 +81,15 @@ def watch_source(watches: list[WatchSettings], name: str) -> tuple[Source, dict[
     if len(found) > 1:
         raise UserError(f"two [[watch]] entries are named {wanted!r}; give each its own name")
     watch = found[0]
-    spider = "spiders.watch:BrowserWatchSpider" if watch.browser else "spiders.watch:WatchSpider"
+    # Spiders import Scrapy: only a watch crawl pays for it.
+    from spiders.watch import BrowserWatchSpider, WatchSpider
+    from tracker.normalize.watch import normalize
+
     source = Source(
         watch.source_name,
         watch.provider,
-        spider,
-        "tracker.normalize.watch",
+        BrowserWatchSpider if watch.browser else WatchSpider,
+        normalize,
         kind="prices" if watch.kind == "price" else "offers",
     )
     args = {

@@ -31,7 +31,7 @@ from tracker.file_import.files import FORMATS, Batch, Record, open_records, reco
 from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
 from tracker.normalize import Normalized, Recognizer
 from tracker.run.pipeline import CHUNK, Pipeline, RunReport
-from tracker.sources import SOURCES, Source
+from tracker.sources import Source
 
 SKYPILOT_CLOUDS = ("aws", "azure", "gcp")
 
@@ -89,10 +89,12 @@ def skypilot_provider(path: Path, provider: str | None) -> str:
 
 def import_source(name: str, provider: str, fmt: str) -> Source:
     """The source an import is stored under (its name checked by `check_source_name`)."""
-    return Source(name, provider, f"import:{fmt}", f"tracker.file_import.{fmt}")
+    return Source(name, provider, None, None)
 
 
 def check_source_name(name: str) -> None:
+    from tracker.sources import SOURCES
+
     if name in SOURCES:
         raise UserError(f"{name!r} is a crawled source; import under another name, such as {name}-negotiated")
     if not name or any(c.isspace() for c in name):
@@ -143,7 +145,7 @@ def import_file(
             pages=1,
             item_count=summary.rows,
         )
-        run_id = pipeline.begin(src, spider=src.spider, mode="import", regions=stored)
+        run_id = pipeline.begin(src, spider=f"import:{fmt}", mode="import", regions=stored)
 
         def streamed(_: list[dict[str, Any]]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:

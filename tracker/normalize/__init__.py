@@ -1,9 +1,8 @@
 """Raw items -> value types. One module per provider, each with a
-`normalize(items) -> Normalized` function; tracker/sources.py says which."""
+`normalize(items) -> Normalized` function; tracker/sources.py names which."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,10 +33,6 @@ class Normalized:
 # Whether the diff already holds the quote of a file row, by the row's hash.
 Recognizer = Callable[[int], bool]
 Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
-
-
-def load_normalizer(module: str) -> Normalizer:
-    return importlib.import_module(module).normalize  # type: ignore[no-any-return]
 
 
 def make_quote(provider: str, **fields: Any) -> PriceQuote:

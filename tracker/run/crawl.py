@@ -65,7 +65,7 @@ def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
     if req.regions:
         args["regions"] = ",".join(req.regions)
     return {
-        "spider": req.source.spider,
+        "spider": req.source.spider_path,
         "out_dir": str(req.out_dir),
         "args": args,
         "replay": _plain_replay(req),
@@ -94,71 +94,137 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
-def _cancelled(req: CrawlRequest) -> bool:
-    return req.cancel is not None and req.cancel.is_set()
-
-
-def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResult:
-    started = datetime.now(UTC)
-    req.out_dir.mkdir(parents=True, exist_ok=True)
-    if req.replay is not None:
-        try:
-            read_har(req.replay)
-        except HarError as exc:
-            return CrawlResult(
-                source=req.source.name,
-                provider=req.source.provider,
-                started_at=started,
-                finished_at=datetime.now(UTC),
-                replayed=True,
-                error=str(exc),
-            )
-    capture = None if req.replay else req.out_dir / "capture.har"
-    # The spec may carry API keys: a private file, not the command line.
-    spec_file = req.out_dir / "spec.json"
+def _bad_replay(req: CrawlRequest, started: datetime) -> CrawlResult | None:
+    """A failed result when the capture to replay cannot be read."""
+    if req.replay is None:
+        return None
     try:
-        spec_file.touch(mode=0o600)
-        spec_file.write_text(json.dumps(_spec(req, capture)), encoding="utf-8")
-    except OSError as exc:  # a full disk or a file size limit, also while unpacking a .har.gz replay
+        read_har(req.replay)
+    except HarError as exc:
         return CrawlResult(
             source=req.source.name,
             provider=req.source.provider,
             started_at=started,
             finished_at=datetime.now(UTC),
-            replayed=req.replay is not None,
-            error=f"cannot write the crawl's files in {req.out_dir}: {exc.strerror or exc}",
+            replayed=True,
+            error=str(exc),
         )
+    return None
+
+
+def _cannot_write(req: CrawlRequest, started: datetime, exc: OSError) -> CrawlResult:
+    """A full disk or a file size limit, also while unpacking a .har.gz replay."""
+    return CrawlResult(
+        source=req.source.name,
+        provider=req.source.provider,
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        replayed=req.replay is not None,
+        error=f"cannot write the crawl's files in {req.out_dir}: {exc.strerror or exc}",
+    )
+
+
+def _run_child(
+    spec: dict[str, Any], folder: Path, timeout: float, cancel: threading.Event | None, progress: Progress | None
+) -> tuple[int | None, bool]:
+    """Runs `spiders.runner` on `spec` with a hard timeout: its exit code,
+    and whether it was stopped for taking too long."""
+    # The spec may carry API keys: a private file, not the command line.
+    spec_file = folder / "spec.json"
+    spec_file.touch(mode=0o600)
+    spec_file.write_text(json.dumps(spec), encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "spiders.runner", str(spec_file)],
         stdout=subprocess.PIPE,
-        stderr=(req.out_dir / "runner.err").open("w"),
+        stderr=(folder / "runner.err").open("w"),
         text=True,
         start_new_session=True,
     )
     reader = threading.Thread(target=_read_events, args=(proc.stdout, progress), daemon=True)
     reader.start()
-    deadline = time.monotonic() + req.timeout
+    deadline = time.monotonic() + timeout
+
+    def stopped() -> bool:
+        return cancel is not None and cancel.is_set()
+
     try:
-        while proc.poll() is None and time.monotonic() < deadline and not _cancelled(req):
+        while proc.poll() is None and time.monotonic() < deadline and not stopped():
             time.sleep(0.05)
         timed_out = proc.poll() is None
         if timed_out:
             _kill(proc)
-        if _cancelled(req):
+        if stopped():
             raise CrawlCancelled("stopped: the daemon is shutting down")
     except BaseException:
         _kill(proc)
         raise
     reader.join(timeout=2)
     spec_file.unlink(missing_ok=True)
-    result = _collect(req, started, capture)
+    return proc.returncode, timed_out
+
+
+def _finish(
+    req: CrawlRequest, result: CrawlResult, code: int | None, timed_out: bool, timeout: float, err: Path
+) -> CrawlResult:
     if timed_out:
-        result.error = f"the crawl did not finish within {req.timeout:g} s and was stopped"
-    elif result.error is None and proc.returncode != 0:
-        result.error = f"the crawler exited with code {proc.returncode}; see {req.out_dir / 'runner.err'}"
+        result.error = f"the crawl did not finish within {timeout:g} s and was stopped"
+    elif result.error is None and code != 0:
+        result.error = f"the crawler exited with code {code}; see {err}"
     result.error = _scrub(result.error, req.secrets)
     result.notes = [_scrub(n, req.secrets) or "" for n in result.notes]
     return result
+
+
+def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResult:
+    started = datetime.now(UTC)
+    req.out_dir.mkdir(parents=True, exist_ok=True)
+    bad = _bad_replay(req, started)
+    if bad is not None:
+        return bad
+    capture = None if req.replay else req.out_dir / "capture.har"
+    try:
+        code, timed_out = _run_child(_spec(req, capture), req.out_dir, req.timeout, req.cancel, progress)
+    except OSError as exc:
+        return _cannot_write(req, started, exc)
+    result = _collect(req, started, capture)
+    return _finish(req, result, code, timed_out, req.timeout, req.out_dir / "runner.err")
+
+
+def replay_crawls(reqs: list[CrawlRequest], folder: Path, progress: Progress | None = None) -> list[CrawlResult]:
+    """Replays captures in ONE child process, one after the other: starting
+    Python and Scrapy once instead of once a capture. The batch has the
+    first request's timeout; its log is `folder/runner.err`."""
+    assert all(r.replay is not None for r in reqs), "only replays share a process"
+    started = datetime.now(UTC)
+    folder.mkdir(parents=True, exist_ok=True)
+    bad: dict[int, CrawlResult] = {}
+    specs = []
+    for i, req in enumerate(reqs):
+        req.out_dir.mkdir(parents=True, exist_ok=True)
+        failed = _bad_replay(req, started)
+        if failed is not None:
+            bad[i] = failed
+            continue
+        try:
+            specs.append(_spec(req, None))
+        except OSError as exc:
+            bad[i] = _cannot_write(req, started, exc)
+    code, timed_out = (0, False)
+    if specs:
+        timeout = reqs[0].timeout
+        try:
+            code, timed_out = _run_child({"crawls": specs}, folder, timeout, reqs[0].cancel, progress)
+        except OSError as exc:
+            return [bad.get(i) or _cannot_write(req, started, exc) for i, req in enumerate(reqs)]
+    err = folder / "runner.err"
+    results = []
+    for i, req in enumerate(reqs):
+        if i in bad:
+            results.append(bad[i])
+            continue
+        result = _collect(req, started, None, err)
+        results.append(_finish(req, result, code, timed_out, reqs[0].timeout, err))
+    return results
 
 
 def _scrub(text: str | None, secrets: list[str]) -> str | None:
@@ -168,7 +234,7 @@ def _scrub(text: str | None, secrets: list[str]) -> str | None:
     return text
 
 
-def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> CrawlResult:
+def _collect(req: CrawlRequest, started: datetime, capture: Path | None, err: Path | None = None) -> CrawlResult:
     source = req.source
     base = CrawlResult(
         source=source.name,
@@ -179,7 +245,7 @@ def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> Craw
     )
     result_file = req.out_dir / "result.json"
     if not result_file.exists():
-        base.error = _child_error(req.out_dir) or "the crawler stopped without writing a result"
+        base.error = _child_error(err or req.out_dir / "runner.err") or "the crawler stopped without writing a result"
         return base
     summary = json.loads(result_file.read_text(encoding="utf-8"))
     base.pages = summary["pages"]
@@ -200,8 +266,8 @@ def _collect(req: CrawlRequest, started: datetime, capture: Path | None) -> Craw
     return base
 
 
-def _child_error(out_dir: Path) -> str | None:
-    err = (out_dir / "runner.err").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+def _child_error(err_file: Path) -> str | None:
+    err = err_file.read_text(encoding="utf-8", errors="replace").strip().splitlines()
     return f"the crawler failed: {err[-1]}" if err else None
 
 

@@ -1,4 +1,4 @@
-"""The bundled captures the demo replays, shipped as package data."""
+"""The bundled captures the demo replays, shipped as package data, and\nreplaying many captures at once."""
 
 from __future__ import annotations
 
@@ -40,8 +40,6 @@ def demo_captures() -> list[tuple[str, Path]]:
 def browser_missing(source: str, browser_path: str) -> bool:
     """The source renders pages in Chromium, and there is none: its captures
     cannot be replayed here."""
-    from spiders.runner import load_spider
-
-    if not getattr(load_spider(SOURCES[source].spider), "uses_browser", False):
+    if not SOURCES[source].uses_browser:
         return False
     return not Path(browser_path).exists() and shutil.which(Path(browser_path).name) is None

@@ -25,7 +25,7 @@ from db.run_store import RunStore
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
-from tracker.normalize import Normalized, NormalizeError, Recognizer, load_normalizer
+from tracker.normalize import Normalized, NormalizeError, Recognizer
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
@@ -106,7 +106,7 @@ class Pipeline:
         self, source: Source, crawl: Callable[[int], CrawlResult], *, mode: str = "live", regions: Sequence[str] = ()
     ) -> RunReport:
         """Record a run, crawl (given the run's id), and ingest the result."""
-        run_id = self.begin(source, spider=source.spider, mode=mode, regions=regions)
+        run_id = self.begin(source, spider=source.spider_path, mode=mode, regions=regions)
         try:
             result = crawl(run_id)
         except BaseException as exc:
@@ -114,7 +114,7 @@ class Pipeline:
             reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
             self.finish_failed(source, run_id, RunStatus.aborted, reason, announce=False)
             raise
-        return self.ingest(source, run_id, result, load_normalizer(source.normalizer))
+        return self.ingest(source, run_id, result, source.normalizer)
 
     def ingest(
         self,

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from db.locks import LockBusy, crawl_lock
-from db.schema import RunStatus
+from db.schema import CrawlResult, RunStatus
 from tracker.config.settings import Config, api_key_env
 from tracker.config.watch import is_watch, watch_source
 from tracker.errors import SourceSkipped, UserError
 from tracker.run.captures import prune_captures
-from tracker.run.crawl import CrawlRequest, Progress, run_crawl
+from tracker.run.crawl import CrawlRequest, Progress, replay_crawls, run_crawl
+from tracker.run.demo import capture_regions
 from tracker.run.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
 
@@ -51,7 +55,7 @@ def crawl_source(
     if is_watch(name):
         source, watch_args = watch_source(config.watch, name)
     elif name not in SOURCES:
-        unknown = Source(name, name, "", "")
+        unknown = Source(name, name, None, None)
         run_id = pipeline.begin(unknown, spider="", mode="replay" if replay else "live", regions=regions or [])
         message = f"unknown provider {name!r}; known: {', '.join(sorted(SOURCES))}"
         pipeline.finish_failed(unknown, run_id, RunStatus.failed, message, announce=False)
@@ -89,8 +93,36 @@ def crawl_unlocked(
     cancel: threading.Event | None = None,
     watch_args: dict[str, str] | None = None,
 ) -> RunReport:
-    """The crawl itself; the caller holds the source's crawl lock. A watch
-    page brings its own spider arguments and uses no provider settings."""
+    """The crawl itself; the caller holds the source's crawl lock."""
+    request = crawl_request(
+        config, source, regions=regions, replay=replay, record=record, cancel=cancel, watch_args=watch_args
+    )
+
+    def crawl(run_id: int):  # type: ignore[no-untyped-def]
+        request.out_dir = run_folder(config, run_id, source)
+        return run_crawl(request, progress)
+
+    return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=request.regions)
+
+
+def run_folder(config: Config, run_id: int, source: Source) -> Path:
+    return config.home / "runs" / f"{run_id:06d}-{source.name.replace(':', '-')}"
+
+
+def crawl_request(
+    config: Config,
+    source: Source,
+    *,
+    out_dir: Path | None = None,
+    regions: list[str] | None = None,
+    replay: Path | None = None,
+    record: Path | None = None,
+    cancel: threading.Event | None = None,
+    watch_args: dict[str, str] | None = None,
+) -> CrawlRequest:
+    """What the spider is given: the regions, the provider's settings and
+    secrets, the timeouts. A watch page brings its own spider arguments and
+    uses no provider settings. SourceSkipped when a live crawl lacks its key."""
     settings = config.provider(source.provider)
     if watch_args is not None:
         chosen, spider_args, secrets = [], dict(watch_args), []
@@ -108,23 +140,54 @@ def crawl_unlocked(
         secrets = settings.secret_values()
         if source.keeps_state:
             spider_args.setdefault("state_file", str(state_file(config, source)))
+    return CrawlRequest(
+        source=source,
+        out_dir=out_dir or config.home / "runs",
+        regions=chosen,
+        replay=replay,
+        record=record,
+        spider_args=spider_args,
+        timeout=config.crawl.crawl_timeout,
+        download_timeout=config.crawl.download_timeout,
+        retry_times=config.crawl.retry_times,
+        browser_path=config.crawl.browser_path,
+        secrets=secrets,
+        cancel=cancel,
+    )
 
-    def crawl(run_id: int):  # type: ignore[no-untyped-def]
-        folder = f"{run_id:06d}-{source.name.replace(':', '-')}"
-        request = CrawlRequest(
-            source=source,
-            out_dir=config.home / "runs" / folder,
-            regions=chosen,
-            replay=replay,
-            record=record,
-            spider_args=spider_args,
-            timeout=config.crawl.crawl_timeout,
-            download_timeout=config.crawl.download_timeout,
-            retry_times=config.crawl.retry_times,
-            browser_path=config.crawl.browser_path,
-            secrets=secrets,
-            cancel=cancel,
+
+def load_captures(
+    pipeline: Pipeline, config: Config, captures: list[tuple[str, Path]], progress: Progress | None = None
+) -> Iterator[tuple[str, Path, RunReport]]:
+    """Replay the captures in ONE crawler process (Python and Scrapy start
+    once, not once a capture), then store each as its own run, in the order
+    given, under its source's crawl lock."""
+    batch = config.home / "runs" / f"replay-{os.getpid()}"
+    requests = [
+        crawl_request(
+            config,
+            SOURCES[name],
+            out_dir=batch / f"{i:03d}-{name}",
+            regions=capture_regions(capture) or None,
+            replay=capture,
         )
-        return run_crawl(request, progress)
+        for i, (name, capture) in enumerate(captures)
+    ]
+    results = replay_crawls(requests, batch, progress)
+    all_ok = True
+    for (name, capture), request, result in zip(captures, requests, results, strict=True):
 
-    return pipeline.run(source, crawl, mode="replay" if replay else "live", regions=chosen)
+        def crawl(run_id: int, request: CrawlRequest = request, result: CrawlResult = result) -> CrawlResult:
+            request.out_dir.rename(run_folder(config, run_id, request.source))
+            return result
+
+        try:
+            with crawl_lock(pipeline.engine, name, lease=config.daemon.lock_lease):
+                report = pipeline.run(request.source, crawl, mode="replay", regions=request.regions)
+        except LockBusy as exc:
+            raise SourceBusy(f"{exc}; wait for it to finish") from None
+        all_ok = all_ok and report.ok
+        yield name, capture, report
+    if all_ok:  # else its runner.err says why
+        shutil.rmtree(batch, ignore_errors=True)
+    prune_captures(config.home / "runs", config.crawl.capture_retention_days)

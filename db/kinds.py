@@ -1,0 +1,73 @@
+"""The enumerations of the value types, apart from them so that the command
+line can offer their values without loading pydantic and SQLAlchemy.
+`db/schema.py` re-exports them."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class PriceModel(StrEnum):
+    on_demand = "on_demand"
+    spot = "spot"
+    low_priority = "low_priority"
+    reserved = "reserved"
+    savings_plan = "savings_plan"
+    monthly = "monthly"
+    yearly = "yearly"
+
+
+class Unit(StrEnum):
+    """What one `price` buys. `term` means the whole of `PriceQuote.term`
+    ('1yr', '3yr', '3mo'...)."""
+
+    hour = "hour"
+    month = "month"
+    year = "year"
+    term = "term"
+
+
+class ChangeKind(StrEnum):
+    price_drop = "price_drop"
+    price_increase = "price_increase"
+    new_sku = "new_sku"
+    sku_removed = "sku_removed"
+    availability_changed = "availability_changed"
+    offer_added = "offer_added"
+    offer_removed = "offer_removed"
+    offer_changed = "offer_changed"
+    credit_changed = "credit_changed"
+    discount_changed = "discount_changed"
+    source_broken = "source_broken"
+    source_recovered = "source_recovered"
+    source_stale = "source_stale"
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    ok = "ok"
+    failed = "failed"
+    quarantined = "quarantined"
+    aborted = "aborted"
+    # The input was refused (a capture older than the store), not a source fault.
+    rejected = "rejected"
+    # Replaced by a reprocess of its capture (`gpu-tracker reprocess`).
+    superseded = "superseded"
+
+
+class OfferKind(StrEnum):
+    free_credit = "free_credit"
+    voucher = "voucher"
+    free_trial = "free_trial"
+    discount = "discount"
+    renewal_discount = "renewal_discount"
+    spot_discount = "spot_discount"
+    startup_credit = "startup_credit"
+
+
+class Eligibility(StrEnum):
+    new_users = "new_users"
+    all = "all"
+    startups = "startups"
+    students = "students"
+    enterprise = "enterprise"
