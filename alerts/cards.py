@@ -259,8 +259,19 @@ def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
     if kind in (ChangeKind.offer_added, ChangeKind.offer_removed):
         summary = clip(new if kind == ChangeKind.offer_added else f"was {old}", 160)
     else:
-        summary = f"{clip(old, 80)}{_ARROW}{clip(new, 80)}" if old and new and old != new else clip(new or old, 160)
+        summary = _short_move(old, new)
     return [(k, clip(v, width)) for k, v in facts if v], summary
+
+
+def _short_move(old: str, new: str) -> str:
+    """'$300 → $200, 90 days': what moved first, what stayed after."""
+    if not (old and new and old != new):
+        return clip(new or old, 160)
+    a, b = old.split(", "), new.split(", ")
+    kept = [p for p in b if p in a]
+    gone, came = [p for p in a if p not in kept], [p for p in b if p not in kept]
+    moved = f"{clip(', '.join(gone) or '(none)', 80)}{_ARROW}{clip(', '.join(came) or '(none)', 80)}"
+    return ", ".join([moved, *kept])
 
 
 # --- every kind -------------------------------------------------------------
