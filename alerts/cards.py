@@ -180,6 +180,11 @@ def _zhe(percent_off: Decimal) -> str:
     return f"{_plain((100 - percent_off) / 10)}折"
 
 
+def writes_chinese(title: str, currency: str | None) -> bool:
+    """Whether an offer's terms read as 满X减Y and N折: a Chinese title or a price in yuan."""
+    return currency == "CNY" or bool(_CJK.search(title))
+
+
 def offer_terms(values: dict[str, str], zh: bool) -> str:
     """One offer's terms in words: 满1000减300, 30 天; or $300 credit, 40% off."""
     money, currency = _dec(values.get("amount")), values.get("currency") or ""
@@ -220,7 +225,7 @@ _TERM_KEYS = {"amount", "currency", "min_spend", "percent_off", "duration_days"}
 
 def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str]:
     d, kind = change.detail, change.kind
-    zh = change.currency == "CNY" or bool(_CJK.search(d.get("title", "")))
+    zh = writes_chinese(d.get("title", ""), change.currency)
     old_values, new_values = _side(change, "old"), _side(change, "new")
     # Texts of an older form of the diff, or of a watch page, win: they are the page's words.
     old = d.get("old_terms") or d.get("old") or offer_terms(old_values, zh)

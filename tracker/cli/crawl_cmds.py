@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from db import store
 from db.schema import RunStatus
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
@@ -83,6 +83,7 @@ def crawl(
         ),
     ] = 0,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Crawl one provider into the store and list what changed.
 
@@ -115,6 +116,7 @@ def crawl(
         columns=CHANGE_COLUMNS,
         table_columns=CHANGE_TABLE,
         empty="no changes",
+        wide=wide,
     )
 
 

@@ -8,9 +8,10 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session
 
+from alerts.cards import offer_terms, writes_chinese
 from db.offers import OfferPoint, offer_point_dict, query_offers
 from db.schema import OfferKind
-from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import state
 
 OFFER_COLUMNS = [
@@ -33,34 +34,11 @@ OFFER_COLUMNS = [
     "source_url",
     "observed_at",
 ]
-OFFER_TABLE = [
-    "offer_id",
-    "provider",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "valid_until",
-    "unparsed",
-]
+OFFER_TABLE = ["provider", "kind", "title", "terms", "eligibility", "valid_until", "offer_id"]
 HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
-HISTORY_TABLE = [
-    "seen_from",
-    "seen_to",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "unparsed",
-]
+HISTORY_TABLE = ["seen_from", "seen_to", "kind", "title", "terms", "eligibility", "valid_until"]
+
+_TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
 
 app = typer.Typer(no_args_is_help=False)
 
@@ -71,6 +49,11 @@ def offer_dict(point: OfferPoint) -> dict[str, Any]:
     row["products"] = ",".join(row["products"])
     row["observed_at"] = point.valid_from
     row["seen_from"], row["seen_to"] = point.valid_from, point.valid_to
+    # For the table alone: the terms in words, as alerts write them (满1000减300, $300, 40% off).
+    values = {k: None if row.get(k) is None else str(row[k]) for k in _TERMS}
+    row["terms"] = offer_terms(values, writes_chinese(row.get("title") or "", row.get("currency")))
+    if row.get("unparsed") and not row["terms"]:
+        row["terms"] = "(not read)"
     return row
 
 
@@ -86,6 +69,7 @@ def offers(
     kind: Annotated[OfferKind | None, typer.Option(help="free_credit, voucher, free_trial, discount...")] = None,
     active: Annotated[bool, typer.Option("--active", help="Only offers valid now (by their stated dates).")] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List the current offers: free credits, vouchers, trials and discounts.
 
@@ -100,7 +84,7 @@ def offers(
     with Session(state(ctx).engine) as session:
         points = query_offers(session=session, provider=provider, kind=kind.value if kind else None)
         rows = [offer_dict(p) for p in points if not active or _active(p, now)]
-    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match")
+    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match", wide=wide)
 
 
 @app.command("history")
@@ -108,6 +92,7 @@ def history(
     ctx: typer.Context,
     offer_id: Annotated[str, typer.Argument(help="The offer's id, as `gpu-tracker offers` lists it.")],
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Show how one offer changed: one row per interval its terms held.
 
@@ -121,6 +106,7 @@ def history(
         columns=HISTORY_COLUMNS,
         table_columns=HISTORY_TABLE,
         empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids",
+        wide=wide,
     )
 
 

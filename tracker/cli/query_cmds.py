@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session
 
+from alerts.cards import card
 from db import store
 from db.schema import Change, PriceModel
 from db.tables import ChangeRow, CrawlRun, PricePoint
@@ -21,7 +22,7 @@ from tracker.analytics.history import (
     records,
     resample_history,
 )
-from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import parse_since, state
 
 PRICE_COLUMNS = [
@@ -58,13 +59,13 @@ PRICE_TABLE = [
     "instance_type",
     "gpu_model",
     "gpu_count",
-    "os",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
-    "hourly_price",
+    "upfront_fee",
     "price_per_gpu_hour",
 ]
 HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
@@ -74,13 +75,15 @@ HISTORY_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
+    "gpu_model",
+    "gpu_count",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
-    "list_price",
+    "upfront_fee",
     "availability",
 ]
 RESAMPLE_COLUMNS = [
@@ -108,9 +111,9 @@ RESAMPLE_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
@@ -121,17 +124,13 @@ SUMMARY_HISTORY_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
     "price_model",
     "term",
-    "currency",
     "intervals",
     "min_price",
     "max_price",
     "current_price",
     "last_change_at",
-    "last_change_from",
-    "last_change_to",
     "last_change_percent",
 ]
 CHANGE_COLUMNS = [
@@ -160,17 +159,14 @@ CHANGE_TABLE = [
     "kind",
     "provider",
     "region",
-    "zone",
-    "instance_type",
-    "os",
+    "instance",
+    "gpu_model",
+    "gpu_count",
     "price_model",
     "term",
-    "old_price",
-    "new_price",
-    "percent",
-    "currency",
+    "payment_option",
+    "change",
     "observed_at",
-    "detail",
 ]
 RUN_COLUMNS = [
     "id",
@@ -217,7 +213,13 @@ def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
     else:
         row = change.model_dump()
         row["kind"] = str(change.kind)
-    row["detail"] = _detail(change.detail)
+    raw = dict(json.loads(change.detail) if isinstance(change.detail, str) else change.detail)
+    row["detail"] = _detail(raw)
+    # For the table alone (JSON and CSV list their columns): what moved, in words.
+    moved = card(Change.model_validate({**row, "detail": raw}), 80)
+    facts = dict(moved.facts)
+    row["change"] = facts.get("Availability") or facts.get("Price") or moved.summary
+    row["instance"] = row.get("instance_type") or raw.get("title") or row.get("source") or ""
     return row
 
 
@@ -229,6 +231,7 @@ def prices(
     price_model: Annotated[PriceModel | None, typer.Option(help="on_demand, spot, reserved...")] = None,
     instance_type: Annotated[str | None, typer.Option(help="Exactly this instance type.")] = None,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List the current prices, with the effective hourly and per-GPU-hour rates.
 
@@ -244,7 +247,7 @@ def prices(
             instance_type=instance_type,
         )
         rows = [price_dict(p) for p in points]
-    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match")
+    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match", wide=wide)
 
 
 class Step(str, Enum):
@@ -277,6 +280,7 @@ def history(
         ),
     ] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Show how prices moved: one row per interval a price held (not one per crawl).
 
@@ -305,6 +309,7 @@ def history(
             columns=SUMMARY_HISTORY_COLUMNS,
             table_columns=SUMMARY_HISTORY_TABLE,
             empty=f"no prices recorded for {what}",
+            wide=wide,
         )
     elif resample:
         steps = resample_history(frame, resample.value, since=since_at, until=until_at) if not frame.empty else None
@@ -314,12 +319,20 @@ def history(
             columns=RESAMPLE_COLUMNS,
             table_columns=RESAMPLE_TABLE,
             empty=f"no prices recorded for {what}",
+            wide=wide,
         )
     else:
         rows = records(frame)
         for row in rows:
             row["attrs"] = _detail(row.get("attrs") or {}) or None
-        emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE, empty=f"no prices recorded for {what}")
+        emit(
+            rows,
+            fmt,
+            columns=HISTORY_COLUMNS,
+            table_columns=HISTORY_TABLE,
+            empty=f"no prices recorded for {what}",
+            wide=wide,
+        )
 
 
 def changes(
@@ -329,6 +342,7 @@ def changes(
     kind: Annotated[list[str] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many, oldest first.")] = None,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List recorded changes: price drops and rises, new and removed SKUs, broken sources.
 
@@ -340,7 +354,7 @@ def changes(
             change_dict(c)
             for c in store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
         ]
-    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes")
+    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes", wide=wide)
 
 
 def runs(
@@ -348,6 +362,7 @@ def runs(
     source: Annotated[str | None, typer.Option(help="Only this source.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List recent crawl runs with their status and error.
 
@@ -356,7 +371,7 @@ def runs(
     with Session(state(ctx).engine) as session:
         found: list[CrawlRun] = store.list_runs(session=session, limit=limit, source=source)
         rows = [r.model_dump() for r in found]
-    emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet")
+    emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet", wide=wide)
 
 
 def register(app: typer.Typer) -> None:
