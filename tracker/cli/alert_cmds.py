@@ -32,7 +32,10 @@ alerts_app = typer.Typer(
     "Example: gpu-tracker alerts outbox --state dead",
     no_args_is_help=True,
 )
-rules_app = typer.Typer(help="Alert rules.\n\nExample: gpu-tracker rules check --since 7d", no_args_is_help=True)
+rules_app = typer.Typer(
+    help="Check which alert rules fire for recent changes, and why.\n\nExample: gpu-tracker rules check --since 7d",
+    no_args_is_help=True,
+)
 
 OUTBOX_COLUMNS = [
     "id",

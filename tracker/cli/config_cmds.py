@@ -11,7 +11,9 @@ from pydantic import BaseModel, SecretStr
 from tracker.cli.state import state
 from tracker.logs import mask_secrets, secret_values
 
-config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True)
+config_app = typer.Typer(
+    help="Inspect the configuration.\n\nExample: gpu-tracker config show --json", no_args_is_help=True
+)
 
 MASK = "********"
 

@@ -124,8 +124,9 @@ def demo(
     ctx: typer.Context,
     home: Annotated[Path | None, typer.Option(help="Use this folder instead of the default store.")] = None,
 ) -> None:
-    """Load the bundled captures, an earlier one and then a later one, and show
-    what changed. Needs no network.
+    """Load the bundled captures, an earlier and a later one, and show what changed.
+
+    Needs no network.
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """

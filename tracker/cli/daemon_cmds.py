@@ -56,8 +56,9 @@ def daemon(
         ),
     ] = False,
 ) -> None:
-    """Crawl every source on its schedule, deliver alerts and watch for stale
-    sources, until SIGTERM or Ctrl-C. Schedules live in [daemon] and
+    """Crawl every source on its schedule and deliver alerts, until SIGTERM or Ctrl-C.
+
+    Stale sources are watched too. Schedules live in [daemon] and
     [daemon.schedule.<source>] of the configuration.
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
@@ -98,8 +99,9 @@ def _run_daemon(
 
 
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
-    """Show each source's last good run, last failure and its reason, next
-    scheduled run and whether it is stale; then the store size and outbox backlog.
+    """Show each source's health: last good run, last failure, next run and staleness.
+
+    Then the store's size and the outbox backlog.
 
     Example: gpu-tracker status --format json
     """
@@ -138,8 +140,9 @@ def reprocess(
     wait: Annotated[float, typer.Option(min=0, help="Seconds to wait if the source is being crawled.")] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Rebuild a source's snapshots from its kept captures (after a parser
-    fix), without fetching again. History from the oldest replayed capture on
+    """Rebuild a source's snapshots from its kept captures, without fetching again.
+
+    Use it after a parser fix. History from the oldest replayed capture on
     is replaced; nothing is alerted.
 
     Example: gpu-tracker reprocess azure --since 2026-08-01
