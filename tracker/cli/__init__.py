@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from tracker import __version__
 from tracker.cli.output import stderr
-from tracker.cli.state import State
+from tracker.cli.state import WARNINGS, State
 from tracker.errors import TrackerError
 from tracker.logs import setup_logging
 
@@ -116,6 +116,25 @@ def command() -> click.Command:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: every error becomes one line and an exit code."""
+    WARNINGS.clear()
+    try:
+        return _main(argv)
+    finally:
+        _warn_config()
+
+
+def _warn_config() -> None:
+    """A part of the configuration set aside, and not needed by the command that ran: said once."""
+    for problem in dict.fromkeys(WARNINGS):
+        stderr.print(
+            f"[yellow]warning:[/yellow] {escape(problem)} (commands that use this part of the configuration stop)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    WARNINGS.clear()
+
+
+def _main(argv: list[str] | None) -> int:
     debug = "--debug" in (argv if argv is not None else sys.argv)
     try:
         command().main(args=argv, prog_name="gpu-tracker", standalone_mode=False)
@@ -129,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         exc.show()  # type: ignore[union-attr]
         return int(exc.exit_code)  # type: ignore[union-attr]
     except TrackerError as exc:
+        if str(exc) in WARNINGS:
+            WARNINGS.remove(str(exc))  # said once, as the error
         if debug:
             traceback.print_exc()
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)

@@ -324,7 +324,14 @@ def preview(
         print(m["body"])
 
 
+def _needs_alerts(ctx: typer.Context) -> None:
+    """Every alert command uses [alerts], [[channel]] and [[rule]]: one of them wrong stops it."""
+    state(ctx).config.need("alerts")
+
+
 def register(app: typer.Typer) -> None:
+    for group in (notify_app, alerts_app, rules_app):
+        group.callback()(_needs_alerts)
     notify_app.command("test")(notify_test)
     alerts_app.command("outbox")(outbox_list)
     alerts_app.command("deliver")(deliver)

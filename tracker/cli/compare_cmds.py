@@ -44,7 +44,9 @@ def parse_currency(text: str) -> str:
 
 
 def references(ctx: typer.Context) -> References:
-    return load_references(state(ctx).config.analytics)
+    config = state(ctx).config
+    config.need("analytics")
+    return load_references(config.analytics)
 
 
 def compare(

@@ -54,6 +54,7 @@ def show(
     """
     st = state(ctx)
     config = st.config
+    config.need()  # the whole configuration: a part set aside is an error here
     data = masked(config)
     if as_json:
         print(json.dumps(data, indent=1, ensure_ascii=False))

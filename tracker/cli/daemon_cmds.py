@@ -67,6 +67,7 @@ def daemon(
 
     st = state(ctx)
     config = st.config
+    config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
         code = _run_daemon(
@@ -107,6 +108,7 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """
     st = state(ctx)
     engine = st.engine
+    st.config.need("daemon")
     names = scheduled_sources(st.config)
     rows = [h.row() for h in source_health(engine, st.config, names, datetime.now(UTC))]
     # A run's error was scrubbed when it was stored; mask again in case a

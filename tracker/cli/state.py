@@ -21,6 +21,9 @@ from tracker.run.alerting import alert_hook
 from tracker.run.diff import DiffPolicy
 from tracker.run.pipeline import Pipeline
 
+# Configuration problems of sections the command may not use: warned of once, at its end.
+WARNINGS: list[str] = []
+
 
 @dataclass
 class State:
@@ -33,6 +36,7 @@ class State:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path, home=self.home)
+            WARNINGS.extend(self._config.problems.values())
             register_secrets(secret_values(self._config))
         return self._config
 
@@ -60,6 +64,7 @@ class State:
         return mask_url(self.config.database_url())
 
     def pipeline(self) -> Pipeline:
+        self.config.need("providers")
         d = self.config.diff
         policy = DiffPolicy(
             removal_confirmations=d.removal_confirmations,

@@ -40,6 +40,7 @@ def alert_hook(
 ) -> Callable[[Session, Sequence[Change]], None] | None:
     """The pipeline's `on_changes`: changes become outbox rows through the
     rules, in the crawl's own transaction. None when no rule is configured."""
+    config.need("alerts")
     if not config.rule:
         return None
     rules = compile_rules(config.rule, config.alerts.timezone)
@@ -65,6 +66,7 @@ def with_rates(config: Config) -> Callable[[Sequence[Change]], list[Change]]:
     """Changes with the rate to `[alerts] currency` and its date in their
     detail, so a message shows the per-GPU-hour in both currencies and the
     outbox keeps the rate the change was announced with."""
+    config.need("alerts", "analytics")
     target = (config.alerts.currency or "").upper()
     if not target:
         return list
@@ -90,6 +92,7 @@ def with_rates(config: Config) -> Callable[[Sequence[Change]], list[Change]]:
 
 
 def build_channel(settings: ChannelSettings, config: Config) -> Channel:
+    config.need("alerts")
     try:
         return Channel(
             settings.name,
@@ -103,6 +106,7 @@ def build_channel(settings: ChannelSettings, config: Config) -> Channel:
 
 
 def build_channels(config: Config) -> dict[str, Channel]:
+    config.need("alerts")
     return {c.name: build_channel(c, config) for c in config.channel}
 
 
