@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from tracker.analytics.exporting import choose_format, export_frame, write_export
+from tracker.cli import output
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.query_cmds import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.state import parse_since, state
@@ -86,7 +87,10 @@ def import_(
     def note(text: str) -> None:
         stderr.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
-    report = import_file(st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note)
+    with output.progress_bar(f"{source}: importing {file.name}") as progress:
+        report = import_file(
+            st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note, progress=progress
+        )
     if not report.ok:
         raise CrawlFailed(f"{source}: import {report.status}: {report.error}")
     stderr.print(

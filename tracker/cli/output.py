@@ -16,7 +16,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
@@ -134,6 +135,25 @@ def _compose(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> tuple[li
                 cells[c] = f"{_money(r.get(c))} {r['currency']}"
         shown.append(cells)
     return out_columns, shown
+
+
+@contextmanager
+def progress_bar(label: str, unit: str = "rows") -> Iterator[Callable[[int, int], None] | None]:
+    """A bar on stderr while a long import runs: only on a terminal, so a
+    piped or logged run stays quiet; gone when done."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr, transient=True) as bar:
+        task = bar.add_task(f"{label}: {unit}", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total or None)
+
+        yield update
 
 
 def _width() -> int | None:
