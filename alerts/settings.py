@@ -163,7 +163,7 @@ class AlertSettings(_Strict):
     request_timeout: int = Field(20, ge=1, description="seconds to wait for a channel to answer")
     currency: str | None = Field(
         "USD",
-        pattern=r"^[A-Za-z]{3}$",
+        pattern=r"^(?:[A-Za-z]{3})?$",
         description="alerts also show per-GPU-hour prices in this currency, with the exchange rate's date",
     )
 
