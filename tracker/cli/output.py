@@ -87,8 +87,6 @@ def _short(value: Any) -> str:
         return value.strftime("%Y-%m-%d %H:%M")
     if isinstance(value, Decimal) and value.as_tuple().exponent < -4:  # type: ignore[operator]
         return readable(value)
-    if isinstance(value, Decimal):
-        return format(value.normalize(), "f") if value == value.to_integral_value() else format(value, "f")
     return _cell(value)
 
 
