@@ -28,8 +28,8 @@ notify_app = typer.Typer(
     help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack", no_args_is_help=True
 )
 alerts_app = typer.Typer(
-    help="The alert outbox: what is waiting, sent or dead, and delivering it.\n\n"
-    "Example: gpu-tracker alerts outbox --state dead",
+    help="Alert messages: preview them, and the outbox of what is waiting, sent or dead.\n\n"
+    "Example: gpu-tracker alerts preview --family slack && gpu-tracker alerts outbox --state dead",
     no_args_is_help=True,
 )
 rules_app = typer.Typer(
@@ -294,10 +294,9 @@ def preview(
     found = _stored_changes(st, change_ids or [], since, limit)
     if not found:
         raise UserError("no changes to preview; run `gpu-tracker demo` or a crawl first, or widen --since")
-    items = [
-        (f"preview-{i}", c)
-        for i, c in zip((i for i, _ in found), with_rates(config)([c for _, c in found]), strict=True)
-    ]
+    # The rate to [alerts] currency is added as the alert hook adds it to what reaches the outbox.
+    priced = with_rates(config)([c for _, c in found])
+    items = [(f"preview-{i}", c) for (i, _), c in zip(found, priced, strict=True)]
     shown: list[dict[str, Any]] = []
     for name, fam, limits in targets:
         messages: list[Message] = (
