@@ -17,7 +17,7 @@ from alerts.rules import compile_rules, explain
 from db import store
 from db.alert_tables import OutboxRow, OutboxState
 from db.schema import Change
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
 from tracker.cli.query_cmds import change_dict
 from tracker.cli.state import State, parse_since, state
 from tracker.config.settings import Config
@@ -120,6 +120,7 @@ def outbox_list(
     channel: Annotated[str | None, typer.Option(help="Only this channel.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 100,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List outbox messages: their state, attempts, next attempt and last error.
 
@@ -131,7 +132,7 @@ def outbox_list(
     _mask_config(st.config)
     with Session(st.engine) as session:
         rows = [_outbox_dict(r) for r in outbox.list_rows(session, state=state_, channel=channel, limit=limit)]
-    emit(rows, fmt, columns=OUTBOX_COLUMNS, table_columns=OUTBOX_TABLE, empty="the outbox is empty")
+    emit(rows, fmt, columns=OUTBOX_COLUMNS, table_columns=OUTBOX_TABLE, empty="the outbox is empty", wide=wide)
 
 
 def deliver(ctx: typer.Context) -> None:
@@ -175,6 +176,7 @@ def rules_check(
     rule: Annotated[str | None, typer.Option(help="Only this rule.")] = None,
     fires_only: Annotated[bool, typer.Option("--fires", help="Only the rules that fire.")] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Explain which rules would fire for the recent changes, and why the others do not.
 
@@ -219,7 +221,7 @@ def rules_check(
                 "delivery": delivery,
             }
         )
-    emit(rows, fmt, columns=CHECK_COLUMNS, table_columns=CHECK_TABLE, empty="no changes in that period")
+    emit(rows, fmt, columns=CHECK_COLUMNS, table_columns=CHECK_TABLE, empty="no changes in that period", wide=wide)
 
 
 def _detail(raw: str) -> dict[str, str]:
