@@ -233,8 +233,8 @@ def _expand(value: Any, where: str, path: Path) -> Any:
     return value
 
 
-def _describe(exc: ValidationError, path: Path) -> str:
-    errors = exc.errors()
+def _describe(exc: ValidationError | list[Any], path: Path) -> str:
+    errors = exc.errors() if isinstance(exc, ValidationError) else exc
     first = errors[0]
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
     reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
@@ -319,7 +319,7 @@ def _validate(data: dict[str, Any], problems: dict[str, str], path: Path) -> Con
             for group in groups:
                 assert group is not None
                 mine = [e for e in exc.errors() if (_GROUP_OF.get(str(e["loc"][0])) if e["loc"] else "alerts") == group]
-                problems.setdefault(group, _describe(ValidationError.from_exception_data("Config", mine), path))  # type: ignore[arg-type]
+                problems.setdefault(group, _describe(mine, path))
                 _drop_group(data, group)
     raise ConfigError(f"{path}: the configuration could not be read")
 
