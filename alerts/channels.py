@@ -52,6 +52,12 @@ _PLAIN_WORDS = {
 }
 # Services whose messages render markdown (Apprise turns it into HTML where needed).
 _MARKDOWN_SERVICES = {"dingtalk", "feishu", "lark", "telegram", "serverchan", "discord", "matrix"}
+# The names `alerts preview --family` takes: a family, or a service of one.
+FAMILY_NAMES = {
+    **{f.value: f for f in Family},
+    **dict.fromkeys(sorted(_MARKDOWN_SERVICES | {"email"}), Family.markdown),
+    **dict.fromkeys(("json", "ntfy", "mattermost", "teams"), Family.text),
+}
 
 
 class Masker:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from urllib.parse import quote
 
-from db.schema import Change, ChangeKind, effective_hourly, stable_hash
+from alerts.cards import KIND_TITLES, Card, card, clip
+from db.schema import Change, ChangeKind, stable_hash
+
+__all__ = ["Card", "Family", "Limits", "Message", "card", "clip", "digest", "escape", "single"]
 
 
 class Family(StrEnum):
@@ -48,14 +51,6 @@ LIMITS = {
 }
 
 
-@dataclass(frozen=True)
-class Card:
-    headline: str
-    facts: list[tuple[str, str]]
-    link: str = ""
-    summary: str = ""  # the one-line form of the facts, for digests
-
-
 @dataclass
 class Message:
     """`title` is escaped for the family; `body` starts with it in bold, and
@@ -70,133 +65,6 @@ class Message:
     @property
     def lead(self) -> str:
         return self.body.partition("\n")[2].lstrip("\n") or self.body
-
-
-_KIND_TITLES = {
-    ChangeKind.price_drop: "Price drop",
-    ChangeKind.price_increase: "Price increase",
-    ChangeKind.new_sku: "New price",
-    ChangeKind.sku_removed: "Price removed",
-    ChangeKind.availability_changed: "Availability changed",
-    ChangeKind.offer_added: "New offer",
-    ChangeKind.offer_removed: "Offer ended",
-    ChangeKind.offer_changed: "Offer changed",
-    ChangeKind.credit_changed: "Credit changed",
-    ChangeKind.discount_changed: "Discount changed",
-    ChangeKind.source_broken: "Source failing",
-    ChangeKind.source_recovered: "Source recovered",
-    ChangeKind.source_stale: "Source stale",
-}
-_UNITS = {"hour": "hour", "month": "month", "year": "year"}
-_OFFER_KINDS = (
-    ChangeKind.offer_added,
-    ChangeKind.offer_removed,
-    ChangeKind.offer_changed,
-    ChangeKind.credit_changed,
-    ChangeKind.discount_changed,
-)
-_SOURCE_KINDS = (ChangeKind.source_broken, ChangeKind.source_recovered, ChangeKind.source_stale)
-
-
-def clip(text: str, limit: int) -> str:
-    """At most `limit` characters, one line, cut between characters."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _signed(percent: Decimal | None) -> str:
-    if percent is None:
-        return ""
-    return f"+{percent}%" if percent > 0 else f"−{-percent}%" if percent < 0 else "0%"
-
-
-def _per(change: Change) -> str:
-    unit = _UNITS.get(change.unit) or (f"{change.term} term" if change.unit == "term" else change.unit)
-    return f"{change.currency}/{unit}" if unit else change.currency
-
-
-def _rate(value: Decimal) -> str:
-    return format(value.quantize(Decimal("0.0001")), "f")
-
-
-def per_gpu_hour(change: Change, price: Decimal | None) -> Decimal | None:
-    if price is None or not change.gpu_count:
-        return None
-    hourly = effective_hourly(price, change.unit, change.term)
-    return None if hourly is None else hourly / change.gpu_count
-
-
-def _price_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str]:
-    old, new, per = change.old_price, change.new_price, _per(change)
-    if change.kind == ChangeKind.sku_removed or new is None:
-        price = f"was {old} {per}" if old is not None else "(no price)"
-    elif old is not None and old != new:
-        price = f"{old} → {new} {per} ({_signed(change.percent)})"
-    else:
-        price = f"{new} {per}"
-    facts = [("Price", price)]
-    gpu_old, gpu_new = per_gpu_hour(change, old), per_gpu_hour(change, new)
-    gpus = f"{change.gpu_count.normalize():f} × {change.gpu_model or 'GPU'}" if change.gpu_count else ""
-    per_gpu = ""
-    if gpu_new is not None and gpu_old is not None and gpu_old != gpu_new:
-        per_gpu = f"{_rate(gpu_old)} → {_rate(gpu_new)} {change.currency}"
-    elif (gpu_new if gpu_new is not None else gpu_old) is not None:
-        per_gpu = f"{_rate(gpu_new if gpu_new is not None else gpu_old)} {change.currency}"  # type: ignore[arg-type]
-    if per_gpu:
-        facts.append(("Per GPU-hour", f"{per_gpu} ({gpus})"))
-    elif gpus:
-        facts.append(("GPUs", gpus))
-    if change.kind == ChangeKind.availability_changed:
-        facts.insert(
-            0,
-            (
-                "Availability",
-                f"{change.detail.get('old_availability') or 'unknown'} → "
-                f"{change.detail.get('new_availability') or 'unknown'}",
-            ),
-        )
-    terms = " · ".join(p for p in (change.price_model, change.term, change.payment_option, change.os) if p)
-    facts.append(("Terms", terms))
-    facts.append(
-        ("Where", " · ".join(p for p in (change.provider, change.region, change.zone, change.instance_type) if p))
-    )
-    moved = f"{old} → {new} {per}" if old is not None and new is not None and old != new else price
-    summary = moved + (f", {per_gpu} per GPU-hour" if per_gpu else "")
-    return [(k, clip(v, width)) for k, v in facts if v], summary
-
-
-def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str]:
-    d = change.detail
-    old = d.get("old_terms") or d.get("old") or ""
-    new = d.get("new_terms") or d.get("new") or d.get("terms") or d.get("text") or ""
-    facts = []
-    if change.kind != ChangeKind.offer_added and old:
-        facts.append(("Before", old))
-    if change.kind != ChangeKind.offer_removed and new:
-        facts.append(("Now" if old else "Terms", new))
-    shown = {"title", "old_terms", "new_terms", "old", "new", "terms", "text", "offer_id"}
-    facts += [(k.replace("_", " ").capitalize(), v) for k, v in sorted(d.items()) if k not in shown and v]
-    summary = f"{clip(old, 80)} → {clip(new, 80)}" if old and new else clip(new or old, 120)
-    return [(k, clip(v, width)) for k, v in facts], summary
-
-
-def card(change: Change, width: int = 600) -> Card:
-    """The template of the change's kind, filled in (text still unescaped)."""
-    kind = ChangeKind(change.kind)
-    title = _KIND_TITLES.get(kind, str(kind))
-    if kind in _OFFER_KINDS:
-        name = change.detail.get("title") or change.detail.get("offer_id") or change.key
-        facts, summary = _offer_facts(change, width)
-        return Card(f"{title} ({change.provider}): {clip(name, 200)}", facts, change.source_url, summary)
-    if kind in _SOURCE_KINDS:
-        reason = change.detail.get("reason") or change.detail.get("after") or change.detail.get("since") or ""
-        label = {"source_broken": "Reason", "source_recovered": "After", "source_stale": "Since"}[kind]
-        facts = [(label, clip(reason, width))] if reason else []
-        return Card(f"{title}: {change.source or change.provider}", facts, change.source_url, clip(reason, 160))
-    where = f"{change.instance_type} in {change.region}" if change.region else change.instance_type
-    pct = f" {_signed(change.percent)}" if kind in (ChangeKind.price_drop, ChangeKind.price_increase) else ""
-    facts, summary = _price_facts(change, width)
-    return Card(f"{title}{pct}: {change.provider} {clip(where, 200)}", facts, change.source_url, summary)
 
 
 # --- escaping, per family ----------------------------------------------------
@@ -285,8 +153,9 @@ def write_card(c: Card, family: Family) -> str:
 
 
 def digest_line(c: Card, family: Family) -> str:
+    """One change under its group's heading (which names the provider and kind)."""
     esc = _ESCAPES[family]
-    return f"- {_bold(esc(c.headline), family)}" + (f": {esc(c.summary)}" if c.summary else "")
+    return f"- {_bold(esc(c.subject or c.headline), family)}" + (f": {esc(c.summary)}" if c.summary else "")
 
 
 def _sources(links: dict[str, str], family: Family) -> str:
@@ -316,41 +185,61 @@ def single(item: Item, family: Family, limits: Limits | None = None) -> Message:
     return message
 
 
+@dataclass
+class _Part:
+    lines: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    links: dict[str, str] = field(default_factory=dict)
+    group: str = ""
+
+
+def _group(change: Change, family: Family) -> str:
+    kind = ChangeKind(change.kind)
+    return _bold(escape(f"{change.provider} · {KIND_TITLES.get(kind, str(kind))}", family), family)
+
+
 def digest(items: Sequence[Item], family: Family, label: str, limits: Limits | None = None) -> list[Message]:
-    """Many changes as few messages, each within the channel's limits."""
+    """Many changes as few messages, each within the channel's limits,
+    grouped by provider and kind (a group that spans two parts is named
+    again at the top of the second)."""
     limits = limits or LIMITS[family]
-    lines = [(key, digest_line(card(change, 160), family), change) for key, change in items]
+    order = {kind: n for n, kind in enumerate(ChangeKind)}
+    ordered = sorted(items, key=lambda item: (item[1].provider, order.get(ChangeKind(item[1].kind), 99)))
     head = f"GPU tracker digest ({label}): {len(items)} changes"
     reserve = limits.measure(_bold(head + " (part 999/999)", family) + "\n\n")
-    parts: list[list[tuple[str, str, Change]]] = [[]]
-    links: list[dict[str, str]] = [{}]
+    parts = [_Part()]
     size = reserve
-    for key, line, change in lines:
+    for key, change in ordered:
+        line, group = digest_line(card(change, 160), family), _group(change, family)
         extra = {change.source_url: change.source or change.provider} if safe_url(change.source_url) else {}
-        grow = limits.measure(_sources({**links[-1], **extra}, family)) - limits.measure(_sources(links[-1], family))
-        line_size = limits.measure(line) + 1 + grow
-        if parts[-1] and (size + line_size > limits.size or _slack_full(parts[-1], line, limits)):
-            parts.append([])
-            links.append({})
+        part = parts[-1]
+        grow = limits.measure(_sources({**part.links, **extra}, family)) - limits.measure(_sources(part.links, family))
+        add = (([""] if part.lines else []) + [group, line]) if group != part.group else [line]
+        add_size = sum(limits.measure(text) + 1 for text in add) + grow
+        if part.lines and (size + add_size > limits.size or _slack_full(part.lines + add, limits)):
+            part = _Part()
+            parts.append(part)
             size = reserve
-            line_size = limits.measure(line) + 1 + limits.measure(_sources(extra, family))
-        parts[-1].append((key, line, change))
-        links[-1].update(extra)
-        size += line_size
+            add = [group, line]
+            add_size = sum(limits.measure(text) + 1 for text in add) + limits.measure(_sources(extra, family))
+        part.lines += add
+        part.keys.append(key)
+        part.links.update(extra)
+        part.group = group
+        size += add_size
     messages = []
-    for n, (part, part_links) in enumerate(zip(parts, links, strict=True), 1):
+    for n, part in enumerate(parts, 1):
         title = escape(head if len(parts) == 1 else f"{head} (part {n}/{len(parts)})", family)
-        text = [line for _, line, _ in part]
-        keys = tuple(k for k, _, _ in part)
-        footer = _sources(part_links, family)
+        keys = tuple(part.keys)
+        footer = _sources(part.links, family)
         message = Message(
             title=title,
-            body=_bold(title, family) + "\n\n" + "\n".join(text) + footer,
+            body=_bold(title, family) + "\n\n" + "\n".join(part.lines) + footer,
             key=stable_hash(("digest",) + keys),
             row_keys=keys,
         )
         if family is Family.slack:
-            message.blocks = _blocks(title, _sections(text + ([footer.strip()] if footer else []), limits))
+            message.blocks = _blocks(title, _sections(part.lines + ([footer.strip()] if footer else []), limits))
         messages.append(message)
     return messages
 
@@ -360,16 +249,18 @@ def _sections(lines: Sequence[str], limits: Limits) -> list[str]:
     sections: list[list[str]] = [[]]
     for line in lines:
         if sections[-1] and len("\n".join(sections[-1] + [line])) > size:
+            if not line:
+                continue  # a blank line between groups never opens a section
             sections.append([])
         sections[-1].append(line)
     return ["\n".join(s) for s in sections]
 
 
-def _slack_full(part: list[tuple[str, str, Change]], line: str, limits: Limits) -> bool:
+def _slack_full(lines: list[str], limits: Limits) -> bool:
     if limits.blocks is None:
         return False
     # One block is the header, one the sources; the others are sections.
-    return len(_sections([text for _, text, _ in part] + [line], limits)) > limits.blocks - 2
+    return len(_sections(lines, limits)) > limits.blocks - 2
 
 
 def _blocks(header: str, sections: Sequence[str]) -> list[dict]:

@@ -161,6 +161,11 @@ class AlertSettings(_Strict):
     batch_size: int = Field(500, ge=1, le=10000, description="outbox rows one delivery round claims")
     lease_seconds: int = Field(600, ge=30, description="after this, a claim by a worker on another host expires")
     request_timeout: int = Field(20, ge=1, description="seconds to wait for a channel to answer")
+    currency: str | None = Field(
+        "USD",
+        pattern=r"^(?:[A-Za-z]{3})?$",
+        description="alerts also show per-GPU-hour prices in this currency, with the exchange rate's date",
+    )
 
     @field_validator("timezone")
     @classmethod

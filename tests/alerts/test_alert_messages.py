@@ -111,10 +111,11 @@ def test_other_urls_get_plain_text(server) -> None:
     assert channel.send(single(("key-9", price()), channel.family, channel.limits)).ok
     payload = json.loads(received[0].body)
     assert received[0].headers["Idempotency-Key"] == "key-9"
-    assert payload["title"] == "Price drop −7.43%: azure Standard_ND96asr_v4 in eastus"
+    assert payload["title"] == "Price drop −7.43%: azure Standard_ND96asr_v4 (8 × A100 40GB) in eastus"
     assert payload["message"].splitlines() == [
         "Price: 27.20 → 25.18 USD/hour (−7.43%)",
-        "Per GPU-hour: 3.4000 → 3.1475 USD (8 × A100 40GB)",
+        "Per GPU-hour: 3.400 → 3.148 USD",
+        "GPU: 8 × A100 40GB",
         "Terms: spot · linux",
         "Where: azure · eastus · Standard_ND96asr_v4",
         "Source page: https://prices.azure.com/api/retail/prices?$filter=armRegionName%20eq%20'eastus'",

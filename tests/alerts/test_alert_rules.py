@@ -229,7 +229,7 @@ quiet_hours = "22:00-07:00"
 )
 def test_bad_alert_settings_are_named(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
-        load_config(write(tmp_path, text), home=tmp_path)
+        load_config(write(tmp_path, text), home=tmp_path).need("alerts")
     assert message in str(info.value)
     assert str(info.value).startswith(str(tmp_path))
 

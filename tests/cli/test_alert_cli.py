@@ -164,7 +164,7 @@ def test_notify_test_reports_the_channels_answer(sqlite_cli, home: Path, monkeyp
     assert bad.code == 1 and "93000" in bad.err and "invalid webhook url" in bad.err
     assert "robotkey123456" not in bad.err + good.out
     content = json.loads(received[0].body)["markdown"]["content"]
-    assert content.startswith("**Price drop −7.43%: azure Standard_ND96asr_v4 in eastus**")
+    assert content.startswith("**Price drop −7.43%: azure Standard_ND96asr_v4 (8 × A100 40GB) in eastus**")
     assert (
         sqlite_cli("notify", "test", "nosuch").err.strip()
         == "error: no channel named 'nosuch' (known: team); give a name or an Apprise URL"

@@ -50,7 +50,6 @@ def test_values_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         ("[diff]\nremoval_confirmations = 'two'\n", "diff.removal_confirmations: Input should be a valid integer"),
         ("[dif]\n", "dif: unknown key"),
         ("[diff\n", "not valid TOML"),
-        ("[providers.azure]\napi_url = '${NOPE_NOT_SET}'\n", "environment variable NOPE_NOT_SET is not set"),
         ("home = '/x'\n", "home: unknown key"),
     ],
 )
@@ -84,13 +83,17 @@ BAD_CHANNELS = [
 @pytest.mark.parametrize("url, message", BAD_CHANNELS)
 def test_a_bad_channel_url_is_refused_when_the_config_is_loaded(tmp_path: Path, url: str, message: str) -> None:
     path = write(tmp_path, f'[[channel]]\nname = "ops"\nurl = "{url}"\n')
+    config = load_config(path, home=tmp_path)  # loads: the other sections are good
     with pytest.raises(ConfigError) as info:
-        load_config(path, home=tmp_path)
+        config.need("alerts")
     assert str(info.value).startswith(f"{path}: {message}")
     assert "secret" not in str(info.value)
+    config.need("daemon", "analytics")  # the other groups are fine
 
 
-@pytest.mark.parametrize("command", [["runs"], ["alerts", "deliver"], ["daemon", "--once"], ["config", "show"]])
+@pytest.mark.parametrize(
+    "command", [["alerts", "deliver"], ["daemon", "--once"], ["config", "show"], ["rules", "check"]]
+)
 def test_a_bad_channel_url_is_one_error_line_from_any_command(sqlite_cli, home: Path, command: list[str]) -> None:
     path = home / "config.toml"
     path.write_text(
@@ -99,11 +102,35 @@ def test_a_bad_channel_url_is_one_error_line_from_any_command(sqlite_cli, home: 
     result = sqlite_cli(*command)
     assert result.code == 1 and result.out == ""
     # One line of ours: Apprise's own complaint ("Unparseable URL ...") stays off stderr.
+    # One line of ours: Apprise's own complaint ("Unparseable URL ...") stays off stderr.
     assert result.err.strip().splitlines() == [
         f"error: {path}: channel ops: nosuchscheme:// is not a known Apprise URL scheme "
         "(see https://github.com/caronc/apprise/wiki)"
     ]
     assert not (home / "tracker.db").exists()  # refused before the store or the daemon started
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[[channel]]\nname = "ops"\nurl = "nosuchscheme://abcdefsecret"\n[[rule]]\nname = "all"\nchannels = ["ops"]\n',
+        '[[channel]]\nname = "ops"\nurl = "${NOT_SET_HOOK}"\n',
+        "[alerts]\nmax_attempts = 0\n",
+        '[daemon.schedule.azure]\ncron = "61 * * * *"\n',
+        "[providers.azure]\napi_url = '${NOPE_NOT_SET}'\n",
+    ],
+)
+def test_a_bad_section_warns_once_and_other_commands_go_on(sqlite_cli, home: Path, text: str) -> None:
+    (home / "config.toml").write_text(text + "[diff]\nremoval_confirmations = 3\n")
+    for command in (["runs"], ["prices"], ["changes"], ["history", "--gpu", "A100"], ["offers"]):
+        result = sqlite_cli(*command)
+        assert result.code == 0, (command, result.err)
+        warnings = [line for line in result.err.splitlines() if "config.toml" in line]
+        assert len(warnings) == 1 and warnings[0].startswith("warning: "), (command, result.err)
+        assert "abcdefsecret" not in result.err
+    stopped = sqlite_cli("daemon", "--once")
+    assert stopped.code == 1 and len(stopped.err.strip().splitlines()) == 1
+    assert stopped.err.startswith("error: ") and str(home / "config.toml") in stopped.err
 
 
 def test_a_url_apprise_cannot_read_names_its_reason_and_hides_the_rest(sqlite_cli, home: Path) -> None:

@@ -43,7 +43,7 @@ def test_bad_schedules_are_config_errors(tmp_path: Path, toml: str, message: str
     path = tmp_path / "config.toml"
     path.write_text(toml)
     with pytest.raises(ConfigError) as err:
-        load_config(path, home=tmp_path)
+        load_config(path, home=tmp_path).need("daemon")
     assert message in str(err.value) and str(path) in str(err.value)
 
 

@@ -6,6 +6,7 @@ message; 2 bad usage. Data goes to stdout, messages to stderr.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 import traceback
@@ -18,7 +19,7 @@ from rich.markup import escape
 
 from tracker import __version__
 from tracker.cli.output import stderr
-from tracker.cli.state import State
+from tracker.cli.state import WARNINGS, State
 from tracker.errors import TrackerError
 from tracker.logs import setup_logging
 
@@ -87,11 +88,55 @@ def _register() -> None:
 _register()
 
 
+def _commands(command: click.Command) -> list[click.Command]:
+    found = [command]
+    for sub in getattr(command, "commands", {}).values():
+        found += _commands(sub)
+    return found
+
+
+def command() -> click.Command:
+    """The command tree, its help made safe to print: help goes through rich
+    markup, which would swallow `[daemon]` or `[[channel]]`, so brackets are
+    escaped; and a command's summary in its group's list is its whole first
+    paragraph on one line, never cut at a line break of the docstring."""
+    root = typer.main.get_command(app)
+    for cmd in _commands(root):
+        if cmd.help:
+            first, _, rest = inspect.cleandoc(cmd.help).partition("\n\n")
+            first = escape(" ".join(first.split()))
+            cmd.help = first + (f"\n\n{escape(rest)}" if rest else "")
+            cmd.short_help = first
+        for param in cmd.params:
+            if getattr(param, "help", None):
+                param.help = escape(param.help)  # type: ignore[attr-defined]
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: every error becomes one line and an exit code."""
+    WARNINGS.clear()
+    try:
+        return _main(argv)
+    finally:
+        _warn_config()
+
+
+def _warn_config() -> None:
+    """A part of the configuration set aside, and not needed by the command that ran: said once."""
+    for problem in dict.fromkeys(WARNINGS):
+        stderr.print(
+            f"[yellow]warning:[/yellow] {escape(problem)} (commands that use this part of the configuration stop)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    WARNINGS.clear()
+
+
+def _main(argv: list[str] | None) -> int:
     debug = "--debug" in (argv if argv is not None else sys.argv)
     try:
-        app(args=argv, standalone_mode=False)
+        command().main(args=argv, prog_name="gpu-tracker", standalone_mode=False)
     except (typer.Exit, click.exceptions.Exit) as exc:
         return exc.exit_code
     except (typer.Abort, click.exceptions.Abort):
@@ -102,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         exc.show()  # type: ignore[union-attr]
         return int(exc.exit_code)  # type: ignore[union-attr]
     except TrackerError as exc:
+        if str(exc) in WARNINGS:
+            WARNINGS.remove(str(exc))  # said once, as the error
         if debug:
             traceback.print_exc()
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)

@@ -1,4 +1,4 @@
-"""Commands for alerts: `notify test`, `alerts outbox|deliver|retry`, `rules check`."""
+"""Commands for alerts: `notify test`, `alerts outbox|deliver|retry|preview`, `rules check`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
+from sqlmodel import Session, col
 
 from tracker.cli.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import parse_since, state
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
+from tracker.cli.state import State, parse_since, state
 from tracker.errors import TrackerError, UserError
 
 if TYPE_CHECKING:
     from db.alert_tables import OutboxRow
+    from db.schema import Change
     from tracker.config.settings import Config
 
 # Apprise and the store load inside each command: `--help` starts fast.
@@ -24,14 +26,18 @@ notify_app = typer.Typer(
     help="Check notification channels.\n\nExample: gpu-tracker notify test team-slack", no_args_is_help=True
 )
 alerts_app = typer.Typer(
-    help="The alert outbox: what is waiting, sent or dead, and delivering it.\n\n"
-    "Example: gpu-tracker alerts outbox --state dead",
+    help="Alert messages: preview them, and the outbox of what is waiting, sent or dead.\n\n"
+    "Example: gpu-tracker alerts preview --family slack && gpu-tracker alerts outbox --state dead",
     no_args_is_help=True,
 )
-rules_app = typer.Typer(help="Alert rules.\n\nExample: gpu-tracker rules check --since 7d", no_args_is_help=True)
+rules_app = typer.Typer(
+    help="Check which alert rules fire for recent changes, and why.\n\nExample: gpu-tracker rules check --since 7d",
+    no_args_is_help=True,
+)
 
 
 def _mask_config(config: Config) -> None:
+
     from alerts.channels import MASK
 
     for channel in config.channel:
@@ -90,6 +96,7 @@ def outbox_list(
     channel: Annotated[str | None, typer.Option(help="Only this channel.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 100,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List outbox messages: their state, attempts, next attempt and last error.
 
@@ -106,7 +113,7 @@ def outbox_list(
     _mask_config(st.config)
     with Session(st.engine) as session:
         rows = [_outbox_dict(r) for r in outbox.list_rows(session, state=state_, channel=channel, limit=limit)]
-    emit(rows, fmt, columns=OUTBOX_COLUMNS, table_columns=OUTBOX_TABLE, empty="the outbox is empty")
+    emit(rows, fmt, columns=OUTBOX_COLUMNS, table_columns=OUTBOX_TABLE, empty="the outbox is empty", wide=wide)
 
 
 def deliver(ctx: typer.Context) -> None:
@@ -154,6 +161,7 @@ def rules_check(
     rule: Annotated[str | None, typer.Option(help="Only this rule.")] = None,
     fires_only: Annotated[bool, typer.Option("--fires", help="Only the rules that fire.")] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Explain which rules would fire for the recent changes, and why the others do not.
 
@@ -204,18 +212,125 @@ def rules_check(
                 "delivery": delivery,
             }
         )
-    emit(rows, fmt, columns=CHECK_COLUMNS, table_columns=CHECK_TABLE, empty="no changes in that period")
+    emit(rows, fmt, columns=CHECK_COLUMNS, table_columns=CHECK_TABLE, empty="no changes in that period", wide=wide)
 
 
 def _detail(raw: str) -> dict[str, str]:
     return json.loads(raw or "{}")
 
 
+def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) -> list[tuple[int, Change]]:
+    from sqlmodel import select
+
+    from db import store
+    from db.schema import Change
+    from db.tables import ChangeRow
+
+    with Session(st.engine) as session:
+        if ids:
+            found = list(session.exec(select(ChangeRow).where(col(ChangeRow.id).in_(ids))).all())
+            missing = sorted(set(ids) - {row.id for row in found})
+            if missing:
+                raise UserError(
+                    f"no change with the id {', '.join(map(str, missing))}; `gpu-tracker changes` lists them"
+                )
+        else:
+            found = store.query_changes(session=session, since=parse_since(since))[-limit:]
+        return [
+            (row.id or 0, Change.model_validate(change_dict(row) | {"detail": _detail(row.detail)})) for row in found
+        ]
+
+
+def preview(
+    ctx: typer.Context,
+    change_ids: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--change", help="This change id (as the preview's headings and `rules check` show it); repeatable."
+        ),
+    ] = None,
+    family: Annotated[
+        str | None,
+        typer.Option(
+            help="Render for this family or service instead of the configured channels: slack, wecom, "
+            "dingtalk, feishu, telegram, email, markdown, text..."
+        ),
+    ] = None,
+    as_digest: Annotated[bool, typer.Option("--digest", help="Pack the changes into digest messages.")] = False,
+    since: Annotated[str | None, typer.Option(help="Changes from this date or span back (7d, 24h).")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="How many of the latest changes.")] = 3,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text (the message as the channel gets it) or json.")
+    ] = "text",
+) -> None:
+    """Show recent changes as each configured channel would receive them, without sending anything.
+
+    Example: gpu-tracker alerts preview --family wecom --limit 2
+    """
+    from alerts.channels import FAMILY_NAMES
+    from alerts.render import LIMITS, Family, Message, digest, single
+    from tracker.run.alerting import build_channels, with_rates
+
+    if fmt not in ("text", "json"):
+        raise typer.BadParameter(f"{fmt!r}: use text or json", param_hint="--format")
+    st = state(ctx)
+    config = st.config
+    if family is not None:
+        chosen = FAMILY_NAMES.get(family.lower())
+        if chosen is None:
+            raise typer.BadParameter(f"{family!r}: use one of {', '.join(sorted(FAMILY_NAMES))}", param_hint="--family")
+        targets = [(family.lower(), chosen, LIMITS[chosen])]
+    else:
+        _mask_config(config)
+        targets = [(c.name, c.family, c.limits) for c in build_channels(config).values()]
+        if not targets:
+            stderr.print("no [[channel]] is configured: showing every family", highlight=False, markup=False)
+            targets = [(f.value, f, LIMITS[f]) for f in Family]
+    found = _stored_changes(st, change_ids or [], since, limit)
+    if not found:
+        raise UserError("no changes to preview; run `gpu-tracker demo` or a crawl first, or widen --since")
+    # The rate to [alerts] currency is added as the alert hook adds it to what reaches the outbox.
+    priced = with_rates(config)([c for _, c in found])
+    items = [(f"preview-{i}", c) for (i, _), c in zip(found, priced, strict=True)]
+    shown: list[dict[str, Any]] = []
+    for name, fam, limits in targets:
+        messages: list[Message] = (
+            digest(items, fam, "preview", limits) if as_digest else [single(item, fam, limits) for item in items]
+        )
+        for message in messages:
+            ids = [int(k.removeprefix("preview-")) for k in message.row_keys]
+            shown.append(
+                {
+                    "channel": name,
+                    "family": str(fam),
+                    "changes": ids,
+                    "title": message.title,
+                    "body": message.body,
+                    "blocks": message.blocks,
+                }
+            )
+    if fmt == "json":
+        print(json.dumps(shown, ensure_ascii=False, indent=1))
+        return
+    for n, m in enumerate(shown):
+        what = ", ".join(map(str, m["changes"]))
+        print(("\n" if n else "") + f"── {m['channel']} ({m['family']}), change {what} ──")
+        print(m["body"])
+
+
+def _needs_alerts(ctx: typer.Context) -> None:
+    """Every alert command uses [alerts], [[channel]] and [[rule]]: one of them wrong stops it."""
+    state(ctx).config.need("alerts")
+
+
 def register(app: typer.Typer) -> None:
+    for group in (notify_app, alerts_app, rules_app):
+        group.callback()(_needs_alerts)
     notify_app.command("test")(notify_test)
     alerts_app.command("outbox")(outbox_list)
     alerts_app.command("deliver")(deliver)
     alerts_app.command("retry")(retry)
+    alerts_app.command("preview")(preview)
     rules_app.command("check")(rules_check)
     app.add_typer(notify_app, name="notify")
     app.add_typer(alerts_app, name="alerts")

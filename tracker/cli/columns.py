@@ -57,13 +57,13 @@ PRICE_TABLE = [
     "instance_type",
     "gpu_model",
     "gpu_count",
-    "os",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
-    "hourly_price",
+    "upfront_fee",
     "price_per_gpu_hour",
 ]
 HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
@@ -73,13 +73,15 @@ HISTORY_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
+    "gpu_model",
+    "gpu_count",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
-    "list_price",
+    "upfront_fee",
     "availability",
 ]
 RESAMPLE_COLUMNS = [
@@ -107,9 +109,9 @@ RESAMPLE_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
     "price_model",
     "term",
+    "payment_option",
     "price",
     "currency",
     "unit",
@@ -120,17 +122,13 @@ SUMMARY_HISTORY_TABLE = [
     "provider",
     "region",
     "instance_type",
-    "os",
     "price_model",
     "term",
-    "currency",
     "intervals",
     "min_price",
     "max_price",
     "current_price",
     "last_change_at",
-    "last_change_from",
-    "last_change_to",
     "last_change_percent",
 ]
 CHANGE_COLUMNS = [
@@ -159,17 +157,14 @@ CHANGE_TABLE = [
     "kind",
     "provider",
     "region",
-    "zone",
-    "instance_type",
-    "os",
+    "instance",
+    "gpu_model",
+    "gpu_count",
     "price_model",
     "term",
-    "old_price",
-    "new_price",
-    "percent",
-    "currency",
+    "payment_option",
+    "change",
     "observed_at",
-    "detail",
 ]
 RUN_COLUMNS = [
     "id",
@@ -189,7 +184,6 @@ RUN_COLUMNS = [
     "capture_path",
 ]
 RUN_TABLE = ["id", "source", "status", "mode", "started_at", "observed_at", "items", "rows_written", "changes", "error"]
-
 # --- offers ----------------------------------------------------------------
 
 OFFER_COLUMNS = [
@@ -212,34 +206,9 @@ OFFER_COLUMNS = [
     "source_url",
     "observed_at",
 ]
-OFFER_TABLE = [
-    "offer_id",
-    "provider",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "valid_until",
-    "unparsed",
-]
+OFFER_TABLE = ["provider", "kind", "title", "terms", "eligibility", "valid_until", "offer_id"]
 OFFER_HISTORY_COLUMNS = ["seen_from", "seen_to", *[c for c in OFFER_COLUMNS if c != "observed_at"]]
-OFFER_HISTORY_TABLE = [
-    "seen_from",
-    "seen_to",
-    "kind",
-    "title",
-    "amount",
-    "currency",
-    "percent_off",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "unparsed",
-]
+OFFER_HISTORY_TABLE = ["seen_from", "seen_to", "kind", "title", "terms", "eligibility", "valid_until"]
 
 # --- compare and tco (the table's short names are compare_frame's aliases) ---
 
@@ -350,5 +319,14 @@ def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
     for name in ("old_price", "new_price", "percent", "gpu_count"):
         if isinstance(row[name], str):  # a stored row keeps exact numbers as text
             row[name] = Decimal(row[name])
-    row["detail"] = detail_text(change.detail)
+    raw = dict(json.loads(change.detail) if isinstance(change.detail, str) else change.detail)
+    row["detail"] = detail_text(raw)
+    # For the table alone (JSON and CSV list their columns): what moved, in words.
+    from alerts.cards import card
+    from db.schema import Change
+
+    moved = card(Change.model_validate({**row, "detail": raw}), 80)
+    facts = dict(moved.facts)
+    row["change"] = facts.get("Availability") or facts.get("Price") or moved.summary
+    row["instance"] = row.get("instance_type") or raw.get("title") or row.get("source") or ""
     return row

@@ -10,7 +10,9 @@ import typer
 from tracker.cli.state import state
 from tracker.logs import mask_secrets, secret_values
 
-config_app = typer.Typer(help="Inspect the configuration.", no_args_is_help=True)
+config_app = typer.Typer(
+    help="Inspect the configuration.\n\nExample: gpu-tracker config show --json", no_args_is_help=True
+)
 
 MASK = "********"
 
@@ -53,6 +55,7 @@ def show(
     """
     st = state(ctx)
     config = st.config
+    config.need()  # the whole configuration: a part set aside is an error here
     data = masked(config)
     if as_json:
         print(json.dumps(data, indent=1, ensure_ascii=False))

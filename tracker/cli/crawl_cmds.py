@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
 
@@ -88,6 +88,7 @@ def crawl(
         ),
     ] = 0,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Crawl one provider into the store and list what changed.
 
@@ -122,6 +123,7 @@ def crawl(
         columns=CHANGE_COLUMNS,
         table_columns=CHANGE_TABLE,
         empty="no changes",
+        wide=wide,
     )
 
 
@@ -129,8 +131,9 @@ def demo(
     ctx: typer.Context,
     home: Annotated[Path | None, typer.Option(help="Use this folder instead of the default store.")] = None,
 ) -> None:
-    """Load the bundled captures, an earlier one and then a later one, and show
-    what changed. Needs no network.
+    """Load the bundled captures, an earlier and a later one, and show what changed.
+
+    Needs no network.
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """

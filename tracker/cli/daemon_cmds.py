@@ -46,8 +46,9 @@ def daemon(
         ),
     ] = False,
 ) -> None:
-    """Crawl every source on its schedule, deliver alerts and watch for stale
-    sources, until SIGTERM or Ctrl-C. Schedules live in [daemon] and
+    """Crawl every source on its schedule and deliver alerts, until SIGTERM or Ctrl-C.
+
+    Stale sources are watched too. Schedules live in [daemon] and
     [daemon.schedule.<source>] of the configuration.
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
@@ -56,6 +57,7 @@ def daemon(
 
     st = state(ctx)
     config = st.config
+    config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
         code = _run_daemon(
@@ -88,8 +90,9 @@ def _run_daemon(
 
 
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
-    """Show each source's last good run, last failure and its reason, next
-    scheduled run and whether it is stale; then the store size and outbox backlog.
+    """Show each source's health: last good run, last failure, next run and staleness.
+
+    Then the store's size and the outbox backlog.
 
     Example: gpu-tracker status --format json
     """
@@ -97,6 +100,7 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
 
     st = state(ctx)
     engine = st.engine
+    st.config.need("daemon")
     names = scheduled_sources(st.config)
     rows = [h.row() for h in source_health(engine, st.config, names, datetime.now(UTC))]
     # A run's error was scrubbed when it was stored; mask again in case a
@@ -130,8 +134,9 @@ def reprocess(
     wait: Annotated[float, typer.Option(min=0, help="Seconds to wait if the source is being crawled.")] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Rebuild a source's snapshots from its kept captures (after a parser
-    fix), without fetching again. History from the oldest replayed capture on
+    """Rebuild a source's snapshots from its kept captures, without fetching again.
+
+    Use it after a parser fix. History from the oldest replayed capture on
     is replaced; nothing is alerted.
 
     Example: gpu-tracker reprocess azure --since 2026-08-01

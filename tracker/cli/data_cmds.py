@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from tracker.analytics.exporting import choose_format, export_frame, write_export
+from tracker.cli import output
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
@@ -54,7 +56,6 @@ def export(
 
     Example: gpu-tracker export history --out history.parquet --gpu H100
     """
-    from tracker.analytics.exporting import choose_format, export_frame, write_export
 
     chosen = choose_format(out, fmt.value if fmt else None)
     frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))
@@ -90,7 +91,10 @@ def import_(
     def note(text: str) -> None:
         stderr.print(f"[yellow]note:[/yellow] {escape(text)}", highlight=False)
 
-    report = import_file(st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note)
+    with output.progress_bar(f"{source}: importing {file.name}") as progress:
+        report = import_file(
+            st.pipeline(), file, source=source, fmt=from_.value, provider=provider, notes=note, progress=progress
+        )
     if not report.ok:
         raise CrawlFailed(f"{source}: import {report.status}: {report.error}")
     stderr.print(

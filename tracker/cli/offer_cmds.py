@@ -9,7 +9,7 @@ import typer
 
 from db.kinds import OfferKind
 from tracker.cli.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
-from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import state
 
 if TYPE_CHECKING:
@@ -18,10 +18,13 @@ if TYPE_CHECKING:
 # The store loads inside each command: `--help` starts fast.
 
 
+_TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
+
 app = typer.Typer(no_args_is_help=False)
 
 
 def offer_dict(point: OfferPoint) -> dict[str, Any]:
+    from alerts.cards import offer_terms, writes_chinese
     from db.offers import offer_point_dict
 
     row = offer_point_dict(point)
@@ -29,6 +32,11 @@ def offer_dict(point: OfferPoint) -> dict[str, Any]:
     row["products"] = ",".join(row["products"])
     row["observed_at"] = point.valid_from
     row["seen_from"], row["seen_to"] = point.valid_from, point.valid_to
+    # For the table alone: the terms in words, as alerts write them (满1000减300, $300, 40% off).
+    values = {k: None if row.get(k) is None else str(row[k]) for k in _TERMS}
+    row["terms"] = offer_terms(values, writes_chinese(row.get("title") or "", row.get("currency")))
+    if row.get("unparsed") and not row["terms"]:
+        row["terms"] = "(not read)"
     return row
 
 
@@ -44,6 +52,7 @@ def offers(
     kind: Annotated[OfferKind | None, typer.Option(help="free_credit, voucher, free_trial, discount...")] = None,
     active: Annotated[bool, typer.Option("--active", help="Only offers valid now (by their stated dates).")] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List the current offers: free credits, vouchers, trials and discounts.
 
@@ -62,7 +71,7 @@ def offers(
     with Session(state(ctx).engine) as session:
         points = query_offers(session=session, provider=provider, kind=kind.value if kind else None)
         rows = [offer_dict(p) for p in points if not active or _active(p, now)]
-    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match")
+    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match", wide=wide)
 
 
 @app.command("history")
@@ -70,6 +79,7 @@ def history(
     ctx: typer.Context,
     offer_id: Annotated[str, typer.Argument(help="The offer's id, as `gpu-tracker offers` lists it.")],
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Show how one offer changed: one row per interval its terms held.
 
@@ -87,6 +97,7 @@ def history(
         columns=OFFER_HISTORY_COLUMNS,
         table_columns=OFFER_HISTORY_TABLE,
         empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids",
+        wide=wide,
     )
 
 

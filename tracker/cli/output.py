@@ -1,5 +1,9 @@
-"""Output options shared by every listing command: --format table|json|csv.
-Data goes to stdout, logs and messages to stderr.
+"""Output options shared by every listing command: --format table|json|csv
+and --wide. Data goes to stdout, logs and messages to stderr.
+
+The table is for a person: it fits the terminal, folds GPU, terms and price
+into one cell each and shows money at a readable precision; --wide shows
+every column.
 
 The JSON form is a contract for scripts: a list of flat objects whose keys
 are the normalized field names; Decimals are strings, times ISO 8601 in UTC,
@@ -9,17 +13,23 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from db.money import readable
 from tracker.scalars import plain
 
 stderr = Console(stderr=True)
@@ -39,6 +49,109 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+WideOption = Annotated[bool, typer.Option("--wide", help="Show every column in the table, not only the main ones.")]
+
+# Table headers a person reads; JSON and CSV keep the field names.
+_HEADERS = {
+    "instance_type": "instance",
+    "price_per_gpu_hour": "per GPU-h",
+    "hourly_price": "hourly",
+    "observed_at": "seen",
+    "gpu": "GPU",
+}
+_UNITS = {"hour": "h", "month": "mo", "year": "yr"}
+# Columns folded into one cell in the default table.
+_GPU = ("gpu_model", "gpu_count")
+_TERMS = ("price_model", "term", "payment_option")
+_PRICE = ("price", "currency", "unit", "upfront_fee")
+_PER_CURRENCY = ("price_per_gpu_hour", "hourly_price", "list_price", "min_price", "max_price", "current_price")
+
+
+def _money(value: Any) -> str:
+    return readable(value) if isinstance(value, Decimal) else _cell(value)
+
+
+def _short(value: Any) -> str:
+    """A cell for a person: money at a readable precision, times to the minute."""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, Decimal) and value.as_tuple().exponent < -4:  # type: ignore[operator]
+        return readable(value)
+    return _cell(value)
+
+
+def _price(row: dict[str, Any]) -> str:
+    price, upfront = row.get("price"), row.get("upfront_fee")
+    currency, unit = row.get("currency") or "", row.get("unit") or ""
+    per = f" {currency}/{_UNITS.get(unit, unit)}" if unit else f" {currency}"
+    if isinstance(upfront, Decimal) and upfront and not price:
+        return f"{readable(upfront)} {currency} upfront"  # all upfront: the recurring price is 0
+    text = f"{_money(price)}{per}" if price is not None else ""
+    if isinstance(upfront, Decimal) and upfront:
+        text += f" + {readable(upfront)} upfront"
+    return text
+
+
+def _compose(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """The default table: GPU model and count, price model and term (with the
+    payment option where rows differ in it), price with currency and unit,
+    each folded into one readable cell."""
+    payments = {r.get("payment_option") for r in rows}
+    # A group is folded when the column it is named after is listed: an offer's currency stays apart.
+    groups = [(g, name) for g, name in ((_GPU, "gpu"), (_TERMS, "terms"), (_PRICE, "price")) if g[0] in columns]
+    out_columns: list[str] = []
+    for c in columns:
+        name = next((n for g, n in groups if c in g), c)
+        if name not in out_columns:
+            out_columns.append(name)
+    shown = []
+    for r in rows:
+        folded = {name for _, name in groups}
+        cells = {c: _short(r.get(c)) for c in out_columns if c not in folded}
+        if "gpu" in folded:
+            count, model = r.get("gpu_count"), r.get("gpu_model") or ""
+            cells["gpu"] = f"{_short(count)} × {model}" if count and model else model
+        if "terms" in folded:
+            parts = [r.get("price_model"), r.get("term"), r.get("payment_option") if len(payments) > 1 else None]
+            cells["terms"] = " ".join(str(_cell(p)) for p in parts if p)
+        if "price" in folded:
+            cells["price"] = _price(r)
+        if cells.get("change"):
+            cells["change"] = re.sub(r"/(hour|month|year)\b", lambda m: "/" + _UNITS[m.group(1)], cells["change"])
+        for c in _PER_CURRENCY:
+            if c in cells and cells[c] and r.get("currency"):
+                cells[c] = f"{_money(r.get(c))} {r['currency']}"
+        shown.append(cells)
+    return out_columns, shown
+
+
+@contextmanager
+def progress_bar(label: str, unit: str = "rows") -> Iterator[Callable[[int, int], None] | None]:
+    """A bar on stderr while a long import runs: only on a terminal, so a
+    piped or logged run stays quiet; gone when done."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=stderr, transient=True) as bar:
+        task = bar.add_task(f"{label}: {unit}", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total or None)
+
+        yield update
+
+
+def _width() -> int | None:
+    """The terminal's width; $COLUMNS when set; 240 when piped."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return int(columns)
+    return None if Console().is_terminal else 240
+
+
 def emit(
     rows: Sequence[dict[str, Any]],
     fmt: OutputFormat,
@@ -47,6 +160,7 @@ def emit(
     table_columns: Sequence[str] | None = None,
     title: str | None = None,
     empty: str = "nothing found",
+    wide: bool = False,
 ) -> None:
     if fmt is OutputFormat.json:
         json.dump([{c: plain(r.get(c)) for c in columns} for r in rows], sys.stdout, ensure_ascii=False, indent=1)
@@ -60,20 +174,45 @@ def emit(
         if not rows:
             stderr.print(Text(empty, style="dim"))
             return
+        if wide:
+            names, cells = list(columns), [{c: _short(r.get(c)) for c in columns} for r in rows]
+        else:
+            names, cells = _compose(rows, table_columns or columns)
         # Cells are Text, never markup: provider text such as `p5[/bold]x` or
         # `[link=...]` is shown as written, and cannot break or restyle the table.
-        table = Table(title=Text(title) if title else None, show_lines=False, header_style="bold")
+        # No vertical rules: the width goes to the cells.
+        table = Table(
+            title=Text(title) if title else None,
+            box=box.SIMPLE_HEAD,
+            header_style="bold",
+            pad_edge=False,
+            show_edge=False,
+        )
         # Columns empty in every row only take width from the ones that say something.
-        shown = [c for c in (table_columns or columns) if any(r.get(c) not in (None, "") for r in rows)]
+        shown = [c for c in names if any(r.get(c) for r in cells)]
+        console = Console(width=_width())
+        for c in _OPTIONAL:
+            if c in shown and _natural(shown, cells) > console.width and not wide:
+                shown.remove(c)
         for c in shown:
-            table.add_column(Text(c), overflow="fold", justify="right" if _numeric(rows, c) else "left")
-        for r in rows:
-            table.add_row(*[Text(_cell(r.get(c))) for c in shown])
-        out = Console()
-        if not out.is_terminal:
-            out = Console(width=240)
-        out.print(table)
+            justify = "right" if _numeric(rows, c) else "left"
+            header = Text(_HEADERS.get(c, c))
+            table.add_column(header, overflow="fold", justify=justify)  # type: ignore[arg-type]
+        for r in cells:
+            table.add_row(*[Text(r.get(c, "")) for c in shown])
+        console.print(table)
+
+
+# Dropped, in this order, from a default table wider than the terminal.
+_OPTIONAL = ("observed_at", "started_at", "valid_to", "attempts")
+
+
+def _natural(columns: Sequence[str], cells: Sequence[dict[str, str]]) -> int:
+    widths = [max(len(_HEADERS.get(c, c)), *(len(r.get(c, "")) for r in cells)) for c in columns]
+    return sum(widths) + 2 * len(widths)
 
 
 def _numeric(rows: Sequence[dict[str, Any]], column: str) -> bool:
+    if column in ("price", *_PER_CURRENCY):
+        return True
     return any(isinstance(r.get(column), (Decimal, int)) and not isinstance(r.get(column), bool) for r in rows[:20])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,14 +19,14 @@ from tracker.cli.columns import (
     RUN_COLUMNS,
     RUN_TABLE,
     SUMMARY_HISTORY_TABLE,
+    change_dict,
     detail_text,
 )
-from tracker.cli.output import FormatOption, OutputFormat, emit
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import parse_since, state
 
 if TYPE_CHECKING:
-    from db.schema import Change
-    from db.tables import ChangeRow, PricePoint
+    from db.tables import PricePoint
 
 # The store, pandas and the analytics load inside each command: `--help`
 # and the simple queries start fast (tests/cli/test_startup.py).
@@ -41,31 +39,7 @@ def price_dict(point: PricePoint) -> dict[str, Any]:
 
     row = point_record(point)
     # Provider extras (interruption rates, part prices) as one readable cell.
-    row["attrs"] = _detail(row["attrs"]) or None
-    return row
-
-
-def _detail(raw: dict[str, str] | str) -> str:
-    detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
-    parts = []
-    if "old_availability" in detail or "new_availability" in detail:
-        # One reading, old to new: "availability: available -> sold_out".
-        old, new = detail.pop("old_availability", ""), detail.pop("new_availability", "")
-        parts.append(f"availability: {old or 'unknown'} -> {new or 'unknown'}")
-    return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
-
-
-def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
-    from db.tables import ChangeRow
-
-    if isinstance(change, ChangeRow):
-        row = change.model_dump()
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
-            row[name] = None if row[name] is None else Decimal(row[name])
-    else:
-        row = change.model_dump()
-        row["kind"] = str(change.kind)
-    row["detail"] = _detail(change.detail)
+    row["attrs"] = detail_text(row["attrs"]) or None
     return row
 
 
@@ -77,6 +51,7 @@ def prices(
     price_model: Annotated[PriceModel | None, typer.Option(help="on_demand, spot, reserved...")] = None,
     instance_type: Annotated[str | None, typer.Option(help="Exactly this instance type.")] = None,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List the current prices, with the effective hourly and per-GPU-hour rates.
 
@@ -96,7 +71,7 @@ def prices(
             instance_type=instance_type,
         )
         rows = [price_dict(p) for p in points]
-    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match")
+    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match", wide=wide)
 
 
 def history(
@@ -123,6 +98,7 @@ def history(
         ),
     ] = False,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Show how prices moved: one row per interval a price held (not one per crawl).
 
@@ -153,6 +129,7 @@ def history(
             columns=[c for c in SUMMARY_COLUMNS if c != "key"],
             table_columns=SUMMARY_HISTORY_TABLE,
             empty=f"no prices recorded for {what}",
+            wide=wide,
         )
     elif resample:
         steps = resample_history(frame, resample.value, since=since_at, until=until_at) if not frame.empty else None
@@ -162,12 +139,20 @@ def history(
             columns=RESAMPLE_COLUMNS,
             table_columns=RESAMPLE_TABLE,
             empty=f"no prices recorded for {what}",
+            wide=wide,
         )
     else:
         rows = records(frame)
         for row in rows:
             row["attrs"] = detail_text(row.get("attrs") or {}) or None
-        emit(rows, fmt, columns=HISTORY_COLUMNS, table_columns=HISTORY_TABLE, empty=f"no prices recorded for {what}")
+        emit(
+            rows,
+            fmt,
+            columns=HISTORY_COLUMNS,
+            table_columns=HISTORY_TABLE,
+            empty=f"no prices recorded for {what}",
+            wide=wide,
+        )
 
 
 def changes(
@@ -177,6 +162,7 @@ def changes(
     kind: Annotated[list[str] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many, oldest first.")] = None,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List recorded changes: price drops and rises, new and removed SKUs, broken sources.
 
@@ -192,7 +178,7 @@ def changes(
             change_dict(c)
             for c in store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
         ]
-    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes")
+    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes", wide=wide)
 
 
 def runs(
@@ -200,6 +186,7 @@ def runs(
     source: Annotated[str | None, typer.Option(help="Only this source.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
     fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """List recent crawl runs with their status and error.
 
@@ -212,7 +199,7 @@ def runs(
     with Session(state(ctx).engine) as session:
         found = store.list_runs(session=session, limit=limit, source=source)
         rows = [r.model_dump() for r in found]
-    emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet")
+    emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet", wide=wide)
 
 
 def register(app: typer.Typer) -> None:

@@ -28,25 +28,25 @@ def _commands(group: Any, ctx: Any, path: list[str]) -> list[list[str]]:
 
 def _help(path: list[str]) -> str:
     import typer.rich_utils
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
-    from tracker.cli import app
+    from tracker.cli import command
 
     # The help is rendered for a fixed, plain terminal so that the page does
     # not depend on who generated it.
     typer.rich_utils.MAX_WIDTH = WIDTH
     typer.rich_utils.COLOR_SYSTEM = None
     typer.rich_utils.FORCE_TERMINAL = False
-    result = CliRunner().invoke(app, [*path, "--help"], env={"NO_COLOR": "1", "COLUMNS": str(WIDTH)})
+    # The tree the console entry point runs: its help escaped and its summaries whole.
+    env = {"NO_COLOR": "1", "COLUMNS": str(WIDTH)}
+    result = CliRunner().invoke(command(), [*path, "--help"], env=env, prog_name="gpu-tracker")
     return "\n".join(line.rstrip() for line in result.output.splitlines()).strip("\n")
 
 
 def reference() -> str:
-    import typer
+    from tracker.cli import command
 
-    from tracker.cli import app
-
-    root = typer.main.get_command(app)
+    root = command()
     parts = [
         "# CLI reference\n",
         "Generated from `--help` by `python -m tracker.cli.reference > docs/cli.md`; do not edit by hand.\n",

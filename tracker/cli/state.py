@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from tracker.analytics.reference import References
 
+# Configuration problems of sections the command may not use: warned of once, at its end.
+WARNINGS: list[str] = []
+
 
 @dataclass
 class State:
@@ -41,6 +44,7 @@ class State:
             from tracker.logs import register_secrets, secret_values
 
             self._config = load_config(self.config_path, home=self.home)
+            WARNINGS.extend(self._config.problems.values())
             register_secrets(secret_values(self._config))
         return self._config
 
@@ -79,6 +83,7 @@ class State:
         from tracker.run.diff import DiffPolicy
         from tracker.run.pipeline import Pipeline
 
+        self.config.need("providers")
         d = self.config.diff
         policy = DiffPolicy(
             removal_confirmations=d.removal_confirmations,

@@ -166,6 +166,16 @@ class Config(Strict):
 
     path: Path | None = Field(None, exclude=True)
     home: Path = Field(default_factory=lambda: default_home(), exclude=True)
+    # A section group's error, set aside so that commands which do not use it run (see load_config).
+    problems: dict[str, str] = Field(default_factory=dict, exclude=True)
+
+    def need(self, *groups: str) -> None:
+        """Stop a command that uses a section group the file got wrong:
+        'alerts' ([alerts], [[channel]], [[rule]]), 'daemon', 'analytics',
+        'providers', 'watch'; with no group, any of them."""
+        for group, problem in self.problems.items():
+            if not groups or group in groups:
+                raise ConfigError(problem)
 
     def database_url(self) -> str:
         url = os.environ.get(DATABASE_ENV) or self.store.url
@@ -223,8 +233,8 @@ def _expand(value: Any, where: str, path: Path) -> Any:
     return value
 
 
-def _describe(exc: ValidationError, path: Path) -> str:
-    errors = exc.errors()
+def _describe(exc: ValidationError | list[Any], path: Path) -> str:
+    errors = exc.errors() if isinstance(exc, ValidationError) else exc
     first = errors[0]
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
     reason = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
@@ -248,17 +258,70 @@ def load_config(path: Path | None = None, *, home: Path | None = None) -> Config
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it: {exc}") from None
-    for reserved in ("path", "home"):
+    for reserved in ("path", "home", "problems"):
         if reserved in raw:
             raise ConfigError(f"{path}: {reserved}: unknown key")
-    try:
-        config = Config.model_validate(_expand(raw, "", path))
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc, path)) from None
-    config = config.model_copy(update={"path": path, "home": home})
+    data, problems = _expand_sections(raw, path)
+    config = _validate(data, problems, path)
+    # The commands that use a faulty part stop with its error; the CLI warns the others once.
+    config = config.model_copy(update={"path": path, "home": home, "problems": problems})
     if path.stat().st_mode & 0o077 and _holds_secrets(config, raw):
         log.warning("%s holds secrets and can be read by other users; run: chmod 600 %s", path, path)
     return config
+
+
+# Section groups whose errors stop only the commands that use them; an
+# error anywhere else ([store], [diff], [crawl], an unknown key) stops all.
+SECTION_GROUPS = {
+    "alerts": ("alerts", "channel", "rule"),
+    "daemon": ("daemon",),
+    "analytics": ("analytics",),
+    "providers": ("providers",),
+    "watch": ("watch",),
+}
+_GROUP_OF = {key: group for group, keys in SECTION_GROUPS.items() for key in keys}
+
+
+def _expand_sections(raw: dict[str, Any], path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """`${VAR}` expanded section by section: an unset variable in a channel
+    URL is a problem of the alerts alone."""
+    data: dict[str, Any] = {}
+    problems: dict[str, str] = {}
+    for key, value in raw.items():
+        try:
+            data[key] = _expand(value, key, path)
+        except ConfigError as exc:
+            group = _GROUP_OF.get(key)
+            if group is None:
+                raise
+            problems.setdefault(group, str(exc))
+    for group in problems:
+        _drop_group(data, group)
+    return data, problems
+
+
+def _drop_group(data: dict[str, Any], group: str) -> None:
+    for key in SECTION_GROUPS[group]:
+        data.pop(key, None)
+
+
+def _validate(data: dict[str, Any], problems: dict[str, str], path: Path) -> Config:
+    """The configuration with every faulty section group set aside (and its
+    error kept in `problems`); an error outside those groups is raised."""
+    for _ in range(len(SECTION_GROUPS) + 1):
+        try:
+            return Config.model_validate(data)
+        except ValidationError as exc:
+            # The model-level check is of channel and rule names and URLs: the alerts' own.
+            groups = {_GROUP_OF.get(str(e["loc"][0])) if e["loc"] else "alerts" for e in exc.errors()}
+            if None in groups:
+                raise ConfigError(_describe(exc, path)) from None
+            for group in groups:
+                assert group is not None
+                mine = [e for e in exc.errors() if (_GROUP_OF.get(str(e["loc"][0])) if e["loc"] else "alerts") == group]
+                problems.setdefault(group, _describe(mine, path))
+                _drop_group(data, group)
+    raise ConfigError(f"{path}: the configuration could not be read")
 
 
 def _secrets(value: object) -> Iterator[str]:

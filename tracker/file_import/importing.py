@@ -44,6 +44,7 @@ def staged_chunks(
     rows_in_file: int,
     worker: Worker,
     recognize: Recognizer | None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[list[StagedQuote]]:
     """The file's quotes, a chunk at a time, less the rows `recognize` knows.
     With nothing to recognize, the file goes to validation in blocks of
@@ -59,6 +60,8 @@ def staged_chunks(
             for first, lines in file.blocks(CHUNK):
                 read += len(lines)
                 yield from validator.submit(("stage_lines", (first, lines)), read=read, missed=read)
+                if progress:
+                    progress(read, rows_in_file)
         else:
             pending: list[Record] = []
             read = missed = 0
@@ -72,6 +75,8 @@ def staged_chunks(
                 if len(pending) == CHUNK:
                     yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
                     pending = []
+                    if progress:
+                        progress(read, rows_in_file)
             if pending:
                 yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
         yield from validator.drain()
@@ -109,10 +114,12 @@ def import_file(
     fmt: str = "rows",
     provider: str | None = None,
     notes: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunReport:
     """Store `path` as one complete run of `source`. The rows are streamed:
     validated, diffed and written a chunk at a time in one transaction, so
-    that a bad row anywhere leaves nothing stored."""
+    that a bad row anywhere leaves nothing stored. `progress` hears (rows
+    read, rows in the file) after each chunk."""
     if fmt not in FORMATS:
         raise UserError(f"unknown import format {fmt!r}; known: {', '.join(FORMATS)}")
     check_source_name(source)
@@ -149,7 +156,7 @@ def import_file(
 
         def streamed(_: list[dict[str, Any]]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
-                return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, worker, recognize)
+                return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, worker, recognize, progress)
 
             return Normalized(staged=staged)
 

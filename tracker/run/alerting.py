@@ -14,11 +14,19 @@ from alerts.channels import Channel, ChannelError
 from alerts.outbox import DeliveryReport, RetryPolicy
 from alerts.rules import StoredReferences, compile_rules, route
 from alerts.settings import ChannelSettings
-from db.schema import Change
+from db.schema import Change, ChangeKind
 from tracker.config.settings import Config
 from tracker.errors import ConfigError
 
-__all__ = ["DeliveryReport", "alert_hook", "build_channel", "build_channels", "deliver_outbox", "release_stuck"]
+__all__ = [
+    "DeliveryReport",
+    "alert_hook",
+    "build_channel",
+    "build_channels",
+    "deliver_outbox",
+    "release_stuck",
+    "with_rates",
+]
 
 LEASE_SECONDS = 600
 
@@ -32,18 +40,59 @@ def alert_hook(
 ) -> Callable[[Session, Sequence[Change]], None] | None:
     """The pipeline's `on_changes`: changes become outbox rows through the
     rules, in the crawl's own transaction. None when no rule is configured."""
+    config.need("alerts")
     if not config.rule:
         return None
     rules = compile_rules(config.rule, config.alerts.timezone)
+    rates = with_rates(config)
 
     def on_changes(session: Session, changes: Sequence[Change]) -> None:
         now = clock()
-        outbox.enqueue(session, route(rules, changes, StoredReferences(session), now), now)
+        outbox.enqueue(session, route(rules, rates(changes), StoredReferences(session), now), now)
 
     return on_changes
 
 
+_PRICED = {
+    ChangeKind.price_drop,
+    ChangeKind.price_increase,
+    ChangeKind.new_sku,
+    ChangeKind.sku_removed,
+    ChangeKind.availability_changed,
+}
+
+
+def with_rates(config: Config) -> Callable[[Sequence[Change]], list[Change]]:
+    """Changes with the rate to `[alerts] currency` and its date in their
+    detail, so a message shows the per-GPU-hour in both currencies and the
+    outbox keeps the rate the change was announced with."""
+    config.need("alerts", "analytics")
+    target = (config.alerts.currency or "").upper()
+    if not target:
+        return list
+    from tracker.analytics.reference import load_references
+
+    fx = load_references(config.analytics).fx
+    if target not in fx.rates:
+        known = ", ".join(sorted(fx.rates))
+        raise ConfigError(f"[alerts] currency {target}: no exchange rate for it (known: {known}); see [analytics.fx]")
+
+    def annotate(changes: Sequence[Change]) -> list[Change]:
+        out = []
+        for change in changes:
+            # A currency without a rate keeps its own figures only: no guess.
+            if change.kind in _PRICED and change.currency in fx.rates and change.currency != target:
+                conversion = fx.conversion(change.currency, target)
+                rate = {"fx_to": target, "fx_rate": format(conversion.rate, "f"), "fx_date": conversion.date}
+                change = change.model_copy(update={"detail": {**change.detail, **rate}})
+            out.append(change)
+        return out
+
+    return annotate
+
+
 def build_channel(settings: ChannelSettings, config: Config) -> Channel:
+    config.need("alerts")
     try:
         return Channel(
             settings.name,
@@ -57,6 +106,7 @@ def build_channel(settings: ChannelSettings, config: Config) -> Channel:
 
 
 def build_channels(config: Config) -> dict[str, Channel]:
+    config.need("alerts")
     return {c.name: build_channel(c, config) for c in config.channel}
 
 

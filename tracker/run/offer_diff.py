@@ -24,6 +24,12 @@ from tracker.run.diff import DiffPolicy, percent_change
 
 # Changing these alone is a change of wording, not of the terms.
 _WORDING = {"title", "text_hash"}
+# The terms an alert writes out, before and after (满1000减300 → 满1000减200).
+_TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
+
+
+def _terms(prefix: str, values: Mapping[str, str | None]) -> dict[str, str]:
+    return {f"{prefix}_{k}": str(values[k]) for k in _TERMS if values.get(k) is not None}
 
 
 @dataclass
@@ -93,7 +99,9 @@ def offer_change(
 def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: datetime) -> list[Change]:
     old, new = before.values, offer_values(offer)
     fields = sorted(k for k in new if new[k] != old.get(k))
+    terms = _terms("old", old) | _terms("new", new)
     common = {
+        **terms,
         "provider": offer.provider,
         "source": source,
         "offer_id": offer.offer_id,
@@ -131,7 +139,7 @@ def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: da
         what = [f for f in rest if f not in _WORDING] or ["text"]
         detail = {f"old_{f}": old.get(f) or "" for f in what if f != "text"}
         detail.update({f"new_{f}": new.get(f) or "" for f in what if f != "text"})
-        changes.append(offer_change(ChangeKind.offer_changed, changed=", ".join(what), **detail, **common))
+        changes.append(offer_change(ChangeKind.offer_changed, changed=", ".join(what), **(common | detail)))
     return changes
 
 
@@ -182,6 +190,7 @@ def diff_offers(
                         source_url=offer.source_url,
                         observed_at=observed_at,
                         **_headline(offer),
+                        **_terms("new", offer_values(offer)),
                     )
                 )
             continue
@@ -217,4 +226,5 @@ def removal_change(before: TrackedOffer, *, provider: str, source: str, observed
         observed_at=observed_at,
         old=_dec(v.get("amount")),
         currency=v.get("currency"),
+        **_terms("old", v),
     )

@@ -1,0 +1,92 @@
+"""Tables for a person: they fit an 80- or 120-column terminal, fold GPU,
+terms and price into readable cells, show money at a precision for its size,
+and --wide shows every column; JSON and CSV keep exact values."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from tests.cli.test_alert_cli import crawl_azure
+from tracker.cli.output import OutputFormat, emit
+
+RESERVED = dict(
+    provider="aws",
+    region="us-east-1",
+    instance_type="p5.48xlarge",
+    gpu_model="H100",
+    gpu_count=Decimal(8),
+    price_model="reserved",
+    term="1yr",
+    currency="USD",
+    price_per_gpu_hour=Decimal("3.4117123287671232876712328767"),
+)
+
+
+def test_reserved_rows_show_upfront_fees_and_the_payment_option(capsys: pytest.CaptureFixture[str], monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    rows = [
+        {
+            **RESERVED,
+            "payment_option": "all_upfront",
+            "price": Decimal("0E-10"),
+            "unit": "hour",
+            "upfront_fee": Decimal("239000.0000000000"),
+        },
+        {**RESERVED, "payment_option": "no_upfront", "price": Decimal("70.5280000000"), "unit": "hour"},
+    ]
+    columns = [
+        "provider",
+        "region",
+        "instance_type",
+        "gpu_model",
+        "gpu_count",
+        "price_model",
+        "term",
+        "payment_option",
+        "price",
+        "currency",
+        "unit",
+        "upfront_fee",
+        "price_per_gpu_hour",
+    ]
+    emit(rows, OutputFormat.table, columns=columns)
+    out = capsys.readouterr().out
+    assert "239000.00 USD upfront" in out and "70.53 USD/h" in out
+    assert "reserved 1yr all_upfront" in out and "reserved 1yr no_upfront" in out
+    assert "8 × H100" in out and "3.412 USD" in out
+    assert "0000000000" not in out and "0.0000" not in out
+    emit(rows, OutputFormat.json, columns=columns)
+    exact = json.loads(capsys.readouterr().out)
+    assert exact[1]["price"] == "70.5280000000" and exact[0]["upfront_fee"] == "239000.0000000000"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_every_listing_fits_the_terminal(sqlite_cli, monkeypatch: pytest.MonkeyPatch, width: int) -> None:
+    crawl_azure(sqlite_cli)
+    monkeypatch.setenv("COLUMNS", str(width))
+    for args in (
+        ["prices"],
+        ["prices", "--wide"],
+        ["changes"],
+        ["changes", "--wide"],
+        ["runs"],
+        ["history", "--gpu", "A100"],
+        ["history", "--gpu", "A100", "--summary"],
+        ["offers"],
+    ):
+        result = sqlite_cli(*args)
+        assert result.code == 0, (args, result.err)
+        lines = result.out.splitlines()
+        assert max(map(len, lines), default=0) <= width, (args, max(lines, key=len))
+        assert "0000000000" not in result.out, args
+    prices = sqlite_cli("prices").out
+    assert "per GPU-h" in prices and "GPU" in prices and "provider" in prices
+    wide = sqlite_cli("prices", "--wide").out
+    assert len("".join(wide.split())) > 2 * len("".join(prices.split()))  # every column, not only the main ones
+    changes = sqlite_cli("changes").out
+    assert "→" in changes  # old → new in one cell
+    exact = json.loads(sqlite_cli("changes", "--format", "json").out)
+    assert "change" not in exact[0] and "instance" not in exact[0]  # the table's cells stay out of JSON
