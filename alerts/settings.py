@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, field_validator
 
-from db.schema import ChangeKind
+from db.kinds import ChangeKind
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _DIGEST = re.compile(r"^(?:(daily)|weekly\s+([a-z]+))\s+(\d{1,2}):(\d{2})$")

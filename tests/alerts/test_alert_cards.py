@@ -11,7 +11,7 @@ from db.money import readable, readable_pair
 from db.offers import TrackedOffer, offer_values
 from db.schema import ChangeKind, Offer
 from tests.helpers.alert_samples import every_kind, gcp_credit, price
-from tracker.analytics.reference import FxSettings
+from tracker.config.analytics import FxSettings
 from tracker.config.settings import Config
 from tracker.normalize.offers import build_offer
 from tracker.run.alerting import with_rates

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from sqlmodel import Session, col
 
 from tracker.cli.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
@@ -220,7 +219,7 @@ def _detail(raw: str) -> dict[str, str]:
 
 
 def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) -> list[tuple[int, Change]]:
-    from sqlmodel import select
+    from sqlmodel import Session, col, select
 
     from db import store
     from db.schema import Change

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from tracker.analytics.exporting import choose_format, export_frame, write_export
 from tracker.cli import output
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
@@ -56,6 +55,7 @@ def export(
 
     Example: gpu-tracker export history --out history.parquet --gpu H100
     """
+    from tracker.analytics.exporting import choose_format, export_frame, write_export
 
     chosen = choose_format(out, fmt.value if fmt else None)
     frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))

@@ -22,7 +22,7 @@ from typing import Literal
 from cssselect import GenericTranslator, SelectorError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from db.schema import OfferKind
+from db.kinds import OfferKind
 from tracker.errors import UserError
 from tracker.sources import Source
 

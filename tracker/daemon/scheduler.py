@@ -29,7 +29,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from croniter import croniter
 from sqlmodel import Session, col, select
 
-from db.schema import RunStatus
+from db.kinds import RunStatus
 from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from db.schema import PriceModel, Unit
+from db.kinds import PriceModel, Unit
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup

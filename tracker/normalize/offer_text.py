@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
-from db.schema import Eligibility, OfferKind
+from db.kinds import Eligibility, OfferKind
 
 _CN_DIGITS = {
     "零": 0,
