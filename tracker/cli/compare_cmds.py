@@ -17,6 +17,21 @@ from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import state
 
 
+class RankBy(str, Enum):
+    price_per_gpu_hour = "price_per_gpu_hour"
+    price_per_tflop_hour = "price_per_tflop_hour"
+    price_per_gb_vram_hour = "price_per_gb_vram_hour"
+
+
+TITLES = {
+    "price_per_gpu_hour": "price per GPU-hour",
+    "price_per_tflop_hour": "price per dense TFLOP-hour",
+    "price_per_gb_vram_hour": "price per GB of GPU memory per hour",
+}
+# The table column that shows what a --rank-by ranks on.
+RANK_COLUMN = {"price_per_tflop_hour": "per_tflop_h", "price_per_gb_vram_hour": "per_gb_vram_h"}
+
+
 class RegionGroup(str, Enum):
     us = "us"
     eu = "eu"
@@ -60,6 +75,13 @@ def compare(
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     os: Annotated[str, typer.Option(help="Operating system of the price (linux, windows).")] = "linux",
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N rows.")] = None,
+    rank_by: Annotated[
+        RankBy,
+        typer.Option(
+            help="Rank by price per GPU-hour, per dense BF16/FP16 TFLOP-hour (the vendor's figure) "
+            "or per GB of GPU memory per hour; rows without the figure come last."
+        ),
+    ] = RankBy.price_per_gpu_hour,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank current prices of one GPU model by price per GPU-hour, across providers.
@@ -69,6 +91,10 @@ def compare(
     another currency are converted with the dated rate shown beside them; the
     original price stays in `price`/`currency`. Fractional GPUs rank by the
     price of a whole GPU-hour and are marked fractional.
+
+    With --rank-by price_per_tflop_hour a GPU-hour is weighed by the dense
+    BF16 (or FP16) tensor TFLOPS its vendor publishes; GPUs whose vendor
+    publishes none come last.
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
@@ -83,14 +109,17 @@ def compare(
         os=os,
         price_models=[m.value for m in price_model or []],
         region_group=region_group.value if region_group else None,
+        rank_by=rank_by.value,
     )
     rows = records(ranked.head(limit) if limit else ranked)
+    shown = RANK_COLUMN.get(rank_by.value)
+    table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
         rows,
         fmt,
         columns=COMPARE_COLUMNS,
-        table_columns=COMPARE_TABLE,
-        title=f"{gpu}: price per GPU-hour in {target}",
+        table_columns=table,
+        title=f"{gpu}: {TITLES[rank_by.value]} in {target}",
         empty=f"no current prices for {gpu} match",
     )
 
