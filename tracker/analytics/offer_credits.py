@@ -62,7 +62,7 @@ def _conditions(row: dict[str, Any], extra: str = "") -> str:
     if row.get("min_spend"):
         parts.append(f"min spend {row['min_spend']} {row.get('currency') or ''}".strip())
     if row.get("duration_days"):
-        parts.append(f"within {row['duration_days']} days")
+        parts.append(f"within {int(row['duration_days'])} days")
     if row.get("offer_valid_until"):
         parts.append(f"claim by {str(row['offer_valid_until'])[:10]}")
     if extra:
