@@ -161,3 +161,11 @@ def test_python_api(engine: sa.Engine) -> None:
 
     with pytest.raises(UserError, match="no current prices match"):
         recommend(prices_frame(engine), offers_frame(engine), load_references(), Needs())
+
+
+def test_report_has_a_recommendation_section(store, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    assert store("report", "--out", str(out)).code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<h2>Recommendation: 1 GPU(s), training, 720 h/month for 36 months" in html
+    assert "lowest total" in html and "p5.48xlarge" in html
