@@ -105,7 +105,7 @@ def test_inference_leaves_spot_out_and_mixes_can_be_added(store) -> None:
 
 def test_throughput_ranks_by_cost_per_unit_of_work(store, tmp_path: Path) -> None:
     table = tmp_path / "throughput.csv"
-    table.write_text("gpu_model,samples_per_second\nH100,1000\nA100 40GB,400\n", encoding="utf-8")
+    table.write_text("gpu_model,samples_per_second\nH100,1000\nA100,400\n", encoding="utf-8")  # A100: every A100
     result = store("recommend", *JOB[:2], *JOB[4:], "--throughput", str(table), "--format", "json")
     rows = as_json(result)
     # aws spot: 145305.6 / (1000 x 8 x 500 x 3600 x 12 / 1e6); the A100 needs 8 one-GPU instances:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -42,6 +43,7 @@ from tracker.errors import UserError
 WORKLOADS = ("training", "inference")
 SINGLE_MIXES = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
 RATE = Decimal("0.000001")
+_MEMORY_SUFFIX = re.compile(r"\s\d+\s?gb$")
 
 RECOMMEND_COLUMNS = [
     "rank",
@@ -240,7 +242,8 @@ def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:
     if needs.throughput is None:
         return None
     model = str(row.get("gpu_model") or "").lower()
-    return needs.throughput.get(model) or needs.throughput.get(model.split()[0] if model else "")
+    # "A100" in the table covers "A100 80GB" and "A100 40GB"; never "H100 NVL" for "H100".
+    return needs.throughput.get(model) or needs.throughput.get(_MEMORY_SUFFIX.sub("", model))
 
 
 def _option(
