@@ -129,10 +129,15 @@ def load_throughput(path: Path) -> dict[str, Decimal]:
     return table
 
 
+def _whole_gpus(count: Any) -> bool:
+    # Frames hold Decimals, None or NaN (a float) where a count is unknown.
+    return isinstance(count, Decimal) and count > 0 and not is_fractional(count)
+
+
 def _memory_per_gpu(row: dict[str, Any]) -> Decimal | None:
     count, memory = row.get("gpu_count"), row.get("gpu_memory_gb")
-    if memory and count:
-        return Decimal(memory) / Decimal(count)
+    if isinstance(memory, Decimal) and memory > 0 and _whole_gpus(count):
+        return memory / count
     model = lookup(row.get("gpu_model"))
     return model.memory_gb if model else None
 
@@ -142,7 +147,7 @@ def _fit(prices: pd.DataFrame, needs: Needs) -> pd.DataFrame:
     if prices.empty:
         raise UserError("no current prices match; crawl a source first (or try `gpu-tracker demo`)")
     rows = prices[prices["os"] == "linux"] if "os" in prices.columns else prices
-    rows = rows[rows["gpu_count"].map(lambda c: bool(c) and not is_fractional(c))]
+    rows = rows[rows["gpu_count"].map(_whole_gpus)]
     memory = rows.apply(_memory_per_gpu, axis=1) if not rows.empty else pd.Series(dtype=object)
     if needs.min_gpu_memory_gb is None or rows.empty:
         return rows.assign(memory_per_gpu=memory) if not rows.empty else rows
