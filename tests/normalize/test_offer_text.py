@@ -53,6 +53,12 @@ def test_phrasing(case: dict) -> None:
         "valid_until": _date(case.get("valid_until")),
     }
     assert got == want
+    time = terms.gpu_time
+    stated = case.get("gpu_time")
+    want_time = (
+        None if stated is None else (Decimal(stated[0]), stated[1], *[v or None for v in [*stated[2:], "", ""][:2]])
+    )
+    assert (None if time is None else (time.amount, time.unit, time.gpu, time.instance)) == want_time
     if "products" in case:
         assert sorted(terms.products) == sorted(case["products"])
 

@@ -45,7 +45,8 @@ EXPECTED = {
         "tencent:cvm-newuser-100": ("voucher", "50", "CNY", None, "100", 15, "new_users", False),
         "tencent:cvm-newuser-1000": ("voucher", "200", "CNY", None, "1000", 15, "new_users", False),
         "tencent:cvm-newuser-10000": ("voucher", "500", "CNY", None, "10000", 15, "new_users", False),
-        "tencent:gpu-lab": ("free_trial", None, None, None, None, None, "all", True),
+        # "免费体验 4 小时 A100 GPU 算力": GPU time, read by recommend from the text
+        "tencent:gpu-lab": ("free_trial", None, None, None, None, None, "all", False),
         "tencent:cvm": ("free_trial", None, None, None, None, None, "new_users", True),
     },
     "huawei": {

@@ -22,6 +22,12 @@ from tracker.analytics.history import records
 from tracker.analytics.reference import References
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
+# What `rank_by` may name, and the converted figure each ranks on.
+RANK_KEYS = {
+    "price_per_gpu_hour": "per_gpu_hour_exact",
+    "price_per_tflop_hour": "per_tflop_hour_converted",
+    "price_per_gb_vram_hour": "per_gb_vram_hour_converted",
+}
 SPOT_MODELS = ("spot", "low_priority")
 RATE = Decimal("0.000001")
 MONEY = Decimal("0.01")
@@ -30,6 +36,8 @@ PERCENT = Decimal("0.01")
 # The table shows short names for the long columns (TABLE_ALIASES); JSON and CSV keep the full ones.
 TABLE_ALIASES = {
     "per_gpu_hour_converted": "per_gpu_h",
+    "per_tflop_hour_converted": "per_tflop_h",
+    "per_gb_vram_hour_converted": "per_gb_vram_h",
     "spot_saving_percent": "spot_save_%",
     "monthly_discount_percent": "month_disc_%",
     "three_year_total": "3yr_total",
@@ -42,6 +50,10 @@ TABLE_ALIASES = {
 
 def _q(value: Decimal | None, places: Decimal) -> Decimal | None:
     return None if value is None else value.quantize(places)
+
+
+def _converted(value: Decimal | None, rate: Decimal) -> Decimal | None:
+    return None if value is None else _q(value * rate, RATE)
 
 
 def is_fractional(count: Decimal | None) -> bool:
@@ -94,9 +106,15 @@ def compare_frame(
     region_group: str | None = None,
     currency: str = "USD",
     os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
 ) -> pd.DataFrame:
     """Rank `prices` (a `prices_frame`, usually filtered to one GPU model)
-    by price per GPU-hour in `currency`, cheapest first."""
+    by price per GPU-hour in `currency`, cheapest first; or by price per
+    dense TFLOP-hour or per GB of GPU memory per hour (`rank_by`), rows
+    without that figure last."""
+    if rank_by not in RANK_KEYS:
+        raise ValueError(f"rank_by must be one of {', '.join(RANK_KEYS)}, not {rank_by!r}")
+    key = RANK_KEYS[rank_by]
     rows = [_exact(r) for r in records(prices) if r.get("gpu_count")] if not prices.empty else []
     if os:
         rows = [r for r in rows if r["os"] == os]
@@ -115,6 +133,8 @@ def compare_frame(
         out.append(_ranked_row(row, group, by_instance[instance_key(row)], refs, currency))
     out.sort(
         key=lambda r: (
+            r[key] is None,
+            r[key] if r[key] is not None else 0,
             r["per_gpu_hour_exact"],
             r["provider"],
             r["region"],
@@ -154,6 +174,8 @@ def _ranked_row(
         "target_currency": currency,
         "hourly_converted": _q(hourly * conversion.rate, RATE),
         "per_gpu_hour_converted": _q(per_gpu * conversion.rate, RATE),
+        "per_tflop_hour_converted": _converted(row.get("price_per_tflop_hour"), conversion.rate),
+        "per_gb_vram_hour_converted": _converted(row.get("price_per_gb_vram_hour"), conversion.rate),
         "fx_rate": conversion.rate.normalize() if conversion.rate != 1 else Decimal(1),
         "fx_date": conversion.date,
         "fx_source": conversion.source,

@@ -9,6 +9,7 @@ from typing import Any
 from db import store
 from db.schema import effective_hourly
 from db.tables import PricePoint
+from tracker.analytics.gpu_models import value_fields
 
 _DERIVED_PLACES = Decimal("0.000001")
 
@@ -19,11 +20,13 @@ def _round(value: Decimal | None) -> Decimal | None:
 
 def point_record(point: PricePoint) -> dict[str, Any]:
     """A stored price as a flat dict: Decimals restored, with its effective
-    hourly rate and the rate per GPU-hour (both to 6 places)."""
+    hourly rate, the rate per GPU-hour, per dense TFLOP-hour and per GB of
+    GPU memory per hour (all to 6 places)."""
     row = store.point_to_dict(point)
     hourly = effective_hourly(row["price"], point.unit, point.term, row["upfront_fee"])
     count = row["gpu_count"]
     row["hourly_price"] = _round(hourly)
     row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
+    row.update(value_fields(row))
     row["observed_at"] = point.valid_from
     return row

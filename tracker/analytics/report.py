@@ -21,7 +21,9 @@ import sqlalchemy as sa
 from tracker.analytics.compare import compare_frame
 from tracker.analytics.history import changes_frame, history_frame, offers_frame, prices_frame, records, source_health
 from tracker.analytics.plot import build_series, render_png
+from tracker.analytics.recommend import Needs, recommend
 from tracker.analytics.reference import References
+from tracker.errors import UserError
 
 MODEL_CLASSES = {
     "on_demand": "on demand",
@@ -127,8 +129,45 @@ def _chart(engine: sa.Engine, refs: References, cheapest: list[dict[str, Any]], 
     )
 
 
+def recommendation_section(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> str:
+    """The ten best options for `needs` (by default one GPU, always on, for
+    three years), or the one sentence that says why there are none."""
+    try:
+        rows = records(recommend(prices, offers, refs, needs).head(10))
+        empty = "no option"
+    except UserError as exc:
+        rows, empty = [], str(exc)
+    what = (
+        f"{needs.gpus:f} GPU(s), {needs.workload}, {needs.hours_per_month:f} h/month for {needs.months} months, "
+        "offers open to everyone counted"
+    )
+    return f"<h2>Recommendation: {escape(what)}</h2>" + html_table(
+        rows,
+        [
+            Column("rank", "#", True),
+            Column("provider", "provider"),
+            Column("region", "region"),
+            Column("instance_type", "instance"),
+            Column("gpu_model", "GPU"),
+            Column("instances", "instances", True),
+            Column("mix", "price model"),
+            Column("credits", "credits", True),
+            Column("total", f"total {needs.currency}", True),
+            Column("per_gpu_hour", "per GPU-hour", True),
+            Column("why", "why"),
+        ],
+        empty=empty,
+    )
+
+
 def build_report(
-    engine: sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
+    engine: sa.Engine,
+    refs: References,
+    *,
+    currency: str = "USD",
+    days: int = 30,
+    now: datetime | None = None,
+    needs: Needs | None = None,
 ) -> str:
     now = now or datetime.now(UTC)
     prices = prices_frame(engine)
@@ -196,6 +235,7 @@ def build_report(
             if c in offers.columns
         ]
         sections.append("<h2>Active offers</h2>" + html_table(records(offers), offer_columns, empty="no active offers"))
+    sections.append(recommendation_section(prices, offers, refs, needs or Needs(currency=currency)))
     sections.append(
         "<h2>Source health</h2>"
         + html_table(

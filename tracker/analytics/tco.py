@@ -108,7 +108,7 @@ def credit_from_offer(offers: pd.DataFrame, offer_id: str) -> Credit:
 
 
 @dataclass
-class _Instance:
+class PricedInstance:
     row: dict[str, Any]
     fx: set[str] = field(default_factory=set)
     rates: dict[str, Decimal] = field(default_factory=dict)
@@ -117,15 +117,18 @@ class _Instance:
         self.rates[model] = min(value, self.rates.get(model, value))
 
 
-def _instances(prices: pd.DataFrame, refs: References, currency: str) -> dict[tuple, _Instance]:
-    found: dict[tuple, _Instance] = {}
+def instance_rates(prices: pd.DataFrame, refs: References, currency: str) -> dict[tuple, PricedInstance]:
+    """Per instance (provider, region, type, os): its cheapest rate under each
+    price model of the mix, in `currency` (an hourly rate, a month's price or
+    a whole term's total)."""
+    found: dict[tuple, PricedInstance] = {}
     for row in records(prices) if not prices.empty else []:
         hourly = effective_hourly(row["price"], row["unit"], row["term"], row["upfront_fee"])
         if hourly is None or not row.get("gpu_count") or row["os"] != "linux":
             continue
         conversion = refs.fx.conversion(row["currency"], currency)
         hourly *= conversion.rate
-        inst = found.setdefault(instance_key(row), _Instance(row))
+        inst = found.setdefault(instance_key(row), PricedInstance(row))
         if row["currency"] != currency:
             inst.fx.add(f"{conversion.label(row['currency'], currency)} ({conversion.date})")
         model = row["price_model"]
@@ -149,14 +152,14 @@ def tco_frame(
     by its total cost over the horizon. `frame.attrs["skipped"]` counts the
     instance types left out because a price model of the mix was missing."""
     out, skipped = [], 0
-    for inst in _instances(prices, refs, inputs.currency).values():
+    for inst in instance_rates(prices, refs, inputs.currency).values():
         row = inst.row
         if region_group and refs.region_group(row["provider"], row["region"]) != region_group:
             continue
         if any(model not in inst.rates for model in inputs.mix):
             skipped += 1
             continue
-        out.append(_costs(inst, refs, inputs))
+        out.append(instance_costs(inst, refs, inputs))
     out.sort(key=lambda r: (r["total"], r["provider"], r["region"], r["instance_type"]))
     for rank, row in enumerate(out, start=1):
         row["rank"] = rank
@@ -167,7 +170,9 @@ def tco_frame(
     return frame
 
 
-def _costs(inst: _Instance, refs: References, inputs: TcoInputs) -> dict[str, Any]:
+def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) -> dict[str, Any]:
+    """One instance's costs over the horizon under `inputs` (its mix must be
+    one the instance has every rate of); Decimals unrounded."""
     row, rates = inst.row, inst.rates
     months, hours = Decimal(inputs.months), inputs.hours_per_month
     instances = Decimal(math.ceil(inputs.count / row["gpu_count"]))

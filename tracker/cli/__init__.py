@@ -71,6 +71,7 @@ def _register() -> None:
         data_cmds,
         offer_cmds,
         query_cmds,
+        recommend_cmds,
         report_cmds,
     )
 
@@ -83,6 +84,7 @@ def _register() -> None:
     report_cmds.register(app)
     alert_cmds.register(app)
     offer_cmds.register(app)
+    recommend_cmds.register(app)
 
 
 _register()

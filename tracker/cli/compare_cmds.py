@@ -11,28 +11,24 @@ import typer
 from db.kinds import PriceModel
 from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import parse_currency, references, state
+from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state
 
 # pandas loads inside each command: `--help` starts fast.
 
 
-class RegionGroup(str, Enum):
-    us = "us"
-    eu = "eu"
-    asia = "asia"
-    cn = "cn"
+class RankBy(str, Enum):
+    price_per_gpu_hour = "price_per_gpu_hour"
+    price_per_tflop_hour = "price_per_tflop_hour"
+    price_per_gb_vram_hour = "price_per_gb_vram_hour"
 
 
-def _decimal(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) -> Decimal | None:
-    if text is None:
-        return None
-    try:
-        value = Decimal(text)
-    except ArithmeticError:
-        raise typer.BadParameter(f"{text!r} is not a number", param_hint=option) from None
-    if not value.is_finite() or value < minimum:
-        raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
-    return value
+TITLES = {
+    "price_per_gpu_hour": "price per GPU-hour",
+    "price_per_tflop_hour": "price per dense TFLOP-hour",
+    "price_per_gb_vram_hour": "price per GB of GPU memory per hour",
+}
+# The table column that shows what a --rank-by ranks on.
+RANK_COLUMN = {"price_per_tflop_hour": "per_tflop_h", "price_per_gb_vram_hour": "per_gb_vram_h"}
 
 
 def compare(
@@ -48,6 +44,13 @@ def compare(
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     os: Annotated[str, typer.Option(help="Operating system of the price (linux, windows).")] = "linux",
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N rows.")] = None,
+    rank_by: Annotated[
+        RankBy,
+        typer.Option(
+            help="Rank by price per GPU-hour, per dense BF16/FP16 TFLOP-hour (the vendor's figure) "
+            "or per GB of GPU memory per hour; rows without the figure come last."
+        ),
+    ] = RankBy.price_per_gpu_hour,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank current prices of one GPU model by price per GPU-hour, across providers.
@@ -58,13 +61,17 @@ def compare(
     original price stays in `price`/`currency`. Fractional GPUs rank by the
     price of a whole GPU-hour and are marked fractional.
 
+    With --rank-by price_per_tflop_hour a GPU-hour is weighed by the dense
+    BF16 (or FP16) tensor TFLOPS its vendor publishes; GPUs whose vendor
+    publishes none come last.
+
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
     from tracker.analytics.compare import compare_frame
     from tracker.analytics.history import prices_frame, records
 
     target = parse_currency(currency)
-    gpus = _decimal(count, "--count", minimum=Decimal("0.001"))
+    gpus = decimal_option(count, "--count", minimum=Decimal("0.001"))
     frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
     ranked = compare_frame(
         frame,
@@ -74,14 +81,17 @@ def compare(
         os=os,
         price_models=[m.value for m in price_model or []],
         region_group=region_group.value if region_group else None,
+        rank_by=rank_by.value,
     )
     rows = records(ranked.head(limit) if limit else ranked)
+    shown = RANK_COLUMN.get(rank_by.value)
+    table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
         rows,
         fmt,
         columns=COMPARE_COLUMNS,
-        table_columns=COMPARE_TABLE,
-        title=f"{gpu}: price per GPU-hour in {target}",
+        table_columns=table,
+        title=f"{gpu}: {TITLES[rank_by.value]} in {target}",
         empty=f"no current prices for {gpu} match",
     )
 
@@ -137,22 +147,22 @@ def tco(
     chosen: Credit | None = None
     if credit is not None:
         chosen = Credit(
-            amount=_decimal(credit, "--credit") or Decimal(0),
+            amount=decimal_option(credit, "--credit") or Decimal(0),
             currency=target,
             provider=credit_provider,
             months=credit_months,
-            min_spend=_decimal(credit_min_spend, "--credit-min-spend"),
+            min_spend=decimal_option(credit_min_spend, "--credit-min-spend"),
         )
     elif offer is not None:
         chosen = credit_from_offer(offers_frame(engine), offer)
     inputs = TcoInputs(
-        count=_decimal(count, "--count", minimum=Decimal(1)) or Decimal(1),
-        hours_per_month=_decimal(hours_per_month, "--hours-per-month") or Decimal(0),
+        count=decimal_option(count, "--count", minimum=Decimal(1)) or Decimal(1),
+        hours_per_month=decimal_option(hours_per_month, "--hours-per-month") or Decimal(0),
         months=months,
         mix=parse_mix(mix),
-        spot_overhead=_decimal(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
-        storage_gb=_decimal(storage_gb, "--storage-gb") or Decimal(0),
-        egress_gb_per_month=_decimal(egress_gb, "--egress-gb") or Decimal(0),
+        spot_overhead=decimal_option(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
+        storage_gb=decimal_option(storage_gb, "--storage-gb") or Decimal(0),
+        egress_gb_per_month=decimal_option(egress_gb, "--egress-gb") or Decimal(0),
         credit=chosen,
         currency=target,
     )

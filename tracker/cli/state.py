@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -140,3 +141,22 @@ def references(ctx: typer.Context) -> References:
     from tracker.analytics.reference import load_references
 
     return load_references(state(ctx).config.analytics)
+
+
+class RegionGroup(str, Enum):
+    us = "us"
+    eu = "eu"
+    asia = "asia"
+    cn = "cn"
+
+
+def decimal_option(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) -> Decimal | None:
+    if text is None:
+        return None
+    try:
+        value = Decimal(text)
+    except ArithmeticError:
+        raise typer.BadParameter(f"{text!r} is not a number", param_hint=option) from None
+    if not value.is_finite() or value < minimum:
+        raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
+    return value

@@ -30,6 +30,9 @@ DERIVED_FIELDS = frozenset(
     {
         "hourly_price",
         "price_per_gpu_hour",
+        "gpu_bf16_tflops",
+        "price_per_tflop_hour",
+        "price_per_gb_vram_hour",
         "valid_from",
         "valid_to",
         "source",

@@ -18,8 +18,12 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from db.kinds import Eligibility, OfferKind
+
+if TYPE_CHECKING:
+    from tracker.normalize.gpu_time import GpuTime
 
 _CN_DIGITS = {
     "零": 0,
@@ -170,12 +174,14 @@ class OfferTerms:
     products: list[str] = field(default_factory=list)
     valid_from: datetime | None = None
     valid_until: datetime | None = None
+    gpu_time: GpuTime | None = None  # free GPU hours or days of a named GPU or instance
 
     def says_something(self) -> bool:
-        """An amount, a percentage, or for a trial its length."""
+        """An amount, a percentage, GPU time, or for a trial its length."""
         return (
             self.amount is not None
             or self.percent_off is not None
+            or self.gpu_time is not None
             or (self.kind == OfferKind.free_trial and self.duration_days is not None)
         )
 
@@ -386,7 +392,13 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
         terms.valid_from, terms.valid_until = min(dates[:2]), max(dates[:2])
     elif dates:
         terms.valid_until = dates[0]
+    # Imported here: gpu_time reads numbers with this module's helpers.
+    from tracker.normalize.gpu_time import parse_gpu_time
+
+    terms.gpu_time = parse_gpu_time(text)
     terms.kind = _kind(text, terms, full is not None, first is not None)
+    if terms.kind is None and terms.gpu_time is not None:
+        terms.kind = OfferKind.free_trial
     return terms
 
 

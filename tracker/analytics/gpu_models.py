@@ -1,0 +1,112 @@
+"""What a GPU model can do, as its vendor publishes it: dense tensor TFLOPS,
+memory and bandwidth, one row per model in tracker/data/gpu_models.csv
+(provenance in tracker/data/gpu_models.md).
+
+A model without a row, or a row without a figure, gives None: the price
+per TFLOP-hour of such a GPU is unknown, never estimated.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from typing import Any
+
+RATE = Decimal("0.000001")
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    gpu_model: str
+    vendor: str
+    architecture: str
+    form_factor: str
+    bf16_tflops: Decimal | None
+    fp16_tflops: Decimal | None
+    fp8_tflops: Decimal | None
+    memory_gb: Decimal | None
+    memory_bandwidth_gbs: Decimal | None
+    interconnect: str
+    interconnect_gbs: Decimal | None
+    source_url: str
+    note: str
+
+    @property
+    def compute_tflops(self) -> Decimal | None:
+        """Dense BF16 tensor TFLOPS, or FP16 where the GPU has no BF16."""
+        return self.bf16_tflops if self.bf16_tflops is not None else self.fp16_tflops
+
+
+def _num(cell: str | None) -> Decimal | None:
+    cell = (cell or "").strip()
+    return Decimal(cell) if cell else None
+
+
+@cache
+def gpu_models() -> dict[str, GpuModel]:
+    """The bundled table, by lower-cased model name."""
+    path = resources.files("tracker") / "data" / "gpu_models.csv"
+    table: dict[str, GpuModel] = {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            model = GpuModel(
+                gpu_model=row["gpu_model"].strip(),
+                vendor=row["vendor"].strip(),
+                architecture=row["architecture"].strip(),
+                form_factor=row["form_factor"].strip(),
+                bf16_tflops=_num(row["bf16_tflops"]),
+                fp16_tflops=_num(row["fp16_tflops"]),
+                fp8_tflops=_num(row["fp8_tflops"]),
+                memory_gb=_num(row["memory_gb"]),
+                memory_bandwidth_gbs=_num(row["memory_bandwidth_gbs"]),
+                interconnect=row["interconnect"].strip(),
+                interconnect_gbs=_num(row["interconnect_gbs"]),
+                source_url=row["source_url"].strip(),
+                note=row["note"].strip(),
+            )
+            table[model.gpu_model.lower()] = model
+    return table
+
+
+def lookup(gpu_model: str | None) -> GpuModel | None:
+    return gpu_models().get(gpu_model.lower()) if gpu_model else None
+
+
+def missing_models(names: Iterable[str | None]) -> list[str]:
+    """The GPU models among `names` that the table has no row for."""
+    return sorted({n for n in names if n and lookup(n) is None})
+
+
+def _per(value: Decimal | None, divisor: Decimal | None) -> Decimal | None:
+    if value is None or not divisor:
+        return None
+    return (value / divisor).quantize(RATE)
+
+
+def value_fields(row: dict[str, Any]) -> dict[str, Decimal | None]:
+    """What a price row's money buys, in the row's currency: the GPU's dense
+    BF16 (or FP16) TFLOPS, the price per TFLOP-hour (per GPU-hour over the
+    TFLOPS of one whole GPU, so a slice pays for the card it is part of) and
+    the price per GB of GPU memory per hour (over the instance's own memory)."""
+    model = lookup(row.get("gpu_model"))
+    tflops = model.compute_tflops if model else None
+    hourly = row.get("hourly_price")
+    count = row.get("gpu_count")
+    per_gpu = hourly / count if hourly is not None and count else None
+    memory = row.get("gpu_memory_gb")
+    if not memory and model and model.memory_gb and count and count == count.to_integral_value():
+        memory = model.memory_gb * count
+    return {
+        "gpu_bf16_tflops": tflops,
+        "price_per_tflop_hour": _per(per_gpu, tflops),
+        "price_per_gb_vram_hour": _per(hourly, memory),
+    }
+
+
+def model_rows() -> list[dict[str, Any]]:
+    """The table as rows, for output and for the report."""
+    return [{**vars(m), "compute_tflops": m.compute_tflops} for m in gpu_models().values()]

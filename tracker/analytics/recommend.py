@@ -1,0 +1,338 @@
+"""From needs to a ranked list of concrete options: which provider, region,
+instance and price model to buy for a job over its whole horizon.
+
+The method of the buying guides, step by step:
+
+1. the need: GPUs, memory per GPU, training or inference, hours a month,
+   months; GPUs short of the memory are left out;
+2. every instance that can hold the job, under each price model it offers
+   (on demand; spot with an interruption overhead, for training only;
+   monthly; 1- and 3-year terms) and any mix the buyer adds;
+3. its total cost over the horizon with the TCO simulator (tco.py): compute,
+   egress and storage at the provider's dated rates, less the one offer from
+   the offers table that saves most and that the buyer qualifies for (money
+   credits and vouchers, free GPU hours, trial days of the instance);
+4. ranked by total cost, or, given a throughput per GPU model (samples per
+   second, from MLPerf or the buyer's own run), by cost per million samples.
+
+Each instance type keeps its cheapest region (the others are counted), and
+each row says why it ranks where it does.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from db.schema import HOURS_PER_MONTH
+from tracker.analytics.compare import is_fractional
+from tracker.analytics.gpu_models import lookup
+from tracker.analytics.offer_credits import OfferCredit, credits_for, usable_offers
+from tracker.analytics.reference import References
+from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, instance_costs, instance_rates
+from tracker.errors import UserError
+
+WORKLOADS = ("training", "inference")
+SINGLE_MIXES = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
+RATE = Decimal("0.000001")
+_MEMORY_SUFFIX = re.compile(r"\s\d+\s?gb$")
+
+RECOMMEND_COLUMNS = [
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "gpu_memory_gb_per_gpu",
+    "instances",
+    "mix",
+    "compute",
+    "egress",
+    "storage",
+    "credits",
+    "credit_offer",
+    "credit_conditions",
+    "total",
+    "currency",
+    "per_gpu_hour",
+    "gpu_bf16_tflops",
+    "per_tflop_hour",
+    "samples_per_second",
+    "cost_per_million_samples",
+    "other_regions",
+    "fx",
+    "why",
+]
+RECOMMEND_TABLE = [
+    "rank",
+    "provider",
+    "region",
+    "instance_type",
+    "gpu_model",
+    "instances",
+    "mix",
+    "credits",
+    "total",
+    "currency",
+    "per_gpu_hour",
+    "cost_per_million_samples",
+    "why",
+]
+
+
+@dataclass(frozen=True)
+class Needs:
+    gpus: Decimal = Decimal(1)
+    min_gpu_memory_gb: Decimal | None = None
+    workload: str = "training"
+    hours_per_month: Decimal = HOURS_PER_MONTH
+    months: int = 36
+    currency: str = "USD"
+    spot_overhead: Decimal = Decimal("1.1")
+    storage_gb: Decimal = Decimal(0)
+    egress_gb_per_month: Decimal = Decimal(0)
+    qualifies: frozenset[str] = frozenset()
+    throughput: dict[str, Decimal] | None = None
+    mixes: tuple[dict[str, Decimal], ...] = ()
+    region_group: str | None = None
+
+
+def load_throughput(path: Path) -> dict[str, Decimal]:
+    """A CSV of `gpu_model,samples_per_second` (per GPU), by lower-cased model."""
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            if not reader.fieldnames or not {"gpu_model", "samples_per_second"} <= set(reader.fieldnames):
+                raise UserError(f"{path}: a throughput table needs the columns gpu_model,samples_per_second")
+            table = {}
+            for line, row in enumerate(reader, start=2):
+                try:
+                    value = Decimal(row["samples_per_second"].strip())
+                except (InvalidOperation, AttributeError):
+                    raise UserError(f"{path}, line {line}: samples_per_second is not a number") from None
+                if not value.is_finite() or value <= 0:
+                    raise UserError(f"{path}, line {line}: samples_per_second must be above 0")
+                table[row["gpu_model"].strip().lower()] = value
+    except OSError as exc:
+        raise UserError(f"cannot read the throughput table {path}: {exc.strerror}") from None
+    if not table:
+        raise UserError(f"{path}: the throughput table has no rows")
+    return table
+
+
+def _whole_gpus(count: Any) -> bool:
+    # Frames hold Decimals, None or NaN (a float) where a count is unknown.
+    return isinstance(count, Decimal) and count > 0 and not is_fractional(count)
+
+
+def _memory_per_gpu(row: dict[str, Any]) -> Decimal | None:
+    count, memory = row.get("gpu_count"), row.get("gpu_memory_gb")
+    if isinstance(memory, Decimal) and memory > 0 and _whole_gpus(count):
+        return memory / count
+    model = lookup(row.get("gpu_model"))
+    return model.memory_gb if model else None
+
+
+def _fit(prices: pd.DataFrame, needs: Needs) -> pd.DataFrame:
+    """Whole-GPU Linux prices whose GPUs have the memory; one sentence if none do."""
+    if prices.empty:
+        raise UserError("no current prices match; crawl a source first (or try `gpu-tracker demo`)")
+    rows = prices[prices["os"] == "linux"] if "os" in prices.columns else prices
+    rows = rows[rows["gpu_count"].map(_whole_gpus)]
+    memory = rows.apply(_memory_per_gpu, axis=1) if not rows.empty else pd.Series(dtype=object)
+    if needs.min_gpu_memory_gb is None or rows.empty:
+        return rows.assign(memory_per_gpu=memory) if not rows.empty else rows
+    enough = memory.map(lambda m: m is not None and m >= needs.min_gpu_memory_gb)
+    if not enough.any():
+        known = [(m, g) for m, g in zip(memory, rows["gpu_model"], strict=True) if m is not None]
+        most = f" (the most: {max(known)[0].normalize():f} GB, {max(known)[1]})" if known else ""
+        raise UserError(
+            f"no GPU in the store has {needs.min_gpu_memory_gb:f} GB of memory per GPU{most}; "
+            "lower --min-gpu-memory or split the model across more GPUs"
+        )
+    return rows[enough].assign(memory_per_gpu=memory[enough])
+
+
+def _mixes(inst: PricedInstance, needs: Needs) -> list[dict[str, Decimal]]:
+    singles = [
+        {model: Decimal(1)}
+        for model in SINGLE_MIXES
+        if model in inst.rates and not (model == "spot" and needs.workload == "inference")
+    ]
+    extra = [m for m in needs.mixes if all(model in inst.rates for model in m) and m not in singles]
+    return singles + extra
+
+
+def mix_label(mix: dict[str, Decimal]) -> str:
+    if len(mix) == 1:
+        return next(iter(mix))
+    return ",".join(f"{model}={share.normalize():f}" for model, share in mix.items())
+
+
+def _best_with_credit(
+    inst: PricedInstance, refs: References, inputs: TcoInputs, offers: Sequence[OfferCredit]
+) -> tuple[dict[str, Any], OfferCredit | None]:
+    """The costs under the one offer that saves most (offers do not stack)."""
+    best = instance_costs(replace(inst, fx=set(inst.fx)), refs, inputs)
+    chosen = None
+    for offer in offers:
+        costs = instance_costs(replace(inst, fx=set(inst.fx)), refs, replace(inputs, credit=offer.credit))
+        if costs["total"] < best["total"]:
+            best, chosen = costs, offer
+    return best, chosen
+
+
+def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> pd.DataFrame:
+    """The ranked options for `needs`; `frame.attrs["notes"]` says what was left out and why."""
+    if needs.workload not in WORKLOADS:
+        raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
+    fitting = _fit(prices, needs)
+    usable = usable_offers(offers, needs.qualifies)
+    notes: list[str] = []
+    options: dict[tuple, dict[str, Any]] = {}
+    regions: dict[tuple, int] = {}
+    no_throughput: set[str] = set()
+    for inst in instance_rates(fitting, refs, needs.currency).values():
+        row = inst.row
+        if needs.region_group and refs.region_group(row["provider"], row["region"]) != needs.region_group:
+            continue
+        speed = _throughput(row, needs)
+        if needs.throughput is not None and speed is None:
+            no_throughput.add(str(row.get("gpu_model")))
+            continue
+        applicable = credits_for(inst, usable, needs.hours_per_month, needs.currency)
+        for mix in _mixes(inst, needs):
+            inputs = TcoInputs(
+                count=needs.gpus,
+                hours_per_month=needs.hours_per_month,
+                months=needs.months,
+                mix=mix,
+                spot_overhead=needs.spot_overhead,
+                storage_gb=needs.storage_gb,
+                egress_gb_per_month=needs.egress_gb_per_month,
+                currency=needs.currency,
+            )
+            costs, offer = _best_with_credit(inst, refs, inputs, applicable)
+            option = _option(row, inst, costs, offer, mix, needs, speed)
+            key = (row["provider"], row["instance_type"], option["mix"])
+            regions[key] = regions.get(key, 0) + 1
+            if key not in options or _rank_key(option) < _rank_key(options[key]):
+                options[key] = option
+    if no_throughput:
+        notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
+    ranked = sorted(options.values(), key=_rank_key)
+    if not ranked:
+        raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
+    for rank, option in enumerate(ranked, start=1):
+        option["rank"] = rank
+        option["other_regions"] = regions[(option["provider"], option["instance_type"], option["mix"])] - 1
+        option["why"] = _why(option, ranked[0], needs)
+        for name in ("compute", "egress", "storage", "credits", "total"):
+            option[name] = option[name].quantize(MONEY)
+    frame = pd.DataFrame(ranked, columns=RECOMMEND_COLUMNS)
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:
+    if needs.throughput is None:
+        return None
+    model = str(row.get("gpu_model") or "").lower()
+    # "A100" in the table covers "A100 80GB" and "A100 40GB"; never "H100 NVL" for "H100".
+    return needs.throughput.get(model) or needs.throughput.get(_MEMORY_SUFFIX.sub("", model))
+
+
+def _option(
+    row: dict[str, Any],
+    inst: PricedInstance,
+    costs: dict[str, Any],
+    offer: OfferCredit | None,
+    mix: dict[str, Decimal],
+    needs: Needs,
+    speed: Decimal | None,
+) -> dict[str, Any]:
+    model = lookup(row.get("gpu_model"))
+    tflops = model.compute_tflops if model else None
+    gpu_hours = needs.gpus * needs.hours_per_month * needs.months
+    total = costs["total"]
+    samples = speed * needs.gpus * needs.hours_per_month * 3600 * needs.months if speed else None
+    return {
+        **costs,
+        "gpu_memory_gb_per_gpu": row["memory_per_gpu"].normalize() if row.get("memory_per_gpu") else None,
+        "mix": mix_label(mix),
+        "credit_offer": offer.credit.label.removeprefix("offer ") if offer else None,
+        "credit_conditions": offer.conditions if offer else None,
+        "gpu_bf16_tflops": tflops,
+        "per_tflop_hour": (total / gpu_hours / tflops).quantize(RATE) if tflops and gpu_hours else None,
+        "samples_per_second": speed,
+        "cost_per_million_samples": (total / samples * 1_000_000).quantize(RATE) if samples else None,
+        "_mix": mix,
+        "_rates": inst.rates,
+    }
+
+
+def _rank_key(option: dict[str, Any]) -> tuple:
+    per_work = option["cost_per_million_samples"]
+    return (
+        per_work if per_work is not None else option["total"],
+        option["total"],
+        option["instances"],  # on a tie, fewer machines to run
+        option["provider"],
+        option["region"],
+        option["instance_type"],
+        option["mix"],
+    )
+
+
+def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
+    parts = []
+    by_work = option["cost_per_million_samples"] is not None
+    if option["rank"] == 1:
+        parts.append("lowest cost per sample" if by_work else "lowest total")
+    else:
+        mine, best = (
+            (option["cost_per_million_samples"], first["cost_per_million_samples"])
+            if by_work
+            else (option["total"], first["total"])
+        )
+        if mine == best:
+            parts.append("same as #1")
+        elif best:
+            parts.append(f"{(mine - best) / best * 100:+.1f}% vs #1")
+    parts.extend(_mix_reasons(option, needs))
+    if option["credit_offer"]:
+        parts.append(f"offer {option['credit_offer']} saves {option['credits'].quantize(MONEY)} {option['currency']}")
+    gpus_per_instance = Decimal(option["gpu_count"])
+    if needs.workload == "training" and option["instances"] > 1 and gpus_per_instance < needs.gpus:
+        parts.append(f"{option['instances']} instances: their GPUs meet over the network, not NVLink")
+    if option["other_regions"]:
+        parts.append(f"cheapest of {option['other_regions'] + 1} regions")
+    return "; ".join(parts)
+
+
+def _mix_reasons(option: dict[str, Any], needs: Needs) -> Iterable[str]:
+    rates: dict[str, Decimal] = option["_rates"]
+    on_demand = rates.get("on_demand")
+    for model in option["_mix"]:
+        if model == "spot":
+            saving = f", {(1 - rates['spot'] / on_demand) * 100:.0f}% below on demand" if on_demand else ""
+            yield f"spot{saving}, x{needs.spot_overhead.normalize():f} hours for interruptions"
+        elif model == "monthly":
+            yield "monthly subscription, paid whatever the hours"
+        elif model in ("reserved_1yr", "reserved_3yr"):
+            be = option["break_even_1yr_hours" if model == "reserved_1yr" else "break_even_3yr_hours"]
+            years = 1 if model == "reserved_1yr" else 3
+            terms = math.ceil(needs.months / (12 * years))
+            use = f"beats on demand above {be} h/month (you use {needs.hours_per_month.normalize():f})" if be else ""
+            yield f"{terms} x {years}-year term" + (f", {use}" if use else "")
+        elif model == "on_demand" and len(option["_mix"]) == 1:
+            yield "on demand, no commitment"

@@ -1,0 +1,115 @@
+"""`gpu-tracker recommend`: from needs to ranked options over the horizon."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
+from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state
+
+
+class Workload(str, Enum):
+    training = "training"
+    inference = "inference"
+
+
+class Qualify(str, Enum):
+    new_users = "new_users"
+    startups = "startups"
+    students = "students"
+    enterprise = "enterprise"
+
+
+def recommend(
+    ctx: typer.Context,
+    gpus: Annotated[str, typer.Option(help="How many GPUs the job needs at once.")] = "1",
+    min_gpu_memory: Annotated[str | None, typer.Option(help="GB of memory each GPU must have, e.g. 80.")] = None,
+    workload: Annotated[
+        Workload, typer.Option(help="training (spot counts, with --spot-overhead) or inference (no spot).")
+    ] = Workload.training,
+    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = "720",
+    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = 36,
+    currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
+    gpu: Annotated[str | None, typer.Option(help="Only this GPU model, matched in part: H100, A100.")] = None,
+    provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
+    region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
+    spot_overhead: Annotated[
+        str, typer.Option(help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")
+    ] = "1.1",
+    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
+    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    qualify: Annotated[
+        list[Qualify] | None,
+        typer.Option(help="Count offers for this kind of customer too (new_users, startups...); repeatable."),
+    ] = None,
+    mix: Annotated[
+        list[str] | None,
+        typer.Option(help="Also weigh this mix of price models, e.g. on_demand=0.25,reserved_3yr=0.75; repeatable."),
+    ] = None,
+    throughput: Annotated[
+        Path | None,
+        typer.Option(help="CSV of gpu_model,samples_per_second (per GPU): rank by cost per million samples."),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = 20,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Rank what to buy for a GPU job by its total cost over the horizon.
+
+    Every instance that holds the job is costed under each price model it
+    offers (on demand, spot for training, monthly, 1- and 3-year terms) with
+    the TCO simulator: compute, egress and storage at dated rates, less the
+    one offer from the offers table that saves most and that you qualify for
+    (credits, vouchers, free GPU hours, trial days). Each row says why it
+    ranks there. A throughput table turns the ranking into cost per unit of work.
+
+    Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload training --hours-per-month 500 --months 36 --currency CNY
+    """
+    from tracker.analytics.history import offers_frame, prices_frame, records
+    from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
+    from tracker.analytics.recommend import recommend as rank_options
+    from tracker.analytics.tco import parse_mix
+
+    target = parse_currency(currency)
+    hours = decimal_option(hours_per_month, "--hours-per-month") or Decimal(0)
+    if hours > 744:
+        raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
+    needs = Needs(
+        gpus=decimal_option(gpus, "--gpus", minimum=Decimal(1)) or Decimal(1),
+        min_gpu_memory_gb=decimal_option(min_gpu_memory, "--min-gpu-memory"),
+        workload=workload.value,
+        hours_per_month=hours,
+        months=months,
+        currency=target,
+        spot_overhead=decimal_option(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
+        storage_gb=decimal_option(storage_gb, "--storage-gb") or Decimal(0),
+        egress_gb_per_month=decimal_option(egress_gb, "--egress-gb") or Decimal(0),
+        qualifies=frozenset(q.value for q in qualify or []),
+        throughput=load_throughput(throughput) if throughput else None,
+        mixes=tuple(parse_mix(m) for m in mix or []),
+        region_group=region_group.value if region_group else None,
+    )
+    engine = state(ctx).engine
+    ranked = rank_options(
+        prices_frame(engine, gpu=gpu, provider=provider), offers_frame(engine), references(ctx), needs
+    )
+    for note in ranked.attrs.get("notes", []):
+        stderr.print(f"[dim]{note}[/dim]", highlight=False)
+    rows = records(ranked.head(limit) if limit else ranked)
+    memory = f", >= {needs.min_gpu_memory_gb:f} GB each" if needs.min_gpu_memory_gb else ""
+    emit(
+        rows,
+        fmt,
+        columns=RECOMMEND_COLUMNS,
+        table_columns=RECOMMEND_TABLE,
+        title=f"{needs.gpus:f} GPUs{memory}, {workload.value}, {hours:f} h/month for {months} months, in {target}",
+        empty="no option meets these needs",
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(recommend)
