@@ -34,8 +34,10 @@ OFFERS = [
 
 
 def add_offers(db_url: str) -> None:
+    import sqlalchemy as sa
+
     from db.engine import make_engine, migrate
-    from db.offers import insert_offers, offer_to_row
+    from db.offers import OfferPoint, offer_to_row
     from tracker.normalize.offers import build_offer
 
     engine = make_engine(db_url)
@@ -52,7 +54,7 @@ def add_offers(db_url: str) -> None:
         )
         rows.append(offer_to_row(offer, source=f"{provider}-offers", run_id=None, valid_from=now))  # type: ignore[arg-type]
     with Session(engine) as session:
-        insert_offers(session=session, rows=rows)
+        session.connection().execute(sa.insert(OfferPoint.__table__), rows)
         session.commit()
     engine.dispose()
 
