@@ -128,15 +128,25 @@ def _change_class(row: dict[str, Any]) -> str:
     return {"price_drop": "drop", "price_increase": "rise", "source_broken": "bad"}.get(row["kind"], "")
 
 
+def _whole(value: Any) -> str:
+    """An offer's round amount without cents: 100,000, not 100,000.00."""
+    amount = as_decimal(value)
+    if amount is not None and amount == amount.to_integral_value():
+        return f"{amount:,.0f}"
+    return money(amount)
+
+
 def offer_value(row: dict[str, Any]) -> str:
+    """300 USD; 70% off; 500 CNY off a spend of 10,000."""
+    currency = f" {row['currency']}" if row.get("currency") else ""
     parts = []
     if row.get("amount"):
-        parts.append(f"{money(row['amount'])} {row.get('currency') or ''}".strip())
+        parts.append(f"{_whole(row['amount'])}{currency}")
     if row.get("percent_off"):
-        parts.append(f"{row['percent_off']}% off")
+        parts.append(f"{_whole(row['percent_off'])}% off")
     if row.get("min_spend"):
-        parts.append(f"on {money(row['min_spend'])} spent")
-    return ", ".join(parts)
+        parts[-1:] = [f"{parts[-1] if parts else ''} off a spend of {_whole(row['min_spend'])}".strip()]
+    return "; ".join(parts)
 
 
 def _cards(data: ReportData) -> str:

@@ -53,6 +53,12 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending]
 figure{margin:0 0 1rem;background:#fff;padding:.5rem;border-radius:6px;box-shadow:0 1px 3px rgba(0,0,0,.09)}
 figure img{display:block;max-width:100%;height:auto;margin:0 auto}figcaption{color:#5b6475;font-size:.9em}
 a{color:#2f5fc4}
+table.sortable tr>:first-child{position:sticky;left:0;background:#fff;z-index:1}
+table.sortable thead tr>:first-child{background:#eef2fa}
+#cheapest-by-gpu td:first-child{white-space:normal;min-width:5.5em}
+@media (max-width:600px){main{padding:.8rem .6rem 2rem}.card,.panel{padding:.6rem .7rem}
+th,td{padding:.3rem .4rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
+.card .value{font-size:1.25rem}header h1{font-size:1.35rem}}
 """
 # Click a column heading to sort by it; again to reverse. Numbers sort by their
 # exact value (data-sort), blanks always last.
