@@ -258,7 +258,8 @@ def _figure(series: list[Series], title: str, caption: str, data: ReportData) ->
     png = render_png(series, title=title, unit=f"{data.currency} per GPU-hour", now=data.now, width=11, height=5)
     encoded = base64.b64encode(png).decode("ascii")
     return (
-        f'<figure><img alt="{escape(title)}" src="data:image/png;base64,{encoded}">'
+        # On a phone the chart keeps a readable size and scrolls sideways in its own box.
+        f'<figure><div class="scroll chart"><img alt="{escape(title)}" src="data:image/png;base64,{encoded}"></div>'
         f"<figcaption>{escape(caption)}</figcaption></figure>"
     )
 

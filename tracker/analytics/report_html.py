@@ -58,7 +58,8 @@ table.sortable thead tr>:first-child{background:#eef2fa}
 #cheapest-by-gpu td:first-child{white-space:normal;min-width:5.5em}
 @media (max-width:600px){main{padding:.8rem .6rem 2rem}.card,.panel{padding:.6rem .7rem}
 th,td{padding:.3rem .4rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
-.card .value{font-size:1.25rem}header h1{font-size:1.35rem}}
+.card .value{font-size:1.25rem}header h1{font-size:1.35rem}.chart img{max-width:none;width:760px}}
+.chart{box-shadow:none}
 """
 # Click a column heading to sort by it; again to reverse. Numbers sort by their
 # exact value (data-sort), blanks always last.
