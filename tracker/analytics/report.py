@@ -29,12 +29,15 @@ from tracker.analytics.report_html import (
     as_decimal,
     card,
     cell,
+    change_subject,
+    change_text,
+    fx_text,
     gpu_count,
     html_table,
     money,
+    offer_value,
     page,
     percent,
-    rate_label,
     when,
     words,
 )
@@ -96,57 +99,8 @@ def load(engine: sa.Engine, refs: References, *, currency: str, days: int, now: 
     )
 
 
-def fx_text(row: dict[str, Any]) -> str:
-    if not row.get("fx"):
-        return ""
-    return rate_label(row["currency"], row["target_currency"], row["fx_rate"], row["fx_date"])
-
-
-def change_text(row: dict[str, Any]) -> str:
-    """What changed, in words and numbers: 18.80 → 16.92 CNY/hour (−10.0%), sold out → available."""
-    old, new, unit = row.get("old_price"), row.get("new_price"), f"{row.get('currency') or ''}/{row.get('unit') or ''}"
-    detail = row.get("detail") or {}
-    if old is not None and new is not None and old != new:
-        change = f" ({percent(row['percent'])})" if row.get("percent") is not None else ""
-        return f"{money(old)} → {money(new)} {unit}{change}"
-    if "old_availability" in detail or "new_availability" in detail:
-        return f"{words(detail.get('old_availability'))} → {words(detail.get('new_availability'))}"
-    if row["kind"] == "new_sku" and new is not None:
-        return f"listed at {money(new)} {unit}"
-    if row["kind"] == "sku_removed" and old is not None:
-        return f"no longer listed (was {money(old)} {unit})"
-    shown = {k: v for k, v in detail.items() if k not in ("offer_id",)}
-    return "; ".join(f"{words(k)}: {words(v)}" for k, v in sorted(shown.items()))
-
-
-def change_subject(row: dict[str, Any]) -> str:
-    where = " ".join(str(row[k]) for k in ("provider", "region", "instance_type") if row.get(k))
-    return f"{where} {words(row.get('price_model'))}".strip()
-
-
 def _change_class(row: dict[str, Any]) -> str:
     return {"price_drop": "drop", "price_increase": "rise", "source_broken": "bad"}.get(row["kind"], "")
-
-
-def _whole(value: Any) -> str:
-    """An offer's round amount without cents: 100,000, not 100,000.00."""
-    amount = as_decimal(value)
-    if amount is not None and amount == amount.to_integral_value():
-        return f"{amount:,.0f}"
-    return money(amount)
-
-
-def offer_value(row: dict[str, Any]) -> str:
-    """300 USD; 70% off; 500 CNY off a spend of 10,000."""
-    currency = f" {row['currency']}" if row.get("currency") else ""
-    parts = []
-    if row.get("amount"):
-        parts.append(f"{_whole(row['amount'])}{currency}")
-    if row.get("percent_off"):
-        parts.append(f"{_whole(row['percent_off'])}% off")
-    if row.get("min_spend"):
-        parts[-1:] = [f"{parts[-1] if parts else ''} off a spend of {_whole(row['min_spend'])}".strip()]
-    return "; ".join(parts)
 
 
 def _cards(data: ReportData) -> str:

@@ -1,5 +1,5 @@
-"""The HTML pieces of the report: number formats for a reader, sortable
-tables, summary cards and the page around the sections.
+"""The HTML pieces of the report: numbers, changes and offers in words a
+person reads, sortable tables, summary cards and the page around the sections.
 
 Everything that comes from a provider or the store goes through `escape`.
 The page's only script sorts tables; a Content-Security-Policy with its hash
@@ -182,6 +182,55 @@ def text(value: Any) -> str:
     if isinstance(value, Decimal):
         return money(value)
     return str(value)
+
+
+def fx_text(row: dict[str, Any]) -> str:
+    if not row.get("fx"):
+        return ""
+    return rate_label(row["currency"], row["target_currency"], row["fx_rate"], row["fx_date"])
+
+
+def change_text(row: dict[str, Any]) -> str:
+    """What changed, in words and numbers: 18.80 → 16.92 CNY/hour (−10.0%), sold out → available."""
+    old, new, unit = row.get("old_price"), row.get("new_price"), f"{row.get('currency') or ''}/{row.get('unit') or ''}"
+    detail = row.get("detail") or {}
+    if old is not None and new is not None and old != new:
+        change = f" ({percent(row['percent'])})" if row.get("percent") is not None else ""
+        return f"{money(old)} → {money(new)} {unit}{change}"
+    if "old_availability" in detail or "new_availability" in detail:
+        return f"{words(detail.get('old_availability'))} → {words(detail.get('new_availability'))}"
+    if row["kind"] == "new_sku" and new is not None:
+        return f"listed at {money(new)} {unit}"
+    if row["kind"] == "sku_removed" and old is not None:
+        return f"no longer listed (was {money(old)} {unit})"
+    shown = {k: v for k, v in detail.items() if k not in ("offer_id",)}
+    return "; ".join(f"{words(k)}: {words(v)}" for k, v in sorted(shown.items()))
+
+
+def change_subject(row: dict[str, Any]) -> str:
+    where = " ".join(str(row[k]) for k in ("provider", "region", "instance_type") if row.get(k))
+    return f"{where} {words(row.get('price_model'))}".strip()
+
+
+def _whole(value: Any) -> str:
+    """An offer's round amount without cents: 100,000, not 100,000.00."""
+    amount = as_decimal(value)
+    if amount is not None and amount == amount.to_integral_value():
+        return f"{amount:,.0f}"
+    return money(amount)
+
+
+def offer_value(row: dict[str, Any]) -> str:
+    """300 USD; 70% off; 500 CNY off a spend of 10,000."""
+    currency = f" {row['currency']}" if row.get("currency") else ""
+    parts = []
+    if row.get("amount"):
+        parts.append(f"{_whole(row['amount'])}{currency}")
+    if row.get("percent_off"):
+        parts.append(f"{_whole(row['percent_off'])}% off")
+    if row.get("min_spend"):
+        parts[-1:] = [f"{parts[-1] if parts else ''} off a spend of {_whole(row['min_spend'])}".strip()]
+    return "; ".join(parts)
 
 
 def cell(content: str, *, numeric: bool = False, wrap: bool = False, sort: Any = None) -> str:
