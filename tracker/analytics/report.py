@@ -173,7 +173,9 @@ def _recent(data: ReportData) -> str:
         row_class=_change_class,
     )
     more = (
-        f'<p class="more"><a href="#changes">all {len(data.changes)} changes</a></p>' if len(data.changes) > 8 else ""
+        f'<p class="more"><a href="#changes">all {len(data.changes)} changes</a></p>'
+        if len(data.changes) > SUMMARY_ROWS
+        else ""
     )
     return f'<div class="panel"><h3>Recent changes</h3>{table}{more}</div>'
 
@@ -222,8 +224,8 @@ def _linux(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["os"] == "linux"] if not frame.empty else frame
 
 
-def charts(data: ReportData) -> Section:
-    """The cheapest on-demand price of the most widely offered GPU models, and the prices that moved."""
+def _cheapest_lines(data: ReportData) -> list[Series]:
+    """The cheapest on-demand price of the GPU models that the most providers offer."""
     spread: dict[str, set[str]] = {}
     for row in data.cheapest:
         spread.setdefault(row["gpu_model"], set()).add(row["provider"])
@@ -245,19 +247,31 @@ def charts(data: ReportData) -> Section:
         for s in build_series(frame, data.refs, currency=data.currency, limit=1):
             s.label = f"{row['gpu_model']}: {s.label}"
             lines.append(s)
-    moved_keys = list(dict.fromkeys(r["key"] for r in data.changes if r["kind"] in ("price_drop", "price_increase")))
-    moved: list[Series] = []
-    for change in [next(r for r in data.changes if r["key"] == k) for k in moved_keys[:CHART_SERIES]]:
+    return lines
+
+
+def _moved_lines(data: ReportData) -> list[Series]:
+    """The prices that dropped or rose in the period, latest moves first."""
+    latest: dict[str, dict[str, Any]] = {}
+    for change in data.changes:
+        if change["kind"] in ("price_drop", "price_increase"):
+            latest.setdefault(change["key"], change)
+    lines: list[Series] = []
+    for key, change in list(latest.items())[:CHART_SERIES]:
         frame = history_frame(
             data.engine, instance_type=change["instance_type"], provider=change["provider"], region=change["region"]
         )
         if not frame.empty:
-            moved += build_series(frame[frame["key"] == change["key"]], data.refs, currency=data.currency)
+            lines += build_series(frame[frame["key"] == key], data.refs, currency=data.currency)
+    return lines
+
+
+def charts(data: ReportData) -> Section:
     figures = []
     step = "Step lines: the price in force; dots: a change."
-    if lines:
+    if lines := _cheapest_lines(data):
         figures.append(_figure(lines, "Cheapest on-demand price per GPU model", step, data))
-    if moved:
+    if moved := _moved_lines(data):
         figures.append(_figure(moved, f"Prices that moved in the last {data.days} days", step, data))
     body = "".join(figures) or '<p class="empty">no price history to chart yet</p>'
     return Section("history", "Price history", body)
