@@ -306,7 +306,7 @@ def cheapest_table(data: ReportData) -> Section:
     if not any(r.get("upfront_fee") for r in data.cheapest):
         columns = [c for c in columns if c.key != "upfront_fee"]
     body = html_table(data.cheapest, columns, empty="no prices with GPU details yet")
-    return Section("cheapest", "Cheapest per GPU model and kind of price", body)
+    return Section("cheapest", "Cheapest prices in detail", body)
 
 
 def changes_table(data: ReportData) -> Section:
