@@ -38,7 +38,9 @@ from tracker.analytics.report_html import (
     offer_value,
     page,
     percent,
+    text,
     when,
+    whole,
     words,
 )
 
@@ -277,6 +279,15 @@ def charts(data: ReportData) -> Section:
     return Section("history", "Price history", body)
 
 
+def _filled(rows: list[dict[str, Any]], columns: list[Column]) -> list[Column]:
+    """The columns that show something other than blank or 0 in some row: no column of blanks."""
+
+    def shown(column: Column, row: dict[str, Any]) -> str:
+        return column.show(row) if column.show else text(row.get(column.key))
+
+    return [c for c in columns if any(shown(c, r) not in ("", "0") for r in rows)]
+
+
 def cheapest_table(data: ReportData) -> Section:
     columns = [
         Column("gpu_model", "GPU"),
@@ -299,13 +310,8 @@ def cheapest_table(data: ReportData) -> Section:
         Column("currency", "cur."),
         Column("unit", "per"),
     ]
-    if any(r.get("fx") for r in data.cheapest):
-        columns.append(Column("fx", "rate used", show=fx_text))
-    if not any(r.get("payment_option") for r in data.cheapest):
-        columns = [c for c in columns if c.key != "payment_option"]
-    if not any(r.get("upfront_fee") for r in data.cheapest):
-        columns = [c for c in columns if c.key != "upfront_fee"]
-    body = html_table(data.cheapest, columns, empty="no prices with GPU details yet")
+    columns.append(Column("fx", "rate used", show=fx_text))
+    body = html_table(data.cheapest, _filled(data.cheapest, columns), empty="no prices with GPU details yet")
     return Section("cheapest", "Cheapest prices in detail", body)
 
 
@@ -331,19 +337,19 @@ def changes_table(data: ReportData) -> Section:
 def offers_table(data: ReportData) -> Section | None:
     if data.offers is None:
         return None
-    body = html_table(
+    columns = _filled(
         data.offers,
         [
             Column("provider", "provider"),
             Column("kind", "kind", show=lambda r: words(r["kind"])),
             Column("title", "title", wrap=True, link="source_url"),
             Column("amount", "worth", show=offer_value),
-            Column("duration_days", "days", True),
+            Column("duration_days", "days", True, show=lambda r: whole(r.get("duration_days"))),
             Column("offer_valid_until", "until", show=lambda r: when(r.get("offer_valid_until"))[:10]),
             Column("eligibility", "for", show=lambda r: words(r.get("eligibility"))),
         ],
-        empty="no active offers",
     )
+    body = html_table(data.offers, columns, empty="no active offers")
     return Section("offers", "Active offers", body)
 
 

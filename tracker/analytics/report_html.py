@@ -212,7 +212,7 @@ def change_subject(row: dict[str, Any]) -> str:
     return f"{where} {words(row.get('price_model'))}".strip()
 
 
-def _whole(value: Any) -> str:
+def whole(value: Any) -> str:
     """An offer's round amount without cents: 100,000, not 100,000.00."""
     amount = as_decimal(value)
     if amount is not None and amount == amount.to_integral_value():
@@ -225,11 +225,11 @@ def offer_value(row: dict[str, Any]) -> str:
     currency = f" {row['currency']}" if row.get("currency") else ""
     parts = []
     if row.get("amount"):
-        parts.append(f"{_whole(row['amount'])}{currency}")
+        parts.append(f"{whole(row['amount'])}{currency}")
     if row.get("percent_off"):
-        parts.append(f"{_whole(row['percent_off'])}% off")
+        parts.append(f"{whole(row['percent_off'])}% off")
     if row.get("min_spend"):
-        parts[-1:] = [f"{parts[-1] if parts else ''} off a spend of {_whole(row['min_spend'])}".strip()]
+        parts[-1:] = [f"{parts[-1] if parts else ''} off a spend of {whole(row['min_spend'])}".strip()]
     return "; ".join(parts)
 
 
