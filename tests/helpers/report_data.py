@@ -18,7 +18,7 @@ from tests.helpers.analytics_data import H100_ROWS, load_rows
 T1, T2 = "2026-08-01T00:00:00Z", "2026-09-15T00:00:00Z"
 HOSTILE = "<script>alert('x')</script>&co"
 HOSTILE_ESCAPED = "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&amp;co"
-LONG_TITLE = "GPU-credit-" * 30  # no space to break at
+LONG_TITLE = "GPU_credit_" * 30  # nowhere a browser would break a line by itself
 
 
 def load_prices(cli, tmp_path: Path) -> None:
