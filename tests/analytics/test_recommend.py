@@ -169,5 +169,5 @@ def test_report_has_a_recommendation_section(store, tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     assert store("report", "--out", str(out)).code == 0
     html = out.read_text(encoding="utf-8")
-    assert "<h2>Recommendation: 1 GPU(s), training, 720 h/month for 36 months" in html
+    assert "Recommendation: 1 GPU(s), training, 720 h/month for 36 months" in html
     assert "lowest total" in html and "p5.48xlarge" in html

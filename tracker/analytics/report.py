@@ -1,17 +1,18 @@
-"""One static HTML page of the store: the cheapest price per GPU model,
-recent changes, active offers, a chart and source health.
+"""One static HTML page of the store that reads like a dashboard: a summary
+first (cheapest price per GPU model, recent changes, current offers), charts
+of price history, then sortable detail tables and source health.
 
-It makes no requests: the CSS is inline and the chart an inline base64 PNG.
-Every text that comes from a provider or the store is escaped.
+It makes no requests: CSS and script are inline, the charts inline PNGs.
+The page is a list of sections (`SECTIONS`), each built from one `ReportData`;
+a new part of the report is one more builder in that list.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from html import escape
 from typing import Any
 
@@ -20,10 +21,29 @@ import sqlalchemy as sa
 
 from tracker.analytics.compare import compare_frame
 from tracker.analytics.history import changes_frame, history_frame, offers_frame, prices_frame, records, source_health
-from tracker.analytics.plot import build_series, render_png
-from tracker.analytics.recommend import Needs, recommend
+from tracker.analytics.plot import Series, build_series, render_png
 from tracker.analytics.reference import References
-from tracker.errors import UserError
+from tracker.analytics.report_html import (
+    Column,
+    Section,
+    as_decimal,
+    card,
+    cell,
+    change_subject,
+    change_text,
+    fx_text,
+    gpu_count,
+    html_table,
+    money,
+    offer_value,
+    page,
+    percent,
+    text,
+    when,
+    whole,
+    words,
+)
+from tracker.analytics.report_recommend import recommendation
 
 MODEL_CLASSES = {
     "on_demand": "on demand",
@@ -34,50 +54,24 @@ MODEL_CLASSES = {
     "monthly": "committed",
     "yearly": "committed",
 }
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;
-color:#1d2330;background:#f7f8fa;padding:0 1rem}
-h1{font-size:1.6rem;margin:0 0 .2rem}h2{font-size:1.15rem;margin:2rem 0 .6rem;border-bottom:2px solid #3b6fd8;
-padding-bottom:.2rem}
-.meta{color:#5b6475;margin:0 0 1rem}
-table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px rgba(0,0,0,.08)}
-th,td{padding:.35rem .55rem;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
-th{background:#eef2fa;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.drop{color:#11803a}.rise{color:#b3261e}.bad{color:#b3261e;font-weight:600}.ok{color:#11803a;font-weight:600}
-.scroll{overflow-x:auto}.empty{color:#5b6475;font-style:italic}figure{margin:0;background:#fff;padding:.5rem}
-figure img{max-width:100%;height:auto}figcaption{color:#5b6475;font-size:.9em}
-"""
+KINDS = ("on demand", "spot", "committed")
+CHART_SERIES = 8
+SUMMARY_ROWS = 8
 
 
 @dataclass(frozen=True)
-class Column:
-    key: str
-    title: str
-    numeric: bool = False
+class ReportData:
+    """What the sections are built from, read from the store once."""
 
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {v}" for k, v in sorted(value.items()))
-    if isinstance(value, Decimal):  # a 1/6 GPU slice is stored to 28 places; 6 are plenty to read
-        return format(value.quantize(Decimal("0.000001")).normalize() if value.as_tuple().exponent < -6 else value, "f")
-    return str(value)
-
-
-def html_table(rows: Sequence[dict[str, Any]], columns: Sequence[Column], *, empty: str, row_class: Any = None) -> str:
-    if not rows:
-        return f'<p class="empty">{escape(empty)}</p>'
-    head = "".join(f"<th>{escape(c.title)}</th>" for c in columns)
-    body = []
-    for row in rows:
-        css = row_class(row) if row_class else ""
-        cells = "".join(f"<td{' class=num' if c.numeric else ''}>{escape(_text(row.get(c.key)))}</td>" for c in columns)
-        body.append(f"<tr{f' class={css}' if css else ''}>{cells}</tr>")
-    return f"<div class=scroll><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    engine: sa.Engine
+    refs: References
+    currency: str
+    days: int
+    now: datetime
+    cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see cheapest_per_gpu
+    changes: list[dict[str, Any]]  # of the last `days` days, newest first
+    offers: list[dict[str, Any]] | None  # None: the store keeps no offers
+    health: list[dict[str, Any]]
 
 
 def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> list[dict[str, Any]]:
@@ -92,173 +86,311 @@ def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> l
     return [best[k] for k in sorted(best)]
 
 
+def load(engine: sa.Engine, refs: References, *, currency: str, days: int, now: datetime) -> ReportData:
+    offers = offers_frame(engine)
+    has_offers = not offers.empty or sa.inspect(engine).has_table("offers")
+    return ReportData(
+        engine=engine,
+        refs=refs,
+        currency=currency,
+        days=days,
+        now=now,
+        cheapest=cheapest_per_gpu(prices_frame(engine), refs, currency),
+        changes=list(reversed(records(changes_frame(engine, since=now - timedelta(days=days))))),
+        offers=sorted(records(offers), key=lambda o: (o["provider"], o["kind"], o["title"])) if has_offers else None,
+        health=records(source_health(engine)),
+    )
+
+
 def _change_class(row: dict[str, Any]) -> str:
     return {"price_drop": "drop", "price_increase": "rise", "source_broken": "bad"}.get(row["kind"], "")
 
 
-def _chart(engine: sa.Engine, refs: References, cheapest: list[dict[str, Any]], currency: str, now: datetime) -> str:
-    """A history chart of the cheapest on-demand price of each GPU model (up to 8)."""
-    on_demand = [r for r in cheapest if r["kind"] == "on demand"][:8]
-    frames = [
-        history_frame(
-            engine,
-            instance_type=r["instance_type"],
-            provider=r["provider"],
-            region=r["region"],
-            price_model="on_demand",
-        )
-        for r in on_demand
+def _cards(data: ReportData) -> str:
+    models = {r["gpu_model"] for r in data.cheapest}
+    providers = {r["provider"] for r in data.cheapest}
+    drops = sum(r["kind"] == "price_drop" for r in data.changes)
+    rises = sum(r["kind"] == "price_increase" for r in data.changes)
+    failing = [h["source"] for h in data.health if h["status"] != "ok"]
+    cards = [
+        card("GPU models priced", str(len(models)), f"from {len(providers)} providers"),
+        card(f"Changes in {data.days} days", str(len(data.changes)), f"{drops} price drops, {rises} rises"),
     ]
-    frames = [f[f["os"] == "linux"] for f in frames if not f.empty]
-    if not frames:
-        return '<p class="empty">no price history to chart yet</p>'
-    series = build_series(pd.concat(frames, ignore_index=True), refs, currency=currency)
-    png = render_png(
-        series,
-        title="Cheapest on-demand price per GPU model",
-        unit=f"{currency} per GPU-hour",
-        now=now,
-        width=11,
-        height=5,
+    if data.offers is not None:
+        offering = {o["provider"] for o in data.offers}
+        cards.append(card("Active offers", str(len(data.offers)), f"from {len(offering)} providers"))
+    cards.append(
+        card(
+            "Sources failing" if failing else "Sources",
+            str(len(failing)) if failing else f"{len(data.health)} ok",
+            ", ".join(failing) if failing else "every last run succeeded",
+            css="bad" if failing else "ok",
+        )
     )
-    data = base64.b64encode(png).decode("ascii")
+    return f'<div class="cards">{"".join(cards)}</div>'
+
+
+def _pivot(data: ReportData) -> str:
+    """One row per GPU model: its cheapest on-demand, spot and committed price per GPU-hour."""
+    by_model: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in data.cheapest:
+        by_model.setdefault(row["gpu_model"], {})[row["kind"]] = row
+    if not by_model:
+        return '<p class="empty">no prices with GPU details yet</p>'
+    head = '<th><button type="button">GPU</button></th>' + "".join(
+        f'<th class="num"><button type="button">{k}</button></th>' for k in KINDS
+    )
+    body = []
+    for model, kinds in sorted(by_model.items()):
+        cells = [cell(escape(model))]
+        for kind in KINDS:
+            row = kinds.get(kind)
+            if row is None:
+                cells.append(cell("", numeric=True))
+                continue
+            who = f"{row['provider']} {row['instance_type']}" + (f" {row['term']}" if row.get("term") else "")
+            cells.append(
+                cell(
+                    f'{escape(money(row["per_gpu_hour_converted"]))}<span class="small">{escape(who)}</span>',
+                    numeric=True,
+                    sort=row["per_gpu_hour_converted"],
+                )
+            )
+        body.append(f"<tr>{''.join(cells)}</tr>")
     return (
-        f'<figure><img alt="price history chart" src="data:image/png;base64,{data}">'
-        f"<figcaption>Step lines: the price in force; dots: a change. {escape(currency)} per GPU-hour."
-        "</figcaption></figure>"
+        f'<div class="scroll"><table class="sortable" id="cheapest-by-gpu"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 
-def recommendation_section(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> str:
-    """The ten best options for `needs` (by default one GPU, always on, for
-    three years), or the one sentence that says why there are none."""
-    try:
-        rows = records(recommend(prices, offers, refs, needs).head(10))
-        empty = "no option"
-    except UserError as exc:
-        rows, empty = [], str(exc)
-    what = (
-        f"{needs.gpus:f} GPU(s), {needs.workload}, {needs.hours_per_month:f} h/month for {needs.months} months, "
-        "offers open to everyone counted"
-    )
-    return f"<h2>Recommendation: {escape(what)}</h2>" + html_table(
+def _recent(data: ReportData) -> str:
+    rows = data.changes[:SUMMARY_ROWS]
+    table = html_table(
         rows,
         [
-            Column("rank", "#", True),
+            Column("observed_at", "when", show=lambda r: when(r["observed_at"])[:10]),
+            Column("instance_type", "what", wrap=True, show=change_subject),
+            Column("kind", "change", wrap=True, show=lambda r: change_text(r) or words(r["kind"])),
+        ],
+        empty=f"no changes in the last {data.days} days",
+        row_class=_change_class,
+    )
+    more = (
+        f'<p class="more"><a href="#changes">all {len(data.changes)} changes</a></p>'
+        if len(data.changes) > SUMMARY_ROWS
+        else ""
+    )
+    return f'<div class="panel"><h3>Recent changes</h3>{table}{more}</div>'
+
+
+def _current_offers(data: ReportData) -> str:
+    if data.offers is None:
+        return ""
+    valued = sorted(
+        (o for o in data.offers if offer_value(o)),
+        key=lambda o: (-(as_decimal(o.get("amount")) or 0), o["provider"]),
+    )
+    table = html_table(
+        valued[:SUMMARY_ROWS],
+        [
+            Column("provider", "provider"),
+            Column("title", "offer", wrap=True, link="source_url"),
+            Column("amount", "worth", wrap=True, show=offer_value),
+        ],
+        empty="no active offers",
+    )
+    more = f'<p class="more"><a href="#offers">all {len(data.offers)} offers</a></p>' if data.offers else ""
+    return f'<div class="panel"><h3>Current offers</h3>{table}{more}</div>'
+
+
+def summary(data: ReportData) -> Section:
+    pivot = (
+        f'<div class="panel"><h3>Cheapest per GPU model, {escape(data.currency)} per GPU-hour</h3>{_pivot(data)}</div>'
+    )
+    side = f'<div class="stack">{_recent(data)}{_current_offers(data)}</div>'
+    return Section("summary", "Summary", _cards(data) + f'<div class="split">{pivot}{side}</div>')
+
+
+def _figure(series: list[Series], title: str, caption: str, data: ReportData) -> str:
+    for s in series:
+        s.fx = ""  # the rates are in the page header, once
+    png = render_png(series, title=title, unit=f"{data.currency} per GPU-hour", now=data.now, width=11, height=5)
+    encoded = base64.b64encode(png).decode("ascii")
+    return (
+        # On a phone the chart keeps a readable size and scrolls sideways in its own box.
+        f'<figure><div class="scroll chart"><img alt="{escape(title)}" src="data:image/png;base64,{encoded}"></div>'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def _linux(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["os"] == "linux"] if not frame.empty else frame
+
+
+def _cheapest_lines(data: ReportData) -> list[Series]:
+    """The cheapest on-demand price of the GPU models that the most providers offer."""
+    spread: dict[str, set[str]] = {}
+    for row in data.cheapest:
+        spread.setdefault(row["gpu_model"], set()).add(row["provider"])
+    on_demand = sorted(
+        (r for r in data.cheapest if r["kind"] == "on demand"),
+        key=lambda r: (-len(spread[r["gpu_model"]]), r["gpu_model"]),
+    )
+    lines: list[Series] = []
+    for row in on_demand[:CHART_SERIES]:
+        frame = _linux(
+            history_frame(
+                data.engine,
+                instance_type=row["instance_type"],
+                provider=row["provider"],
+                region=row["region"],
+                price_model="on_demand",
+            )
+        )
+        for s in build_series(frame, data.refs, currency=data.currency, limit=1):
+            s.label = f"{row['gpu_model']}: {s.label}"
+            lines.append(s)
+    return lines
+
+
+def _moved_lines(data: ReportData) -> list[Series]:
+    """The prices that dropped or rose in the period, latest moves first."""
+    latest: dict[str, dict[str, Any]] = {}
+    for change in data.changes:
+        if change["kind"] in ("price_drop", "price_increase"):
+            latest.setdefault(change["key"], change)
+    lines: list[Series] = []
+    for key, change in list(latest.items())[:CHART_SERIES]:
+        frame = history_frame(
+            data.engine, instance_type=change["instance_type"], provider=change["provider"], region=change["region"]
+        )
+        if not frame.empty:
+            lines += build_series(frame[frame["key"] == key], data.refs, currency=data.currency)
+    return lines
+
+
+def charts(data: ReportData) -> Section:
+    figures = []
+    step = "Step lines: the price in force; dots: a change."
+    if lines := _cheapest_lines(data):
+        figures.append(_figure(lines, "Cheapest on-demand price per GPU model", step, data))
+    if moved := _moved_lines(data):
+        figures.append(_figure(moved, f"Prices that moved in the last {data.days} days", step, data))
+    body = "".join(figures) or '<p class="empty">no price history to chart yet</p>'
+    return Section("history", "Price history", body)
+
+
+def _filled(rows: list[dict[str, Any]], columns: list[Column]) -> list[Column]:
+    """The columns that show something other than blank or 0 in some row: no column of blanks."""
+
+    def shown(column: Column, row: dict[str, Any]) -> str:
+        return column.show(row) if column.show else text(row.get(column.key))
+
+    return [c for c in columns if any(shown(c, r) not in ("", "0") for r in rows)]
+
+
+def cheapest_table(data: ReportData) -> Section:
+    columns = [
+        Column("gpu_model", "GPU"),
+        Column("kind", "price"),
+        Column(
+            "per_gpu_hour_converted",
+            f"{data.currency} / GPU-hour",
+            True,
+            show=lambda r: money(r["per_gpu_hour_converted"]),
+        ),
+        Column("provider", "provider"),
+        Column("region", "region"),
+        Column("instance_type", "instance"),
+        Column("gpu_count", "GPUs", True, show=lambda r: gpu_count(r["gpu_count"])),
+        Column("price_model", "model", show=lambda r: words(r["price_model"])),
+        Column("term", "term"),
+        Column("payment_option", "payment", show=lambda r: words(r.get("payment_option"))),
+        Column("price", "price", True, show=lambda r: money(r["price"])),
+        Column("upfront_fee", "upfront", True, show=lambda r: money(r.get("upfront_fee"))),
+        Column("currency", "cur."),
+        Column("unit", "per"),
+    ]
+    columns.append(Column("fx", "rate used", show=fx_text))
+    body = html_table(data.cheapest, _filled(data.cheapest, columns), empty="no prices with GPU details yet")
+    return Section("cheapest", "Cheapest prices in detail", body)
+
+
+def changes_table(data: ReportData) -> Section:
+    body = html_table(
+        data.changes[:500],
+        [
+            Column("observed_at", "when", show=lambda r: when(r["observed_at"])),
+            Column("kind", "kind", show=lambda r: words(r["kind"])),
             Column("provider", "provider"),
             Column("region", "region"),
             Column("instance_type", "instance"),
-            Column("gpu_model", "GPU"),
-            Column("instances", "instances", True),
-            Column("mix", "price model"),
-            Column("credits", "credits", True),
-            Column("total", f"total {needs.currency}", True),
-            Column("per_gpu_hour", "per GPU-hour", True),
-            Column("why", "why"),
+            Column("price_model", "model", show=lambda r: words(r["price_model"])),
+            Column("percent", "%", True, show=lambda r: percent(r.get("percent"))),
+            Column("detail", "change", wrap=True, show=change_text),
         ],
-        empty=empty,
+        empty="no changes recorded",
+        row_class=_change_class,
     )
+    return Section("changes", f"Changes in the last {data.days} days", body)
+
+
+def offers_table(data: ReportData) -> Section | None:
+    if data.offers is None:
+        return None
+    columns = _filled(
+        data.offers,
+        [
+            Column("provider", "provider"),
+            Column("kind", "kind", show=lambda r: words(r["kind"])),
+            Column("title", "title", wrap=True, link="source_url"),
+            Column("amount", "worth", show=offer_value),
+            Column("duration_days", "days", True, show=lambda r: whole(r.get("duration_days"))),
+            Column("offer_valid_until", "until", show=lambda r: when(r.get("offer_valid_until"))[:10]),
+            Column("eligibility", "for", show=lambda r: words(r.get("eligibility"))),
+        ],
+    )
+    body = html_table(data.offers, columns, empty="no active offers")
+    return Section("offers", "Active offers", body)
+
+
+def health_table(data: ReportData) -> Section:
+    body = html_table(
+        data.health,
+        [
+            Column("source", "source"),
+            Column("status", "last run"),
+            Column("last_run_at", "when"),
+            Column("last_ok_at", "last good data"),
+            Column("failures_since_ok", "failures since", True),
+            Column("error", "error", wrap=True),
+        ],
+        empty="no runs yet",
+        row_class=lambda r: "bad" if r["status"] != "ok" else "",
+    )
+    return Section("health", "Source health", body)
+
+
+SECTIONS: list[Callable[[ReportData], Section | None]] = [
+    summary,
+    charts,
+    cheapest_table,
+    changes_table,
+    offers_table,
+    recommendation,
+    health_table,
+]
 
 
 def build_report(
-    engine: sa.Engine,
-    refs: References,
-    *,
-    currency: str = "USD",
-    days: int = 30,
-    now: datetime | None = None,
-    needs: Needs | None = None,
+    engine: sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
 ) -> str:
-    now = now or datetime.now(UTC)
-    prices = prices_frame(engine)
-    cheapest = cheapest_per_gpu(prices, refs, currency)
-    changes = changes_frame(engine, since=now - timedelta(days=days))
-    recent = list(reversed(records(changes)))[:100]
-    offers = offers_frame(engine)
-    health = records(source_health(engine))
-    sections = [
-        "<h2>Cheapest per GPU model</h2>"
-        + html_table(
-            cheapest,
-            [
-                Column("gpu_model", "GPU"),
-                Column("kind", "price"),
-                Column("per_gpu_hour_converted", f"{currency} / GPU-hour", True),
-                Column("provider", "provider"),
-                Column("region", "region"),
-                Column("instance_type", "instance"),
-                Column("gpu_count", "GPUs", True),
-                Column("price_model", "model"),
-                Column("term", "term"),
-                Column("price", "price", True),
-                Column("currency", "cur."),
-                Column("unit", "per"),
-                *([Column("fx", "rate used")] if any(r.get("fx") for r in cheapest) else []),
-            ],
-            empty="no prices with GPU details yet",
-        ),
-        "<h2>Price history</h2>" + _chart(engine, refs, cheapest, currency, now),
-        f"<h2>Changes in the last {days} days</h2>"
-        + html_table(
-            recent,
-            [
-                Column("observed_at", "when"),
-                Column("kind", "kind"),
-                Column("provider", "provider"),
-                Column("region", "region"),
-                Column("instance_type", "instance"),
-                Column("price_model", "model"),
-                Column("old_price", "old", True),
-                Column("new_price", "new", True),
-                Column("percent", "%", True),
-                Column("currency", "cur."),
-                Column("detail", "detail"),
-            ],
-            empty="no changes recorded",
-            row_class=_change_class,
-        ),
-    ]
-    if not offers.empty or sa.inspect(engine).has_table("offers"):
-        offer_columns = [
-            Column(c, c.replace("_", " "))
-            for c in (
-                "provider",
-                "kind",
-                "title",
-                "amount",
-                "currency",
-                "percent_off",
-                "min_spend",
-                "valid_until",
-                "eligibility",
-            )
-            if c in offers.columns
-        ]
-        sections.append("<h2>Active offers</h2>" + html_table(records(offers), offer_columns, empty="no active offers"))
-    sections.append(recommendation_section(prices, offers, refs, needs or Needs(currency=currency)))
-    sections.append(
-        "<h2>Source health</h2>"
-        + html_table(
-            health,
-            [
-                Column("source", "source"),
-                Column("status", "last run"),
-                Column("last_run_at", "when"),
-                Column("last_ok_at", "last good data"),
-                Column("failures_since_ok", "failures since", True),
-                Column("error", "error"),
-            ],
-            empty="no runs yet",
-            row_class=lambda r: "bad" if r["status"] != "ok" else "",
-        )
+    data = load(engine, refs, currency=currency, days=days, now=now or datetime.now(UTC))
+    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+    rates = sorted({fx_text(r) for r in data.cheapest if r.get("fx")})
+    fx_note = f" Converted with {'; '.join(rates)}." if rates else ""
+    meta = (
+        f"Generated {when(data.now)} by gpu-tracker. Prices per GPU-hour in {data.currency}; monthly and yearly "
+        f"prices as effective hourly rates (720 and 8,760 hours).{fx_note}"
     )
-    rates = sorted({r["fx"] for r in cheapest if r.get("fx")})
-    fx_note = f" Converted with {escape('; '.join(rates))}." if rates else ""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>GPU prices — {escape(now.strftime('%Y-%m-%d'))}</title><style>{CSS}</style></head><body>"
-        f'<h1>GPU prices</h1><p class="meta">Generated {escape(_text(now))} by gpu-tracker. '
-        f"Prices per GPU-hour in {escape(currency)}; monthly and yearly prices as effective hourly rates "
-        f"(720 and 8,760 hours).{fx_note}</p>" + "".join(sections) + "</body></html>\n"
-    )
+    return page(title=f"GPU prices — {data.now:%Y-%m-%d}", meta=escape(meta), sections=sections)

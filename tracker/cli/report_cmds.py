@@ -112,8 +112,8 @@ def report(
 ) -> None:
     """Write one static HTML report that loads nothing from the network.
 
-    The cheapest price per GPU model, recent changes, active offers, a history
-    chart and source health.
+    A summary first (the cheapest price per GPU model, recent changes, current
+    offers), then price history charts, sortable tables and source health.
 
     Example: gpu-tracker report --out report.html
     """

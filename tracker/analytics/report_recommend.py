@@ -1,0 +1,46 @@
+"""The report's recommendation section: the ten best options for a default
+need (one GPU, always on, for three years), from `recommend`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracker.analytics.history import offers_frame, prices_frame, records
+from tracker.analytics.recommend import Needs, recommend
+from tracker.analytics.report_html import Column, Section, html_table, money
+from tracker.errors import UserError
+
+if TYPE_CHECKING:
+    from tracker.analytics.report import ReportData
+
+
+def recommendation(data: ReportData) -> Section:
+    """The best options, or the one sentence that says why there are none."""
+    needs = Needs(currency=data.currency)
+    try:
+        rows = records(recommend(prices_frame(data.engine), offers_frame(data.engine), data.refs, needs).head(10))
+        empty = "no option"
+    except UserError as exc:
+        rows, empty = [], str(exc)
+    what = (
+        f"{needs.gpus:f} GPU(s), {needs.workload}, {needs.hours_per_month:f} h/month for {needs.months} months, "
+        "offers open to everyone counted"
+    )
+    table = html_table(
+        rows,
+        [
+            Column("rank", "#", True),
+            Column("provider", "provider"),
+            Column("region", "region"),
+            Column("instance_type", "instance"),
+            Column("gpu_model", "GPU"),
+            Column("instances", "instances", True),
+            Column("mix", "price model"),
+            Column("credits", "credits", True, show=lambda r: money(r.get("credits"))),
+            Column("total", f"total {needs.currency}", True, show=lambda r: money(r.get("total"))),
+            Column("per_gpu_hour", "per GPU-hour", True, show=lambda r: money(r.get("per_gpu_hour"))),
+            Column("why", "why", wrap=True),
+        ],
+        empty=empty,
+    )
+    return Section("recommendation", f"Recommendation: {what}", f'<div class="scroll">{table}</div>')
