@@ -1,7 +1,7 @@
 """Rules: which changes reach which channels, and when.
 
-A rule filters changes (kind, provider, region, GPU, instance type, price
-model), then applies its thresholds to price moves. Thresholds are measured
+A rule filters changes (kind, provider, region, GPU model and count,
+instance type, price model, the stock a change leads to), then applies its thresholds to price moves. Thresholds are measured
 against the price the rule last *notified* (or the first price it saw), so
 ten moves of 1% add up to one alert of 10% instead of being lost one by one.
 Hysteresis asks a move back against the last alert to go further, so a
@@ -111,6 +111,14 @@ class Rule:
         for name, value, wanted, test in checks:
             if wanted and not any(test(value, w) for w in wanted):
                 return f"{name} {value or '(none)'!s} is not {' or '.join(wanted)}"
+        if s.gpu_count and (change.gpu_count is None or change.gpu_count not in s.gpu_count):
+            shown = "(none)" if change.gpu_count is None else format(change.gpu_count.normalize(), "f")
+            return f"gpu_count {shown} is not {' or '.join(format(n.normalize(), 'f') for n in s.gpu_count)}"
+        if s.availability:
+            # Only an availability change says which stock it leads to.
+            stock = change.detail.get("new_availability", "")
+            if not any(_equal(stock, w) for w in s.availability):
+                return f"availability {stock or '(none)'} is not {' or '.join(s.availability)}"
         return None
 
     def judge(self, change: Change, refs: References, now: datetime) -> Verdict:

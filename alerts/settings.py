@@ -33,6 +33,10 @@ def _listify(value: object) -> object:
 Names = Annotated[list[str], BeforeValidator(_listify)]
 
 
+def _listify_number(value: object) -> object:
+    return [value] if isinstance(value, (int, float, str, Decimal)) else value
+
+
 def _clock(hour: str, minute: str) -> time:
     h, m = int(hour), int(minute)
     if h > 23 or m > 59:
@@ -111,6 +115,10 @@ class RuleSettings(_Strict):
     gpu: Names = Field(default_factory=list, description="GPU models, matched in part and case-insensitively")
     instance_type: Names = Field(default_factory=list, description="exact names or globs: Standard_ND*")
     price_model: Names = Field(default_factory=list)
+    gpu_count: Annotated[list[Decimal], BeforeValidator(_listify_number)] = Field(
+        default_factory=list, description="GPUs per instance: 8, or [4, 8]"
+    )
+    availability: Names = Field(default_factory=list, description="the stock a change leads to: available or sold_out")
     min_percent: Decimal | None = Field(None, ge=0, description="a price must move this many percent")
     min_amount: Decimal | None = Field(None, ge=0, description="and this much in its own currency and unit")
     hysteresis: Decimal = Field(

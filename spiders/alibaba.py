@@ -3,9 +3,12 @@ with an AccessKey, spot prices from ECS DescribePrice.
 
 The price file's URL carries a version that changes without notice. The
 spider tries the remembered version (the state file), else the last one
-known when this was written; when that answers 404 it
-loads the pricing page in the browser, reads the version from the URLs the
-page requests, remembers it and tries once more.
+known when this was written; when that answers 404 it reads the current
+version from the pricing page, remembers it and tries once more. The China
+site's pricing page names the version in its plain HTML (as public clients
+of the page read it), so no browser is needed; the international page, and
+a China page that names none, are rendered in the browser and the version
+read from the URLs the page requests.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class AlibabaSpider(ProviderSpider):
     price_path: ClassVar[str] = "ecs-price-info-intl"
     pricing_page: ClassVar[str] = "https://www.alibabacloud.com/product/ecs/pricing"
     known_version: ClassVar[str] = "2.0.421"
+    # Whether the pricing page's plain HTML names the version (tried before the browser).
+    plain_page: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -98,13 +103,10 @@ class AlibabaSpider(ProviderSpider):
                 f"alibaba: no price file at version {version} (HTTP {response.status}); "
                 f"reading the current version from {self.page_url}"
             )
-            yield self.browser_request(
-                self.page_url,
-                self.parse_page,
-                wait_for=PAGE_READY,
-                cb_kwargs={"stale": version},
-                meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
-            )
+            if self.plain_page:
+                yield self.request(self.page_url, self.parse_plain_page, dont_filter=True, cb_kwargs={"stale": version})
+            else:
+                yield self.page_in_browser(version)
             return
         self.fetched(response)
         header, records = parse_price_file(response.body)
@@ -114,12 +116,33 @@ class AlibabaSpider(ProviderSpider):
         yield from self.items(response, "alibaba.price", records, **header)
         yield from self.spot_requests(records)
 
+    def page_in_browser(self, stale: str) -> Any:
+        return self.browser_request(
+            self.page_url,
+            self.parse_page,
+            wait_for=PAGE_READY,
+            cb_kwargs={"stale": stale},
+            meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
+        )
+
+    def parse_plain_page(self, response: Response, stale: str) -> Iterable[Any]:
+        self.fetched(response)
+        found = price_versions([response.text], self.price_path)
+        if not found:
+            self.notes.append(f"alibaba: the plain pricing page names no version; rendering {self.page_url}")
+            yield self.page_in_browser(stale)
+            return
+        yield from self.use_version(pick_version(found, self.page_url), stale)
+
     def on_page_request(self, request: Any) -> None:
         self.page_requests.append(str(request.url))
 
     def parse_page(self, response: Response, stale: str) -> Iterable[Any]:
         self.fetched(response)
         version = pick_version(price_versions([*self.page_requests, response.text], self.price_path), self.page_url)
+        yield from self.use_version(version, stale)
+
+    def use_version(self, version: str, stale: str) -> Iterable[Any]:
         if version == stale:
             raise PageShapeError(
                 f"Alibaba: the price file for version {version} is missing, and the pricing "
@@ -196,5 +219,6 @@ class AlibabaChinaSpider(AlibabaSpider):
 
     name = "alibaba-cn"
     price_path = "ecs-price-info"
-    pricing_page = "https://www.aliyun.com/price/product#/ecs/detail"
+    pricing_page = "https://www.aliyun.com/price/ecs/ecs-pricing/zh"
     known_version = "2.0.421"
+    plain_page = True

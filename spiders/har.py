@@ -22,6 +22,12 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 # and errors; on replay any value of that parameter matches it.
 SECRET_PLACEHOLDER = "REDACTED"
 
+# The HAR entry field (an underscore custom field, as HAR 1.2 allows) marking
+# a page as the browser rendered it, and the one marking the browser's own raw
+# network entries.
+RENDERED = "_rendered"
+FROM_BROWSER = "_browser"
+
 # Replayed bodies are already decoded, and their length may differ from the
 # recorded one; keeping these headers would make Scrapy decode them twice.
 DROPPED_REPLAY_HEADERS = {"content-encoding", "content-length", "transfer-encoding"}
@@ -39,6 +45,9 @@ class HarResponse:
     body: bytes
     started: str
     error: str = ""
+    # The page as the browser rendered it (a scrapy-playwright response),
+    # not a raw network answer: replayed as is, with no browser.
+    rendered: bool = False
 
 
 def mask_query(url: str, secret_params: Iterable[str]) -> str:
@@ -118,6 +127,7 @@ def _entry_response(entry: dict[str, Any]) -> HarResponse:
         body=body,
         started=str(entry.get("startedDateTime") or ""),
         error=str(resp.get("_error") or entry.get("_error") or ""),
+        rendered=bool(entry.get(RENDERED)),
     )
 
 
@@ -147,16 +157,30 @@ class HarArchive:
         return sum(len(v) for v in self._entries.values())
 
     def lookup(
-        self, method: str, url: str, body: bytes | str | None = None, *, peek: bool = False
+        self,
+        method: str,
+        url: str,
+        body: bytes | str | None = None,
+        *,
+        peek: bool = False,
+        rendered: bool = False,
     ) -> HarResponse | None:
+        """The next recorded answer. A browser page (`rendered`) is answered
+        by the page as rendered when the capture has it, a plain request by
+        the raw answer: a capture holds both for a page the browser loaded."""
         key = request_key(method, url, body, self.secret_params)
-        found = self._entries.get(key)
+        found = [r for r in self._entries.get(key, ()) if r.rendered == rendered] or self._entries.get(key)
         if not found:
             return None
-        index = min(self._served[key], len(found) - 1)
+        served = (key, rendered)
+        index = min(self._served[served], len(found) - 1)
         if not peek:
-            self._served[key] += 1
+            self._served[served] += 1
         return found[index]
+
+    def has_rendered(self, method: str, url: str, body: bytes | str | None = None) -> bool:
+        key = request_key(method, url, body, self.secret_params)
+        return any(r.rendered for r in self._entries.get(key, ()))
 
 
 def har_entry(
@@ -171,6 +195,7 @@ def har_entry(
     mime_type: str,
     started: datetime,
     elapsed_ms: float,
+    rendered: bool = False,
 ) -> dict[str, Any]:
     try:
         content: dict[str, Any] = {"size": len(body), "mimeType": mime_type, "text": body.decode("utf-8")}
@@ -194,7 +219,7 @@ def har_entry(
     }
     if request_body:
         request["postData"] = {"mimeType": "application/json", "text": request_body.decode("utf-8", "replace")}
-    return {
+    entry: dict[str, Any] = {
         "startedDateTime": started.astimezone(UTC).isoformat().replace("+00:00", "Z"),
         "time": round(elapsed_ms, 3),
         "request": request,
@@ -212,6 +237,9 @@ def har_entry(
         "cache": {},
         "timings": {"send": 0, "wait": round(elapsed_ms, 3), "receive": 0},
     }
+    if rendered:
+        entry[RENDERED] = True
+    return entry
 
 
 def browser_capture_path(record: str) -> str:
@@ -220,12 +248,21 @@ def browser_capture_path(record: str) -> str:
 
 
 def merge_har(target: str | Path, extra: str | Path) -> None:
-    """Append the entries of `extra` (say, the browser's capture) to `target`,
-    in time order, and remove `extra`."""
-    entries = read_har(target)["log"]["entries"] + read_har(extra)["log"]["entries"]
+    """Append the entries of `extra` (the browser's capture, marked as such)
+    to `target`, in time order, and remove `extra`."""
+    from_browser = [{**e, FROM_BROWSER: True} for e in read_har(extra)["log"]["entries"]]
+    entries = read_har(target)["log"]["entries"] + from_browser
     entries.sort(key=lambda e: str(e.get("startedDateTime", "")))
     write_har(target, entries)
     Path(extra).unlink()
+
+
+def needs_browser(path: str | Path) -> bool:
+    """Whether replaying the capture needs Chromium: it holds the browser's
+    raw network answers but no page as the browser rendered it (a capture
+    recorded before pages were kept as rendered)."""
+    entries = read_har(path)["log"]["entries"]
+    return any(e.get(FROM_BROWSER) for e in entries) and not any(e.get(RENDERED) for e in entries)
 
 
 def write_har(path: str | Path, entries: list[dict[str, Any]], *, creator: str = "gpu-tracker") -> None:

@@ -21,6 +21,8 @@ from spiders.har import HarArchive, har_entry, mask_query, write_har
 # A spider lists here the query parameters that carry secrets (API keys): they
 # are written to captures as a placeholder and ignored when replaying.
 SECRET_PARAMS_SETTING = "GPU_TRACKER_SECRET_QUERY_PARAMS"
+# Set when a replay goes through Chromium (a capture without rendered pages).
+BROWSER_REPLAY_SETTING = "GPU_TRACKER_BROWSER_REPLAY"
 
 
 class ReplayMiss(IgnoreRequest):
@@ -81,25 +83,29 @@ class HarReplayMiddleware:
     """Answers every request from the HAR named by the GPU_TRACKER_REPLAY
     setting; a request with no recorded answer fails, naming its URL."""
 
-    def __init__(self, archive: HarArchive) -> None:
+    def __init__(self, archive: HarArchive, browser: bool = False) -> None:
         self.archive = archive
+        self.browser = browser
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> HarReplayMiddleware:
         path = crawler.settings.get("GPU_TRACKER_REPLAY")
         if not path:
             raise NotConfigured
-        return cls(HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING)))
+        archive = HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING))
+        return cls(archive, browser=crawler.settings.getbool(BROWSER_REPLAY_SETTING))
 
     def process_request(self, request: Request, spider: Spider | None = None) -> Response:
-        if request.meta.get("playwright"):
-            # The browser replays through page.route_from_har instead; the
-            # capture still gives the observation time.
+        page = bool(request.meta.get("playwright"))
+        if page and self.browser and not self.archive.has_rendered(request.method, request.url, request.body):
+            # An old capture without the rendered page: the browser replays
+            # it through page.route_from_har; the capture still gives the
+            # observation time.
             seen = self.archive.lookup(request.method, request.url, request.body, peek=True)
             if seen is not None:
                 request.meta["har_started"] = seen.started
             return None  # type: ignore[return-value]
-        found = self.archive.lookup(request.method, request.url, request.body)
+        found = self.archive.lookup(request.method, request.url, request.body, rendered=page)
         if found is None:
             shown = mask_query(request.url, self.archive.secret_params)
             raise ReplayMiss(f"the capture has no response for {request.method} {shown}")
@@ -156,6 +162,8 @@ class HarRecordMiddleware:
                 mime_type=content_type,
                 started=started,
                 elapsed_ms=(time.monotonic() - t0) * 1000,
+                # scrapy-playwright answers with the page's DOM once rendered.
+                rendered=bool(request.meta.get("playwright")),
             )
         )
         return response

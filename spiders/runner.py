@@ -28,8 +28,8 @@ from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 from twisted.internet.defer import DeferredList
 
-from spiders.har import SECRET_PLACEHOLDER
-from spiders.middlewares import SECRET_PARAMS_SETTING
+from spiders.har import SECRET_PLACEHOLDER, needs_browser
+from spiders.middlewares import BROWSER_REPLAY_SETTING, SECRET_PARAMS_SETTING
 
 BROWSER_ARGS = [
     "--headless",
@@ -78,7 +78,17 @@ def emit(event: str, **fields: Any) -> None:
     print(json.dumps({"event": event, **fields}), flush=True)
 
 
+def browser_needed(spec: dict[str, Any], uses_browser: bool) -> bool:
+    """A live crawl of a spider that renders pages needs Chromium; a replay
+    does not, unless its capture lacks the pages as rendered."""
+    if not uses_browser:
+        return False
+    replay = spec.get("replay")
+    return not replay or needs_browser(replay)
+
+
 def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Settings:
+    uses_browser = browser_needed(spec, uses_browser)
     settings = Settings()
     settings.setdict(
         {
@@ -104,6 +114,7 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
             },
             "GPU_TRACKER_REPLAY": spec.get("replay"),
             "GPU_TRACKER_RECORD": spec.get("record"),
+            BROWSER_REPLAY_SETTING: bool(uses_browser and spec.get("replay")),
         },
         priority="cmdline",
     )

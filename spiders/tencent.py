@@ -21,6 +21,7 @@ from spiders.base import ProviderSpider
 from spiders.pages.tencent import CHARGE_TYPES, parse_zone_configs
 
 ACTION = "DescribeZoneInstanceConfigInfos"
+API_VERSION = "2017-03-12"
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,18 @@ def zone_region(zone: str) -> str:
 
 
 def request_body(region: str, charge_type: str, zone: str | None) -> dict[str, Any]:
+    """The body the purchase page (and public clients of it) posts: the API
+    version and platform in `data`, and the proxy's `cgiName`."""
     filters: list[dict[str, Any]] = [{"Name": "instance-charge-type", "Values": [charge_type]}]
     if zone:
         filters.append({"Name": "zone", "Values": [zone]})
-    return {"serviceType": "cvm", "action": ACTION, "region": region, "data": {"Filters": filters}}
+    return {
+        "serviceType": "cvm",
+        "action": ACTION,
+        "region": region,
+        "data": {"Filters": filters, "Platform": "LINUX", "Version": API_VERSION},
+        "cgiName": "api",
+    }
 
 
 class TencentSpider(ProviderSpider):
@@ -91,7 +100,7 @@ class TencentSpider(ProviderSpider):
                     yield self.post(region, charge_type, zone)
 
     def post(self, region: str, charge_type: str, zone: str | None) -> scrapy.Request:
-        referer = f"{self.site.origin}/cvm"
+        referer = f"{self.site.origin}/price/cvm"
         return self.request(
             action_url(self.api_url, region),
             self.parse,
@@ -104,7 +113,7 @@ class TencentSpider(ProviderSpider):
 
     def parse(self, response: Response, region: str, charge_type: str) -> Iterable[Any]:
         self.fetched(response)
-        items = parse_zone_configs(response.body)
+        items = parse_zone_configs(response.body, self.notes)
         yield from self.items(
             response,
             "tencent.zone_instance",

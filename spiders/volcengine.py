@@ -1,11 +1,13 @@
 """Volcano Engine: the anonymous backend of the public price page.
 
 `ListTemplate` checks the ECS template code and gives each configuration's
-vCPU and memory; `GetTable` gives the prices. The code comes from the
+vCPU, memory and zones; `GetTable` gives the prices. The code comes from the
 configuration, else the state file, else the last one known when this was
-written; when the API does not know it, the spider loads the JS-rendered
-pricing page in the browser, reads the code from the requests the page
-makes, remembers it and tries once more.
+written; when the API does not know it, the spider reads the current one
+from the pricing page's server-rendered state (plain JSON, no browser), and
+only when that names none loads the JS-rendered page in the browser and
+reads the code from the requests it makes; it remembers the code and tries
+once more.
 """
 
 from __future__ import annotations
@@ -14,15 +16,28 @@ import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import scrapy
 from scrapy.http import Response
+from twisted.python.failure import Failure
 
 from spiders.base import ProviderSpider
 from spiders.pages import PageShapeError
-from spiders.pages.volcengine import parse_table, parse_template, pick_template_code, template_codes
+from spiders.pages.volcengine import (
+    Template,
+    parse_table,
+    parse_template,
+    pick_template_code,
+    ssr_template_codes,
+    template_codes,
+)
 from spiders.state import read_state, write_state
 
 API_URL = "https://www.volcengine.com/anonymous-api/trade/price"
 PRICING_PAGE = "https://www.volcengine.com/pricing?product=ECS"
+# The same page's server-rendered state, as public clients of the page read it.
+PAGE_STATE = (
+    "https://www.volcengine.com/pricing?product=ECS&tab=1&__loader=__ssr_without_user/pricing/page&__ssrDirect=true"
+)
 # The page's price table, rendered once its data has arrived.
 PAGE_READY = "table, [class*='price-table'], [class*='pricing-table']"
 
@@ -38,6 +53,7 @@ class VolcengineSpider(ProviderSpider):
         state_file: str = "",
         template_code: str = "",
         pricing_page: str = PRICING_PAGE,
+        page_state: str = PAGE_STATE,
         api_url: str = API_URL,
         **kwargs: Any,
     ) -> None:
@@ -45,6 +61,7 @@ class VolcengineSpider(ProviderSpider):
         self.state_file = state_file
         self.configured_template = template_code
         self.page_url = pricing_page
+        self.state_url = page_state
         self.api_url = api_url
         self.page_requests: list[str] = []
 
@@ -78,14 +95,15 @@ class VolcengineSpider(ProviderSpider):
                     f"Volcano Engine: ListTemplate does not know template {code}, the code the pricing page uses"
                 )
             self.notes.append(
-                f"volcengine: the API does not know template {code}; reading the current one from {self.page_url}"
+                f"volcengine: the API does not know template {code}; reading the current one from {self.state_url}"
             )
-            yield self.browser_request(
-                self.page_url,
-                self.parse_page,
-                wait_for=PAGE_READY,
+            yield scrapy.Request(
+                self.state_url,
+                callback=self.parse_state,
+                errback=self.state_failed,
+                headers={"Accept": "application/json", "Referer": self.page_url},
+                dont_filter=True,
                 cb_kwargs={"stale": code},
-                meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
             )
             return
         write_state(self.state_file, template_code=code)
@@ -99,14 +117,28 @@ class VolcengineSpider(ProviderSpider):
             cb_kwargs={"code": code, "specs": specs},
         )
 
-    def on_page_request(self, request: Any) -> None:
-        self.page_requests.append(f"{request.url} {request.post_data or ''}")
-
-    def parse_page(self, response: Response, stale: str) -> Iterable[Any]:
+    def parse_state(self, response: Response, stale: str) -> Iterable[Any]:
+        found = ssr_template_codes(response.body) if response.status == 200 else set()
+        if not found:
+            yield self.page_in_browser(stale, f"HTTP {response.status}" if response.status != 200 else "no code")
+            return
         self.fetched(response)
-        asked = [r for r in self.page_requests if "anonymous-api/trade/price" in r]
-        found = template_codes(asked) or template_codes([response.text])
-        code = pick_template_code(found, self.page_url)
+        yield from self.use_code(pick_template_code(found, self.state_url), stale)
+
+    def state_failed(self, failure: Failure) -> Iterable[Any]:
+        yield self.page_in_browser(failure.request.cb_kwargs["stale"], str(failure.value))
+
+    def page_in_browser(self, stale: str, why: str) -> Any:
+        self.notes.append(f"volcengine: the page state names no template code ({why}); rendering {self.page_url}")
+        return self.browser_request(
+            self.page_url,
+            self.parse_page,
+            wait_for=PAGE_READY,
+            cb_kwargs={"stale": stale},
+            meta={"playwright_page_event_handlers": {"request": self.on_page_request}},
+        )
+
+    def use_code(self, code: str, stale: str) -> Iterable[Any]:
         if code == stale:
             raise PageShapeError(
                 f"Volcano Engine: ListTemplate does not know template {code}, and the pricing page still uses it"
@@ -115,11 +147,22 @@ class VolcengineSpider(ProviderSpider):
         write_state(self.state_file, template_code=code, replaces=stale)
         yield self.template_request(code, rediscovered=True)
 
-    def parse_table(self, response: Response, code: str, specs: dict[str, dict[str, str]]) -> Iterable[Any]:
+    def on_page_request(self, request: Any) -> None:
+        self.page_requests.append(f"{request.url} {request.post_data or ''}")
+
+    def parse_page(self, response: Response, stale: str) -> Iterable[Any]:
         self.fetched(response)
-        rows = parse_table(response.body)
+        asked = [r for r in self.page_requests if "anonymous-api/trade/price" in r]
+        found = template_codes(asked) or template_codes([response.text])
+        yield from self.use_code(pick_template_code(found, self.page_url), stale)
+
+    def parse_table(self, response: Response, code: str, specs: Template) -> Iterable[Any]:
+        self.fetched(response)
+        rows = parse_table(response.body, self.notes)
         if self.regions:
             rows = [r for r in rows if r["Region"] in self.regions]
         for row in rows:
-            row["abilities"] = specs.get(row["configuration"], {})
+            row["abilities"] = specs.abilities.get(row["configuration"], {})
+            # None: the template does not say where it sells this one.
+            row["zones"] = specs.zones.get(row["configuration"], {}).get(row["Region"])
         yield from self.items(response, "volcengine.price", rows, template_code=code)

@@ -3,8 +3,9 @@
 - The CDN price file `instancePrice.json`: `{currency, version,
   publicationDate, pricingInfo: {"region::type::network::os::io": {hours,
   months, years: [{price, period}]}}}`.
-- The pricing page, rendered by the browser: the price file's `<version>` is
-  in the URLs the page loads (`.../ecs-price-info-intl/<version>/...`).
+- The pricing page: the price file's `<version>` is in the URLs the page
+  loads (`.../ecs-price-info-intl/<version>/...`); the China site's page
+  names it in its plain HTML, the international one once rendered.
 - ECS DescribePrice: `{PriceInfo: {Price: {Currency, OriginalPrice,
   DiscountPrice, TradePrice}}}`.
 """
@@ -80,8 +81,9 @@ def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
 
 def price_versions(texts: Iterable[str], price_path: str) -> set[str]:
-    """The `<version>`s in URLs like `.../<price_path>/<version>/price/...`."""
-    pattern = re.compile(re.escape(price_path) + r"/(\d+(?:\.\d+)+)/")
+    """The `<version>`s in URLs like `.../<price_path>/<version>/price/...`
+    (or ending at the version, as a page may write its base URL)."""
+    pattern = re.compile(re.escape(price_path) + r"/(\d+(?:\.\d+)+)(?![\d.\w-])")
     return {m.group(1) for text in texts for m in pattern.finditer(text)}
 
 

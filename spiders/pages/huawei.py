@@ -2,8 +2,12 @@
 
 - `menuInfo`: `{menuInfos: [{subCategoryLists: [{urlPath, regionOnline: {regionList}}...]}]}`,
   nested; the `ecs` entry lists the regions the calculator prices ECS in.
-- `productInfo?urlPath=ecs`: `{product: {ec2_vm: [{resourceSpecCode, spec, cpu, mem,
-  acceleratorCard, planList: [{billingMode, periodNum, amount}]}]}}`, one region.
+- `productInfo?urlPath=ecs`: `{product: {ec2_vm: [{resourceSpecCode, spec,
+  imageSpec, cpu, mem, acceleratorCard, planList, bakPlanList: [{billingMode,
+  periodNum, amount}]}]}}`, one region. `resourceSpecCode` carries the OS
+  (`p2s.2xlarge.8.linux`), `spec` the bare flavor and `imageSpec` the OS, as
+  public clients of the calculator read them; the calculator keeps the full
+  plan list in `bakPlanList` once a plan is picked into `planList`.
 """
 
 from __future__ import annotations
@@ -57,6 +61,11 @@ def is_gpu_flavor(flavor: dict[str, Any]) -> bool:
     )
 
 
+def plans_of(flavor: dict[str, Any]) -> list[Any]:
+    """`planList` then `bakPlanList`, each where it is a list."""
+    return [p for key in ("planList", "bakPlanList") if isinstance(flavor.get(key), list) for p in flavor[key]]
+
+
 def _missing(items: list[Any], what: str, bad: Any, noun: str = "items") -> None:
     count = sum(1 for i in items if bad(i))
     if count:
@@ -74,8 +83,8 @@ def parse_product_info(body: bytes) -> list[dict[str, Any]]:
         raise PageShapeError("Huawei: product has no ec2_vm list")
     gpus = [f for f in flavors if isinstance(f, dict) and is_gpu_flavor(f)]
     _missing(gpus, "resourceSpecCode", lambda f: not f.get("resourceSpecCode"))
-    _missing(gpus, "planList", lambda f: not isinstance(f.get("planList"), list) or not f["planList"])
-    plans = [p for f in gpus for p in f["planList"]]
+    _missing(gpus, "planList (or bakPlanList)", lambda f: not plans_of(f))
+    plans = [p for f in gpus for p in plans_of(f)]
     _missing(plans, "planList[].billingMode", lambda p: not isinstance(p, dict) or not p.get("billingMode"), "plans")
     _missing(plans, "planList[].amount", lambda p: p.get("amount") in (None, ""), "plans")
     return gpus

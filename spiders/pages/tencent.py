@@ -5,12 +5,19 @@ answered through the workbench proxy as
 Every item carries its zone, charge type, sale status (SELL / SOLD_OUT) and a
 `Price` object whose fields depend on the charge type: hourly types quote
 `UnitPrice` (list) and `UnitPriceDiscount`, prepaid types `OriginalPrice`
-(list) and `DiscountPrice` for one month.
+(list) and `DiscountPrice` for one month. The API reference marks every
+`Price` field optional (its own example of an hourly price holds only
+`UnitPrice` and `ChargeUnit`): an item needs one of its charge type's two.
+
+An odd item (a field missing, an unknown charge type) is left out with a
+note; when every GPU item of an answer is odd, the shape changed and the
+answer is refused.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from decimal import Decimal
 from typing import Any
 
@@ -43,13 +50,23 @@ def is_gpu_item(item: dict[str, Any]) -> bool:
     return bool(GPU_FAMILY.match(str(item.get("InstanceFamily") or item.get("InstanceType") or "")))
 
 
-def _missing(items: list[dict[str, Any]], what: str, test: Any) -> None:
-    bad = sum(1 for i in items if test(i))
-    if bad:
-        raise PageShapeError(f"Tencent: {what} missing in {bad}/{len(items)} items")
+def _problem(item: dict[str, Any]) -> str | None:
+    """Why the item cannot be read, or None."""
+    for name in ITEM_FIELDS:
+        if item.get(name) in (None, ""):
+            return f"{name} missing"
+    if not isinstance(item["Price"], dict):
+        return "Price object missing"
+    charge_type = str(item["InstanceChargeType"])
+    if charge_type not in PRICE_FIELDS:
+        return f"unknown InstanceChargeType {charge_type}"
+    fields = PRICE_FIELDS[charge_type]
+    if all(item["Price"].get(n) is None for n in fields):
+        return f"Price.{fields[0]} (or {fields[1]}) missing"
+    return None
 
 
-def parse_zone_configs(body: bytes) -> list[dict[str, Any]]:
+def parse_zone_configs(body: bytes, notes: list[str] | None = None) -> list[dict[str, Any]]:
     """The GPU items of one answer, checked for the fields we read."""
     page = load_json(body, "Tencent: the answer")
     if not isinstance(page, dict):
@@ -69,14 +86,10 @@ def parse_zone_configs(body: bytes) -> list[dict[str, Any]]:
     if not isinstance(quota, list):
         raise PageShapeError("Tencent: data.Response has no InstanceTypeQuotaSet list")
     items = [i for i in quota if isinstance(i, dict) and is_gpu_item(i)]
-    for name in ITEM_FIELDS:
-        _missing(items, name, lambda i, n=name: i.get(n) in (None, ""))
-    _missing(items, "Price object", lambda i: not isinstance(i["Price"], dict))
-    unknown = sorted({str(i["InstanceChargeType"]) for i in items} - set(CHARGE_TYPES))
-    if unknown:
-        raise PageShapeError(f"Tencent: unknown InstanceChargeType {', '.join(unknown)}")
-    for charge_type, fields in PRICE_FIELDS.items():
-        of_type = [i for i in items if i["InstanceChargeType"] == charge_type]
-        for name in fields:
-            _missing(of_type, f"Price.{name}", lambda i, n=name: i["Price"].get(n) is None)
-    return items
+    problems = Counter(p for p in map(_problem, items) if p is not None)
+    if items and sum(problems.values()) == len(items):
+        problem, count = problems.most_common(1)[0]
+        raise PageShapeError(f"Tencent: {problem} in {count}/{len(items)} items")
+    if notes is not None:
+        notes.extend(f"tencent: {p} in {n}/{len(items)} items; skipped" for p, n in sorted(problems.items()))
+    return [i for i in items if _problem(i) is None]

@@ -4,6 +4,7 @@ quiet hours and digests; and the rule settings in config.toml."""
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -244,3 +245,81 @@ def test_the_docs_example_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     from tracker.run.alerting import build_channels
 
     assert {n: c.family for n, c in build_channels(config).items()} == {"team-slack": "slack", "ops-wecom": "wecom"}
+
+
+# --- stock: "tell me when 8×A100 in cn-beijing is back in stock" --------------
+
+
+def test_rule_selects_gpu_count_and_availability() -> None:
+    change = price(ChangeKind.availability_changed).model_copy(
+        update={"gpu_count": Decimal(8), "detail": {"old_availability": "sold_out", "new_availability": "available"}}
+    )
+    assert rule(gpu_count=8, availability="available").mismatch(change) is None
+    assert rule(gpu_count=[4, 8]).mismatch(change) is None
+    assert rule(gpu_count=4).mismatch(change) == "gpu_count 8 is not 4"
+    assert rule(availability="sold_out").mismatch(change) == "availability available is not sold_out"
+    # A price move says nothing of stock.
+    assert rule(availability="available").mismatch(price()) == "availability (none) is not available"
+
+
+def test_back_in_stock_rule_fires_once_from_two_replays(sqlite_cli, tmp_path: Path) -> None:
+    """Volcano Engine's 8×A100 type in cn-beijing sells out, then comes back:
+    each replay's changes pass through the rule as the crawl stores them."""
+    from tests.conftest import DEMO_CAPTURES
+    from tests.helpers.harutil import page_json, set_page_json, shifted
+
+    early = DEMO_CAPTURES / "volcengine" / "2026-08-03-cn-beijing+cn-shanghai.har.gz"
+
+    def sold_out(i: int, entry: dict) -> None:
+        if "ListTemplate" not in entry["request"]["url"]:
+            return
+        page = page_json(entry)
+        template = json.loads(page["Result"]["List"][0]["Template"])
+        for node in _nodes(template):
+            if (node.get("ConfigurationCode"), node.get("Region")) == ("ecs.pni2.28xlarge", "cn-beijing"):
+                node["AvailableZone"] = "[]"  # listed, in no zone: sold out
+        page["Result"]["List"][0]["Template"] = json.dumps(template, ensure_ascii=False)
+        set_page_json(entry, page)
+
+    (sqlite_cli.home / "config.toml").write_text(
+        """
+[[channel]]
+name = "team"
+url = "json://127.0.0.1:9/hook"
+
+[[rule]]
+name = "a100-back"
+when = "availability_changed"
+gpu = "A100"
+gpu_count = 8
+region = "cn-beijing"
+availability = "available"
+price_model = "on_demand"
+channels = ["team"]
+""",
+        encoding="utf-8",
+    )
+    runs = [
+        early,
+        shifted(early, tmp_path / "gone.har", datetime(2026, 8, 10, 6, tzinfo=UTC), sold_out),
+        shifted(early, tmp_path / "back.har", datetime(2026, 8, 17, 6, tzinfo=UTC)),
+    ]
+    for har in runs:
+        result = sqlite_cli("crawl", "volcengine", "--replay", str(har), "--format", "json")
+        assert result.code == 0, result.err
+    changes = json.loads(sqlite_cli("changes", "--kind", "availability_changed", "--format", "json").out)
+    assert {(c["instance_type"], c["region"], c["detail"]) for c in changes} == {
+        ("ecs.pni2.28xlarge", "cn-beijing", "availability: available -> sold_out"),
+        ("ecs.pni2.28xlarge", "cn-beijing", "availability: sold_out -> available"),
+    }
+    outbox = json.loads(sqlite_cli("alerts", "outbox", "--format", "json").out)
+    assert [(r["rules"], r["channel"]) for r in outbox] == [("a100-back", "team")]
+    assert "ecs.pni2.28xlarge" in outbox[0]["summary"]
+
+
+def _nodes(value: object) -> list[dict]:
+    if isinstance(value, dict):
+        return [value, *(n for v in value.values() for n in _nodes(v))]
+    if isinstance(value, list):
+        return [n for v in value for n in _nodes(v)]
+    return []

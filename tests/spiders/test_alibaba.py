@@ -1,11 +1,11 @@
 """Alibaba Cloud end to end: the CDN price file replayed into a store on each
-back end, the version found again through the browser after a 404, shape
-changes, and spot prices from DescribePrice against a local server."""
+back end, the version found again after a 404 (from the China page's plain
+HTML, or the page as the browser rendered it, replayed without a browser),
+shape changes, and spot prices from DescribePrice against a local server."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -23,10 +23,7 @@ EARLY = DEMO_CAPTURES / "alibaba" / "2026-08-03-ap-northeast-1+ap-southeast-1.ha
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
 CHINA = DEMO_CAPTURES / "alibaba-cn" / "2026-08-03-cn-hangzhou+cn-beijing.har.gz"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
-needs_browser = pytest.mark.skipif(
-    not shutil.which("chromium") and not Path("/usr/bin/chromium").exists(),
-    reason="Chromium is not installed (apt-get install chromium)",
-)
+NO_BROWSER = "[crawl]\nbrowser_path = '/nonexistent/chromium'\n"
 
 
 def crawl(cli, har: Path, source: str = "alibaba"):
@@ -91,8 +88,8 @@ def test_china_site_gives_cny_rows(cli) -> None:
     assert {r["instance_type"] for r in v100} == {"ecs.gn6v-c8g1.2xlarge"}
 
 
-@needs_browser
 def test_version_found_again_after_404(cli) -> None:
+    (cli.home / "config.toml").write_text(NO_BROWSER)  # the rendered page is in the capture
     assert crawl(cli, EARLY).code == 0
     state = cli.home / "state" / "alibaba.json"
     assert json.loads(state.read_text())["version"] == "2.0.421"
@@ -127,7 +124,6 @@ def test_remembered_version_is_tried_first(cli, tmp_path: Path) -> None:
     assert prices(cli, "--instance-type", "ecs.gn8is-4x.16xlarge")
 
 
-@needs_browser
 def test_page_naming_the_missing_version_fails(cli, tmp_path: Path) -> None:
     def same_version(i: int, entry: dict) -> None:
         if entry["request"]["url"] == "https://www.alibabacloud.com/product/ecs/pricing":
@@ -215,8 +211,44 @@ def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:
     assert not leaked and "s3cr3t-key" not in result.out + result.err
 
 
-def test_missing_browser_says_how_to_install_one(cli) -> None:
-    (cli.home / "config.toml").write_text("[crawl]\nbrowser_path = '/nonexistent/chromium'\n")
-    result = crawl(cli, NEW_VERSION)
+def _cdn(versions: dict[str, bytes], page: bytes):
+    """A CDN holding the price file at `versions`, and the pricing page."""
+
+    def answer(req: Received) -> Reply:
+        if req.path.startswith("/page"):
+            return Reply(body=page, headers={"Content-Type": "text/html; charset=utf-8"})
+        for version, body in versions.items():
+            if f"/{version}/price/download/instancePrice.json" in req.path:
+                return Reply(body=body)
+        return Reply(status=404, body=b"<html>404</html>", headers={"Content-Type": "text/html"})
+
+    return serve(answer)
+
+
+def test_china_version_read_from_the_plain_page_without_a_browser(sqlite_cli) -> None:
+    price_file = json.loads(CHINA.read_text())["log"]["entries"][0]["response"]["content"]["text"].encode()
+    page = b'<html><head><script src="https://g.alicdn.com/aliyun/ecs-price-info/2.0.433/js/app.js"></script>'
+    with _cdn({"2.0.433": price_file}, page) as (base, received):
+        (sqlite_cli.home / "config.toml").write_text(
+            NO_BROWSER + f"[providers.alibaba]\ncdn_base = '{base}'\npricing_page = '{base}/page'\n"
+        )
+        result = sqlite_cli("crawl", "alibaba-cn", "--format", "json")
+    assert result.code == 0, result.err
+    assert "names price file version 2.0.433" in result.err
+    assert [r.path for r in received] == [
+        "/ecs-price-info/2.0.421/price/download/instancePrice.json",
+        "/page",
+        "/ecs-price-info/2.0.433/price/download/instancePrice.json",
+    ]
+    assert {r["currency"] for r in prices(sqlite_cli)} == {"CNY"}
+
+
+def test_missing_browser_says_how_to_install_one(sqlite_cli) -> None:
+    """Live, a page that names the version only once rendered needs Chromium."""
+    with _cdn({}, b"<html><body>Loading prices...</body></html>") as (base, _received):
+        (sqlite_cli.home / "config.toml").write_text(
+            NO_BROWSER + f"[providers.alibaba]\ncdn_base = '{base}'\npricing_page = '{base}/page'\n"
+        )
+        result = sqlite_cli("crawl", "alibaba")
     assert result.code == 1 and "Traceback" not in result.err
     assert "install Chromium (apt-get install chromium)" in result.err

@@ -107,6 +107,15 @@ def test_alibaba_normalizer_refuses_ambiguity_and_notes_unknown_types() -> None:
         normalize_alibaba([_alibaba_item([{"price": "12.5", "period": "1"}, {"price": "11", "period": "1"}])])
     with pytest.raises(NormalizeError, match="not a positive amount"):
         normalize_alibaba([_alibaba_item([{"price": "0", "period": "1"}])])
+    # Beside a good record, an odd one is skipped with a note.
+    out = normalize_alibaba(
+        [_alibaba_item([{"price": "0", "period": "1"}]), _alibaba_item([{"price": "12.5", "period": "1"}])]
+    )
+    assert len(out.quotes) == 1
+    assert (
+        "alibaba: skipped: Alibaba: hours price '0' is not a positive amount for ecs.gn9x.8xlarge in cn-hangzhou"
+        in (out.notes)
+    )
 
 
 def test_template_code_discovery_and_stale_codes() -> None:

@@ -61,14 +61,17 @@ def test_tencent_posts_per_zone_with_the_page_headers(
     for req in received:
         assert req.method == "POST"
         assert req.path == "/cgi/api?i=cvm/DescribeZoneInstanceConfigInfos&uin=&region=ap-beijing"
-        assert (req.headers["Origin"], req.headers["Referer"]) == (origin, origin + "/cvm")
+        assert (req.headers["Origin"], req.headers["Referer"]) == (origin, origin + "/price/cvm")
         assert req.headers["Content-Type"].startswith("application/json")
         body = json.loads(req.body)
-        assert (body["serviceType"], body["action"], body["region"]) == (
+        assert (body["serviceType"], body["action"], body["region"], body["cgiName"]) == (
             "cvm",
             "DescribeZoneInstanceConfigInfos",
             "ap-beijing",
+            "api",
         )
+        # As the purchase page and its public clients send them.
+        assert (body["data"]["Version"], body["data"]["Platform"]) == ("2017-03-12", "LINUX")
     assert sorted(filters_of(r)["instance-charge-type"] for r in received) == [
         "POSTPAID_BY_HOUR",
         "PREPAID",

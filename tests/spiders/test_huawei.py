@@ -50,7 +50,7 @@ def test_menu_lists_the_ecs_regions() -> None:
 
 
 def test_only_gpu_flavors_are_kept() -> None:
-    kept = {i["data"]["resourceSpecCode"] for i in raw_items()}
+    kept = {i["data"]["spec"] for i in raw_items()}
     assert not kept & {"s6.large.2", "c7.2xlarge.2"}
     assert {"p1.2xlarge.8", "p2v.2xlarge.8", "p2s.2xlarge.8", "pi2.2xlarge.4", "g6.10xlarge.7"} <= kept
 
@@ -58,8 +58,17 @@ def test_only_gpu_flavors_are_kept() -> None:
 def test_every_plan_becomes_a_row() -> None:
     result = normalize(raw_items())
     quotes = result.quotes
-    assert len({q.key for q in quotes}) == len(quotes) == 53
+    # 53 Linux rows, and 5 of the one flavor also sold with Windows: the OS is
+    # imageSpec's, the flavor spec's (resourceSpecCode joins the two).
+    assert len({q.key for q in quotes}) == len(quotes) == 58
     assert result.notes == ["huawei: billing modes not tracked: RI"]
+    assert {q.instance_type for q in quotes if q.os == "windows"} == {"pi2.2xlarge.4"}
+    on_demand = dict(instance_type="pi2.2xlarge.4", region="cn-north-4", price_model="on_demand")
+    assert (only(quotes, **on_demand, os="linux").price, only(quotes, **on_demand, os="windows").price) == (
+        Decimal("8.97"),
+        Decimal("10.05"),
+    )
+    # p2v.2xlarge.8's planList holds its picked plan; the rest are in bakPlanList.
     where = dict(instance_type="p2v.2xlarge.8", region="cn-north-4")
     expected = {
         ("on_demand", ""): ("26.12", "hour"),
@@ -86,7 +95,7 @@ def test_gpu_spec_comes_from_the_card_first() -> None:
     assert (p1.gpu_model, p1.gpu_count, p1.gpu_memory_gb) == ("P100", 1, 16)
     # The card wins over the table when they disagree.
     items = raw_items()
-    target = next(i for i in items if i["data"]["resourceSpecCode"] == "p2v.2xlarge.8")
+    target = next(i for i in items if i["data"]["spec"] == "p2v.2xlarge.8")
     target["data"]["acceleratorCard"] = "1 × NVIDIA V100 / 1 × 32GiB"
     card = only(
         normalize(items).quotes, instance_type="p2v.2xlarge.8", region=target["region"], price_model="on_demand"
@@ -103,6 +112,10 @@ def test_gpu_spec_comes_from_the_card_first() -> None:
         ("1*NVIDIA Tesla P100 PCIe(16GB)", "P100", "1", "16"),
         ("2 x NVIDIA A100 80GB", "A100 80GB", "2", "160"),
         ("1*NVIDIA L20", "L20", "1", None),
+        # The vendor glued to the model, as the calculator writes real cards.
+        ("1*NVIDIAT4", "T4", "1", None),
+        ("8*NVIDIA-A100-80G", "A100 80GB", "8", "640"),
+        ("2*NVIDIATeslaV100-32G", "V100 32GB", "2", "64"),
     ],
 )
 def test_accelerator_card_forms(text: str, model: str, count: str, memory: str | None) -> None:
@@ -128,8 +141,15 @@ def test_unreadable_cards_are_errors(text: str, reason: str) -> None:
 
 def test_card_without_memory_that_the_table_cannot_settle_is_an_error() -> None:
     items = raw_items()
-    target = next(i for i in items if i["data"]["resourceSpecCode"] == "p3.2xlarge.8")
+    target = next(i for i in items if i["data"]["spec"] == "p3.2xlarge.8")
     target["data"]["acceleratorCard"] = "2*NVIDIA A100"
+    # One odd flavor is left out with a note; the others are stored.
+    result = normalize(items)
+    assert "p3.2xlarge.8" not in {q.instance_type for q in result.quotes} and result.quotes
+    assert any("does not say which A100" in n and n.startswith("huawei: skipped:") for n in result.notes)
+    # Every flavor odd: the answer changed shape, and the run fails.
+    for item in items:
+        item["data"]["acceleratorCard"] = "2*NVIDIA A100"
     with pytest.raises(NormalizeError, match="does not say which A100"):
         normalize(items)
 
@@ -148,7 +168,8 @@ def _without(key: str, count: int, plans: bool = False) -> bytes:
         if plans:
             del flavor["planList"][0][key]
         else:
-            del flavor[key]
+            flavor.pop(key)
+            flavor.pop("bakPlanList", None)
     return _product(flavors)
 
 
@@ -158,7 +179,7 @@ def _without(key: str, count: int, plans: bool = False) -> bytes:
         (b'{"product": {"ec2_vm": [', "not valid JSON"),
         (b'{"products": {}}', "no product object"),
         (b'{"product": {"ec2": []}}', "no ec2_vm list"),
-        (_without("planList", 2), "planList missing in 2/9 items"),
+        (_without("planList", 2), r"planList \(or bakPlanList\) missing in 2/10 items"),
         (_without("amount", 3, plans=True), r"planList\[\].amount missing in 3/"),
     ],
 )
@@ -217,7 +238,7 @@ def test_price_change_between_replays(cli, tmp_path: Path) -> None:
         if "productInfo" in entry["request"]["url"] and "cn-north-4" in entry["request"]["url"]:
             page = page_json(entry)
             for flavor in page["product"]["ec2_vm"]:
-                if flavor["resourceSpecCode"] == "pi2.2xlarge.4":
+                if flavor["resourceSpecCode"] == "pi2.2xlarge.4.linux":
                     next(p for p in flavor["planList"] if p["billingMode"] == "ONDEMAND")["amount"] = 8.07
             set_page_json(entry, page)
 
@@ -245,9 +266,10 @@ def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> 
             page = page_json(entry)
             for flavor in page["product"]["ec2_vm"]:
                 flavor.pop("planList")
+                flavor.pop("bakPlanList", None)
             set_page_json(entry, page)
 
     result = crawl(cli, shifted(CAPTURE, tmp_path / "broken.har", LATER, no_plans))
-    assert result.code == 1 and "Huawei: planList missing in 4/4 items" in result.err
+    assert result.code == 1 and "Huawei: planList (or bakPlanList) missing in 4/4 items" in result.err
     assert json.loads(cli("prices", "--provider", "huawei", "--format", "json").out) == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]

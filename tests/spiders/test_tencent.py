@@ -110,10 +110,82 @@ def _fixture_page(index: int = 0) -> list[dict[str, Any]]:
     return page_json(entry)["data"]["Response"]["InstanceTypeQuotaSet"]
 
 
-def _without_unit_price(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for item in items[:3]:
+def _without_unit_price(items: list[dict[str, Any]], count: int = 3) -> list[dict[str, Any]]:
+    for item in items[:count]:
         del item["Price"]["UnitPrice"]
+        del item["Price"]["UnitPriceDiscount"]
     return items
+
+
+# The API reference's own example (DescribeZoneInstanceConfigInfos, example 1):
+# an hourly item on sale whose hourly prices are 0 and whose ChargeUnit is a
+# placeholder. Its field names and values; the GPU fields are set by the test.
+DOCUMENTED = {
+    "Status": "SELL",
+    "Zone": "ap-guangzhou-2",
+    "NetworkCard": 0,
+    "Price": {
+        "DiscountPrice": 59.0,
+        "OriginalPriceThreeYear": 0.0,
+        "DiscountOneYear": 0.0,
+        "UnitPrice": 0.0,
+        "UnitPriceThirdStep": 0.0,
+        "OriginalPriceFiveYear": 0.0,
+        "Discount": 0.0,
+        "DiscountFiveYear": 0.0,
+        "UnitPriceDiscountThirdStep": 0.0,
+        "UnitPriceSecondStep": 0.0,
+        "OriginalPrice": 59.0,
+        "DiscountThreeYear": 0.0,
+        "UnitPriceDiscountSecondStep": 0.0,
+        "UnitPriceDiscount": 0.0,
+        "DiscountPriceFiveYear": 0.0,
+        "OriginalPriceOneYear": 708.0,
+        "ChargeUnit": "xx",
+        "DiscountPriceThreeYear": 0.0,
+        "DiscountPriceOneYear": 587.64,
+    },
+    "InstanceFamily": "S2",
+    "Externals": {},
+    "InstanceType": "S2.SMALL1",
+    "TypeName": "Standard S2",
+    "InstanceChargeType": "POSTPAID_BY_HOUR",
+    "Memory": 1,
+    "LocalDiskTypeList": [],
+    "Cpu": 1,
+    "SoldOutReason": "",
+    "StorageBlockAmount": 0,
+    "CpuType": "Intel Xeon E5-2680 v4",
+    "InstancePps": 20,
+    "InstanceBandwidth": 1.5,
+    "Gpu": 0,
+    "Fpga": 0,
+    "Remark": "",
+}
+
+
+def _item(data: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "tencent.zone_instance", "observed_at": "2026-11-02T02:00:00Z", "source_url": "u", "data": data}
+
+
+def test_documented_example_parses() -> None:
+    """Not a GPU type: left out, with no error."""
+    assert parse_zone_configs(_page([DOCUMENTED])) == []
+    # Were it one, the item on sale at 0 is skipped with a note, never failing
+    # the provider; a sibling item stays.
+    as_gpu = {**DOCUMENTED, "InstanceType": "GN7.2XLARGE32", "InstanceFamily": "GN7", "Gpu": 1}
+    minimal = {**as_gpu, "Zone": "ap-guangzhou-3", "Price": {"UnitPrice": 8.67, "ChargeUnit": "HOUR"}}
+    notes: list[str] = []
+    found = parse_zone_configs(_page([as_gpu, minimal]), notes)
+    assert len(found) == 2 and notes == []
+    result = normalize([_item(i) for i in found])
+    # Without UnitPriceDiscount (optional in the reference): priced at UnitPrice.
+    assert [(q.zone, q.price, q.list_price) for q in result.quotes] == [
+        ("ap-guangzhou-3", Decimal("8.67"), Decimal("8.67"))
+    ]
+    assert any(
+        "GN7.2XLARGE32" in n and "ap-guangzhou-2" in n and n.startswith("tencent: skipped:") for n in result.notes
+    )
 
 
 @pytest.mark.parametrize(
@@ -127,7 +199,10 @@ def _without_unit_price(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
             b'{"code": 0, "data": {"Response": {"Error": {"Code": "InvalidZone", "Message": "no such zone"}}}}',
             "InvalidZone: no such zone",
         ),
-        (_page(_without_unit_price(_fixture_page())), "Price.UnitPrice missing in 3/10 items"),
+        (
+            _page(_without_unit_price(_fixture_page(), count=10)),
+            r"Price.UnitPrice \(or UnitPriceDiscount\) missing in 10/10 items",
+        ),
         (
             _page([{**i, "InstanceChargeType": "PREPAID_NEW"} for i in _fixture_page()]),
             "unknown InstanceChargeType PREPAID_NEW",
@@ -140,19 +215,31 @@ def test_changed_shapes_fail_loudly(body: bytes, reason: str) -> None:
         parse_zone_configs(body)
 
 
-def test_unknown_status_is_an_error() -> None:
+def test_odd_items_of_an_answer_are_skipped_with_a_note() -> None:
+    notes: list[str] = []
+    found = parse_zone_configs(_page(_without_unit_price(_fixture_page())), notes)
+    assert len(found) == 7
+    assert notes == ["tencent: Price.UnitPrice (or UnitPriceDiscount) missing in 3/10 items; skipped"]
+
+
+def test_unknown_status_skips_the_item_unless_every_item_has_one() -> None:
     items = raw_items()
     items[0]["data"]["Status"] = "PRESALE"
+    result = normalize(items)
+    assert len(result.quotes) == len(items) - 1
+    assert any("unknown Status 'PRESALE'" in n for n in result.notes)
+    for item in items:
+        item["data"]["Status"] = "PRESALE"
     with pytest.raises(NormalizeError, match="unknown Status 'PRESALE'"):
         normalize(items)
 
 
-def test_sold_out_without_price_is_skipped_but_on_sale_at_zero_fails() -> None:
+def test_zero_priced_items_are_skipped_with_a_note() -> None:
     items = raw_items()
     first = items[0]["data"]
     first["Price"]["UnitPriceDiscount"] = 0
-    with pytest.raises(NormalizeError, match="is on sale at 0"):
-        normalize(items)
+    result = normalize(items)
+    assert len(result.quotes) == 53 and any("is on sale at 0" in n for n in result.notes)
     first["Status"] = "SOLD_OUT"
     result = normalize(items)
     assert len(result.quotes) == 53 and any("sold out with no price" in n for n in result.notes)
@@ -243,23 +330,15 @@ def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> 
     def drop_unit_price(i: int, entry: dict[str, Any]) -> None:
         if request_of(entry) == ("ap-guangzhou-6", "POSTPAID_BY_HOUR"):
             page = page_json(entry)
+            quota = page["data"]["Response"]["InstanceTypeQuotaSet"]
             set_page_json(
                 entry,
-                {
-                    "code": 0,
-                    "data": {
-                        "Response": {
-                            "InstanceTypeQuotaSet": _without_unit_price(
-                                page["data"]["Response"]["InstanceTypeQuotaSet"]
-                            )
-                        }
-                    },
-                },
+                {"code": 0, "data": {"Response": {"InstanceTypeQuotaSet": _without_unit_price(quota, len(quota))}}},
             )
 
     result = crawl(cli, shifted(CAPTURE, tmp_path / "broken.har", LATER, drop_unit_price))
     assert result.code == 1 and "Traceback" not in result.err
-    assert "Tencent: Price.UnitPrice missing in 3/10 items" in result.err
+    assert "Tencent: Price.UnitPrice (or UnitPriceDiscount) missing in 10/10 items" in result.err
     assert json.loads(cli("prices", "--provider", "tencent", "--format", "json").out) == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
 

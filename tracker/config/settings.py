@@ -83,6 +83,7 @@ class AlibabaSettings(ProviderSettings):
     access_key_id: SecretStr | None = None
     access_key_secret: SecretStr | None = None
     cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
+    pricing_page: str | None = Field(None, description="the page naming the price file's current version")
     ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
 
 

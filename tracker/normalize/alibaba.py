@@ -9,6 +9,8 @@
 - DescribePrice (spot, with credentials): TradePrice is what a spot hour
   costs, OriginalPrice the undiscounted pay-as-you-go price it is cut from.
 - The file names no GPU: the spec comes from gpu_specs/alibaba.csv.
+- One odd record (a price of 0, two prices for one period) is skipped with
+  a note; when every record is odd, the file changed and the run fails.
 """
 
 from __future__ import annotations
@@ -61,28 +63,44 @@ def _spot_variant(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _record_variants(item: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]] | None:
+    """(currency, OS, price variants) of one item; None for keys not kept."""
+    data = item["data"]
+    instance_type = str(data.get("instance_type", ""))
+    if item["kind"] == "alibaba.price":
+        if data.get("network") != "vpc" or data.get("io") != "optimized":
+            return None
+        try:
+            variants = _price_variants(data)
+        except (MoneyError, NormalizeError) as exc:
+            reason = str(exc).removeprefix("Alibaba: ")
+            raise NormalizeError(f"Alibaba: {reason} for {instance_type} in {data.get('region')}") from None
+        return str(item.get("currency", "")), str(data.get("os", "linux")).lower(), variants
+    if item["kind"] == "alibaba.spot":
+        try:
+            return str(data.get("Currency", "")), "linux", [_spot_variant(data)]
+        except MoneyError as exc:
+            raise NormalizeError(f"Alibaba DescribePrice: {exc} for {instance_type}") from None
+    raise NormalizeError(f"Alibaba: unknown item kind {item['kind']!r}")
+
+
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
+    odd: list[str] = []
     for item in items:
         data = item["data"]
         instance_type = str(data.get("instance_type", ""))
-        if item["kind"] == "alibaba.price":
-            if data.get("network") != "vpc" or data.get("io") != "optimized":
-                continue
-            currency, os_name = str(item.get("currency", "")), str(data.get("os", "linux")).lower()
-            try:
-                variants = _price_variants(data)
-            except MoneyError as exc:
-                raise NormalizeError(f"Alibaba: {exc} for {instance_type} in {data.get('region')}") from None
-        elif item["kind"] == "alibaba.spot":
-            currency, os_name = str(data.get("Currency", "")), "linux"
-            try:
-                variants = [_spot_variant(data)]
-            except MoneyError as exc:
-                raise NormalizeError(f"Alibaba DescribePrice: {exc} for {instance_type}") from None
-        else:
-            raise NormalizeError(f"Alibaba: unknown item kind {item['kind']!r}")
+        try:
+            found = _record_variants(item)
+        except NormalizeError as exc:
+            if item.get("kind") not in ("alibaba.price", "alibaba.spot"):
+                raise
+            odd.append(str(exc))
+            continue
+        if found is None:
+            continue
+        currency, os_name, variants = found
         spec = lookup("alibaba", instance_type)
         if spec is None:
             unknown.add(instance_type)
@@ -101,5 +119,8 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
                     **variant,
                 )
             )
+    if odd and not out.quotes:
+        raise NormalizeError(odd[0])
+    out.notes.extend(f"alibaba: skipped: {reason}" for reason in odd)
     out.notes.extend(f"alibaba: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
     return out

@@ -1,13 +1,21 @@
 """What a Huawei Cloud calculator flavor (`product.ec2_vm[]`) means.
 
-- `planList[]`: ONDEMAND is an hourly price; MONTHLY and YEARLY are prepaid
+- The flavor is `spec` (`p2s.2xlarge.8`) and its OS `imageSpec` (`linux`,
+  `win`...); `resourceSpecCode` joins the two (`p2s.2xlarge.8.linux`). One
+  row per flavor, OS and plan; an answer without `spec` is read from
+  `resourceSpecCode` (an OS word at its end, else linux).
+- `planList[]`, then `bakPlanList[]` for the plans `planList` lacks (the
+  calculator keeps the full list there once a plan is picked): ONDEMAND is
+  an hourly price; MONTHLY and YEARLY are prepaid
   for `periodNum` months or years (1 when absent). One month or one year is
   stored per month or per year; a longer term (3 months, 3 years) as the
   whole term's price. Other billing modes (RI...) are left out, with a note.
-- `acceleratorCard` ("1 × NVIDIA V100 / 1 × 16GiB", "4*NVIDIA T4 16GB") is
-  the provider's own statement of the GPU, and wins over the spec table;
-  `cpu` ("8vCPUs") and `mem` ("64GiB") likewise. A card we cannot read is an
-  error, never a guess.
+- `acceleratorCard` ("1 × NVIDIA V100 / 1 × 16GiB", "4*NVIDIA T4 16GB",
+  "1*NVIDIAT4") is the provider's own statement of the GPU, and wins over the
+  spec table; `cpu` ("8vCPUs") and `mem` ("64GiB") likewise.
+- One odd flavor (a card we cannot read, a plan priced 0) is skipped with a
+  note, never guessed; when every flavor is odd, the answer changed shape
+  and the run fails.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.kinds import PriceModel, Unit
+from db.schema import PriceQuote
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
@@ -29,6 +38,10 @@ CARD = re.compile(
 )
 INLINE_MEMORY = re.compile(rf"[\s(（-]*(?P<mem>{_NUMBER})\s*G(?:i)?B?[)）]?", re.IGNORECASE)
 NOISE = re.compile(r"\b(NVIDIA|Tesla|PCIe|NVLink|SXM\d?|GPU)\b", re.IGNORECASE)
+# The vendor glued to the model ("NVIDIAT4", "NVIDIA-A100"), as real cards write it.
+VENDOR = re.compile(r"^\s*(?:NVIDIA|Tesla)[\s_-]*", re.IGNORECASE)
+# The OS words that end a resourceSpecCode, and what we call them.
+OS_NAMES = {"linux": "linux", "win": "windows", "windows": "windows", "byol": "byol"}
 LEADING_NUMBER = re.compile(rf"^\s*({_NUMBER})")
 MAX_PERIODS = 120  # a sanity bound on periodNum: 10 years of months
 # Models whose canonical name depends on the memory per card.
@@ -46,6 +59,8 @@ def parse_card(text: str, flavor: str) -> dict[str, Any]:
     if inline:
         per_card = per_card or inline.group("mem")
         name = name[: inline.start()] + name[inline.end() :]
+    while VENDOR.match(name):
+        name = VENDOR.sub("", name, count=1)
     model = " ".join(NOISE.sub(" ", name).split())
     if not model:
         raise NormalizeError(f"Huawei: acceleratorCard {text!r} of {flavor} names no GPU")
@@ -88,8 +103,35 @@ def _leading_number(value: object, what: str, flavor: str) -> Decimal | None:
     return Decimal(match.group(1))
 
 
-def _fields(data: dict[str, Any]) -> dict[str, Any]:
-    flavor = str(data["resourceSpecCode"])
+def flavor_and_os(data: dict[str, Any]) -> tuple[str, str]:
+    """('p2s.2xlarge.8', 'linux') from spec and imageSpec, else from
+    resourceSpecCode."""
+    code = str(data["resourceSpecCode"])
+    flavor = str(data.get("spec") or "").strip()
+    image = str(data.get("imageSpec") or "").strip().lower()
+    head, _, tail = code.rpartition(".")
+    if not flavor:
+        flavor = head if tail.lower() in OS_NAMES else code
+    if not image and code.startswith(flavor + "."):
+        image = code[len(flavor) + 1 :].lower()
+    return flavor, OS_NAMES.get(image, image) or "linux"
+
+
+def plans(data: dict[str, Any]) -> list[Any]:
+    """planList, then the bakPlanList plans (by mode and period) it lacks."""
+    seen: set[tuple[str, str]] = set()
+    found = []
+    for key in ("planList", "bakPlanList"):
+        for plan in data.get(key) if isinstance(data.get(key), list) else []:
+            which = (str(plan.get("billingMode")), str(plan.get("periodNum") or 1)) if isinstance(plan, dict) else None
+            if which is None or which not in seen:
+                found.append(plan)
+            if which is not None:
+                seen.add(which)
+    return found
+
+
+def _fields(data: dict[str, Any], flavor: str) -> dict[str, Any]:
     spec = lookup("huawei", flavor)
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     card = str(data.get("acceleratorCard") or "").strip()
@@ -109,7 +151,7 @@ def plan_variant(plan: object, flavor: str) -> dict[str, Any] | None:
     mode = str(plan.get("billingMode"))
     price = to_decimal(plan.get("amount"), what=f"{mode} amount")
     if price <= 0:
-        raise NormalizeError(f"Huawei: {flavor} {mode} plan costs {price}")
+        raise NormalizeError(f"Huawei: {flavor} {mode} plan costs {price}")  # one odd flavor: skipped
     if mode == "ONDEMAND":
         return {"price_model": PriceModel.on_demand, "term": "", "unit": Unit.hour, "price": price}
     if mode not in ("MONTHLY", "YEARLY"):
@@ -130,45 +172,65 @@ def plan_variant(plan: object, flavor: str) -> dict[str, Any] | None:
     }
 
 
+def _quotes(item: dict[str, Any], skipped: set[str]) -> tuple[str, list[PriceQuote]]:
+    data = item.get("data")
+    if not isinstance(data, dict) or not data.get("resourceSpecCode"):
+        raise NormalizeError("Huawei: an item has no flavor record with a resourceSpecCode")
+    flavor, os_name = flavor_and_os(data)
+    listed = plans(data)
+    if not listed:
+        raise NormalizeError(f"Huawei: {flavor} has no planList")
+    try:
+        fields = _fields(data, flavor)
+        variants = []
+        for plan in listed:
+            variant = plan_variant(plan, flavor)
+            if variant is None:
+                skipped.add(str(plan.get("billingMode")))
+            else:
+                variants.append(variant)
+    except MoneyError as exc:
+        raise NormalizeError(f"Huawei: {exc} for {flavor}") from None
+    observed = parse_time(item.get("observed_at"))
+    quotes = [
+        make_quote(
+            "huawei",
+            region=str(item.get("region") or ""),
+            instance_type=flavor,
+            os=os_name,
+            currency=str(item.get("currency") or "CNY"),
+            source_url=str(item.get("source_url") or ""),
+            observed_at=observed,
+            **fields,
+            **variant,
+        )
+        for variant in variants
+    ]
+    return flavor, quotes
+
+
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     skipped: set[str] = set()
     unknown: set[str] = set()
+    odd: list[str] = []
+    seen: set[str] = set()
     for item in items:
-        data = item.get("data")
-        if not isinstance(data, dict) or not data.get("resourceSpecCode"):
-            raise NormalizeError("Huawei: an item has no flavor record with a resourceSpecCode")
-        flavor = str(data["resourceSpecCode"])
-        if not isinstance(data.get("planList"), list):
-            raise NormalizeError(f"Huawei: {flavor} has no planList")
         try:
-            fields = _fields(data)
-            variants = []
-            for plan in data["planList"]:
-                variant = plan_variant(plan, flavor)
-                if variant is None:
-                    skipped.add(str(plan.get("billingMode")))
-                else:
-                    variants.append(variant)
-        except MoneyError as exc:
-            raise NormalizeError(f"Huawei: {exc} for {flavor}") from None
-        if not fields.get("gpu_model"):
+            flavor, quotes = _quotes(item, skipped)
+        except NormalizeError as exc:
+            odd.append(str(exc))
+            continue
+        fresh = [q for q in quotes if q.key not in seen]
+        if len(fresh) < len(quotes):
+            out.notes.append(f"huawei: {flavor} is listed twice in {quotes[0].region}; the first kept")
+        seen.update(q.key for q in fresh)
+        if fresh and not fresh[0].gpu_model:
             unknown.add(flavor)
-        observed = parse_time(item.get("observed_at"))
-        for variant in variants:
-            out.quotes.append(
-                make_quote(
-                    "huawei",
-                    region=str(item.get("region") or ""),
-                    instance_type=flavor,
-                    os="linux",
-                    currency=str(item.get("currency") or "CNY"),
-                    source_url=str(item.get("source_url") or ""),
-                    observed_at=observed,
-                    **fields,
-                    **variant,
-                )
-            )
+        out.quotes.extend(fresh)
+    if odd and not out.quotes:
+        raise NormalizeError(odd[0])
+    out.notes.extend(f"huawei: skipped: {reason}" for reason in odd)
     if skipped:
         out.notes.append(f"huawei: billing modes not tracked: {', '.join(sorted(skipped))}")
     out.notes.extend(f"huawei: no GPU spec for {f}; stored without a GPU model" for f in sorted(unknown))

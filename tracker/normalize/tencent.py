@@ -1,11 +1,17 @@
 """What a Tencent Cloud `DescribeZoneInstanceConfigInfos` item means.
 
 - POSTPAID_BY_HOUR is on demand and SPOTPAID is spot, both per hour:
-  `UnitPriceDiscount` is the price paid, `UnitPrice` the list price.
+  `UnitPriceDiscount` is the price paid, `UnitPrice` the list price; an item
+  without `UnitPriceDiscount` (the API reference marks it optional) is
+  priced at `UnitPrice`.
 - PREPAID is monthly (one month, the purchase page's default period):
-  `DiscountPrice` is the price paid, `OriginalPrice` the list price.
-- `Status` SELL is available and SOLD_OUT is sold out; anything else is an
-  error. A sold-out item quoted at 0 has no price to store and is skipped.
+  `DiscountPrice` is the price paid, `OriginalPrice` the list price, and
+  likewise without `DiscountPrice`.
+- `Status` SELL is available and SOLD_OUT is sold out. A sold-out item
+  quoted at 0 has no price to store and is skipped.
+- One odd item (an unknown Status, an item on sale at 0 as in the API
+  reference's own example, a price we cannot read) is skipped with a note;
+  when every item is odd, the answer changed shape and the run fails.
 - Prices are per zone; vCPU, memory and the GPU count come from the item
   itself, the GPU model and memory from the spec table.
 """
@@ -13,6 +19,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
@@ -79,8 +86,12 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
         raise NormalizeError(
             f"Tencent: {instance_type} in {zone} is charged per {price_info.get('ChargeUnit')!r}, not per hour"
         )
-    price = to_decimal(price_info.get(price_field), what=f"Price.{price_field}")
-    list_price = to_decimal(price_info.get(list_field), what=f"Price.{list_field}")
+    stated = price_info.get(price_field)
+    raw_list = price_info.get(list_field)
+    if stated is None and raw_list is None:
+        raise NormalizeError(f"Tencent: {instance_type} in {zone} has neither Price.{price_field} nor {list_field}")
+    list_price = to_decimal(raw_list, what=f"Price.{list_field}") if raw_list is not None else Decimal(0)
+    price = to_decimal(stated, what=f"Price.{price_field}") if stated is not None else list_price
     if price <= 0:
         if status == "SOLD_OUT":
             out.notes.append(f"tencent: {instance_type} ({charge_type}) in {zone} is sold out with no price; skipped")
@@ -108,17 +119,25 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
+    odd: list[str] = []
     for item in items:
         data = item.get("data")
         instance_type = str(data.get("InstanceType", "")) if isinstance(data, dict) else ""
         try:
             quote = _quote(item, out)
         except MoneyError as exc:
-            raise NormalizeError(f"Tencent: {exc} for {instance_type}") from None
+            odd.append(f"Tencent: {exc} for {instance_type}")
+            continue
+        except NormalizeError as exc:
+            odd.append(str(exc))
+            continue
         if quote is None:
             continue
         if quote.gpu_model is None:
             unknown.add(instance_type)
         out.quotes.append(quote)
+    if odd and not out.quotes:
+        raise NormalizeError(odd[0])
+    out.notes.extend(f"tencent: skipped: {reason}" for reason in odd)
     out.notes.extend(f"tencent: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
     return out

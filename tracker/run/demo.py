@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -37,9 +36,14 @@ def demo_captures() -> list[tuple[str, Path]]:
     return found
 
 
-def browser_missing(source: str, browser_path: str) -> bool:
-    """The source renders pages in Chromium, and there is none: its captures
-    cannot be replayed here."""
-    if not SOURCES[source].uses_browser:
+def browser_missing(source: str, browser_path: str, capture: Path | None = None) -> bool:
+    """Replaying `capture` (None: any of the source's bundled captures) needs
+    Chromium, and there is none at the configured `browser_path`. A capture
+    holds the pages as the browser rendered them, so only one recorded before
+    that needs it."""
+    from spiders.har import needs_browser
+
+    if not SOURCES[source].uses_browser or Path(browser_path).exists():
         return False
-    return not Path(browser_path).exists() and shutil.which(Path(browser_path).name) is None
+    captures = [capture] if capture is not None else [c for s, c in demo_captures() if s == source]
+    return any(needs_browser(c) for c in captures)
