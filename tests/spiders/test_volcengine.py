@@ -102,7 +102,10 @@ def test_configured_template_code_is_used(cli, tmp_path: Path) -> None:
 
 def test_bad_template_code_in_config_is_one_line(sqlite_cli) -> None:
     (sqlite_cli.home / "config.toml").write_text("[providers.volcengine]\ntemplate_code = 'ECS'\n")
-    result = sqlite_cli("prices")
+    # A command that does not crawl warns and goes on; a crawl stops with the key named.
+    listed = sqlite_cli("prices")
+    assert listed.code == 0 and "providers.volcengine.template_code" in listed.err
+    result = sqlite_cli("crawl", "volcengine")
     assert result.code == 1
     assert "providers.volcengine.template_code" in result.err and "Traceback" not in result.err
 
