@@ -15,7 +15,8 @@ class Source:
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
     keeps_state: bool = False
-    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
+    # A live crawl needs [providers.<provider>] api_key, or for the `-api` sources
+    # access_key_id and access_key_secret (or their environment variables).
     needs_api_key: bool = False
 
 
@@ -39,6 +40,35 @@ SOURCES: dict[str, Source] = {
         Source("tencent", "tencent", "spiders.tencent:TencentSpider", "tracker.normalize.tencent"),
         Source("huawei", "huawei", "spiders.huawei:HuaweiSpider", "tracker.normalize.huawei"),
         Source("gcp", "gcp", "spiders.gcp:GcpSpider", "tracker.normalize.gcp", needs_api_key=True),
+        # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
+        Source(
+            "tencent-api",
+            "tencent",
+            "spiders.api.tencent:TencentApiSpider",
+            "tracker.normalize.tencent_api",
+            needs_api_key=True,
+        ),
+        Source(
+            "alibaba-api",
+            "alibaba",
+            "spiders.api.alibaba:AlibabaApiSpider",
+            "tracker.normalize.alibaba_api",
+            needs_api_key=True,
+        ),
+        Source(
+            "huawei-api",
+            "huawei",
+            "spiders.api.huawei:HuaweiApiSpider",
+            "tracker.normalize.huawei_api",
+            needs_api_key=True,
+        ),
+        Source(
+            "volcengine-api",
+            "volcengine",
+            "spiders.api.volcengine:VolcengineApiSpider",
+            "tracker.normalize.volcengine_api",
+            needs_api_key=True,
+        ),
         Source("aws-offers", "aws", "spiders.offers.aws:AwsOffersSpider", "tracker.normalize.offers", kind="offers"),
         Source(
             "azure-offers", "azure", "spiders.offers.azure:AzureOffersSpider", "tracker.normalize.offers", kind="offers"
