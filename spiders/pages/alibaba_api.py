@@ -1,0 +1,85 @@
+"""Alibaba Cloud ECS API 2014-05-26 answers (the SDK models in
+alibabacloud_ecs20140526/models.py): `DescribeInstanceTypes`
+(`InstanceTypes.InstanceType[]`, `NextToken`), `DescribeAvailableResource`
+(`AvailableZones.AvailableZone[].AvailableResources.AvailableResource[].
+SupportedResources.SupportedResource[]`), `DescribePrice` (`PriceInfo.Price`).
+An error is `{Code, Message, RequestId, ...}` with an HTTP 4xx/5xx status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spiders.pages import PageShapeError, member
+
+STOCK = {"Available": "available", "SoldOut": "sold_out"}
+
+
+def api_error(status: int, data: Any) -> tuple[str, str] | None:
+    code = member(data, "Code")
+    if code and (status >= 400 or "PriceInfo" not in data):
+        return str(code), str(member(data, "Message") or "")
+    return None
+
+
+def _list(value: Any, *path: str) -> list[Any]:
+    for key in path:
+        value = member(value, key)
+    return value if isinstance(value, list) else []
+
+
+def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
+    """GPU instance types (GPUAmount > 0) with what we read, and the next page's token."""
+    if not isinstance(member(data, "InstanceTypes"), dict):
+        raise PageShapeError("alibaba-api: the DescribeInstanceTypes answer has no InstanceTypes object")
+    types = []
+    for t in _list(data, "InstanceTypes", "InstanceType"):
+        if not isinstance(t, dict) or not t.get("InstanceTypeId"):
+            raise PageShapeError("alibaba-api: an instance type has no InstanceTypeId")
+        if (t.get("GPUAmount") or 0) > 0:
+            types.append(
+                {
+                    "instance_type": t["InstanceTypeId"],
+                    "family": t.get("InstanceTypeFamily"),
+                    "gpu_model": t.get("GPUSpec"),
+                    "gpu_count": t.get("GPUAmount"),
+                    "gpu_memory_gb": t.get("GPUMemorySize"),
+                    "vcpu": t.get("CpuCoreCount"),
+                    "memory_gb": t.get("MemorySize"),
+                }
+            )
+    return types, str(data.get("NextToken") or "")
+
+
+def parse_stock(data: Any) -> list[dict[str, Any]]:
+    """(zone, instance type, status) of every instance type the answer lists."""
+    if not isinstance(member(data, "AvailableZones"), dict):
+        raise PageShapeError("alibaba-api: the DescribeAvailableResource answer has no AvailableZones object")
+    out = []
+    for zone in _list(data, "AvailableZones", "AvailableZone"):
+        for resource in _list(zone, "AvailableResources", "AvailableResource"):
+            if member(resource, "Type") != "InstanceType":
+                continue
+            for supported in _list(resource, "SupportedResources", "SupportedResource"):
+                status = member(supported, "Status")
+                if status not in STOCK or not member(supported, "Value") or not member(zone, "ZoneId"):
+                    raise PageShapeError(
+                        f"alibaba-api: a SupportedResource in {member(zone, 'ZoneId')} has status {status!r}"
+                    )
+                out.append({"zone": zone["ZoneId"], "instance_type": supported["Value"], "availability": STOCK[status]})
+    return out
+
+
+def parse_price(data: Any) -> dict[str, Any]:
+    """The instance's own price: the `instanceType` line of DetailInfos when
+    there is one (the total also counts the system disk), else the total."""
+    price = member(member(data, "PriceInfo"), "Price")
+    if not isinstance(price, dict) or price.get("TradePrice") is None:
+        raise PageShapeError("alibaba-api: the DescribePrice answer has no PriceInfo.Price.TradePrice")
+    lines = [d for d in _list(price, "DetailInfos", "DetailInfo") if member(d, "Resource") == "instanceType"]
+    source = lines[0] if lines else price
+    return {
+        "price": source.get("TradePrice"),
+        "list_price": source.get("OriginalPrice"),
+        "currency": price.get("Currency") or "CNY",
+        "whole": not lines,
+    }
