@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.http import Response
@@ -55,10 +56,13 @@ class SignedApiSpider(ProviderSpider):
     max_attempts: ClassVar[int] = 4
     backoff_seconds: ClassVar[float] = 2.0
 
-    def __init__(self, access_key_id: str = "", access_key_secret: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self, access_key_id: str = "", access_key_secret: str = "", api_endpoint: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.access_key_id = access_key_id
         self.access_key_secret = access_key_secret
+        self.api_endpoint = api_endpoint.rstrip("/")
 
     @property
     def replaying(self) -> bool:
@@ -99,8 +103,13 @@ class SignedApiSpider(ProviderSpider):
 
     def send(self, call: ApiCall) -> scrapy.Request:
         signed = self.sign(call)
+        url = signed.url
+        if self.api_endpoint:
+            # Signed for the provider's host, sent elsewhere: a proxy, or a test server.
+            parts = urlsplit(url)
+            url = f"{self.api_endpoint}{parts.path}" + (f"?{parts.query}" if parts.query else "")
         return scrapy.Request(
-            signed.url,
+            url,
             method=signed.method,
             headers=signed.headers,
             body=signed.body,
@@ -127,8 +136,10 @@ class SignedApiSpider(ProviderSpider):
         if error.code.startswith(self.retry_codes) and self.retry_codes:
             if call.attempt + 1 < self.max_attempts:
                 wait = error.retry_after if error.retry_after is not None else self.backoff_seconds * 2**call.attempt
-                self.notes.append(f"{where} answered {error.code}; retrying in {wait:g} s")
-                if not self.replaying:
+                if self.replaying:  # the capture holds the answers; nothing to wait for
+                    self.notes.append(f"{where} answered {error.code}; retrying")
+                else:
+                    self.notes.append(f"{where} answered {error.code}; retrying in {wait:g} s")
                     await asyncio.sleep(wait)
                 yield self.send(replace(call, attempt=call.attempt + 1))
                 return

@@ -89,6 +89,9 @@ class KeyPairSettings(ProviderSettings):
     access_key_secret: SecretStr | None = Field(
         None, description="falls back to $GPU_TRACKER_<PROVIDER>_ACCESS_KEY_SECRET"
     )
+    api_endpoint: str | None = Field(
+        None, description="the `-api` source: send every request here instead (a proxy, a test server)"
+    )
 
     def missing_keys(self) -> list[str]:
         return [k for k in ("access_key_id", "access_key_secret") if getattr(self, k) is None]
