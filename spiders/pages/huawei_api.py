@@ -18,7 +18,7 @@ from spiders.pages import PageShapeError, member
 # cond:operation:status / the state in cond:operation:az
 SALE_STATES = {"normal": "available", "promotion": "available", "obt": "available", "sellout": "sold_out"}
 AZ_STATE = re.compile(r"\s*([a-z0-9-]+)\(([a-z_]+)\)\s*")
-GPU_TYPES = {"gpu", "ai"}
+GPU_TYPES = {"gpu"}
 YUAN = 1
 
 
@@ -52,7 +52,7 @@ def _gpu(specs: dict[str, Any]) -> tuple[str | None, int | None]:
 
 
 def parse_flavors(data: Any) -> list[dict[str, Any]]:
-    """The GPU flavors on sale (ecs:performancetype gpu or ai, or a GPU
+    """The GPU flavors on sale (ecs:performancetype gpu, or a GPU
     passthrough alias), with per-zone availability."""
     flavors = member(data, "flavors")
     if not isinstance(flavors, list):
