@@ -93,6 +93,7 @@ class AlibabaApiSpider(SignedApiSpider):
             "DescribeAvailableResource",
             region_id=region,
             destination_resource="InstanceType",
+            io_optimized="optimized",  # the API reference recommends it with InstanceType
             instance_charge_type=charge,
             spot_strategy=spot,
         )
