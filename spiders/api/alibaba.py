@@ -65,6 +65,7 @@ def query_of(action: str, **fields: Any) -> dict[str, str]:
 class AlibabaApiSpider(SignedApiSpider):
     name = "alibaba-api"
     provider = "alibaba"
+    sdk_module = "alibabacloud_ecs20140526"
     default_regions = ("cn-hangzhou", "cn-beijing", "cn-shanghai")
     auth_codes: ClassVar[tuple[str, ...]] = (
         "InvalidAccessKeyId",

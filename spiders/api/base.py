@@ -6,6 +6,7 @@ is retried with backoff."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -51,6 +52,7 @@ class SignedApiSpider(ProviderSpider):
     """Subclasses set the class variables below and implement `sign`,
     `error_of` and `start_calls`."""
 
+    sdk_module: ClassVar[str]  # the SDK package that signs and describes the requests
     auth_codes: ClassVar[tuple[str, ...]] = ()  # prefixes: the key is wrong or lacks rights
     retry_codes: ClassVar[tuple[str, ...]] = ()  # prefixes: the provider asks us to slow down
     max_attempts: ClassVar[int] = 4
@@ -85,6 +87,11 @@ class SignedApiSpider(ProviderSpider):
     async def start(self) -> AsyncIterator[Any]:
         if not (self.access_key_id and self.access_key_secret) and not self.replaying:
             raise SourceFailure(f"{self.name}: no AccessKey; {self.key_hint()}")
+        if not sdk_installed(self.sdk_module):
+            raise SourceFailure(
+                f"{self.name} needs the provider's SDK ({self.sdk_module}); "
+                "install it with: pip install 'gpu-offer-tracker[china]'"
+            )
         for call in self.start_calls():
             yield self.send(call)
 
@@ -154,3 +161,10 @@ def require(value: Any, what: str) -> Any:
     if value in (None, ""):
         raise PageShapeError(f"{what} is missing")
     return value
+
+
+def sdk_installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False

@@ -42,6 +42,7 @@ def _serialized(model: Any) -> Any:
 class HuaweiApiSpider(SignedApiSpider):
     name = "huawei-api"
     provider = "huawei"
+    sdk_module = "huaweicloudsdkbss"
     default_regions = ("cn-north-4", "cn-east-3", "cn-south-1")
     auth_codes: ClassVar[tuple[str, ...]] = ("APIGW.0301", "APIGW.0302", "APIGW.0303", "APIGW.0305", "IAM.", "CBC.0151")
     retry_codes: ClassVar[tuple[str, ...]] = ("APIGW.0308",)

@@ -22,6 +22,7 @@ ACTION = "DescribeZoneInstanceConfigInfos"
 class TencentApiSpider(SignedApiSpider):
     name = "tencent-api"
     provider = "tencent"
+    sdk_module = "tencentcloud.cvm"
     default_regions = ("ap-guangzhou", "ap-shanghai", "ap-beijing")
     auth_codes: ClassVar[tuple[str, ...]] = ("AuthFailure", "UnauthorizedOperation")
     retry_codes: ClassVar[tuple[str, ...]] = ("RequestLimitExceeded",)

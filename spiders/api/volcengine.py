@@ -48,6 +48,7 @@ def charge_item_code(instance_type: str, region: str) -> str:
 class VolcengineApiSpider(SignedApiSpider):
     name = "volcengine-api"
     provider = "volcengine"
+    sdk_module = "volcenginesdkbilling"
     default_regions = ("cn-beijing", "cn-shanghai", "cn-guangzhou")
     auth_codes: ClassVar[tuple[str, ...]] = (
         "InvalidAccessKey",
