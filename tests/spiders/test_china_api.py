@@ -13,6 +13,7 @@ import pytest
 from spiders.har import read_har
 from tests.conftest import FIXTURES
 from tests.helpers import sdk_models
+from tests.helpers.localserver import Reply, serve
 
 DEMO = Path(__file__).resolve().parents[2] / "tracker" / "demo_captures"
 SOURCES = {
@@ -115,3 +116,29 @@ def test_replay_stores_cny_prices_with_stock(cli, source: str) -> None:
     assert {r["price_model"] for r in of_type} == models
     assert "sold_out" in {r["availability"] for r in of_type}
     assert all(r["price_per_gpu_hour"] for r in rows)
+
+
+def test_record_then_replay_matches_without_the_signature(sqlite_cli, home: Path, tmp_path: Path, monkeypatch) -> None:
+    """A live crawl (a local server standing in for the CVM API) recorded, then
+    replayed: fresh signatures and timestamps do not stop the capture matching."""
+    answers = {}
+    for entry in read_har(fixture("tencent-api"))["log"]["entries"]:
+        body = json.loads(entry["request"]["postData"]["text"])
+        answers[body["Filters"][0]["Values"][0]] = entry["response"]["content"]["text"].encode()
+    monkeypatch.setenv("GPU_TRACKER_TENCENT_ACCESS_KEY_ID", "AKIDrecord0123")
+    monkeypatch.setenv("GPU_TRACKER_TENCENT_ACCESS_KEY_SECRET", "record-secret-0123")
+
+    def answer(req):
+        return Reply(body=answers[json.loads(req.body)["Filters"][0]["Values"][0]])
+
+    capture = tmp_path / "recorded.har"
+    with serve(answer) as (base, received):
+        (home / "config.toml").write_text(f'[providers.tencent]\napi_endpoint = "{base}"\n')
+        live = sqlite_cli("crawl", "tencent-api", "-r", "ap-guangzhou", "--record", str(capture))
+        assert live.code == 0, live.err
+    assert len(received) == 3
+    text = capture.read_text()
+    assert "AKIDrecord0123" not in text and "record-secret-0123" not in text
+    replayed = sqlite_cli("crawl", "tencent-api", "-r", "ap-guangzhou", "--replay", str(capture))
+    assert replayed.code == 0, replayed.err
+    assert "0 changes" in " ".join(replayed.err.split())
