@@ -19,6 +19,10 @@ from spiders.base import ProviderSpider, SourceFailure
 from spiders.har import SECRET_PLACEHOLDER
 from spiders.pages import PageShapeError, load_json
 
+# Statuses a gateway answers when it wants us to slow down, whatever the body.
+RETRY_STATUSES = ("HTTP 429", "HTTP 503")
+MAX_WAIT = 120.0
+
 
 @dataclass(frozen=True)
 class ApiCall:
@@ -128,11 +132,22 @@ class SignedApiSpider(ProviderSpider):
             meta={"dont_retry": True},
         )
 
-    async def on_answer(self, response: Response, call: ApiCall) -> AsyncIterator[Any]:
-        data = load_json(response.body, f"{self.name}: the {call.action} answer in {call.region}")
+    def answer_of(self, response: Response, call: ApiCall) -> tuple[Any, ApiError | None]:
+        """The parsed answer and its error; a gateway's non-JSON error page is
+        an error with its HTTP status (429 and 503 retried like throttling)."""
+        try:
+            data = load_json(response.body, f"{self.name}: the {call.action} answer in {call.region}")
+        except PageShapeError:
+            if response.status == 200:
+                raise
+            return None, ApiError(f"HTTP {response.status}", "the answer is not JSON", retry_after_header(response))
         error = self.error_of(response.status, data)
         if error is None and response.status != 200:
-            error = ApiError(f"HTTP {response.status}", "no error code in the answer")
+            error = ApiError(f"HTTP {response.status}", "no error code in the answer", retry_after_header(response))
+        return data, error
+
+    async def on_answer(self, response: Response, call: ApiCall) -> AsyncIterator[Any]:
+        data, error = self.answer_of(response, call)
         if error is None:
             self.pages += 1
             self.progress(self.pages)
@@ -140,7 +155,7 @@ class SignedApiSpider(ProviderSpider):
                 yield out
             return
         where = f"{self.name}: {call.action} in {call.region}"
-        if error.code.startswith(self.retry_codes) and self.retry_codes:
+        if error.code.startswith((*self.retry_codes, *RETRY_STATUSES)):
             if call.attempt + 1 < self.max_attempts:
                 wait = error.retry_after if error.retry_after is not None else self.backoff_seconds * 2**call.attempt
                 if self.replaying:  # the capture holds the answers; nothing to wait for
@@ -156,11 +171,9 @@ class SignedApiSpider(ProviderSpider):
         raise SourceFailure(f"{where} answered {error.code}: {error.message}")
 
 
-def require(value: Any, what: str) -> Any:
-    """`value`, or a shape error naming what is missing."""
-    if value in (None, ""):
-        raise PageShapeError(f"{what} is missing")
-    return value
+def retry_after_header(response: Response) -> float | None:
+    value = response.headers.get("Retry-After", b"").decode("latin-1").strip()
+    return min(float(value), MAX_WAIT) if value.isdigit() else None
 
 
 def sdk_installed(module: str) -> bool:

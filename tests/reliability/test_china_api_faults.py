@@ -187,3 +187,16 @@ def test_a_partial_answer_stores_nothing_and_alerts_nothing(cli, tmp_path: Path)
     assert "left out ecs.pni2.28xlarge" in line
     assert cli("prices", "--format", "json").out == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+
+
+def test_a_gateway_429_without_json_is_retried(cli, tmp_path: Path) -> None:
+    huawei = FIXTURES / "huawei-api" / "huawei-api-cn-north-4-2026-11-02.har"
+    entries = read_har(huawei)["log"]["entries"]
+    busy = copy.deepcopy(entries[1])
+    busy["response"]["status"] = 429
+    busy["response"]["headers"] = [{"name": "Retry-After", "value": "1"}]
+    busy["response"]["content"] = {"size": 17, "mimeType": "text/plain", "text": "Too Many Requests"}
+    write_har(tmp_path / "busy.har", [entries[0], busy, *entries[1:]])
+    result = cli("crawl", "huawei-api", "-r", "cn-north-4", "--replay", str(tmp_path / "busy.har"))
+    assert result.code == 0, result.err
+    assert "ListFlavors in cn-north-4 answered HTTP 429; retrying" in " ".join(result.err.split())
