@@ -234,9 +234,9 @@ def test_bad_alert_settings_are_named(tmp_path: Path, text: str, message: str) -
     assert str(info.value).startswith(str(tmp_path))
 
 
-def test_the_readme_example_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("## Alerts", 1)[1].split("### Example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+def test_the_docs_example_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).parents[2] / "docs" / "alerts.md").read_text(encoding="utf-8")
+    example = page.split("## Example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
     monkeypatch.setenv("SLACK_WEBHOOK", "https://hooks.slack.com/services/T1/B1/xyz")
     monkeypatch.setenv("WECOM_BOT_KEY", "abc123")
     config = load_config(write(tmp_path, example), home=tmp_path)

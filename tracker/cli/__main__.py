@@ -1,0 +1,3 @@
+from tracker.cli import run
+
+run()
