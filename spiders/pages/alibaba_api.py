@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from spiders.pages import PageShapeError, member
+from spiders.pages.api_common import count, name, objects
 
 STOCK = {"Available": "available", "SoldOut": "sold_out"}
 
@@ -21,33 +22,27 @@ def api_error(status: int, data: Any) -> tuple[str, str] | None:
     return None
 
 
-def _list(value: Any, *path: str) -> list[Any]:
-    for key in path:
-        value = member(value, key)
-    return value if isinstance(value, list) else []
-
-
 def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
     """GPU instance types (GPUAmount > 0) with what we read, and the next page's token."""
     if not isinstance(member(data, "InstanceTypes"), dict):
         raise PageShapeError("alibaba-api: the DescribeInstanceTypes answer has no InstanceTypes object")
     types = []
-    for t in _list(data, "InstanceTypes", "InstanceType"):
-        if not isinstance(t, dict) or not t.get("InstanceTypeId"):
-            raise PageShapeError("alibaba-api: an instance type has no InstanceTypeId")
-        if (t.get("GPUAmount") or 0) > 0:
+    for t in objects(data, "InstanceTypes", "InstanceType"):
+        type_id = name(t.get("InstanceTypeId"), "alibaba-api: an InstanceTypeId")
+        if count(t.get("GPUAmount"), f"alibaba-api: GPUAmount of {type_id}") > 0:
             types.append(
                 {
-                    "instance_type": t["InstanceTypeId"],
+                    "instance_type": type_id,
                     "family": t.get("InstanceTypeFamily"),
-                    "gpu_model": t.get("GPUSpec"),
+                    "gpu_model": t.get("GPUSpec") if isinstance(t.get("GPUSpec"), str) else None,
                     "gpu_count": t.get("GPUAmount"),
                     "gpu_memory_gb": t.get("GPUMemorySize"),
                     "vcpu": t.get("CpuCoreCount"),
                     "memory_gb": t.get("MemorySize"),
                 }
             )
-    return types, str(data.get("NextToken") or "")
+    token = data.get("NextToken") or ""
+    return types, name(token, "alibaba-api: NextToken") if token else ""
 
 
 def parse_stock(data: Any) -> list[dict[str, Any]]:
@@ -55,17 +50,21 @@ def parse_stock(data: Any) -> list[dict[str, Any]]:
     if not isinstance(member(data, "AvailableZones"), dict):
         raise PageShapeError("alibaba-api: the DescribeAvailableResource answer has no AvailableZones object")
     out = []
-    for zone in _list(data, "AvailableZones", "AvailableZone"):
-        for resource in _list(zone, "AvailableResources", "AvailableResource"):
-            if member(resource, "Type") != "InstanceType":
+    for zone in objects(data, "AvailableZones", "AvailableZone"):
+        for resource in objects(zone, "AvailableResources", "AvailableResource"):
+            if resource.get("Type") != "InstanceType":
                 continue
-            for supported in _list(resource, "SupportedResources", "SupportedResource"):
-                status = member(supported, "Status")
-                if status not in STOCK or not member(supported, "Value") or not member(zone, "ZoneId"):
-                    raise PageShapeError(
-                        f"alibaba-api: a SupportedResource in {member(zone, 'ZoneId')} has status {status!r}"
-                    )
-                out.append({"zone": zone["ZoneId"], "instance_type": supported["Value"], "availability": STOCK[status]})
+            for supported in objects(resource, "SupportedResources", "SupportedResource"):
+                status = supported.get("Status")
+                if not isinstance(status, str) or status not in STOCK:
+                    raise PageShapeError(f"alibaba-api: a SupportedResource has status {status!r}")
+                out.append(
+                    {
+                        "zone": name(zone.get("ZoneId"), "alibaba-api: a ZoneId"),
+                        "instance_type": name(supported.get("Value"), "alibaba-api: a SupportedResource Value"),
+                        "availability": STOCK[status],
+                    }
+                )
     return out
 
 
@@ -75,7 +74,7 @@ def parse_price(data: Any) -> dict[str, Any]:
     price = member(member(data, "PriceInfo"), "Price")
     if not isinstance(price, dict) or price.get("TradePrice") is None:
         raise PageShapeError("alibaba-api: the DescribePrice answer has no PriceInfo.Price.TradePrice")
-    lines = [d for d in _list(price, "DetailInfos", "DetailInfo") if member(d, "Resource") == "instanceType"]
+    lines = [d for d in objects(price, "DetailInfos", "DetailInfo") if d.get("Resource") == "instanceType"]
     source = lines[0] if lines else price
     return {
         "price": source.get("TradePrice"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from spiders.pages import PageShapeError, member
+from spiders.pages.api_common import count, name, objects
 
 STOCK = {"Available": "available", "SoldOut": "sold_out"}
 
@@ -35,45 +36,48 @@ def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
     """GPU instance types (with GpuDevices), and the next page's token."""
     found = result(data, "DescribeInstanceTypes")
     out = []
-    for t in found.get("InstanceTypes") or []:
-        devices = member(member(t, "Gpu"), "GpuDevices") or []
-        if not member(t, "InstanceTypeId"):
-            raise PageShapeError("volcengine-api: an instance type has no InstanceTypeId")
+    for t in objects(found, "InstanceTypes"):
+        type_id = name(t.get("InstanceTypeId"), "volcengine-api: an InstanceTypeId")
+        devices = objects(member(t, "Gpu"), "GpuDevices")
         if not devices:
             continue
-        if len({member(d, "ProductName") for d in devices}) != 1:
-            raise PageShapeError(f"volcengine-api: {t['InstanceTypeId']} has GPUs of several models")
-        count = sum(int(member(d, "Count") or 0) for d in devices)
-        per_card = member(member(devices[0], "Memory"), "Size")
+        models = {name(d.get("ProductName"), f"volcengine-api: a GPU ProductName of {type_id}") for d in devices}
+        if len(models) != 1:
+            raise PageShapeError(f"volcengine-api: {type_id} has GPUs of several models")
+        cards = sum(count(d.get("Count"), f"volcengine-api: a GPU Count of {type_id}") for d in devices)
+        per_card = count(member(devices[0].get("Memory"), "Size"), f"volcengine-api: GPU Memory.Size of {type_id}")
         out.append(
             {
-                "instance_type": t["InstanceTypeId"],
+                "instance_type": type_id,
                 "family": t.get("InstanceTypeFamily"),
-                "gpu_model": member(devices[0], "ProductName"),
-                "gpu_count": count,
+                "gpu_model": models.pop(),
+                "gpu_count": str(cards),
                 # Memory.Size is MiB, as for the machine's memory.
-                "gpu_memory_mib": per_card * count if per_card else None,
-                "vcpu": member(member(t, "Processor"), "Cpus"),
-                "memory_mib": member(member(t, "Memory"), "Size"),
+                "gpu_memory_mib": str(per_card * cards) if per_card else None,
+                "vcpu": member(t.get("Processor"), "Cpus"),
+                "memory_mib": member(t.get("Memory"), "Size"),
             }
         )
-    return out, str(found.get("NextToken") or "")
+    token = found.get("NextToken") or ""
+    return out, name(token, "volcengine-api: NextToken") if token else ""
 
 
 def parse_stock(data: Any) -> list[dict[str, Any]]:
     out = []
-    for zone in result(data, "DescribeAvailableResource").get("AvailableZones") or []:
-        for resource in member(zone, "AvailableResources") or []:
-            if member(resource, "Type") != "InstanceType":
+    for zone in objects(result(data, "DescribeAvailableResource"), "AvailableZones"):
+        for resource in objects(zone, "AvailableResources"):
+            if resource.get("Type") != "InstanceType":
                 continue
-            for supported in member(resource, "SupportedResources") or []:
-                status = member(supported, "Status")
-                if status not in STOCK or not member(zone, "ZoneId"):
-                    raise PageShapeError(
-                        f"volcengine-api: a SupportedResource in {member(zone, 'ZoneId')} has status {status!r}"
-                    )
+            for supported in objects(resource, "SupportedResources"):
+                status = supported.get("Status")
+                if not isinstance(status, str) or status not in STOCK:
+                    raise PageShapeError(f"volcengine-api: a SupportedResource has status {status!r}")
                 out.append(
-                    {"zone": zone["ZoneId"], "instance_type": supported.get("Value"), "availability": STOCK[status]}
+                    {
+                        "zone": name(zone.get("ZoneId"), "volcengine-api: a ZoneId"),
+                        "instance_type": name(supported.get("Value"), "volcengine-api: a SupportedResource Value"),
+                        "availability": STOCK[status],
+                    }
                 )
     return out
 
@@ -81,12 +85,14 @@ def parse_stock(data: Any) -> list[dict[str, Any]]:
 def parse_prices(data: Any, action: str) -> list[dict[str, Any]]:
     found = result(data, action)
     out = []
-    for line in found.get("ConfigList") or []:
-        if member(line, "Price") in (None, "") or not member(line, "ConfigurationCode"):
-            raise PageShapeError(f"volcengine-api: a {action} line has no ConfigurationCode or Price")
+    for line in objects(found, "ConfigList"):
+        if line.get("Price") in (None, ""):
+            raise PageShapeError(f"volcengine-api: a {action} line has no Price")
         out.append(
             {
-                "configuration_code": line["ConfigurationCode"],
+                "configuration_code": name(
+                    line.get("ConfigurationCode"), f"volcengine-api: a {action} ConfigurationCode"
+                ),
                 "price": line["Price"],
                 "original": line.get("OriginalAmount"),
                 "currency": found.get("Currency") or "CNY",
