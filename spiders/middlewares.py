@@ -16,13 +16,17 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
 
-from spiders.har import HarArchive, har_entry, mask_query, write_har
+from spiders.har import SECRET_PLACEHOLDER, HarArchive, har_entry, mask_query, write_har
 
 # A spider lists here the query parameters that carry secrets (API keys): they
 # are written to captures as a placeholder and ignored when replaying.
 SECRET_PARAMS_SETTING = "GPU_TRACKER_SECRET_QUERY_PARAMS"
 # Set when a replay goes through Chromium (a capture without rendered pages).
 BROWSER_REPLAY_SETTING = "GPU_TRACKER_BROWSER_REPLAY"
+
+# Request headers that carry a key or a signature made with it (the signed
+# official APIs): written to captures as the placeholder.
+CREDENTIAL_HEADERS = {"authorization", "x-tc-token", "x-acs-security-token", "x-security-token"}
 
 
 class ReplayMiss(IgnoreRequest):
@@ -151,8 +155,9 @@ class HarRecordMiddleware:
                 method=request.method,
                 url=mask_query(request.url, self.secret_params),
                 request_headers=[
-                    (k.decode("latin-1"), self._masked(v.decode("latin-1")))
+                    (name, self._masked(name, v.decode("latin-1")))
                     for k, vs in request.headers.items()
+                    for name in [k.decode("latin-1")]
                     for v in vs
                 ],
                 request_body=request.body or None,
@@ -168,7 +173,9 @@ class HarRecordMiddleware:
         )
         return response
 
-    def _masked(self, value: str) -> str:
+    def _masked(self, name: str, value: str) -> str:
+        if name.lower() in CREDENTIAL_HEADERS:
+            return SECRET_PLACEHOLDER
         # A Referer header repeats the previous URL, secrets included.
         return mask_query(value, self.secret_params) if value.startswith(("http://", "https://")) else value
 

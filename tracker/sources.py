@@ -28,7 +28,8 @@ class Source:
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
     keeps_state: bool = False
-    # A live crawl needs [providers.<provider>] api_key (or its environment variable).
+    # A live crawl needs [providers.<provider>] api_key, or for the `-api` sources
+    # access_key_id and access_key_secret (or their environment variables).
     needs_api_key: bool = False
 
     @property
@@ -47,6 +48,10 @@ class Source:
 @cache
 def _registry() -> dict[str, Source]:
     from spiders.alibaba import AlibabaChinaSpider, AlibabaSpider
+    from spiders.api.alibaba import AlibabaApiSpider
+    from spiders.api.huawei import HuaweiApiSpider
+    from spiders.api.tencent import TencentApiSpider
+    from spiders.api.volcengine import VolcengineApiSpider
     from spiders.aws import AwsSpider
     from spiders.aws_bulk import AwsReservedSpider
     from spiders.azure import AzureSpider
@@ -61,7 +66,21 @@ def _registry() -> dict[str, Source]:
     from spiders.offers.volcengine import VolcengineOffersSpider
     from spiders.tencent import TencentSpider
     from spiders.volcengine import VolcengineSpider
-    from tracker.normalize import alibaba, aws, aws_reserved, azure, gcp, huawei, offers, tencent, volcengine
+    from tracker.normalize import (
+        alibaba,
+        alibaba_api,
+        aws,
+        aws_reserved,
+        azure,
+        gcp,
+        huawei,
+        huawei_api,
+        offers,
+        tencent,
+        tencent_api,
+        volcengine,
+        volcengine_api,
+    )
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -73,6 +92,11 @@ def _registry() -> dict[str, Source]:
         Source("tencent", "tencent", TencentSpider, tencent.normalize),
         Source("huawei", "huawei", HuaweiSpider, huawei.normalize),
         Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
+        # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
+        Source("tencent-api", "tencent", TencentApiSpider, tencent_api.normalize, needs_api_key=True),
+        Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba_api.normalize, needs_api_key=True),
+        Source("huawei-api", "huawei", HuaweiApiSpider, huawei_api.normalize, needs_api_key=True),
+        Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine_api.normalize, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

@@ -76,18 +76,37 @@ class ProviderSettings(Strict):
             args[name] = ",".join(map(str, value)) if isinstance(value, list) else str(value)
         return args
 
+    def missing_keys(self) -> list[str]:
+        """The keys a source that needs credentials still lacks (see Source.needs_api_key)."""
+        return [] if self.api_key else ["api_key"]
 
-class AlibabaSettings(ProviderSettings):
-    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice."""
 
-    access_key_id: SecretStr | None = None
-    access_key_secret: SecretStr | None = None
+class KeyPairSettings(ProviderSettings):
+    """A section whose official API signs requests with an AccessKey pair
+    (Tencent's SecretId/SecretKey, Huawei's AK/SK): the `<provider>-api` source."""
+
+    access_key_id: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_<PROVIDER>_ACCESS_KEY_ID")
+    access_key_secret: SecretStr | None = Field(
+        None, description="falls back to $GPU_TRACKER_<PROVIDER>_ACCESS_KEY_SECRET"
+    )
+    api_endpoint: str | None = Field(
+        None, description="the `-api` source: send every request here instead (a proxy, a test server)"
+    )
+
+    def missing_keys(self) -> list[str]:
+        return [k for k in ("access_key_id", "access_key_secret") if getattr(self, k) is None]
+
+
+class AlibabaSettings(KeyPairSettings):
+    """[providers.alibaba]: an AccessKey turns on spot prices from DescribePrice
+    and the alibaba-api source."""
+
     cdn_base: str | None = Field(None, description="where the price files are; default g.alicdn.com/aliyun")
     pricing_page: str | None = Field(None, description="the page naming the price file's current version")
     ecs_endpoint: str | None = Field(None, description="the ECS API for DescribePrice")
 
 
-class VolcengineSettings(ProviderSettings):
+class VolcengineSettings(KeyPairSettings):
     """[providers.volcengine]: the price page's ECS template code, if known."""
 
     template_code: str | None = Field(None, pattern=r"^CLT\d+$")
@@ -126,6 +145,8 @@ class AwsSettings(ProviderSettings):
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
+    "huawei": KeyPairSettings,
+    "tencent": KeyPairSettings,
     "volcengine": VolcengineSettings,
 }
 
@@ -199,17 +220,21 @@ class Config(Strict):
         return self
 
     def provider(self, name: str) -> ProviderSettings:
-        settings = self.providers.get(name, ProviderSettings())
-        from_env = os.environ.get(api_key_env(name))
-        if settings.api_key is None and from_env:
-            settings = settings.model_copy(update={"api_key": SecretStr(from_env)})
-        return settings
+        settings = self.providers.get(name, PROVIDER_SETTINGS.get(name, ProviderSettings)())
+        from_env = {
+            key: SecretStr(os.environ[api_key_env(name, key)])
+            for key, field in type(settings).model_fields.items()
+            if "SecretStr" in str(field.annotation)
+            and getattr(settings, key) is None
+            and os.environ.get(api_key_env(name, key))
+        }
+        return settings.model_copy(update=from_env) if from_env else settings
 
 
-def api_key_env(provider: str) -> str:
-    """The environment variable that holds a provider's API key when the
-    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp."""
-    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_API_KEY"
+def api_key_env(provider: str, key: str = "api_key") -> str:
+    """The environment variable that holds a provider's secret `key` when the
+    configuration has none: GPU_TRACKER_GCP_API_KEY for gcp's api_key."""
+    return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_{key.upper()}"
 
 
 def default_home() -> Path:

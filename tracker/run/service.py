@@ -127,13 +127,14 @@ def crawl_request(
     if watch_args is not None:
         chosen, spider_args, secrets = [], dict(watch_args), []
     else:
-        key = settings.api_key.get_secret_value() if settings.api_key else ""
-        if source.needs_api_key and not key and replay is None:
+        missing = settings.missing_keys() if source.needs_api_key and replay is None else []
+        if missing:
             where = config.path or config.home / "config.toml"
+            plural = "s" if len(missing) > 1 else ""
             raise SourceSkipped(
-                f"{source.name}: skipped: no API key; set api_key under "
-                f"[providers.{source.provider}] in {where}, or the environment variable "
-                f"{api_key_env(source.provider)}"
+                f"{source.name}: skipped: no API key; set {' and '.join(missing)} under "
+                f"[providers.{source.provider}] in {where}, or the environment variable{plural} "
+                f"{' and '.join(api_key_env(source.provider, k) for k in missing)}"
             )
         chosen = list(regions or settings.regions or [])
         spider_args = settings.spider_args()
