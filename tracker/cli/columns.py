@@ -228,13 +228,7 @@ COMPARE_TABLE = [
     "currency",
     "unit",
     "per_gpu_h",
-    "fx",
-    "spot_save_%",
-    "month_disc_%",
     "3yr_total",
-    "gpu_mem_gb",
-    "interconnect",
-    "net_gbps",
 ]
 TCO_TABLE = [
     "rank",
