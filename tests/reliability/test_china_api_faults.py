@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from spiders.har import read_har, write_har
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 from tests.helpers.localserver import Reply, serve
 
-TENCENT = FIXTURES / "tencent-api" / "tencent-api-ap-guangzhou-2026-11-02.har"
+TENCENT = DEMO_CAPTURES / "tencent-api" / "2026-11-02-ap-guangzhou.har.gz"
 ALIBABA = FIXTURES / "alibaba-api" / "alibaba-api-cn-beijing-2026-11-02.har"
-VOLCENGINE = FIXTURES / "volcengine-api" / "volcengine-api-cn-beijing-2026-11-02.har"
+VOLCENGINE = DEMO_CAPTURES / "volcengine-api" / "2026-11-02-cn-beijing.har.gz"
 LATER = datetime(2026, 11, 20, tzinfo=UTC)
 KEY_ID, KEY_SECRET = "AKIDtest0123456789abcdef", "TencentSecret0123456789zz"
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from spiders.har import read_har
 from spiders.pages import PageShapeError, alibaba_api, huawei_api, tencent_api, volcengine_api
-from tests.conftest import FIXTURES
+from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.security.test_fuzz import FUZZ, json_values
 from tracker.normalize import NormalizeError
 from tracker.normalize import alibaba_api as norm_alibaba
@@ -25,7 +25,7 @@ from tracker.normalize import volcengine_api as norm_volcengine
 
 
 def answers(source: str) -> list[Any]:
-    path = next((FIXTURES / source).glob("*.har"))
+    path = next(iter([*(FIXTURES / source).glob("*.har"), *(DEMO_CAPTURES / source).glob("*.har.gz")]))
     return [json.loads(e["response"]["content"]["text"]) for e in read_har(path)["log"]["entries"]]
 
 

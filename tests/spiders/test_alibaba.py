@@ -226,7 +226,7 @@ def _cdn(versions: dict[str, bytes], page: bytes):
 
 
 def test_china_version_read_from_the_plain_page_without_a_browser(sqlite_cli) -> None:
-    price_file = json.loads(CHINA.read_text())["log"]["entries"][0]["response"]["content"]["text"].encode()
+    price_file = read_har(CHINA)["log"]["entries"][0]["response"]["content"]["text"].encode()
     page = b'<html><head><script src="https://g.alicdn.com/aliyun/ecs-price-info/2.0.433/js/app.js"></script>'
     with _cdn({"2.0.433": price_file}, page) as (base, received):
         (sqlite_cli.home / "config.toml").write_text(

@@ -30,7 +30,9 @@ HUAWEI_ACTIONS = {
 
 
 def fixture(source: str) -> Path:
-    return FIXTURES / source / f"{source}-{SOURCES[source]}-2026-11-02.har"
+    """The source's first capture: under tests/fixtures, or kept once as the demo's."""
+    path = FIXTURES / source / f"{source}-{SOURCES[source]}-2026-11-02.har"
+    return path if path.exists() else DEMO / source / f"2026-11-02-{SOURCES[source]}.har.gz"
 
 
 def captures() -> list[Path]:

@@ -140,7 +140,9 @@ def references(ctx: typer.Context) -> References:
     """The bundled reference tables with the configuration's [analytics] overrides."""
     from tracker.analytics.reference import load_references
 
-    return load_references(state(ctx).config.analytics)
+    config = state(ctx).config
+    config.need("analytics")
+    return load_references(config.analytics)
 
 
 class RegionGroup(str, Enum):
