@@ -228,6 +228,7 @@ COMPARE_TABLE = [
     "currency",
     "unit",
     "per_gpu_h",
+    "fx",
     "3yr_total",
 ]
 TCO_TABLE = [
