@@ -45,6 +45,30 @@ def make_quote(provider: str, **fields: Any) -> PriceQuote:
         raise NormalizeError(f"{provider}: {fields.get('instance_type', '?')}: {where}: {first['msg']}") from None
 
 
+def zone_quotes(
+    provider: str, zones: Iterable[tuple[str, str | None]], item: dict[str, Any], *, list_price: Any, **fields: Any
+) -> list[PriceQuote]:
+    """One Linux quote per (zone, availability): the official APIs price a
+    type once per region and state its stock per zone. A list price of 0
+    means none."""
+    observed = parse_time(item.get("observed_at"))
+    source_url = str(item.get("source_url") or "")
+    listed = list_price if list_price and list_price > 0 else None
+    return [
+        make_quote(
+            provider,
+            zone=zone,
+            availability=availability,
+            os="linux",
+            list_price=listed,
+            source_url=source_url,
+            observed_at=observed,
+            **fields,
+        )
+        for zone, availability in zones
+    ]
+
+
 def parse_time(value: object) -> datetime:
     try:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize import Normalized, NormalizeError, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -89,25 +89,21 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             continue
         if fields.get("gpu_model") is None:
             unknown.add(instance_type)
-        for zone, availability in stock.get((region, instance_type, variant)) or [("", None)]:
-            out.quotes.append(
-                make_quote(
-                    "alibaba",
-                    region=region,
-                    zone=zone,
-                    instance_type=instance_type,
-                    os="linux",
-                    price_model=model,
-                    term=term,
-                    unit=unit,
-                    price=price,
-                    list_price=listed if listed and listed > 0 else None,
-                    currency=str(data.get("currency") or "CNY"),
-                    availability=availability,
-                    source_url=str(item.get("source_url") or ""),
-                    observed_at=parse_time(item.get("observed_at")),
-                    **fields,
-                )
+        out.quotes.extend(
+            zone_quotes(
+                "alibaba",
+                stock.get((region, instance_type, variant)) or [("", None)],
+                item,
+                list_price=listed,
+                region=region,
+                instance_type=instance_type,
+                price_model=model,
+                term=term,
+                unit=unit,
+                price=price,
+                currency=str(data.get("currency") or "CNY"),
+                **fields,
             )
+        )
     out.notes.extend(f"alibaba-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out

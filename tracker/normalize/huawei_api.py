@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize import Normalized, NormalizeError, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -82,25 +82,21 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             unknown.add(name)
         status = flavor.get("status") if flavor else None
         zones = list((flavor or {}).get("zones", {}).items()) if variant == "on_demand" else []
-        for zone, availability in zones or [("", status)]:
-            out.quotes.append(
-                make_quote(
-                    "huawei",
-                    region=region,
-                    zone=zone,
-                    instance_type=name,
-                    os="linux",
-                    price_model=model,
-                    term=term,
-                    unit=unit,
-                    price=price,
-                    list_price=listed if listed and listed > 0 else None,
-                    currency=str(item.get("currency") or "CNY"),
-                    availability=availability,
-                    source_url=str(item.get("source_url") or ""),
-                    observed_at=parse_time(item.get("observed_at")),
-                    **fields,
-                )
+        out.quotes.extend(
+            zone_quotes(
+                "huawei",
+                zones or [("", status)],
+                item,
+                list_price=listed,
+                region=region,
+                instance_type=name,
+                price_model=model,
+                term=term,
+                unit=unit,
+                price=price,
+                currency=str(item.get("currency") or "CNY"),
+                **fields,
             )
+        )
     out.notes.extend(f"huawei-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out
