@@ -137,8 +137,10 @@ def demo(
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
+    from spiders.api.base import sdk_installed
     from tracker.run.demo import browser_missing, capture_time, demo_captures
     from tracker.run.service import load_captures
+    from tracker.sources import SOURCES
 
     st = state(ctx)
     if home is not None:
@@ -156,6 +158,14 @@ def demo(
         if newest is not None and capture_time(capture) <= newest:
             stderr.print(f"{source}: {capture.name} is already in the store; skipped", highlight=False)
             seen.add(source)
+            continue
+        sdk = getattr(SOURCES[source].spider, "sdk_module", None)
+        if sdk and not sdk_installed(sdk):
+            stderr.print(
+                f"{source}: {capture.name} skipped: it needs the provider's SDK ({sdk}); "
+                "install it with: pip install 'gpu-offer-tracker[china]'",
+                highlight=False,
+            )
             continue
         if browser_missing(source, st.config.crawl.browser_path):
             stderr.print(
