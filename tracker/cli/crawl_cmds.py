@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
-from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
+from tracker.cli.output import RUN_CHANGES_SHOWN, FormatOption, OutputFormat, WideOption, emit, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
 
@@ -123,6 +123,7 @@ def crawl(
         columns=CHANGE_COLUMNS,
         table_columns=CHANGE_TABLE,
         empty="no changes",
+        at_most=RUN_CHANGES_SHOWN,
         wide=wide,
     )
 

@@ -161,7 +161,10 @@ def emit(
     title: str | None = None,
     empty: str = "nothing found",
     wide: bool = False,
+    at_most: int | None = None,
 ) -> None:
+    """Rows as JSON, CSV or a table. A table shows at most `at_most` rows
+    (a run may change ten thousand prices), and says how many it left out."""
     if fmt is OutputFormat.json:
         json.dump([{c: plain(r.get(c)) for c in columns} for r in rows], sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -174,6 +177,9 @@ def emit(
         if not rows:
             stderr.print(Text(empty, style="dim"))
             return
+        left_out = len(rows) - at_most if at_most is not None and len(rows) > at_most else 0
+        if left_out:
+            rows = rows[:at_most]
         if wide:
             names, cells = list(columns), [{c: _short(r.get(c)) for c in columns} for r in rows]
         else:
@@ -201,7 +207,14 @@ def emit(
         for r in cells:
             table.add_row(*[Text(r.get(c, "")) for c in shown])
         console.print(table)
+        if left_out:
+            stderr.print(
+                Text(f"... and {left_out:,} more not shown here; --format json or csv lists them all", style="dim")
+            )
 
+
+# The changes of one crawl or import shown in its table; the rest are in the store.
+RUN_CHANGES_SHOWN = 100
 
 # Dropped, in this order, from a default table wider than the terminal.
 _OPTIONAL = ("observed_at", "started_at", "valid_to", "attempts")

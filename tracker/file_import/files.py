@@ -24,7 +24,7 @@ from typing import Any
 
 from db.bulk.encoding import StagedQuote
 from tracker.errors import UserError
-from tracker.file_import import rows, skypilot
+from tracker.file_import import jsonl, rows, skypilot
 from tracker.normalize import NormalizeError, parse_time
 
 FORMATS = ("rows", "skypilot")
@@ -35,8 +35,9 @@ RECORD_MEANING = b"rows-1"
 Record = tuple[int, str, int | None]
 
 
-class BadFile(NormalizeError):
-    """A row that cannot be read at all; the message names its line."""
+BadFile = jsonl.BadLine  # a row that cannot be read at all; the message names its line
+# Lines the first pass decodes at a time.
+SUMMARY_BLOCK = 10_000
 
 
 def _open_text(path: Path) -> io.TextIOBase:
@@ -171,16 +172,6 @@ def record_hex(salt: bytes, text: str) -> str:
     return _record_digest(salt, text).hexdigest()
 
 
-def _json_object(number: int, text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadFile(f"line {number}: not JSON: {exc.msg}; nothing stored") from None
-    if not isinstance(data, dict):
-        raise BadFile(f"line {number}: not a JSON object; nothing stored")
-    return data
-
-
 def _csv_rows(header: list[str], numbers: Sequence[int], texts: Sequence[str]) -> list[list[str]]:
     """Each text's cells. Each must be exactly one row, of no more cells than
     the header (short rows are padded with blanks)."""
@@ -222,7 +213,7 @@ class Batch:
 
     def items(self, numbers: Sequence[int], texts: Sequence[str]) -> list[dict[str, Any]]:
         if self.header is None:
-            datas: Iterable[dict[str, Any]] = (_json_object(n, text) for n, text in zip(numbers, texts))
+            datas: Iterable[dict[str, Any]] = (jsonl.row_keys(n, text) for n, text in zip(numbers, texts))
         else:
             datas = (dict(zip(self.header, row)) for row in _csv_rows(self.header, numbers, texts))
         return [
@@ -232,8 +223,7 @@ class Batch:
 
     def _columns(self, numbers: Sequence[int], texts: Sequence[str]) -> dict[str, Sequence[Any]]:
         if self.header is None:
-            datas = [_json_object(n, text) for n, text in zip(numbers, texts)]
-            return {name: [data.get(name) for data in datas] for name in rows.QUOTE_FIELDS}
+            return jsonl.columns(numbers, texts)
         return dict(zip(self.header, zip(*_csv_rows(self.header, numbers, texts))))
 
     def in_worker(self, method: str, *args: Any) -> tuple[list[tuple[Any, ...]], list[str]]:
@@ -297,6 +287,7 @@ class FileSummary:
     also finds any unreadable line before a row is written."""
 
     rows: int = 0
+    # The CSV header; of JSON Lines, the keys of the rows with a key no quote has.
     columns: set[str] = field(default_factory=set)
     providers: set[str] = field(default_factory=set)
     newest: datetime | None = None
@@ -314,12 +305,7 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
     stamps: set[str] = set()
     with _open_text(path) as fh, _readable():
         if is_jsonl(path):
-            for number, text in _texts(fh, quoted_newlines=False):
-                data = _json_object(number, text)
-                summary.rows += 1
-                summary.columns.update(data)
-                summary.providers.add(str(data.get("provider") or provider or ""))
-                stamps.add(str(data.get("observed_at") or ""))
+            _summarize_jsonl(fh, provider, summary, stamps)
         else:
             # Only the cells it needs: building each row's dict would double this pass.
             reader = csv.reader(fh)
@@ -337,6 +323,35 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
     summary.newest = max(_times(stamps), default=None)
     summary.providers.discard("")
     return summary
+
+
+def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
+    known = rows.QUOTE_FIELDS | rows.DERIVED_FIELDS
+    decoder = jsonl.summary_decoder(sorted(known))
+    number = 1
+    fh = iter(fh)
+    while lines := list(islice(fh, SUMMARY_BLOCK)):
+        numbers, texts = _unzip(_texts(lines, False, number))
+        number += len(lines)
+        try:
+            found = decoder.decode_lines("".join(lines))
+        except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
+            found = []
+        if len(found) != len(texts):
+            found = [_known_row(decoder, n, text, summary) for n, text in zip(numbers, texts)]
+        summary.rows += len(found)
+        summary.providers.update(str(row.provider or provider or "") for row in found)
+        stamps.update(str(row.observed_at or "") for row in found)
+
+
+def _known_row(decoder: Any, number: int, text: str, summary: FileSummary) -> jsonl.Summary:
+    """One line of the first pass; one with a field no quote has is decoded whole, to name the field."""
+    try:
+        return decoder.decode(text)  # type: ignore[no-any-return]
+    except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
+        data = jsonl.row_keys(number, text)
+    summary.columns.update(data)
+    return jsonl.Summary(data.get("provider"), data.get("observed_at"))
 
 
 def _cell(row: list[str], index: int | None) -> str:

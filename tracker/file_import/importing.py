@@ -45,14 +45,16 @@ def staged_chunks(
     worker: Worker,
     recognize: Recognizer | None,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    remember: bool = True,
 ) -> Iterator[list[StagedQuote]]:
     """The file's quotes, a chunk at a time, less the rows `recognize` knows.
     With nothing to recognize, the file goes to validation in blocks of
     lines, split into records and hashed where they are validated, which
-    may be in the worker."""
+    may be in the worker. Unless `remember`, no row's hash is kept."""
     with open_records(path, fmt, **extra) as file:
         # A SkyPilot row makes several quotes: no one row is behind a price.
-        salt = file.salt if fmt == "rows" else None
+        salt = file.salt if fmt == "rows" and remember else None
         batch = Batch(fmt, file.header, stamp, extra, salt)
         validator = Validator(batch, rows_in_file, worker)
         if salt is None or recognize is None:
@@ -140,6 +142,10 @@ def import_file(
         providers = sorted(summary.providers)
         src = import_source(source, providers[0] if len(providers) == 1 else "import", fmt)
         observed = summary.newest or now
+        # Rows that carry their own observed_at differ from the last export in
+        # every row: none would be met again, and remembering each row's new
+        # text would rewrite every unchanged price.
+        remember = summary.newest is None
         # The stored regions scope the diff to all the source's open prices; the
         # run records the file's regions besides.
         result = CrawlResult(
@@ -156,7 +162,9 @@ def import_file(
 
         def streamed(_: list[dict[str, Any]]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
-                return staged_chunks(path, fmt, now.isoformat(), extra, summary.rows, worker, recognize, progress)
+                return staged_chunks(
+                    path, fmt, now.isoformat(), extra, summary.rows, worker, recognize, progress, remember=remember
+                )
 
             return Normalized(staged=staged)
 
