@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
-from itertools import chain
+from itertools import compress, repeat
 from typing import Any
 
 import sqlalchemy as sa
@@ -142,15 +142,16 @@ class RunStore:
         fingerprints, inputs = snapshot.fingerprints, snapshot.inputs
         with self._turn():
             result = self.session.connection().execute(stmt)
-            # The driver's own rows, in batches: a result Row a row costs as much as the read.
-            rows = chain.from_iterable(iter(partial(result.cursor.fetchmany, 10_000), []))
-            for key, value_hash, misses, input_hash in rows:
-                compact_key = int(key, 16)
-                fingerprints[compact_key] = int(value_hash, 16)
-                if misses:
-                    snapshot.missed.append(key)
-                if input_hash is not None:
-                    inputs[int(input_hash, 16)] = compact_key
+            # The driver's own rows, in batches, turned to ints a batch at a
+            # time in C: a million rows are read here on every run.
+            for rows in iter(partial(result.cursor.fetchmany, 50_000), []):
+                keys, value_hashes, misses, input_hashes = zip(*rows)
+                compact_keys = list(map(int, keys, repeat(16)))
+                fingerprints.update(zip(compact_keys, map(int, value_hashes, repeat(16))))
+                if any(misses):
+                    snapshot.missed.extend(compress(keys, misses))
+                if input_hashes.count(None) != len(input_hashes):
+                    inputs.update((int(h, 16), key) for h, key in zip(input_hashes, compact_keys) if h is not None)
             result.close()
         return snapshot
 

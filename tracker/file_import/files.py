@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import islice, repeat
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,6 @@ Record = tuple[int, str, int | None]
 
 
 BadFile = jsonl.BadLine  # a row that cannot be read at all; the message names its line
-# Lines the first pass decodes at a time.
-SUMMARY_BLOCK = 10_000
 
 
 def _open_text(path: Path) -> io.TextIOBase:
@@ -114,6 +113,10 @@ class RecordFile:
     @property
     def records(self) -> Iterator[tuple[int, str]]:
         return _texts(self.fh, self.quoted_newlines, self.first_line)
+
+    def byte_blocks(self) -> Iterator[tuple[int, bytes]]:
+        """JSON Lines in blocks of bytes (`jsonl.byte_blocks`), read before any text is."""
+        return jsonl.byte_blocks(self.fh.buffer)  # type: ignore[attr-defined]
 
     def blocks(self, size: int) -> Iterator[tuple[int, list[str]]]:
         """(number of the first line, lines) of about `size` lines at a time,
@@ -234,11 +237,30 @@ class Batch:
 
     def stage_lines(self, first: int, lines: list[str]) -> tuple[list[StagedQuote], list[str]]:
         """`stage` of a block of the file's lines, the first being line `first`."""
+        if self.header is None and self.salt is None and self.fmt == "rows":
+            staged = self._stage_block("".join(lines), first, len(lines))
+            if staged is not None:
+                return staged
         texts = list(map(str.rstrip, lines, repeat("\r\n")))
         if (self.header is None or '"' not in "".join(lines)) and all(map(str.strip, texts)):
             return self._stage(range(first, first + len(texts)), texts, None)  # a line a record
         numbers, texts = _unzip(_texts(lines, self.header is not None, first))
         return self._stage(numbers, texts, None)
+
+    def stage_bytes(self, first: int, data: bytes) -> tuple[list[StagedQuote], list[str]]:
+        """`stage_lines` of a block of JSON Lines as bytes (`jsonl.byte_blocks`)."""
+        staged = self._stage_block(data, first, jsonl.line_count(data))
+        return staged if staged is not None else self.stage_lines(first, jsonl.split_lines(data, first))
+
+    def _stage_block(self, data: bytes | str, first: int, lines: int) -> tuple[list[StagedQuote], list[str]] | None:
+        """The common case of JSON Lines, a block decoded at once: None when
+        a line is blank or bad, to be looked at line by line."""
+        found = jsonl.block(data, lines)
+        if found is None:
+            return None
+        errors: list[str] = []
+        numbers = range(first, first + lines)
+        return rows.staged_columns(numbers, jsonl.columns_of(found), self.stamp, errors), errors
 
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
         """The records validated and hashed, and each bad one's line and reason."""
@@ -328,20 +350,23 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
 def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
     known = rows.QUOTE_FIELDS | rows.DERIVED_FIELDS
     decoder = jsonl.summary_decoder(sorted(known))
-    number = 1
-    fh = iter(fh)
-    while lines := list(islice(fh, SUMMARY_BLOCK)):
-        numbers, texts = _unzip(_texts(lines, False, number))
-        number += len(lines)
+    for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]
         try:
-            found = decoder.decode_lines("".join(lines))
+            found = decoder.decode_lines(data)
         except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
-            found = []
-        if len(found) != len(texts):
+            numbers, texts = _unzip(_texts(jsonl.split_lines(data, first), False, first))
             found = [_known_row(decoder, n, text, summary) for n, text in zip(numbers, texts)]
         summary.rows += len(found)
-        summary.providers.update(str(row.provider or provider or "") for row in found)
-        stamps.update(str(row.observed_at or "") for row in found)
+        summary.providers.update(str(p or provider or "") for p in _distinct(map(attrgetter("provider"), found)))
+        stamps.update(str(s or "") for s in _distinct(map(attrgetter("observed_at"), found)))
+
+
+def _distinct(values: Iterable[Any]) -> Iterable[Any]:
+    values = list(values)
+    try:
+        return set(values)
+    except TypeError:  # a JSON object or list where a text belongs: its row's validation names it
+        return values
 
 
 def _known_row(decoder: Any, number: int, text: str, summary: FileSummary) -> jsonl.Summary:

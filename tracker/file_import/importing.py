@@ -26,7 +26,7 @@ from db import store
 from db.bulk.encoding import StagedQuote
 from db.schema import CrawlResult, RunStatus
 from tracker.errors import UserError
-from tracker.file_import import rows
+from tracker.file_import import jsonl, rows
 from tracker.file_import.files import FORMATS, Batch, Record, open_records, record_hash, summarize
 from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
 from tracker.normalize import Normalized, Recognizer
@@ -57,7 +57,14 @@ def staged_chunks(
         salt = file.salt if fmt == "rows" and remember else None
         batch = Batch(fmt, file.header, stamp, extra, salt)
         validator = Validator(batch, rows_in_file, worker)
-        if salt is None or recognize is None:
+        if salt is None and file.header is None and fmt == "rows":
+            read = 0
+            for first, data in file.byte_blocks():
+                read += jsonl.line_count(data)
+                yield from validator.submit(("stage_bytes", (first, data)), read=read, missed=read)
+                if progress:
+                    progress(read, rows_in_file)
+        elif salt is None or recognize is None:
             read = 0
             for first, lines in file.blocks(CHUNK):
                 read += len(lines)

@@ -9,9 +9,10 @@ error names the line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import codecs
+from collections.abc import Iterator, Sequence
 from operator import attrgetter
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
@@ -23,6 +24,45 @@ FIELDS = tuple(PriceQuote.model_fields)
 RawRow = msgspec.defstruct("RawRow", [(name, Any, None) for name in FIELDS], gc=False)
 _ROWS = msgspec.json.Decoder(RawRow)
 _PLAIN = msgspec.json.Decoder()
+
+
+# Bytes of the file read at a time: some ten thousand rows.
+BLOCK_BYTES = 4 * 2**20
+
+
+def byte_blocks(fh: IO[bytes], size: int = BLOCK_BYTES) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, whole lines as bytes) of about `size`
+    bytes at a time: no text object per line, and msgspec reads UTF-8
+    bytes itself. A last line without its line break is a line."""
+    number, rest = 1, fh.read(size).removeprefix(codecs.BOM_UTF8)
+    while True:
+        more = fh.read(size)
+        data = rest + more
+        if not more:
+            if data:
+                yield number, data
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data  # one line longer than a block: read on
+            continue
+        block, rest = data[:cut], data[cut:]
+        yield number, block
+        number += block.count(b"\n")
+
+
+def split_lines(data: bytes, first: int) -> list[str]:
+    """A block's lines as text, line breaks kept: the slow path, for a
+    block with a blank or bad line. (Only a line feed ends a line, as in
+    JSON Lines: not the other breaks `str.splitlines` knows.)"""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = first + data[: exc.start].count(b"\n")
+        raise BadLine(f"line {number}: not UTF-8 text; nothing stored") from None
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 class BadLine(NormalizeError):
@@ -55,9 +95,26 @@ def decode_lines(decoder: msgspec.json.Decoder, numbers: Sequence[int], texts: S
     return out
 
 
+def block(data: bytes | str, lines: int) -> list[Any] | None:
+    """A block of `lines` whole lines as rows, when every line is a JSON
+    object and none is blank; else None, and the caller goes line by line."""
+    try:
+        found = _ROWS.decode_lines(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return found if len(found) == lines else None  # type: ignore[no-any-return]
+
+
+def line_count(data: bytes) -> int:
+    return data.count(b"\n") + (not data.endswith(b"\n"))
+
+
 def columns(numbers: Sequence[int], texts: Sequence[str]) -> dict[str, list[Any]]:
     """The rows' raw values, a list per quote field; a field no row gives is left out."""
-    rows = decode_lines(_ROWS, numbers, texts)
+    return columns_of(decode_lines(_ROWS, numbers, texts))
+
+
+def columns_of(rows: Sequence[Any]) -> dict[str, list[Any]]:
     out = {}
     for name in FIELDS:
         values = list(map(attrgetter(name), rows))

@@ -14,6 +14,7 @@ agree on every row.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -30,6 +31,9 @@ from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
 
 # Past this many distinct texts a field is not worth remembering.
 CACHE_LIMIT = 4096
+# A number written the one way Decimal writes it back: what pydantic would
+# make of it is Decimal(text), with no need to ask it.
+_CANONICAL_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 class Cell(NamedTuple):
@@ -87,13 +91,17 @@ class FieldReader:
         self.default = default
         self.cache: dict[Any, Cell | Bad] | None = {}
         self.plain = _plain_texts(kind)
+        self.decimal = kind in (Decimal, Decimal | None)
         self.texts: dict[str, str] | None = {}  # one object for each distinct text of a plain column
 
-    def plain_column(self, texts: Sequence[str]) -> Plain | None:
-        """The column as it is, when every text is its own value. Equal texts
-        become one object, while a field has few of them: a batch sent from a
-        worker process then carries each once."""
+    def plain_column(self, texts: Sequence[Any], *, all_text: bool) -> Plain | None:
+        """The column as it is, when every value is a text that is its own
+        value (`all_text`: every one is a text). Equal texts become one
+        object, while a field has few of them: a batch sent from a worker
+        process then carries each once."""
         if self.plain is False or not all(texts):
+            return None
+        if not all_text and set(map(type, texts)) != {str}:
             return None
         if self.plain is not True and not set(texts) <= self.plain:
             return None
@@ -106,6 +114,8 @@ class FieldReader:
     def read(self, raw: Any) -> Cell | Bad:
         if raw is None or raw == "":
             return self.default
+        if self.decimal and type(raw) is str and _CANONICAL_DECIMAL.fullmatch(raw):
+            return Cell(str(Decimal(raw).normalize()), raw)
         try:
             if self.name == "attrs" and isinstance(raw, str):
                 raw = json.loads(raw)
@@ -217,7 +227,7 @@ class RowValidator:
                 column: Column = reader.default
                 if type(column) is Bad:
                     bad.update((i, column.reason) for i in range(len(lines)) if i not in bad)
-            elif texts and (plain := reader.plain_column(raws)) is not None:
+            elif (plain := reader.plain_column(raws, all_text=texts)) is not None:
                 column = plain
             else:
                 column, failed = reader.column(raws)

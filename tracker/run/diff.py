@@ -16,11 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter, ne
 from typing import Any
 
-from db.bulk.encoding import StagedQuote
+from db.bulk.encoding import STORED_FIELDS, StagedQuote
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import NormalizeError
+
+_KEY, _VALUE, _COLUMNS = attrgetter("key"), attrgetter("value_hash"), attrgetter("columns")
+_REGION = itemgetter(STORED_FIELDS.index("region"))
 
 # The open rows of the given keys, from wherever the previous snapshot lives.
 Lookup = Callable[[Sequence[str]], Mapping[str, TrackedPrice]]
@@ -166,50 +171,68 @@ class SnapshotDiff:
     def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup, take: Lookup | None = None) -> ChunkWrites:
         """The chunk's writes. `take`, when given, is `lookup` that also ends
         the rows it returns (one statement where the store can): the open
-        rows of changed keys, which the chunk's writes then do not close."""
+        rows of changed keys, which the chunk's writes then do not close.
+
+        A million quotes pass through here, most of them unchanged: the
+        per-quote work is done by whole chunks, in C (map, zip, compress,
+        set operations), and only new and changed quotes are looked at one
+        by one."""
         writes = ChunkWrites()
-        changed: list[StagedQuote] = []
-        relearn: list[StagedQuote] = []
-        baseline = not self.previous_count
-        for quote in quotes:
-            key, value_hash = compact(quote.key), compact(quote.value_hash)
-            seen = self.current.get(key)
-            if seen is not None:
-                if seen != value_hash:
-                    f = quote.fields
-                    raise DuplicateQuote(
-                        f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
-                        f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}"
-                    )
-                continue
-            self.current[key] = value_hash
-            self.regions.add(quote.region)
-            before = self.previous.pop(key, None)
-            if before is None:
-                writes.inserts.append(quote)
-                if not baseline:
-                    self.changes.append(self._change(ChangeKind.new_sku, quote, None))
-            elif before != value_hash:
-                changed.append(quote)
-            else:
-                if key in self.missed:
-                    self.misses[self.missed[key].id] = 0
-                if quote.input_hash is not None:
-                    relearn.append(quote)
+        keys = list(map(int, map(_KEY, quotes), repeat(16)))
+        values = list(map(int, map(_VALUE, quotes), repeat(16)))
+        pairs = dict(zip(keys, values))
+        if len(pairs) != len(keys) or not self.current.keys().isdisjoint(pairs):
+            quotes, keys, values = self._without_repeats(quotes, keys, values)
+            pairs = dict(zip(keys, values))
+        self.current.update(pairs)
+        self.regions.update(map(_REGION, map(_COLUMNS, quotes)))
+        befores = list(map(self.previous.pop, keys, repeat(None)))
+        new = list(map(is_, befores, repeat(None)))
+        differs = list(map(ne, befores, values))  # new ones too: None differs from any hash
+        writes.inserts = list(compress(quotes, new))
+        if self.previous_count:
+            self.changes.extend(self._change(ChangeKind.new_sku, quote, None) for quote in writes.inserts)
+        changed = [quote for quote, is_new, moved in zip(quotes, new, differs) if moved and not is_new]
+        seen_again = self.missed.keys() & pairs.keys()
+        if seen_again:
+            unchanged = {key for key, moved in zip(keys, differs) if not moved}
+            self.misses.update((self.missed[key].id, 0) for key in seen_again & unchanged)
         if changed:
-            befores = (take or lookup)([q.key for q in changed])
+            befores_of = (take or lookup)([q.key for q in changed])
             for quote in changed:
-                reason = _jump(quote, befores[quote.key], self.policy)
+                reason = _jump(quote, befores_of[quote.key], self.policy)
                 if reason:
                     raise Implausible(reason)
             for quote in changed:
-                self._changed(quote, befores[quote.key], writes)
+                self._changed(quote, befores_of[quote.key], writes)
             if take is None:  # else `take` has closed them
-                writes.closes = [befores[quote.key].id for quote in changed]
+                writes.closes = [befores_of[quote.key].id for quote in changed]
+        relearn = [q for q, moved in zip(quotes, differs) if not moved and q.input_hash is not None]
         if relearn:
-            befores = lookup([q.key for q in relearn])
-            writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
+            befores_of = lookup([q.key for q in relearn])
+            writes.input_hashes = {befores_of[q.key].id: q.input_hash for q in relearn if q.input_hash}
         return writes
+
+    def _without_repeats(
+        self, quotes: Sequence[StagedQuote], keys: list[int], values: list[int]
+    ) -> tuple[list[StagedQuote], list[int], list[int]]:
+        """The chunk less the quotes of keys met before in this run with the
+        same value; a key met with another value is a `DuplicateQuote`."""
+        kept: tuple[list[StagedQuote], list[int], list[int]] = ([], [], [])
+        seen: dict[int, int] = {}
+        for quote, key, value in zip(quotes, keys, values):
+            before = self.current.get(key, seen.get(key))
+            if before is None:
+                seen[key] = value
+                for column, item in zip(kept, (quote, key, value)):
+                    column.append(item)  # type: ignore[attr-defined]
+            elif before != value:
+                f = quote.fields
+                raise DuplicateQuote(
+                    f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
+                    f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}"
+                )
+        return kept
 
     def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:
         return quote_change(
