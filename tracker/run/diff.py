@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter, ne
+from operator import attrgetter, gt, is_, itemgetter, ne
 from typing import Any
 
 from db.bulk.encoding import STORED_FIELDS, StagedQuote
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import NormalizeError
 
-_KEY, _VALUE, _COLUMNS = attrgetter("key"), attrgetter("value_hash"), attrgetter("columns")
+_KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
 _REGION = itemgetter(STORED_FIELDS.index("region"))
 
 # The open rows of the given keys, from wherever the previous snapshot lives.
@@ -192,7 +192,7 @@ class SnapshotDiff:
         writes.inserts = list(compress(quotes, new))
         if self.previous_count:
             self.changes.extend(self._change(ChangeKind.new_sku, quote, None) for quote in writes.inserts)
-        changed = [quote for quote, is_new, moved in zip(quotes, new, differs) if moved and not is_new]
+        changed = list(compress(quotes, map(gt, differs, new))) if differs.count(True) > len(writes.inserts) else []
         seen_again = self.missed.keys() & pairs.keys()
         if seen_again:
             unchanged = {key for key, moved in zip(keys, differs) if not moved}
@@ -207,7 +207,9 @@ class SnapshotDiff:
                 self._changed(quote, befores_of[quote.key], writes)
             if take is None:  # else `take` has closed them
                 writes.closes = [befores_of[quote.key].id for quote in changed]
-        relearn = [q for q, moved in zip(quotes, differs) if not moved and q.input_hash is not None]
+        relearn = []
+        if any(map(_INPUT, quotes)):
+            relearn = [q for q, moved in zip(quotes, differs) if not moved and q.input_hash is not None]
         if relearn:
             befores_of = lookup([q.key for q in relearn])
             writes.input_hashes = {befores_of[q.key].id: q.input_hash for q in relearn if q.input_hash}
