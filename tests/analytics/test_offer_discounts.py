@@ -50,7 +50,11 @@ def _offer(kind: str, text: str, percent: str, days: int | None = None) -> dict:
         # a renewal discount has nothing to renew on an hourly price
         (_offer("renewal_discount", "6折续费", "40"), {"on_demand": Decimal(1)}, None),
         # 20% off the first of two 1-year terms: 0.2 x 40000
-        (_offer("discount", "20% off your first purchase of a 1-year term", "20"), {"reserved_1yr": Decimal(1)}, "8000"),
+        (
+            _offer("discount", "20% off your first purchase of a 1-year term", "20"),
+            {"reserved_1yr": Decimal(1)},
+            "8000",
+        ),
         # 30% off on demand for 90 days: 0.3 x 3 months x 10 x 100 hours
         (_offer("discount", "按量付费 7折", "30", 90), {"on_demand": Decimal(1)}, "900"),
         # half the fleet on demand, half monthly; no model named: both, the whole horizon:

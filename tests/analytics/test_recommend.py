@@ -154,7 +154,10 @@ def test_table_and_csv(store) -> None:
 def test_impossible_needs_are_one_sentence(store, tmp_path: Path) -> None:
     too_big = store("recommend", "--gpus", "8", "--min-gpu-memory", "100")
     assert too_big.code == 1 and "Traceback" not in too_big.err
-    assert "no GPU in the store has 100 GB of usable memory per GPU (the most: 72.0 GB usable of 80 GB, H100)" in too_big.err
+    assert (
+        "no GPU in the store has 100 GB of usable memory per GPU (the most: 72.0 GB usable of 80 GB, H100)"
+        in too_big.err
+    )
     assert len(too_big.err.strip().splitlines()) == 1
     nowhere = store("recommend", "--gpu", "B200")
     assert nowhere.code == 1 and "no current prices match" in nowhere.err
@@ -197,7 +200,9 @@ def test_memory_need_is_usable_memory(store) -> None:
     assert {r["usable_memory_gb_per_gpu"] for r in fits} == {"72.0"}
     short = store("recommend", "--gpus", "8", "--min-gpu-memory", "72.1")
     assert short.code == 1 and "(the most: 72.0 GB usable of 80 GB, H100)" in short.err
-    whole = as_json(store("recommend", *JOB[:2], "--min-gpu-memory", "80", "--usable-memory-share", "1", "--format", "json"))
+    whole = as_json(
+        store("recommend", *JOB[:2], "--min-gpu-memory", "80", "--usable-memory-share", "1", "--format", "json")
+    )
     assert "80.0 GB usable (1 of 80 GB) >= 80 GB" in whole[0]["why"]
     bad = store("recommend", "--usable-memory-share", "1.5")
     assert bad.code == 2 and "Traceback" not in bad.err and "--usable-memory-share" in bad.err

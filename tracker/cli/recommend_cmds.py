@@ -72,7 +72,8 @@ def recommend(
     offers (on demand, spot for training, monthly, 1- and 3-year terms) with
     the TCO simulator: compute, egress and storage at dated rates, less the
     one offer from the offers table that saves most and that you qualify for
-    (credits, vouchers, free GPU hours, trial days). Each row says why it
+    (credits, vouchers, free GPU hours, trial days, percent discounts on the
+    purchases they cover). Each row says why it
     ranks there. A throughput table turns the ranking into cost per unit of work.
 
     --min-gpu-memory is compared with usable memory: the datasheet GB times
