@@ -12,7 +12,6 @@ offer_discounts.py.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from tracker.analytics.history import records
-from tracker.analytics.offer_discounts import NOT_SPOT, offer_scope
+from tracker.analytics.offer_discounts import NOT_SPOT, offer_scope, products_of
 from tracker.analytics.tco import Credit, PricedInstance
 from tracker.normalize.offer_text import parse_terms
 
@@ -43,11 +42,6 @@ class OfferCredit:
         return self.models is None or any(model in self.models for model in mix)
 
 
-def _products(row: dict[str, Any]) -> set[str]:
-    raw = row.get("products") or "[]"
-    return set(json.loads(raw) if isinstance(raw, str) else raw)
-
-
 def usable_offers(offers: pd.DataFrame, qualifies: Iterable[str]) -> list[dict[str, Any]]:
     """The current credit-like offers the buyer qualifies for, covering compute."""
     if offers.empty or "offer_id" not in offers.columns:
@@ -57,7 +51,7 @@ def usable_offers(offers: pd.DataFrame, qualifies: Iterable[str]) -> list[dict[s
     for row in records(offers):
         if row.get("kind") not in CREDIT_KINDS or (row.get("eligibility") or "all") not in allowed:
             continue
-        products = _products(row)
+        products = products_of(row)
         if products and not products & COMPUTE_PRODUCTS:
             continue
         out.append(row)

@@ -18,6 +18,7 @@ scope.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable
@@ -96,16 +97,15 @@ def usable_discounts(offers: pd.DataFrame, qualifies: Iterable[str], compute: se
             continue
         if (row.get("eligibility") or "all") not in allowed:
             continue
-        products = _products(row)
+        products = products_of(row)
         if products and not products & compute:
             continue
         found.append(row)
     return found
 
 
-def _products(row: dict[str, Any]) -> set[str]:
-    import json
-
+def products_of(row: dict[str, Any]) -> set[str]:
+    """The products an offer names (stored as a JSON list)."""
     raw = row.get("products") or "[]"
     return set(json.loads(raw) if isinstance(raw, str) else raw)
 
