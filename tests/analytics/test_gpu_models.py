@@ -15,24 +15,37 @@ from tracker.normalize.specs import spec_table
 
 PROVIDERS = sorted(p.stem for p in (Path(__file__).parents[2] / "tracker/normalize/gpu_specs").glob("*.csv"))
 
-# As printed on the datasheet: (BF16 or FP16 TFLOPS, sparse?, memory GB, bandwidth GB/s).
-# A sparse figure is halved for the dense one the table holds.
+# As the datasheets print them, checked with the search tools (where: tracker/data/gpu_models.md):
+# (BF16 or FP16 TFLOPS, sparse?, memory GB, bandwidth GB/s). A sparse figure is halved for the dense one.
 DATASHEETS = {
     "A10": ("125", False, 24, 600),
     "A30": ("165", False, 24, 933),
     "A100 40GB": ("312", False, 40, 1555),
     "A100 80GB": ("312", False, 80, 2039),
-    "H100": ("1979", True, 80, 3350),
+    "H100": ("1979", True, 80, 3350),  # the product page; the whitepaper's dense figure is 989.4
     "H100 NVL": ("1671", True, 94, 3900),
     "H200": ("1979", True, 141, 4800),
     "L4": ("242", True, 24, 300),
-    "L40S": ("362.05", False, 48, 864),
+    "L40S": ("362.05", False, 48, 864),  # NVIDIA prints the dense 362.05 beside 733 with sparsity
     "T4": ("65", False, 16, 320),
     "V100": ("125", False, 16, 900),
     "V100 32GB": ("125", False, 32, 900),
-    "MI300X": ("1307.4", False, 192, 5300),
-    "B200": ("4500", True, 180, 8000),  # HGX B200: 36 PFLOPS sparse for 8 GPUs
+    "MI300X": ("1307.4", False, 192, 5300),  # AMD prints the dense 1307.4 beside 2614.9 with sparsity
+    "B200": ("4500", True, 180, 8000),  # HGX B200: 36 PFLOPS sparse for 8 GPUs, 1.44 TB, 64 TB/s
+    "B300": ("4500", True, 288, 8000),
+    "P100": ("18.7", False, 16, 732),
+    "Radeon Pro V620": ("40.55", False, 32, 512),
+    "MI25": ("24.6", False, 16, 484),
 }
+# Figures no source confirmed stay blank: (model, the blank fields).
+UNCONFIRMED = [
+    ("A10G", ("bf16_tflops", "fp16_tflops")),
+    ("L20", ("bf16_tflops", "fp16_tflops")),
+    ("RTX PRO 6000", ("bf16_tflops", "fp16_tflops")),
+    ("Radeon Pro V520", ("fp16_tflops", "memory_bandwidth_gbs")),
+    ("P4", ("memory_bandwidth_gbs",)),
+    ("Radeon Pro V710", ("memory_gb", "memory_bandwidth_gbs")),
+]
 
 
 def test_every_stored_gpu_model_has_a_row() -> None:
@@ -57,6 +70,22 @@ def test_figures_match_the_datasheets(name: str) -> None:
     dense = Decimal(stated) / 2 if sparse else Decimal(stated)
     assert model.compute_tflops == dense
     assert (model.memory_gb, model.memory_bandwidth_gbs) == (memory, bandwidth)
+
+
+@pytest.mark.parametrize(("name", "blank"), UNCONFIRMED)
+def test_unconfirmed_figures_stay_blank(name: str, blank: tuple[str, ...]) -> None:
+    model = lookup(name)
+    assert model is not None and all(getattr(model, field) is None for field in blank)
+    assert "left blank" in model.note or "no " in model.note
+
+
+def test_every_model_has_its_provenance() -> None:
+    provenance = (Path(__file__).parents[2] / "tracker/data/gpu_models.md").read_text(encoding="utf-8")
+    rows = [
+        line.split("|")[1] for line in provenance.split("## Provenance", 1)[1].splitlines() if line.startswith("| ")
+    ]
+    named = {part.split(" (")[0].strip() for cell in rows for part in cell.split(" / ")}
+    assert sorted(m.gpu_model for m in gpu_models().values() if m.gpu_model not in named) == []
 
 
 def test_fp16_stands_in_where_there_is_no_bf16() -> None:

@@ -4,13 +4,14 @@ validity), and GPU time (free GPU hours, day trials of a named instance or
 GPU) valued at the instance's own on-demand rate.
 
 An offer counts only where the buyer qualifies (its eligibility is `all` or
-one the buyer names) and where it covers compute (no products named, or a
-GPU or server product). Percent discounts are not credits and are left out.
+one the buyer names), where it covers compute (no products named, or a
+GPU or server product) and, when its text names price models ("仅限包年包月"),
+only for options that buy one of them. Percent discounts are counted by
+offer_discounts.py.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from tracker.analytics.history import records
+from tracker.analytics.offer_discounts import NOT_SPOT, offer_scope, products_of
 from tracker.analytics.tco import Credit, PricedInstance
 from tracker.normalize.offer_text import parse_terms
 
@@ -34,11 +36,10 @@ class OfferCredit:
 
     credit: Credit
     conditions: str
+    models: frozenset[str] | None = None  # the price models it is limited to
 
-
-def _products(row: dict[str, Any]) -> set[str]:
-    raw = row.get("products") or "[]"
-    return set(json.loads(raw) if isinstance(raw, str) else raw)
+    def applies_to(self, mix: dict[str, Decimal]) -> bool:
+        return self.models is None or any(model in self.models for model in mix)
 
 
 def usable_offers(offers: pd.DataFrame, qualifies: Iterable[str]) -> list[dict[str, Any]]:
@@ -50,15 +51,19 @@ def usable_offers(offers: pd.DataFrame, qualifies: Iterable[str]) -> list[dict[s
     for row in records(offers):
         if row.get("kind") not in CREDIT_KINDS or (row.get("eligibility") or "all") not in allowed:
             continue
-        products = _products(row)
+        products = products_of(row)
         if products and not products & COMPUTE_PRODUCTS:
             continue
         out.append(row)
     return out
 
 
-def _conditions(row: dict[str, Any], extra: str = "") -> str:
+def conditions(row: dict[str, Any], extra: str = "") -> str:
+    """What an offer asks, in one phrase: who, minimum spend, validity, price models."""
     parts = [] if (row.get("eligibility") or "all") == "all" else [f"{row['eligibility']} only"]
+    scope = offer_scope(row)
+    if scope.models is not None and row.get("kind") not in ("discount", "renewal_discount"):
+        parts.append(f"{scope.describe(NOT_SPOT)} only")
     if row.get("min_spend"):
         parts.append(f"min spend {row['min_spend']} {row.get('currency') or ''}".strip())
     if row.get("duration_days"):
@@ -98,7 +103,7 @@ def credits_for(
                 min_spend=Decimal(str(offer["min_spend"])) if offer.get("min_spend") else None,
                 label=label,
             )
-            found.append(OfferCredit(credit, _conditions(offer)))
+            found.append(OfferCredit(credit, conditions(offer), offer_scope(offer).models))
             continue
         gpu_credit = _gpu_time_credit(inst, offer, hours_per_month, currency, label)
         if gpu_credit is not None:
@@ -131,4 +136,4 @@ def _gpu_time_credit(
         what = f"{time.amount}-day trial of {time.instance or time.gpu}"
         months = math.ceil(time.amount / 30)
     credit = Credit(amount=value, currency=currency, provider=row["provider"], months=months, label=label)
-    return OfferCredit(credit, _conditions(offer, what))
+    return OfferCredit(credit, conditions(offer, what))

@@ -3,15 +3,17 @@ instance and price model to buy for a job over its whole horizon.
 
 The method of the buying guides, step by step:
 
-1. the need: GPUs, memory per GPU, training or inference, hours a month,
-   months; GPUs short of the memory are left out;
+1. the need: GPUs (whole GPUs, or a share of one below 1), usable memory
+   per GPU, training or inference, hours a month, months; what cannot hold
+   it is left out (recommend_fit.py);
 2. every instance that can hold the job, under each price model it offers
    (on demand; spot with an interruption overhead, for training only;
    monthly; 1- and 3-year terms) and any mix the buyer adds;
 3. its total cost over the horizon with the TCO simulator (tco.py): compute,
    egress and storage at the provider's dated rates, less the one offer from
    the offers table that saves most and that the buyer qualifies for (money
-   credits and vouchers, free GPU hours, trial days of the instance);
+   credits and vouchers, free GPU hours, trial days of the instance, percent
+   discounts on the purchases they cover);
 4. ranked by total cost, or, given a throughput per GPU model (samples per
    second, from MLPerf or the buyer's own run), by cost per million samples.
 
@@ -35,7 +37,9 @@ import pandas as pd
 from db.schema import HOURS_PER_MONTH
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
-from tracker.analytics.offer_credits import OfferCredit, credits_for, usable_offers
+from tracker.analytics.offer_credits import COMPUTE_PRODUCTS, OfferCredit, credits_for, usable_offers
+from tracker.analytics.offer_discounts import discount_saving, usable_discounts
+from tracker.analytics.recommend_fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
 from tracker.analytics.reference import References
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, instance_costs, instance_rates
 from tracker.errors import UserError
@@ -53,6 +57,7 @@ RECOMMEND_COLUMNS = [
     "gpu_model",
     "gpu_count",
     "gpu_memory_gb_per_gpu",
+    "usable_memory_gb_per_gpu",
     "instances",
     "mix",
     "compute",
@@ -104,6 +109,7 @@ class Needs:
     throughput: dict[str, Decimal] | None = None
     mixes: tuple[dict[str, Decimal], ...] = ()
     region_group: str | None = None
+    usable_memory_share: Decimal = USABLE_MEMORY_SHARE
 
 
 def load_throughput(path: Path) -> dict[str, Decimal]:
@@ -129,39 +135,6 @@ def load_throughput(path: Path) -> dict[str, Decimal]:
     return table
 
 
-def _whole_gpus(count: Any) -> bool:
-    # Frames hold Decimals, None or NaN (a float) where a count is unknown.
-    return isinstance(count, Decimal) and count > 0 and not is_fractional(count)
-
-
-def _memory_per_gpu(row: dict[str, Any]) -> Decimal | None:
-    count, memory = row.get("gpu_count"), row.get("gpu_memory_gb")
-    if isinstance(memory, Decimal) and memory > 0 and _whole_gpus(count):
-        return memory / count
-    model = lookup(row.get("gpu_model"))
-    return model.memory_gb if model else None
-
-
-def _fit(prices: pd.DataFrame, needs: Needs) -> pd.DataFrame:
-    """Whole-GPU Linux prices whose GPUs have the memory; one sentence if none do."""
-    if prices.empty:
-        raise UserError("no current prices match; crawl a source first (or try `gpu-tracker demo`)")
-    rows = prices[prices["os"] == "linux"] if "os" in prices.columns else prices
-    rows = rows[rows["gpu_count"].map(_whole_gpus)]
-    memory = rows.apply(_memory_per_gpu, axis=1) if not rows.empty else pd.Series(dtype=object)
-    if needs.min_gpu_memory_gb is None or rows.empty:
-        return rows.assign(memory_per_gpu=memory) if not rows.empty else rows
-    enough = memory.map(lambda m: m is not None and m >= needs.min_gpu_memory_gb)
-    if not enough.any():
-        known = [(m, g) for m, g in zip(memory, rows["gpu_model"], strict=True) if m is not None]
-        most = f" (the most: {max(known)[0].normalize():f} GB, {max(known)[1]})" if known else ""
-        raise UserError(
-            f"no GPU in the store has {needs.min_gpu_memory_gb:f} GB of memory per GPU{most}; "
-            "lower --min-gpu-memory or split the model across more GPUs"
-        )
-    return rows[enough].assign(memory_per_gpu=memory[enough])
-
-
 def _mixes(inst: PricedInstance, needs: Needs) -> list[dict[str, Decimal]]:
     singles = [
         {model: Decimal(1)}
@@ -178,26 +151,54 @@ def mix_label(mix: dict[str, Decimal]) -> str:
     return ",".join(f"{model}={share.normalize():f}" for model, share in mix.items())
 
 
-def _best_with_credit(
-    inst: PricedInstance, refs: References, inputs: TcoInputs, offers: Sequence[OfferCredit]
-) -> tuple[dict[str, Any], OfferCredit | None]:
-    """The costs under the one offer that saves most (offers do not stack)."""
-    best = instance_costs(replace(inst, fx=set(inst.fx)), refs, inputs)
-    chosen = None
-    for offer in offers:
+@dataclass(frozen=True)
+class Applied:
+    """The one offer an option counts (offers do not stack): its id and condition."""
+
+    offer_id: str
+    conditions: str
+
+
+def _best_offer(
+    inst: PricedInstance,
+    refs: References,
+    inputs: TcoInputs,
+    credits: Sequence[OfferCredit],
+    discounts: Sequence[dict[str, Any]],
+) -> tuple[dict[str, Any], Applied | None]:
+    """The costs under the one offer that saves most: a credit, GPU time or a discount."""
+    base = instance_costs(replace(inst, fx=set(inst.fx)), refs, inputs)
+    best, chosen = base, None
+    for offer in credits:
+        if not offer.applies_to(inputs.mix):
+            continue
         costs = instance_costs(replace(inst, fx=set(inst.fx)), refs, replace(inputs, credit=offer.credit))
         if costs["total"] < best["total"]:
-            best, chosen = costs, offer
+            best, chosen = costs, Applied(offer.credit.label.removeprefix("offer "), offer.conditions)
+    for row in discounts:
+        found = discount_saving(inst, inputs, row)
+        if found is None or base["total"] - found[0] >= best["total"]:
+            continue
+        total = base["total"] - found[0]
+        best = {**base, "credits": found[0], "total": total, "per_gpu_hour": _per_gpu_hour(total, inputs)}
+        chosen = Applied(str(row["offer_id"]), found[1])
     return best, chosen
+
+
+def _per_gpu_hour(total: Decimal, inputs: TcoInputs) -> Decimal | None:
+    hours = inputs.count * inputs.hours_per_month * inputs.months
+    return (total / hours).quantize(Decimal("0.0001")) if hours else None
 
 
 def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> pd.DataFrame:
     """The ranked options for `needs`; `frame.attrs["notes"]` says what was left out and why."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
-    fitting = _fit(prices, needs)
+    check_gpus(needs.gpus)
+    fitting = fit(prices, needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share)
     usable = usable_offers(offers, needs.qualifies)
-    notes: list[str] = []
+    discounts = usable_discounts(offers, needs.qualifies, COMPUTE_PRODUCTS)
+    notes: list[str] = list(fitting.attrs.get("notes", []))
     options: dict[tuple, dict[str, Any]] = {}
     regions: dict[tuple, int] = {}
     no_throughput: set[str] = set()
@@ -221,7 +222,7 @@ def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, need
                 egress_gb_per_month=needs.egress_gb_per_month,
                 currency=needs.currency,
             )
-            costs, offer = _best_with_credit(inst, refs, inputs, applicable)
+            costs, offer = _best_offer(inst, refs, inputs, applicable, discounts)
             option = _option(row, inst, costs, offer, mix, needs, speed)
             key = (row["provider"], row["instance_type"], option["mix"])
             regions[key] = regions.get(key, 0) + 1
@@ -255,7 +256,7 @@ def _option(
     row: dict[str, Any],
     inst: PricedInstance,
     costs: dict[str, Any],
-    offer: OfferCredit | None,
+    offer: Applied | None,
     mix: dict[str, Decimal],
     needs: Needs,
     speed: Decimal | None,
@@ -268,8 +269,9 @@ def _option(
     return {
         **costs,
         "gpu_memory_gb_per_gpu": row["memory_per_gpu"].normalize() if row.get("memory_per_gpu") else None,
+        "usable_memory_gb_per_gpu": row.get("usable_memory"),
         "mix": mix_label(mix),
-        "credit_offer": offer.credit.label.removeprefix("offer ") if offer else None,
+        "credit_offer": offer.offer_id if offer else None,
         "credit_conditions": offer.conditions if offer else None,
         "gpu_bf16_tflops": tflops,
         "per_tflop_hour": (total / gpu_hours / tflops).quantize(RATE) if tflops and gpu_hours else None,
@@ -308,15 +310,27 @@ def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
             parts.append("same as #1")
         elif best:
             parts.append(f"{(mine - best) / best * 100:+.1f}% vs #1")
+    parts.extend(_fit_reasons(option, needs))
     parts.extend(_mix_reasons(option, needs))
     if option["credit_offer"]:
-        parts.append(f"offer {option['credit_offer']} saves {option['credits'].quantize(MONEY)} {option['currency']}")
+        saves = f"offer {option['credit_offer']} saves {option['credits'].quantize(MONEY)} {option['currency']}"
+        parts.append(f"{saves} ({option['credit_conditions']})" if option["credit_conditions"] else saves)
     gpus_per_instance = Decimal(option["gpu_count"])
     if needs.workload == "training" and option["instances"] > 1 and gpus_per_instance < needs.gpus:
         parts.append(f"{option['instances']} instances: their GPUs meet over the network, not NVLink")
     if option["other_regions"]:
         parts.append(f"cheapest of {option['other_regions'] + 1} regions")
     return "; ".join(parts)
+
+
+def _fit_reasons(option: dict[str, Any], needs: Needs) -> Iterable[str]:
+    count = option["gpu_count"]
+    if isinstance(count, Decimal) and is_fractional(count):
+        yield f"a slice: {slice_label(count)}, priced per whole-GPU equivalent"
+    usable = option["usable_memory_gb_per_gpu"]
+    if needs.min_gpu_memory_gb is not None and usable is not None:
+        share = needs.usable_memory_share.normalize()
+        yield f"{usable:f} GB usable ({share:f} of {option['gpu_memory_gb_per_gpu']:f} GB) >= {needs.min_gpu_memory_gb:f} GB"
 
 
 def _mix_reasons(option: dict[str, Any], needs: Needs) -> Iterable[str]:

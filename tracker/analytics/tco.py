@@ -175,18 +175,11 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
     one the instance has every rate of); Decimals unrounded."""
     row, rates = inst.row, inst.rates
     months, hours = Decimal(inputs.months), inputs.hours_per_month
-    instances = Decimal(math.ceil(inputs.count / row["gpu_count"]))
+    instances = fleet_size(inst, inputs)
     compute = Decimal(0)
     for model, share in inputs.mix.items():
-        fleet = share * instances
-        if model == "on_demand":
-            compute += fleet * hours * rates[model] * months
-        elif model == "spot":
-            compute += fleet * hours * rates[model] * inputs.spot_overhead * months
-        elif model == "monthly":
-            compute += fleet * rates[model] * months
-        else:
-            compute += fleet * rates[model] * math.ceil(inputs.months / _TERMS[model][2])
+        cost, periods = period_cost(inst, inputs, model, share)
+        compute += cost * periods
     provider_rates = refs.provider_rates.get(row["provider"])
     egress = storage = Decimal(0)
     egress_rate = storage_rate = None
@@ -226,6 +219,30 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         "rates_source": provider_rates.source if provider_rates else None,
         "fx": "; ".join(sorted(inst.fx)),
     }
+
+
+def fleet_size(inst: PricedInstance, inputs: TcoInputs) -> Decimal:
+    """Instances the job takes: ceil(GPUs needed / GPUs per instance)."""
+    return Decimal(math.ceil(inputs.count / inst.row["gpu_count"]))
+
+
+def period_cost(inst: PricedInstance, inputs: TcoInputs, model: str, share: Decimal) -> tuple[Decimal, int]:
+    """What one purchase period of `model` costs for its share of the fleet,
+    and how many periods the horizon buys: a month for hourly and monthly
+    prices, a whole term for 1- and 3-year terms."""
+    fleet, rate = share * fleet_size(inst, inputs), inst.rates[model]
+    if model == "on_demand":
+        return fleet * inputs.hours_per_month * rate, inputs.months
+    if model == "spot":
+        return fleet * inputs.hours_per_month * rate * inputs.spot_overhead, inputs.months
+    if model == "monthly":
+        return fleet * rate, inputs.months
+    return fleet * rate, math.ceil(inputs.months / _TERMS[model][2])
+
+
+def term_months(model: str) -> int:
+    """Months one purchase of `model` covers (1 for hourly and monthly prices)."""
+    return _TERMS[model][2] if model in _TERMS else 1
 
 
 def break_even_hours(on_demand_hourly: Decimal | None, term_total: Decimal | None, term_months: int) -> Decimal | None:

@@ -27,8 +27,16 @@ class Qualify(str, Enum):
 
 def recommend(
     ctx: typer.Context,
-    gpus: Annotated[str, typer.Option(help="How many GPUs the job needs at once.")] = "1",
-    min_gpu_memory: Annotated[str | None, typer.Option(help="GB of memory each GPU must have, e.g. 80.")] = None,
+    gpus: Annotated[
+        str, typer.Option(help="How many GPUs the job needs at once; below 1, a share of one GPU (0.5: a half slice).")
+    ] = "1",
+    min_gpu_memory: Annotated[
+        str | None, typer.Option(help="GB of usable memory each GPU must have, e.g. 70 (see --usable-memory-share).")
+    ] = None,
+    usable_memory_share: Annotated[
+        str,
+        typer.Option(help="Share of a GPU's memory a job can use (0.9: vLLM's default; the rest is CUDA and driver)."),
+    ] = "0.9",
     workload: Annotated[
         Workload, typer.Option(help="training (spot counts, with --spot-overhead) or inference (no spot).")
     ] = Workload.training,
@@ -64,8 +72,13 @@ def recommend(
     offers (on demand, spot for training, monthly, 1- and 3-year terms) with
     the TCO simulator: compute, egress and storage at dated rates, less the
     one offer from the offers table that saves most and that you qualify for
-    (credits, vouchers, free GPU hours, trial days). Each row says why it
+    (credits, vouchers, free GPU hours, trial days, percent discounts on the
+    purchases they cover). Each row says why it
     ranks there. A throughput table turns the ranking into cost per unit of work.
+
+    --min-gpu-memory is compared with usable memory: the datasheet GB times
+    --usable-memory-share. Instances that share one GPU (a 1/2 or 1/6 slice)
+    count only for a need below one GPU (--gpus 0.5).
 
     Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload training --hours-per-month 500 --months 36 --currency CNY
     """
@@ -79,7 +92,7 @@ def recommend(
     if hours > 744:
         raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
     needs = Needs(
-        gpus=decimal_option(gpus, "--gpus", minimum=Decimal(1)) or Decimal(1),
+        gpus=_gpus(gpus),
         min_gpu_memory_gb=decimal_option(min_gpu_memory, "--min-gpu-memory"),
         workload=workload.value,
         hours_per_month=hours,
@@ -92,6 +105,7 @@ def recommend(
         throughput=load_throughput(throughput) if throughput else None,
         mixes=tuple(parse_mix(m) for m in mix or []),
         region_group=region_group.value if region_group else None,
+        usable_memory_share=_share(usable_memory_share),
     )
     engine = state(ctx).engine
     ranked = rank_options(
@@ -100,7 +114,7 @@ def recommend(
     for note in ranked.attrs.get("notes", []):
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
     rows = records(ranked.head(limit) if limit else ranked)
-    memory = f", >= {needs.min_gpu_memory_gb:f} GB each" if needs.min_gpu_memory_gb else ""
+    memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
     emit(
         rows,
         fmt,
@@ -109,6 +123,22 @@ def recommend(
         title=f"{needs.gpus:f} GPUs{memory}, {workload.value}, {hours:f} h/month for {months} months, in {target}",
         empty="no option meets these needs",
     )
+
+
+def _gpus(text: str) -> Decimal:
+    value = decimal_option(text, "--gpus") or Decimal(0)
+    if value <= 0 or (value > 1 and value != value.to_integral_value()):
+        raise typer.BadParameter(
+            "must be a whole number of GPUs, or a share of one GPU below 1 (0.5)", param_hint="--gpus"
+        )
+    return value
+
+
+def _share(text: str) -> Decimal:
+    value = decimal_option(text, "--usable-memory-share") or Decimal(0)
+    if not 0 < value <= 1:
+        raise typer.BadParameter("must be above 0 and at most 1, e.g. 0.9", param_hint="--usable-memory-share")
+    return value
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,109 @@
+"""Which current prices can hold a job at all: Linux rows, whole GPUs for a
+need of whole GPUs (a slice of a shared GPU for a need below one GPU), and
+enough usable memory per GPU.
+
+Usable memory is the GPU's memory times a share (`USABLE_MEMORY_SHARE`,
+0.9 by default: the part vLLM takes by default, `gpu_memory_utilization`;
+the rest goes to the CUDA context, the driver and fragmentation). A need of
+80 GB therefore does not fit an 80 GB card.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pandas as pd
+
+from tracker.analytics.compare import is_fractional
+from tracker.analytics.gpu_models import lookup
+from tracker.errors import UserError
+
+USABLE_MEMORY_SHARE = Decimal("0.9")
+_SHOWN = 4  # instance types named in a note; the rest are counted
+
+
+def check_gpus(gpus: Decimal) -> None:
+    """A job needs whole GPUs, or one share of a single GPU below one."""
+    if gpus <= 0 or (gpus > 1 and is_fractional(gpus)):
+        raise UserError(f"--gpus must be a whole number, or a share of one GPU below 1 such as 0.5 (got {gpus:f})")
+
+
+def _count(value: Any) -> Decimal | None:
+    # Frames hold Decimals, None or NaN (a float) where a count is unknown.
+    return value if isinstance(value, Decimal) and value > 0 else None
+
+
+def gpu_memory(row: dict[str, Any]) -> Decimal | None:
+    """Datasheet GB of memory per GPU; for a slice, the slice's own memory."""
+    count, memory = _count(row.get("gpu_count")), row.get("gpu_memory_gb")
+    if count is None:
+        return None
+    if isinstance(memory, Decimal) and memory > 0:
+        return memory if is_fractional(count) else memory / count
+    model = lookup(row.get("gpu_model"))
+    if model is None or model.memory_gb is None:
+        return None
+    return model.memory_gb * count if is_fractional(count) else model.memory_gb
+
+
+def slice_label(count: Decimal) -> str:
+    """'1/6 of one GPU' for 0.1666..., '0.4 of one GPU' where no 1/n fits."""
+    whole = (1 / count).to_integral_value()
+    if abs(1 / count - whole) < Decimal("0.001"):
+        return f"1/{whole:f} of one GPU"
+    return f"{count.normalize():f} of one GPU"
+
+
+def _names(rows: pd.DataFrame) -> str:
+    types = sorted(set(rows["instance_type"]))
+    more = f" and {len(types) - _SHOWN} more" if len(types) > _SHOWN else ""
+    return ", ".join(types[:_SHOWN]) + more
+
+
+def fit(prices: pd.DataFrame, gpus: Decimal, min_memory: Decimal | None, share: Decimal) -> pd.DataFrame:
+    """The rows that can hold the job, with `memory_per_gpu` and `usable_memory`
+    columns; `frame.attrs["notes"]` says what was left out and why. One
+    sentence when nothing fits."""
+    if prices.empty:
+        raise UserError("no current prices match; crawl a source first (or try `gpu-tracker demo`)")
+    rows = prices[prices["os"] == "linux"] if "os" in prices.columns else prices
+    counts = rows["gpu_count"].map(_count)
+    rows = rows[counts.notna()]
+    counts = counts[counts.notna()]
+    notes: list[str] = []
+    if gpus >= 1:
+        slices = counts.map(is_fractional)
+        if slices.any():
+            notes.append(f"left out, slices of a shared GPU cannot make {gpus:f} whole GPU(s): {_names(rows[slices])}")
+        rows = rows[~slices]
+    else:
+        small = counts.map(lambda c: c < gpus)
+        if small.any():
+            notes.append(f"left out, slices smaller than {gpus:f} of one GPU: {_names(rows[small])}")
+        rows = rows[~small]
+    if rows.empty:
+        raise UserError("no current price is for whole GPUs; ask for a share of one GPU, e.g. --gpus 0.5")
+    memory = rows.apply(gpu_memory, axis=1)
+    usable = memory.map(lambda m: (m * share).quantize(Decimal("0.1")) if m is not None else None)
+    rows = rows.assign(memory_per_gpu=memory, usable_memory=usable)
+    if min_memory is None:
+        rows.attrs["notes"] = notes
+        return rows
+    enough = usable.map(lambda m: m is not None and m >= min_memory)
+    if not enough.any():
+        known = [(u, m, g) for u, m, g in zip(usable, memory, rows["gpu_model"], strict=True) if u is not None]
+        most = ""
+        if known:
+            top = max(known, key=lambda k: k[0])
+            most = f" (the most: {top[0]:f} GB usable of {top[1].normalize():f} GB, {top[2]})"
+        raise UserError(
+            f"no GPU in the store has {min_memory:f} GB of usable memory per GPU{most}; "
+            "lower --min-gpu-memory, raise --usable-memory-share or split the model across more GPUs"
+        )
+    short = rows[~enough]
+    if not short.empty:
+        notes.append(f"left out, less than {min_memory:f} GB usable per GPU: {len(set(short['instance_type']))} types")
+    rows = rows[enough]
+    rows.attrs["notes"] = notes
+    return rows
