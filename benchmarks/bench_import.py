@@ -88,7 +88,7 @@ def environment(home: Path, url: str) -> dict[str, str]:
 def import_run(home: Path, url: str, path: Path) -> tuple[Finished, int, int]:
     """One `gpu-tracker import`: the process, price rows written, changes."""
     done = run_process(gpu_tracker("import", str(path), "--source", "bench"), environment(home, url))
-    found = re.search(r"(\d+) price rows written, (\d+) changes", done.stderr)
+    found = re.search(r"(\d+)\s+price\s+rows\s+written,\s+(\d+)\s+changes", done.stderr)
     if found is None:
         raise RuntimeError(f"no run summary in: {done.stderr[-500:]}")
     return done, int(found[1]), int(found[2])
@@ -189,7 +189,9 @@ def run(quick: bool) -> list[Figure]:
                 "PostgreSQL", cache(lambda name: _migrated(fresh_pg_database(f"_{name}") or "")), folder, bodies, n
             )
         naive_n = n // 10
-        naive_s = measure_in_child(naive_orm, f"sqlite:///{folder / 'naive.db'}", str(stamped(folder, bodies["same"], 0)), naive_n)[2]
+        naive_s = measure_in_child(
+            naive_orm, f"sqlite:///{folder / 'naive.db'}", str(stamped(folder, bodies["same"], 0)), naive_n
+        )[2]
         per_row = figures[0].seconds / n
         figures.append(
             Figure(
