@@ -21,6 +21,7 @@ from tracker.errors import UserError
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
+    from db.reader import Reader
     from tracker.config.settings import Config
     from tracker.run.pipeline import Pipeline
 
@@ -72,6 +73,20 @@ class State:
                 store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
                 session.commit()
         return engine
+
+    def reader(self) -> Reader | None:
+        """The store open for a simple read without the ORM, which takes
+        longer to load than the query takes to run; None when the store
+        needs `engine` first (not created yet, behind the migrations, a run to
+        settle) or is open through it already."""
+        if "engine" in self.__dict__:
+            return None
+        from db.reader import Unreachable, open_reader
+
+        try:
+            return open_reader(self.config.database_url())
+        except Unreachable as exc:
+            raise UserError(str(exc)) from None
 
     def store_label(self) -> str:
         """The store's URL with any password masked, for messages."""
