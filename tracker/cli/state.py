@@ -74,6 +74,19 @@ class State:
                 session.commit()
         return engine
 
+    def database_url(self) -> str:
+        """The store's URL. Without a configuration file there is nothing to
+        validate and no secret to register: the URL then comes from the
+        environment or the home folder, without loading the settings models
+        (a third of a simple query's time); `load_config` gives the same."""
+        if self._config is None and self.config_path is None:
+            from tracker.home import database_url, default_home
+
+            home = self.home or default_home()
+            if not (home / "config.toml").exists():
+                return database_url(home)
+        return self.config.database_url()
+
     def reader(self) -> Reader | None:
         """The store open for a simple read without the ORM, which takes
         longer to load than the query takes to run; None when the store
@@ -84,7 +97,7 @@ class State:
         from db.reader import Unreachable, open_reader
 
         try:
-            return open_reader(self.config.database_url())
+            return open_reader(self.database_url())
         except Unreachable as exc:
             raise UserError(str(exc)) from None
 
