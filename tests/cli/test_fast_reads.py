@@ -117,7 +117,7 @@ def prices_print_what_the_orm_path_prints(demo, db_url: str, capsys: pytest.Capt
     engine.dispose()
 
 
-def test_runs_and_changes_print_what_the_orm_path_prints(demo, db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+def runs_and_changes_print_what_the_orm_path_prints(demo, db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     engine = make_engine(db_url)
     with Session(engine) as session:
         runs = [r.model_dump() for r in store.list_runs(session=session, limit=20)]
