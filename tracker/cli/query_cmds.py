@@ -175,18 +175,19 @@ def changes(
 
     Example: gpu-tracker changes --since 7d --kind price_drop
     """
-    filters = {"since": parse_since(since), "provider": provider, "kinds": kind, "limit": limit}
+    since_at = parse_since(since)
     reader = state(ctx).reader()
     if reader is not None:
         with reader:
-            stored = reader.changes(**filters)  # type: ignore[arg-type]
+            stored = reader.changes(since=since_at, provider=provider, kinds=kind, limit=limit)
     else:
         from sqlmodel import Session
 
         from db import store
 
         with Session(state(ctx).engine) as session:
-            stored = [c.model_dump() for c in store.query_changes(session=session, **filters)]  # type: ignore[arg-type]
+            found = store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
+            stored = [c.model_dump() for c in found]
     # What moved, in words, is for the table alone: JSON and CSV need no value types.
     rows = [change_dict(c, words=fmt is OutputFormat.table) for c in stored]
     emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes", wide=wide)
