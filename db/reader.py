@@ -67,6 +67,10 @@ def script_heads() -> set[str]:
     return revisions - parents
 
 
+# SQLAlchemy 2.0's SQLite DATETIME is text written as
+# "%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d.%(microsecond)06d"
+# and read with datetime.fromisoformat() (the dialect's documentation of
+# sqlalchemy.dialects.sqlite.DATETIME; engine/_processors_cy.py str_to_datetime).
 def utc_time(value: datetime | str | None) -> datetime | None:
     """A stored time as `db.tables.UTCDateTime` reads it: SQLite's text by
     `datetime.fromisoformat` (as SQLAlchemy parses it), then aware in UTC."""
@@ -119,6 +123,10 @@ def _open_postgresql(url: str) -> Reader | None:
     import psycopg
 
     try:
+        # The URL less its driver is a libpq connection URI (percent-encoded
+        # parts, `?options=-csearch_path%3D...`: PostgreSQL's libpq manual,
+        # "Connection URIs"); a query key libpq does not know is a
+        # ProgrammingError, and the ORM path is left to interpret it.
         conn = psycopg.connect("postgresql://" + url.split("://", 1)[1])
     except psycopg.OperationalError as exc:
         from db.engine import unreachable_message
