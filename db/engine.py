@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
+# The migration check reads the migration files as text; the ORM-free reader does the same.
+from db.reader import MIGRATIONS_DIR as MIGRATIONS_DIR
+from db.reader import script_heads as script_heads
+
 if TYPE_CHECKING:
     from alembic.config import Config
-
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-# `revision = '0006'` and `down_revision = '0005'` in a migration file.
-_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(.+?)\s*$", re.MULTILINE)
 
 
 class StoreError(Exception):
@@ -59,19 +57,6 @@ def _alembic_config(engine: sa.Engine) -> Config:
     return cfg
 
 
-def script_heads() -> set[str]:
-    """The newest revisions of the migration files, read as text. Loading
-    Alembic takes longer than most commands: a store already current is
-    recognized without it (a wrong reading only means Alembic is asked)."""
-    revisions: set[str] = set()
-    parents: set[str] = set()
-    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
-        fields = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
-        revisions.add(fields.get("revision", "").strip("'\""))
-        parents.add(fields.get("down_revision", "None").strip("'\""))
-    return revisions - parents
-
-
 def _stored_heads(engine: sa.Engine) -> set[str] | None:
     """The revisions the store is at; None when it has no version table yet."""
     with engine.connect() as conn:
@@ -109,5 +94,10 @@ def migrate(engine: sa.Engine) -> None:
 
 
 def _unreachable(engine: sa.Engine, exc: sa.exc.OperationalError) -> StoreError:
-    reason = " ".join(line.strip() for line in str(exc.orig).splitlines() if line.strip())
-    return StoreError(f"cannot open the store at {mask_url(str(engine.url))}: {reason}")
+    return StoreError(unreachable_message(str(engine.url), exc.orig))
+
+
+def unreachable_message(url: str, error: BaseException | None) -> str:
+    """One sentence: which store, and the driver's reason on one line."""
+    reason = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    return f"cannot open the store at {mask_url(url)}: {reason}"

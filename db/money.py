@@ -1,12 +1,19 @@
 """Money as a person reads it: four significant digits and at least two
-decimals (25.18, 3.148, 0.1234, 3985.00, 3.06), never the store's ten places.
+decimals (25.18, 3.148, 0.1234, 3985.00, 3.06), never the store's ten places;
+and the hourly rate a price in any unit comes to.
 
 Alerts and terminal tables use it; JSON, CSV and the store keep exact values.
+Nothing heavy is imported: the command line's simple queries use it.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
+
+from db.kinds import Unit
+
+HOURS_PER_MONTH = Decimal(720)
+HOURS_PER_YEAR = Decimal(8760)
 
 _SIGNIFICANT = 4
 _MIN_DECIMALS = 2
@@ -64,3 +71,34 @@ def amount(value: Decimal, currency: str | None) -> str:
     if symbol:
         return f"{symbol}{whole(value)}"
     return f"{whole(value)} {currency}".strip()
+
+
+def term_hours(term: str | None) -> Decimal | None:
+    """Hours in a commitment term: '1yr' -> 8760, '3yr' -> 26280, '3mo' -> 2160
+    (a month is 720 hours, as providers bill it); anything else -> None."""
+    if not term:
+        return None
+    for suffix, hours in (("yr", HOURS_PER_YEAR), ("mo", HOURS_PER_MONTH)):
+        if term.endswith(suffix) and term[: -len(suffix)].isdigit():
+            return int(term[: -len(suffix)]) * hours
+    return None
+
+
+def effective_hourly(price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None) -> Decimal | None:
+    """The hourly rate of a price in any unit; an upfront fee is spread over
+    the term's hours."""
+    hours = term_hours(term)
+    match unit:
+        case Unit.hour:
+            hourly = price
+        case Unit.month:
+            hourly = price / HOURS_PER_MONTH
+        case Unit.year:
+            hourly = price / HOURS_PER_YEAR
+        case Unit.term if hours:
+            hourly = price / hours
+        case _:
+            return None
+    if upfront_fee and hours:
+        hourly += upfront_fee / hours
+    return hourly

@@ -6,7 +6,7 @@ declared beside them, column for column; `tests/db/test_shapes.py` fails
 when a value type and its table disagree on a name, a type or whether it
 may be empty. How the bulk path spells a quote as a row is in
 `db/bulk/encoding.py`. This module imports nothing from the project but
-its enumerations (`db/kinds.py`).
+its enumerations (`db/kinds.py`) and the hourly arithmetic (`db/money.py`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ from sqlmodel import Field, SQLModel
 from db.kinds import ChangeKind, Eligibility, OfferKind, PriceModel, Unit
 from db.kinds import RunStatus as RunStatus  # re-exported with the other value types
 
-HOURS_PER_MONTH = Decimal(720)
-HOURS_PER_YEAR = Decimal(8760)
-
+# The hourly arithmetic lives with the money, where the command line reaches it without pydantic.
+from db.money import HOURS_PER_MONTH as HOURS_PER_MONTH
+from db.money import HOURS_PER_YEAR as HOURS_PER_YEAR
+from db.money import effective_hourly as effective_hourly
+from db.money import term_hours as term_hours
 
 # The fields that say *which* price a quote is. Their hash is the quote's key,
 # so it must never change meaning: add fields only at the end, with care.
@@ -94,17 +96,6 @@ def quote_value_hash(fields: Mapping[str, Any]) -> str:
     if attrs:
         parts.extend(map(str, sorted(attrs.items())))
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
-
-
-def term_hours(term: str | None) -> Decimal | None:
-    """Hours in a commitment term: '1yr' -> 8760, '3yr' -> 26280, '3mo' -> 2160
-    (a month is 720 hours, as providers bill it); anything else -> None."""
-    if not term:
-        return None
-    for suffix, hours in (("yr", HOURS_PER_YEAR), ("mo", HOURS_PER_MONTH)):
-        if term.endswith(suffix) and term[: -len(suffix)].isdigit():
-            return int(term[: -len(suffix)]) * hours
-    return None
 
 
 def aware_time(value: datetime) -> datetime:
@@ -176,26 +167,6 @@ class PriceQuote(SQLModel):
         if hourly is None or not self.gpu_count:
             return None
         return hourly / self.gpu_count
-
-
-def effective_hourly(price: Decimal, unit: str, term: str = "", upfront_fee: Decimal | None = None) -> Decimal | None:
-    """The hourly rate of a price in any unit; an upfront fee is spread over
-    the term's hours."""
-    hours = term_hours(term)
-    match unit:
-        case Unit.hour:
-            hourly = price
-        case Unit.month:
-            hourly = price / HOURS_PER_MONTH
-        case Unit.year:
-            hourly = price / HOURS_PER_YEAR
-        case Unit.term if hours:
-            hourly = price / hours
-        case _:
-            return None
-    if upfront_fee and hours:
-        hourly += upfront_fee / hours
-    return hourly
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 
 from db.bulk.encoding import DECIMAL_FIELDS
 from db.process import pid_alive
+from db.reader import CHANGE_DECIMALS
 from db.schema import Change, RunStatus
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
@@ -123,7 +124,7 @@ def query_prices(
 
 
 _CHANGE_COLUMNS = tuple(name for name in Change.model_fields if name != "detail")
-_CHANGE_DECIMALS = frozenset({"gpu_count", "old_price", "new_price", "percent"})
+_CHANGE_DECIMALS = frozenset(CHANGE_DECIMALS)
 _KIND, _OBSERVED = _CHANGE_COLUMNS.index("kind"), _CHANGE_COLUMNS.index("observed_at")
 
 

@@ -12,20 +12,13 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from db.reader import PRICE_DECIMALS
 from db.schema import PriceQuote
 
 # A quote's fields as the store writes them: Decimals and enums as text.
 STORED_FIELDS = tuple(name for name in PriceQuote.model_fields if name not in ("observed_at", "attrs"))
-DECIMAL_FIELDS = (
-    "gpu_count",
-    "gpu_memory_gb",
-    "vcpu",
-    "memory_gb",
-    "network_gbps",
-    "price",
-    "list_price",
-    "upfront_fee",
-)
+# Which of them are exact numbers: named once, where the ORM-free reader needs them.
+DECIMAL_FIELDS = PRICE_DECIMALS
 _POSITION = {name: i for i, name in enumerate(STORED_FIELDS)}
 _DECIMAL_SET = frozenset(DECIMAL_FIELDS)
 

@@ -159,9 +159,7 @@ def _main(argv: list[str] | None) -> int:
         stderr.print("interrupted")
         return 130
     except Exception as exc:
-        # SQLAlchemy loads only with the store; an error of it means it is loaded.
-        sa_exc = sys.modules.get("sqlalchemy.exc")
-        if sa_exc is None or not isinstance(exc, sa_exc.SQLAlchemyError):
+        if not _store_error(exc):
             return _internal_error(exc, debug)
         if debug:
             traceback.print_exc()
@@ -171,6 +169,16 @@ def _main(argv: list[str] | None) -> int:
         )
         return 1
     return 0
+
+
+def _store_error(exc: Exception) -> bool:
+    """An error of the store: through SQLAlchemy, or of the driver itself
+    (`db.reader`). Each loads only with the store; an error of it means it is loaded."""
+    kinds = [
+        getattr(sys.modules.get(module), name, None)
+        for module, name in (("sqlalchemy.exc", "SQLAlchemyError"), ("sqlite3", "Error"), ("psycopg", "Error"))
+    ]
+    return any(kind is not None and isinstance(exc, kind) for kind in kinds)
 
 
 def _internal_error(exc: Exception, debug: bool) -> int:

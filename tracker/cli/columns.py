@@ -310,15 +310,20 @@ def detail_text(raw: dict[str, str] | str) -> str:
     return "; ".join(parts + [f"{k}: {v}" for k, v in sorted(detail.items())])
 
 
-def change_dict(change: Change | ChangeRow) -> dict[str, Any]:
-    """One change as the CHANGE_COLUMNS row, from the pipeline's value or the stored row."""
-    row = change.model_dump()
-    row["kind"] = str(change.kind)
+def change_dict(change: Change | ChangeRow | dict[str, Any], *, words: bool = True) -> dict[str, Any]:
+    """One change as the CHANGE_COLUMNS row, from the pipeline's value, the
+    stored row or its fields as read; with `words`, also what moved, in
+    words, for the table (which loads the value types)."""
+    fields = change if isinstance(change, dict) else change.model_dump()
+    row = dict(fields)
+    row["kind"] = str(row["kind"])
     for name in ("old_price", "new_price", "percent", "gpu_count"):
         if isinstance(row[name], str):  # a stored row keeps exact numbers as text
             row[name] = Decimal(row[name])
-    raw = dict(json.loads(change.detail) if isinstance(change.detail, str) else change.detail)
+    raw = dict(json.loads(fields["detail"]) if isinstance(fields["detail"], str) else fields["detail"])
     row["detail"] = detail_text(raw)
+    if not words:
+        return row
     # For the table alone (JSON and CSV list their columns): what moved, in words.
     from alerts.cards import card
     from db.schema import Change

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -23,24 +23,36 @@ from tracker.cli.columns import (
     detail_text,
 )
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
-from tracker.cli.state import parse_since, state
-
-if TYPE_CHECKING:
-    from db.tables import PricePoint
+from tracker.cli.state import Step, parse_since, state
 
 # The store, pandas and the analytics load inside each command: `--help`
-# and the simple queries start fast (tests/cli/test_startup.py).
+# starts fast, and the simple queries (prices, changes, runs) read through
+# `db.reader` without the ORM when they can (tests/cli/test_startup.py).
 
-from tracker.cli.state import Step
 
+def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored price (`db.reader`'s or `db.store.point_to_dict`'s) as the PRICE_COLUMNS row."""
+    from tracker.analytics.points import price_record
 
-def price_dict(point: PricePoint) -> dict[str, Any]:
-    from tracker.analytics.points import point_record
-
-    row = point_record(point)
+    row = price_record(stored)
     # Provider extras (interruption rates, part prices) as one readable cell.
     row["attrs"] = detail_text(row["attrs"]) or None
     return row
+
+
+def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, Any]]:
+    """The current prices matching `filters` (`db.store.query_prices`'),
+    without the ORM when the store allows it."""
+    reader = state(ctx).reader()
+    if reader is not None:
+        with reader:
+            return reader.prices(**filters)
+    from sqlmodel import Session
+
+    from db import store
+
+    with Session(state(ctx).engine) as session:
+        return [store.point_to_dict(p) for p in store.query_prices(session=session, **filters)]  # type: ignore[arg-type]
 
 
 def prices(
@@ -57,20 +69,15 @@ def prices(
 
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
     """
-    from sqlmodel import Session
-
-    from db import store
-
-    with Session(state(ctx).engine) as session:
-        points = store.query_prices(
-            session=session,
-            provider=provider,
-            region=region,
-            gpu=gpu,
-            price_model=price_model.value if price_model else None,
-            instance_type=instance_type,
-        )
-        rows = [price_dict(p) for p in points]
+    stored = stored_prices(
+        ctx,
+        provider=provider,
+        region=region,
+        gpu=gpu,
+        price_model=price_model.value if price_model else None,
+        instance_type=instance_type,
+    )
+    rows = [price_dict(p) for p in stored]
     emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match", wide=wide)
 
 
@@ -168,16 +175,21 @@ def changes(
 
     Example: gpu-tracker changes --since 7d --kind price_drop
     """
-    from sqlmodel import Session
-
-    from db import store
-
     since_at = parse_since(since)
-    with Session(state(ctx).engine) as session:
-        rows = [
-            change_dict(c)
-            for c in store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
-        ]
+    reader = state(ctx).reader()
+    if reader is not None:
+        with reader:
+            stored = reader.changes(since=since_at, provider=provider, kinds=kind, limit=limit)
+    else:
+        from sqlmodel import Session
+
+        from db import store
+
+        with Session(state(ctx).engine) as session:
+            found = store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
+            stored = [c.model_dump() for c in found]
+    # What moved, in words, is for the table alone: JSON and CSV need no value types.
+    rows = [change_dict(c, words=fmt is OutputFormat.table) for c in stored]
     emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes", wide=wide)
 
 
@@ -192,13 +204,17 @@ def runs(
 
     Example: gpu-tracker runs --source azure --limit 5
     """
-    from sqlmodel import Session
+    reader = state(ctx).reader()
+    if reader is not None:
+        with reader:
+            rows = reader.runs(limit=limit, source=source)
+    else:
+        from sqlmodel import Session
 
-    from db import store
+        from db import store
 
-    with Session(state(ctx).engine) as session:
-        found = store.list_runs(session=session, limit=limit, source=source)
-        rows = [r.model_dump() for r in found]
+        with Session(state(ctx).engine) as session:
+            rows = [r.model_dump() for r in store.list_runs(session=session, limit=limit, source=source)]
     emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet", wide=wide)
 
 

@@ -21,6 +21,7 @@ from tracker.errors import UserError
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
+    from db.reader import Reader
     from tracker.config.settings import Config
     from tracker.run.pipeline import Pipeline
 
@@ -72,6 +73,33 @@ class State:
                 store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
                 session.commit()
         return engine
+
+    def database_url(self) -> str:
+        """The store's URL. Without a configuration file there is nothing to
+        validate and no secret to register: the URL then comes from the
+        environment or the home folder, without loading the settings models
+        (a third of a simple query's time); `load_config` gives the same."""
+        if self._config is None and self.config_path is None:
+            from tracker.home import database_url, default_home
+
+            home = self.home or default_home()
+            if not (home / "config.toml").exists():
+                return database_url(home)
+        return self.config.database_url()
+
+    def reader(self) -> Reader | None:
+        """The store open for a simple read without the ORM, which takes
+        longer to load than the query takes to run; None when the store
+        needs `engine` first (not created yet, behind the migrations, a run to
+        settle) or is open through it already."""
+        if "engine" in self.__dict__:
+            return None
+        from db.reader import Unreachable, open_reader
+
+        try:
+            return open_reader(self.database_url())
+        except Unreachable as exc:
+            raise UserError(str(exc)) from None
 
     def store_label(self) -> str:
         """The store's URL with any password masked, for messages."""

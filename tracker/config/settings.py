@@ -13,7 +13,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
@@ -21,12 +20,13 @@ from tracker.config.analytics import AnalyticsSettings
 from tracker.config.schedule import DaemonSettings
 from tracker.config.watch import WatchSettings
 from tracker.errors import ConfigError
+from tracker.home import DATABASE_ENV as DATABASE_ENV
+from tracker.home import HOME_ENV as HOME_ENV
+from tracker.home import database_url, default_home
 from tracker.logs import mask_secrets
 
 log = logging.getLogger(__name__)
 
-HOME_ENV = "GPU_TRACKER_HOME"
-DATABASE_ENV = "GPU_TRACKER_DATABASE_URL"
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -200,10 +200,7 @@ class Config(Strict):
                 raise ConfigError(problem)
 
     def database_url(self) -> str:
-        url = os.environ.get(DATABASE_ENV) or self.store.url
-        if url:
-            return url
-        return f"sqlite:///{self.home / 'tracker.db'}"
+        return database_url(self.home, self.store.url)
 
     @model_validator(mode="after")
     def _alert_names(self) -> Config:
@@ -235,11 +232,6 @@ def api_key_env(provider: str, key: str = "api_key") -> str:
     """The environment variable that holds a provider's secret `key` when the
     configuration has none: GPU_TRACKER_GCP_API_KEY for gcp's api_key."""
     return f"GPU_TRACKER_{provider.upper().replace('-', '_')}_{key.upper()}"
-
-
-def default_home() -> Path:
-    env = os.environ.get(HOME_ENV)
-    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("gpu-tracker"))
 
 
 def _expand(value: Any, where: str, path: Path) -> Any:
