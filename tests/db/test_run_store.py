@@ -41,7 +41,7 @@ def test_two_runs_move_the_snapshot(engine: sa.Engine) -> None:
     with Session(engine) as session:
         store = begin(session, T0)
         with store.writing_prices(T0):
-            assert store.open_prices().fingerprints == {}
+            assert len(store.open_prices().prices) == 0
             store.apply_prices([StagedQuote.of(q) for q in first], {})
         assert store.close_prices([], {}) == []
         store.finish(now=T0, changes=[], observed_at=T0, pages=1, items=3, regions=["r1"], capture_path=None)
@@ -53,7 +53,7 @@ def test_two_runs_move_the_snapshot(engine: sa.Engine) -> None:
         last = store.last_run([RunStatus.ok])
         assert last is not None and (last.rows_written, last.items) == (3, 3)
         with store.writing_prices(T1):
-            assert len(store.open_prices(["r1"]).fingerprints) == 3
+            assert len(store.open_prices(["r1"]).prices) == 3
             taken = store.take([dearer.key])  # closes a's open row
             assert taken[dearer.key].price == Decimal(1)
             store.apply_prices([StagedQuote.of(dearer)], {})

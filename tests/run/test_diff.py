@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from db.bulk.encoding import StagedQuote
+from db.bulk.fingerprints import PriceFingerprints
 from db.schema import Change, PriceModel, PriceQuote, TrackedPrice, Unit
-from tracker.run.diff import DiffPolicy, Implausible, SnapshotDiff, compact
+from tracker.run.diff import DiffPolicy, Implausible, SnapshotDiff
 
 CASES = tomllib.loads((Path(__file__).parents[1] / "data" / "diff_cases.toml").read_text())["case"]
 WHEN = datetime(2026, 9, 1, tzinfo=UTC)
@@ -59,7 +60,7 @@ class Outcome:
 def diff_prices(previous: dict[str, TrackedPrice], current: dict[str, PriceQuote], policy: DiffPolicy) -> Outcome:
     """The two snapshots through the run's diff, as one chunk."""
     diff = SnapshotDiff(
-        {compact(k): compact(p.value_hash) for k, p in previous.items()},
+        PriceFingerprints.of((k, p.value_hash) for k, p in previous.items()),
         policy,
         source="test",
         observed_at=WHEN,

@@ -16,11 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from itertools import compress, repeat
-from operator import attrgetter, gt, is_, itemgetter, ne
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any
 
+import numpy as np
+
 from db.bulk.encoding import STORED_FIELDS, StagedQuote
+from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array, hex_texts
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import NormalizeError
 
@@ -117,124 +120,142 @@ def _what(f: Mapping[str, Any]) -> str:
     return f"{f['instance_type']} ({f['price_model']}, {f['region']})"
 
 
-def compact(hex_digest: str) -> int:
-    """A key or hash as the bulk diff holds it: an int takes half the memory
-    of its hex text, and a million of them are held at once."""
-    return int(hex_digest, 16)
-
-
-def key_text(key: int) -> str:
-    return format(key, "032x")
-
-
 class SnapshotDiff:
     """One run's diff, fed chunk by chunk. With no previous snapshot the
     current one is a baseline: stored, but not announced as hundreds of new
-    SKUs. Keys and hashes are held `compact`."""
+    SKUs.
+
+    A million quotes pass through here, most of them unchanged: keys and
+    value hashes are held as bytes in numpy arrays (`PriceFingerprints`),
+    each chunk is judged by whole arrays, and only new and changed quotes
+    are looked at one by one. For every previous key it keeps whether this
+    run saw it and with which value; the run's new keys are kept sorted."""
 
     def __init__(
         self,
-        fingerprints: dict[int, int],
+        previous: PriceFingerprints,
         policy: DiffPolicy,
         *,
         source: str,
         observed_at: datetime,
         missed: Mapping[str, TrackedPrice] | None = None,
-        inputs: dict[int, int] | None = None,
+        inputs: Sequence[tuple[str, str]] = (),
     ) -> None:
-        self.previous = fingerprints  # key -> value hash; consumed as keys are seen
-        self.previous_count = len(fingerprints)
-        self.inputs = inputs or {}  # input hash -> key, for rows that came from a file
-        self.current: dict[int, int] = {}
+        self.previous = previous
+        self.previous_count = len(previous)
+        self.seen = np.zeros(len(previous), dtype=bool)
+        self.seen_values = previous.values.copy()  # the value this run gave each key it saw
+        self.new = PriceFingerprints.empty()  # keys the previous snapshot lacks
+        self.count = 0  # distinct keys seen
         self.policy, self.source, self.observed_at = policy, source, observed_at
-        self.missed = {compact(key): price for key, price in (missed or {}).items()}
+        self.missed = dict(missed or {})  # key -> its open row, for keys that count misses
         self.changes: list[Change] = []
         self.misses: dict[int, int] = {}
         self.regions: set[str] = set()
+        # File row hash -> the position of the key it gave, for rows that came from a file.
+        self.inputs: dict[int, int] = {}
+        if inputs:
+            hashes, keys = zip(*inputs)
+            at = previous.find(byte_array(keys, KEY_BYTES))
+            self.inputs = {int(h, 16): int(i) for h, i in zip(hashes, at) if i >= 0}
 
     def recognize(self, input_hash: int) -> bool:
         """Whether a file row is the very one an open row came from: then its
         quote is that row's, unchanged, and it is counted as seen without
         being validated or hashed again. A row met twice in one run is not
         recognized the second time, so that `feed` judges it."""
-        key = self.inputs.get(input_hash)
-        if key is None:
+        at = self.inputs.get(input_hash)
+        if at is None or self.seen[at]:
             return False
-        before = self.previous.pop(key, None)
-        if before is None:
-            return False
-        self.current[key] = before
-        if key in self.missed:
-            self.misses[self.missed[key].id] = 0
+        self.seen[at] = True
+        self.count += 1
+        if self.missed:
+            key = hex_texts(self.previous.keys[at : at + 1])[0]
+            if key in self.missed:
+                self.misses[self.missed[key].id] = 0
         return True
 
     def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup, take: Lookup | None = None) -> ChunkWrites:
         """The chunk's writes. `take`, when given, is `lookup` that also ends
         the rows it returns (one statement where the store can): the open
-        rows of changed keys, which the chunk's writes then do not close.
-
-        A million quotes pass through here, most of them unchanged: the
-        per-quote work is done by whole chunks, in C (map, zip, compress,
-        set operations), and only new and changed quotes are looked at one
-        by one."""
+        rows of changed keys, which the chunk's writes then do not close."""
         writes = ChunkWrites()
-        keys = list(map(int, map(_KEY, quotes), repeat(16)))
-        values = list(map(int, map(_VALUE, quotes), repeat(16)))
-        pairs = dict(zip(keys, values))
-        if len(pairs) != len(keys) or not self.current.keys().isdisjoint(pairs):
-            quotes, keys, values = self._without_repeats(quotes, keys, values)
-            pairs = dict(zip(keys, values))
-        self.current.update(pairs)
+        if not quotes:
+            return writes
+        keys = byte_array(list(map(_KEY, quotes)), KEY_BYTES)
+        values = byte_array(list(map(_VALUE, quotes)), VALUE_BYTES)
+        first = self._first_sightings(quotes, keys, values)
+        if first is not None:
+            quotes = list(compress(quotes, first))
+            keys, values = keys[first], values[first]
+        self.count += len(quotes)
         self.regions.update(map(_REGION, map(_COLUMNS, quotes)))
-        befores = list(map(self.previous.pop, keys, repeat(None)))
-        new = list(map(is_, befores, repeat(None)))
-        differs = list(map(ne, befores, values))  # new ones too: None differs from any hash
-        writes.inserts = list(compress(quotes, new))
-        if self.previous_count:
-            self.changes.extend(self._change(ChangeKind.new_sku, quote, None) for quote in writes.inserts)
-        changed = list(compress(quotes, map(gt, differs, new))) if differs.count(True) > len(writes.inserts) else []
-        seen_again = self.missed.keys() & pairs.keys()
-        if seen_again:
-            unchanged = {key for key, moved in zip(keys, differs) if not moved}
-            self.misses.update((self.missed[key].id, 0) for key in seen_again & unchanged)
+        at = self.previous.find(keys)
+        old = at >= 0
+        self.seen[at[old]] = True
+        self.seen_values[at[old]] = values[old]
+        same = np.zeros(len(keys), dtype=bool)
+        same[old] = self.previous.values[at[old]] == values[old]
+        if not old.all():
+            self.new = PriceFingerprints.merged(self.new, keys[~old], values[~old])
+            writes.inserts = list(compress(quotes, (~old).tolist()))
+            if self.previous_count:
+                self.changes.extend(self._change(ChangeKind.new_sku, quote, None) for quote in writes.inserts)
+        if self.missed:
+            unchanged = set(compress(map(_KEY, quotes), same.tolist()))
+            self.misses.update((self.missed[key].id, 0) for key in self.missed.keys() & unchanged)
+        changed = list(compress(quotes, (old & ~same).tolist()))
         if changed:
-            befores_of = (take or lookup)([q.key for q in changed])
+            befores = (take or lookup)([q.key for q in changed])
             for quote in changed:
-                reason = _jump(quote, befores_of[quote.key], self.policy)
+                reason = _jump(quote, befores[quote.key], self.policy)
                 if reason:
                     raise Implausible(reason)
             for quote in changed:
-                self._changed(quote, befores_of[quote.key], writes)
+                self._changed(quote, befores[quote.key], writes)
             if take is None:  # else `take` has closed them
-                writes.closes = [befores_of[quote.key].id for quote in changed]
-        relearn = []
-        if any(map(_INPUT, quotes)):
-            relearn = [q for q, moved in zip(quotes, differs) if not moved and q.input_hash is not None]
+                writes.closes = [befores[quote.key].id for quote in changed]
+        relearn = (
+            [q for q, kept in zip(quotes, same.tolist()) if kept and q.input_hash] if any(map(_INPUT, quotes)) else []
+        )
         if relearn:
-            befores_of = lookup([q.key for q in relearn])
-            writes.input_hashes = {befores_of[q.key].id: q.input_hash for q in relearn if q.input_hash}
+            befores = lookup([q.key for q in relearn])
+            writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
         return writes
 
-    def _without_repeats(
-        self, quotes: Sequence[StagedQuote], keys: list[int], values: list[int]
-    ) -> tuple[list[StagedQuote], list[int], list[int]]:
-        """The chunk less the quotes of keys met before in this run with the
-        same value; a key met with another value is a `DuplicateQuote`."""
-        kept: tuple[list[StagedQuote], list[int], list[int]] = ([], [], [])
-        seen: dict[int, int] = {}
-        for quote, key, value in zip(quotes, keys, values):
-            before = self.current.get(key, seen.get(key))
-            if before is None:
-                seen[key] = value
-                for column, item in zip(kept, (quote, key, value)):
-                    column.append(item)  # type: ignore[attr-defined]
-            elif before != value:
-                f = quote.fields
-                raise DuplicateQuote(
-                    f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
-                    f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}"
-                )
-        return kept
+    def _first_sightings(
+        self, quotes: Sequence[StagedQuote], keys: np.ndarray, values: np.ndarray
+    ) -> np.ndarray | None:
+        """Which quotes are the first of their key in this run (None: all).
+        A key met again with another value is a `DuplicateQuote`."""
+        at = self.previous.find(keys)
+        again = np.zeros(len(keys), dtype=bool)
+        again[at >= 0] = self.seen[at[at >= 0]]
+        if self.count:
+            in_new = self.new.find(keys)
+            again |= in_new >= 0
+        unique, first = np.unique(keys, return_index=True)
+        if not again.any() and len(unique) == len(keys):
+            return None
+        before_value = values
+        if len(self.previous):
+            before_value = np.where(at >= 0, self.seen_values[np.maximum(at, 0)], values)
+        if self.count and len(self.new):
+            before_value = np.where(in_new >= 0, self.new.values[np.maximum(in_new, 0)], before_value)
+        keep = np.zeros(len(keys), dtype=bool)
+        keep[first] = True
+        keep &= ~again
+        # Within the chunk, a repeat is judged against the key's first sighting in it.
+        first_of = first[np.searchsorted(unique, keys)]
+        before_value = np.where(again, before_value, values[first_of])
+        clash = np.flatnonzero(before_value != values)
+        if len(clash):
+            f = quotes[int(clash[0])].fields
+            raise DuplicateQuote(
+                f"{f['provider']}: two prices for {f['instance_type']} {f['price_model']} "
+                f"{f['term']} {f['os']} in {f['region']}, one of them {f['price']}"
+            )
+        return keep
 
     def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:
         return quote_change(
@@ -263,15 +284,15 @@ class SnapshotDiff:
     def finish(self, lookup: Lookup) -> list[int]:
         """Checks the run as a whole; counts a miss for every previous key
         not seen, and returns the ids of those missed often enough to go."""
-        if not self.current:
+        if not self.count:
             raise Implausible("the crawl found no prices")
-        if self.previous_count and len(self.current) < self.previous_count * self.policy.min_row_ratio:
+        if self.previous_count and self.count < self.previous_count * self.policy.min_row_ratio:
             raise Implausible(
-                f"the crawl found {len(self.current)} prices, less than {self.policy.min_row_ratio:%} "
+                f"the crawl found {self.count} prices, less than {self.policy.min_row_ratio:%} "
                 f"of the {self.previous_count} of the last complete run"
             )
         removed = []
-        for before in lookup([key_text(key) for key in self.previous]).values():
+        for before in lookup(hex_texts(self.previous.keys[~self.seen])).values():
             missed = before.missed_runs + 1
             if missed >= self.policy.removal_confirmations:
                 removed.append(before.id)

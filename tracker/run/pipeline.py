@@ -218,7 +218,7 @@ class Pipeline:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
                 raise Rejected(bad_input, str(exc)) from None
-            changes, prices = diff.changes, len(diff.current)
+            changes, prices = diff.changes, diff.count
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(VERDICTS)
         if before is not None and before.status != RunStatus.ok:
@@ -269,7 +269,7 @@ class Pipeline:
             with paused_gc(), store.writing_prices(observed):
                 before = store.open_prices(list(regions) or None)
                 diff = SnapshotDiff(
-                    before.fingerprints,
+                    before.prices,
                     self.policy,
                     source=store.source,
                     observed_at=observed,
