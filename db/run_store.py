@@ -52,7 +52,7 @@ class OpenSnapshot:
 
     prices: PriceFingerprints
     missed: list[str]
-    inputs: list[tuple[str, str]]
+    inputs: PriceFingerprints  # file row hash -> key
 
 
 class RunStore:
@@ -143,20 +143,27 @@ class RunStore:
         keys: list[np.ndarray] = []
         values: list[np.ndarray] = []
         missed: list[str] = []
-        inputs: list[tuple[str, str]] = []
+        input_hashes: list[str] = []
+        input_keys: list[str] = []
         with self._turn():
             result = self.session.connection().execute(stmt)
             # The driver's own rows, in batches, made arrays a batch at a time:
             # a million rows are read here on every run.
             for rows in iter(partial(result.cursor.fetchmany, 50_000), []):
-                batch_keys, value_hashes, misses, input_hashes = zip(*rows)
+                batch_keys, value_hashes, misses, hashes = zip(*rows)
                 keys.append(byte_array(batch_keys, KEY_BYTES))
                 values.append(byte_array(value_hashes, VALUE_BYTES))
                 if any(misses):
                     missed.extend(compress(batch_keys, misses))
-                if input_hashes.count(None) != len(input_hashes):
-                    inputs.extend((h, key) for h, key in zip(input_hashes, batch_keys) if h is not None)
+                if hashes.count(None) != len(hashes):
+                    known = [h is not None for h in hashes]
+                    input_hashes.extend(compress(hashes, known))
+                    input_keys.extend(compress(batch_keys, known))
             result.close()
+        inputs = PriceFingerprints.sorted(
+            byte_array(input_hashes, VALUE_BYTES).reshape(-1), byte_array(input_keys, KEY_BYTES).reshape(-1)
+        )
+        del input_hashes, input_keys
         if not keys:
             return OpenSnapshot(PriceFingerprints.empty(), missed, inputs)
         prices = PriceFingerprints.sorted(np.concatenate(keys), np.concatenate(values))

@@ -31,10 +31,22 @@ def hex_texts(array: np.ndarray) -> list[str]:
     return [text[i : i + step] for i in range(0, len(text), step)]
 
 
+def leading_word(keys: np.ndarray) -> np.ndarray:
+    """Each key's first 8 bytes as an unsigned int: ordered as the keys are,
+    and searched many times faster than they are."""
+    return keys.view(">u8")[:: keys.dtype.itemsize // 8].astype(np.uint64)
+
+
 @dataclass
 class PriceFingerprints:
-    keys: np.ndarray  # S16, sorted, unique
-    values: np.ndarray  # S8, the value hash of each key
+    keys: np.ndarray  # S16 (or any multiple of 8 bytes), sorted, unique
+    values: np.ndarray  # S8 (or any), the value hash of each key
+    words: np.ndarray | None = None  # `leading_word(keys)`, made on first use
+
+    def _words(self) -> np.ndarray:
+        if self.words is None:
+            self.words = leading_word(self.keys)
+        return self.words
 
     @classmethod
     def empty(cls) -> PriceFingerprints:
@@ -60,15 +72,25 @@ class PriceFingerprints:
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
         at = np.searchsorted(into.keys, keys)
-        return cls(np.insert(into.keys, at, keys), np.insert(into.values, at, values))
+        words = np.insert(into._words(), at, leading_word(keys))
+        return cls(np.insert(into.keys, at, keys), np.insert(into.values, at, values), words)
 
     def __len__(self) -> int:
         return len(self.keys)
 
     def find(self, keys: np.ndarray) -> np.ndarray:
-        """Each key's position here, or -1."""
+        """Each key's position here, or -1. Searched by leading word; a key
+        whose word is shared with another key (one chance in 2**64 a pair)
+        is searched again in full."""
         if not len(self.keys):
             return np.full(len(keys), -1, dtype=np.int64)
-        at = np.searchsorted(self.keys, keys)
-        inside = np.minimum(at, len(self.keys) - 1)
-        return np.where(self.keys[inside] == keys, inside, -1)
+        words = self._words()
+        wanted = leading_word(keys)
+        inside = np.minimum(np.searchsorted(words, wanted), len(self.keys) - 1)
+        found = self.keys[inside] == keys
+        shared = ~found & (words[inside] == wanted)
+        if shared.any():
+            exact = np.minimum(np.searchsorted(self.keys, keys[shared]), len(self.keys) - 1)
+            inside[shared] = exact
+            found[shared] = self.keys[exact] == keys[shared]
+        return np.where(found, inside, -1)

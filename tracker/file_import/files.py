@@ -162,17 +162,16 @@ def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
         yield RecordFile(fh, header, salt, first_line, quoted_newlines=not jsonl)
 
 
-def _record_digest(salt: bytes, text: str) -> hashlib.blake2b:
-    return hashlib.blake2b(text.encode(), key=salt, digest_size=8)
+def record_digest(salt: bytes, text: str, *, is_jsonl: bool = False) -> bytes:
+    """A record's hash, as the diff looks it up (`record_hex` as stored)."""
+    record = text.encode()
+    if is_jsonl:
+        return jsonl.line_hash(salt, record)
+    return hashlib.blake2b(record, key=salt, digest_size=8).digest()
 
 
-def record_hash(salt: bytes, text: str) -> int:
-    """A record's hash, as the diff holds it (an int; stored as `record_hex`)."""
-    return int.from_bytes(_record_digest(salt, text).digest())
-
-
-def record_hex(salt: bytes, text: str) -> str:
-    return _record_digest(salt, text).hexdigest()
+def record_hex(salt: bytes, text: str, *, is_jsonl: bool = False) -> str:
+    return record_digest(salt, text, is_jsonl=is_jsonl).hex()
 
 
 def _csv_rows(header: list[str], numbers: Sequence[int], texts: Sequence[str]) -> list[list[str]]:
@@ -237,7 +236,7 @@ class Batch:
 
     def stage_lines(self, first: int, lines: list[str]) -> tuple[list[StagedQuote], list[str]]:
         """`stage` of a block of the file's lines, the first being line `first`."""
-        if self.header is None and self.salt is None and self.fmt == "rows":
+        if self.header is None and self.fmt == "rows":
             staged = self._stage_block("".join(lines), first, len(lines))
             if staged is not None:
                 return staged
@@ -260,7 +259,11 @@ class Batch:
             return None
         errors: list[str] = []
         numbers = range(first, first + lines)
-        return rows.staged_columns(numbers, jsonl.columns_of(found), self.stamp, errors), errors
+        hashes = None
+        if self.salt is not None:
+            raw = data.encode() if isinstance(data, str) else data
+            hashes = [jsonl.line_hash(self.salt, line).hex() for line in jsonl.block_lines(raw)]
+        return rows.staged_columns(numbers, jsonl.columns_of(found), self.stamp, errors, hashes), errors
 
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
         """The records validated and hashed, and each bad one's line and reason."""
@@ -281,7 +284,7 @@ class Batch:
         if self.salt is not None:
             salt = self.salt
             input_hashes = [
-                record_hex(salt, text) if h is None else format(h, "016x")
+                record_hex(salt, text, is_jsonl=self.header is None) if h is None else format(h, "016x")
                 for text, h in zip(texts, hashes or repeat(None))
             ]
         return rows.staged_columns(
@@ -348,14 +351,14 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
 
 
 def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
-    known = rows.QUOTE_FIELDS | rows.DERIVED_FIELDS
-    decoder = jsonl.summary_decoder(sorted(known))
     for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]
         try:
-            found = decoder.decode_lines(data)
+            found = jsonl.SUMMARY.decode_lines(data)
         except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
             numbers, texts = _unzip(_texts(jsonl.split_lines(data, first), False, first))
-            found = [_known_row(decoder, n, text, summary) for n, text in zip(numbers, texts)]
+            found = [jsonl.summary_row(n, text) for n, text in zip(numbers, texts)]
+        # The columns of each block's first row: a file's rows share theirs.
+        summary.columns.update(jsonl.first_keys(data))
         summary.rows += len(found)
         summary.providers.update(str(p or provider or "") for p in _distinct(map(attrgetter("provider"), found)))
         stamps.update(str(s or "") for s in _distinct(map(attrgetter("observed_at"), found)))
@@ -367,16 +370,6 @@ def _distinct(values: Iterable[Any]) -> Iterable[Any]:
         return set(values)
     except TypeError:  # a JSON object or list where a text belongs: its row's validation names it
         return values
-
-
-def _known_row(decoder: Any, number: int, text: str, summary: FileSummary) -> jsonl.Summary:
-    """One line of the first pass; one with a field no quote has is decoded whole, to name the field."""
-    try:
-        return decoder.decode(text)  # type: ignore[no-any-return]
-    except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
-        data = jsonl.row_keys(number, text)
-    summary.columns.update(data)
-    return jsonl.Summary(data.get("provider"), data.get("observed_at"))
 
 
 def _cell(row: list[str], index: int | None) -> str:

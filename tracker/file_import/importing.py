@@ -17,6 +17,7 @@ one diffs and writes the last (`import_worker`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from db.bulk.encoding import StagedQuote
 from db.schema import CrawlResult, RunStatus
 from tracker.errors import UserError
 from tracker.file_import import jsonl, rows
-from tracker.file_import.files import FORMATS, Batch, Record, open_records, record_hash, summarize
+from tracker.file_import.files import FORMATS, Batch, Record, is_jsonl, open_records, record_digest, summarize
 from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
 from tracker.normalize import Normalized, Recognizer
 from tracker.run.pipeline import CHUNK, Pipeline, RunReport
@@ -57,37 +58,52 @@ def staged_chunks(
         salt = file.salt if fmt == "rows" and remember else None
         batch = Batch(fmt, file.header, stamp, extra, salt)
         validator = Validator(batch, rows_in_file, worker)
-        if salt is None and file.header is None and fmt == "rows":
+        if file.header is None and fmt == "rows" and (salt is None or recognize is None):
             read = 0
             for first, data in file.byte_blocks():
                 read += jsonl.line_count(data)
                 yield from validator.submit(("stage_bytes", (first, data)), read=read, missed=read)
                 if progress:
                     progress(read, rows_in_file)
-        elif salt is None or recognize is None:
+        elif file.header is None:  # JSON Lines, rows to recognize
+            read = missed = 0
+            for first, data in file.byte_blocks():
+                numbered = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
+                read += len(numbered)
+                digests = [jsonl.line_hash(salt, line) for _, line in numbered]  # type: ignore[arg-type]
+                pending: list[Record] = [
+                    (n, line.decode(), int.from_bytes(digest))
+                    for (n, line), digest, known in zip(numbered, digests, recognize(digests))
+                    if not known
+                ]
+                missed += len(pending)
+                if pending:
+                    yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
+                if progress:
+                    progress(read, rows_in_file)
+        elif salt is None or recognize is None:  # CSV, nothing to recognize
             read = 0
             for first, lines in file.blocks(CHUNK):
                 read += len(lines)
                 yield from validator.submit(("stage_lines", (first, lines)), read=read, missed=read)
                 if progress:
                     progress(read, rows_in_file)
-        else:
-            pending: list[Record] = []
+        else:  # CSV records to recognize
             read = missed = 0
-            for number, text in file.records:
-                read += 1
-                input_hash = record_hash(salt, text)
-                if recognize(input_hash):
-                    continue
-                missed += 1
-                pending.append((number, text, input_hash))
-                if len(pending) == CHUNK:
+            records = file.records
+            while block := list(islice(records, CHUNK)):
+                read += len(block)
+                digests = [record_digest(salt, text) for _, text in block]
+                pending = [
+                    (n, text, int.from_bytes(digest))
+                    for (n, text), digest, known in zip(block, digests, recognize(digests))
+                    if not known
+                ]
+                missed += len(pending)
+                if pending:
                     yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
-                    pending = []
-                    if progress:
-                        progress(read, rows_in_file)
-            if pending:
-                yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
+                if progress:
+                    progress(read, rows_in_file)
         yield from validator.drain()
 
 
@@ -149,10 +165,11 @@ def import_file(
         providers = sorted(summary.providers)
         src = import_source(source, providers[0] if len(providers) == 1 else "import", fmt)
         observed = summary.newest or now
-        # Rows that carry their own observed_at differ from the last export in
-        # every row: none would be met again, and remembering each row's new
-        # text would rewrite every unchanged price.
-        remember = summary.newest is None
+        # CSV rows that carry their own observed_at differ from the last export
+        # in every row: none would be met again, and remembering each row's new
+        # text would rewrite every unchanged price. (A JSON Lines row is
+        # remembered without its observed_at.)
+        remember = summary.newest is None or (fmt == "rows" and is_jsonl(path))
         # The stored regions scope the diff to all the source's open prices; the
         # run records the file's regions besides.
         result = CrawlResult(

@@ -30,8 +30,8 @@ class Normalized:
     staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]] | None = None
 
 
-# Whether the diff already holds the quote of a file row, by the row's hash.
-Recognizer = Callable[[int], bool]
+# Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).
+Recognizer = Callable[[Sequence[bytes]], list[bool]]
 Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
 
 

@@ -139,7 +139,7 @@ class SnapshotDiff:
         source: str,
         observed_at: datetime,
         missed: Mapping[str, TrackedPrice] | None = None,
-        inputs: Sequence[tuple[str, str]] = (),
+        inputs: PriceFingerprints | None = None,
     ) -> None:
         self.previous = previous
         self.previous_count = len(previous)
@@ -152,28 +152,31 @@ class SnapshotDiff:
         self.changes: list[Change] = []
         self.misses: dict[int, int] = {}
         self.regions: set[str] = set()
-        # File row hash -> the position of the key it gave, for rows that came from a file.
-        self.inputs: dict[int, int] = {}
-        if inputs:
-            hashes, keys = zip(*inputs)
-            at = previous.find(byte_array(keys, KEY_BYTES))
-            self.inputs = {int(h, 16): int(i) for h, i in zip(hashes, at) if i >= 0}
+        # File row hashes, sorted, and the position of the key each gave (-1: gone).
+        self.inputs = inputs if inputs is not None and len(inputs) else None
+        self._input_at = previous.find(inputs.values) if self.inputs is not None else None
 
-    def recognize(self, input_hash: int) -> bool:
-        """Whether a file row is the very one an open row came from: then its
-        quote is that row's, unchanged, and it is counted as seen without
+    def recognize(self, input_hashes: Sequence[bytes]) -> list[bool]:
+        """Whether each file row is the very one an open row came from: then
+        its quote is that row's, unchanged, and it is counted as seen without
         being validated or hashed again. A row met twice in one run is not
         recognized the second time, so that `feed` judges it."""
-        at = self.inputs.get(input_hash)
-        if at is None or self.seen[at]:
-            return False
-        self.seen[at] = True
-        self.count += 1
+        if self.inputs is None or not input_hashes:
+            return [False] * len(input_hashes)
+        found = self.inputs.find(np.frombuffer(b"".join(input_hashes), dtype=f"S{VALUE_BYTES}"))
+        at = np.where(found >= 0, self._input_at[np.maximum(found, 0)], -1)  # type: ignore[index]
+        candidates = np.flatnonzero(at >= 0)
+        candidates = candidates[~self.seen[at[candidates]]]
+        _, first = np.unique(at[candidates], return_index=True)
+        known = np.zeros(len(at), dtype=bool)
+        known[candidates[first]] = True
+        seen_at = at[known]
+        self.seen[seen_at] = True
+        self.count += len(seen_at)
         if self.missed:
-            key = hex_texts(self.previous.keys[at : at + 1])[0]
-            if key in self.missed:
+            for key in self.missed.keys() & set(hex_texts(self.previous.keys[seen_at])):
                 self.misses[self.missed[key].id] = 0
-        return True
+        return known.tolist()
 
     def feed(self, quotes: Sequence[StagedQuote], lookup: Lookup, take: Lookup | None = None) -> ChunkWrites:
         """The chunk's writes. `take`, when given, is `lookup` that also ends
@@ -184,13 +187,13 @@ class SnapshotDiff:
             return writes
         keys = byte_array(list(map(_KEY, quotes)), KEY_BYTES)
         values = byte_array(list(map(_VALUE, quotes)), VALUE_BYTES)
-        first = self._first_sightings(quotes, keys, values)
+        at = self.previous.find(keys)
+        first = self._first_sightings(quotes, keys, values, at)
         if first is not None:
             quotes = list(compress(quotes, first))
-            keys, values = keys[first], values[first]
+            keys, values, at = keys[first], values[first], at[first]
         self.count += len(quotes)
         self.regions.update(map(_REGION, map(_COLUMNS, quotes)))
-        at = self.previous.find(keys)
         old = at >= 0
         self.seen[at[old]] = True
         self.seen_values[at[old]] = values[old]
@@ -224,11 +227,11 @@ class SnapshotDiff:
         return writes
 
     def _first_sightings(
-        self, quotes: Sequence[StagedQuote], keys: np.ndarray, values: np.ndarray
+        self, quotes: Sequence[StagedQuote], keys: np.ndarray, values: np.ndarray, at: np.ndarray
     ) -> np.ndarray | None:
-        """Which quotes are the first of their key in this run (None: all).
-        A key met again with another value is a `DuplicateQuote`."""
-        at = self.previous.find(keys)
+        """Which quotes are the first of their key in this run (None: all),
+        given where the previous snapshot has their keys (`at`). A key met
+        again with another value is a `DuplicateQuote`."""
         again = np.zeros(len(keys), dtype=bool)
         again[at >= 0] = self.seen[at[at >= 0]]
         if self.count:
