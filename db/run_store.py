@@ -143,8 +143,8 @@ class RunStore:
         keys: list[np.ndarray] = []
         values: list[np.ndarray] = []
         missed: list[str] = []
-        input_hashes: list[str] = []
-        input_keys: list[str] = []
+        input_hashes: list[np.ndarray] = []
+        input_keys: list[np.ndarray] = []
         with self._turn():
             result = self.session.connection().execute(stmt)
             # The driver's own rows, in batches, made arrays a batch at a time:
@@ -157,13 +157,12 @@ class RunStore:
                     missed.extend(compress(batch_keys, misses))
                 if hashes.count(None) != len(hashes):
                     known = [h is not None for h in hashes]
-                    input_hashes.extend(compress(hashes, known))
-                    input_keys.extend(compress(batch_keys, known))
+                    input_hashes.append(byte_array(list(compress(hashes, known)), VALUE_BYTES))
+                    input_keys.append(byte_array(list(compress(batch_keys, known)), KEY_BYTES))
             result.close()
-        inputs = PriceFingerprints.sorted(
-            byte_array(input_hashes, VALUE_BYTES).reshape(-1), byte_array(input_keys, KEY_BYTES).reshape(-1)
-        )
-        del input_hashes, input_keys
+        inputs = PriceFingerprints.empty()
+        if input_hashes:
+            inputs = PriceFingerprints.sorted(np.concatenate(input_hashes), np.concatenate(input_keys))
         if not keys:
             return OpenSnapshot(PriceFingerprints.empty(), missed, inputs)
         prices = PriceFingerprints.sorted(np.concatenate(keys), np.concatenate(values))

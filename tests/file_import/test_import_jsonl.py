@@ -69,7 +69,10 @@ def test_a_row_naming_observed_at_twice_is_remembered_whole() -> None:
     top = b'{"price":"1","observed_at":"2026-05-01T00:00:00+00:00"}'
     nested = b'{"price":"1","attrs":{"observed_at":"x"},"observed_at":"2026-05-01T00:00:00+00:00"}'
     assert remembered(top) == b'{"price":"1",}'
+    assert remembered(b'{"observed_at" : "2026-05-01", "price": "1"}') == b'{, "price": "1"}'
     assert remembered(nested) == nested
+    assert remembered(b'{"observed_at":null,"price":"1"}') == b'{"observed_at":null,"price":"1"}'
+    assert remembered(b'{"price":"1"}') == b'{"price":"1"}'
 
 
 def test_columns_no_quote_has_are_named(pipeline: Pipeline, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich import box
@@ -162,9 +162,11 @@ def emit(
     empty: str = "nothing found",
     wide: bool = False,
     at_most: int | None = None,
+    total: int | None = None,
 ) -> None:
     """Rows as JSON, CSV or a table. A table shows at most `at_most` rows
-    (a run may change ten thousand prices), and says how many it left out."""
+    (a run may change ten thousand prices), and says how many it left out
+    of `total` (by default, of `rows`)."""
     if fmt is OutputFormat.json:
         json.dump([{c: plain(r.get(c)) for c in columns} for r in rows], sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
@@ -177,7 +179,8 @@ def emit(
         if not rows:
             stderr.print(Text(empty, style="dim"))
             return
-        left_out = len(rows) - at_most if at_most is not None and len(rows) > at_most else 0
+        total = len(rows) if total is None else total
+        left_out = total - at_most if at_most is not None and total > at_most else 0
         if left_out:
             rows = rows[:at_most]
         if wide:
@@ -213,8 +216,17 @@ def emit(
             )
 
 
+T = TypeVar("T")
+
 # The changes of one crawl or import shown in its table; the rest are in the store.
 RUN_CHANGES_SHOWN = 100
+
+
+def shown(items: Sequence[T], fmt: OutputFormat) -> Sequence[T]:
+    """The items a run's output will show: a table shows the first
+    RUN_CHANGES_SHOWN (and says how many more there are), JSON and CSV all."""
+    return items[:RUN_CHANGES_SHOWN] if fmt is OutputFormat.table else items
+
 
 # Dropped, in this order, from a default table wider than the terminal.
 _OPTIONAL = ("observed_at", "started_at", "valid_to", "attempts")

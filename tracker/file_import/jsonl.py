@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import re
 from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import IO, Any
@@ -67,15 +66,23 @@ def split_lines(data: bytes, first: int) -> list[str]:
     return lines if lines[-1] else lines[:-1]
 
 
-_OBSERVED = re.compile(rb'"observed_at"\s*:\s*(?:"[^"\\]*"|null)')
+_OBSERVED = b'"observed_at"'
 
 
 def remembered(line: bytes) -> bytes:
     """A row as its hash remembers it: without its observed_at, which a
     daily export changes in every row and which is no part of the price
     (the run's time is stored). A row naming observed_at more than once
-    (a nested one too) is kept whole."""
-    return _OBSERVED.sub(b"", line, count=1) if line.count(b'"observed_at"') == 1 else line
+    (a nested one too), or giving it as anything but a plain text, is kept
+    whole."""
+    before, found, after = line.partition(_OBSERVED)
+    if not found or _OBSERVED in after:
+        return line
+    opening = after.find(b'"')
+    closing = after.find(b'"', opening + 1)
+    if opening < 0 or closing < 0 or after[:opening].strip(b" \t:") or b"\\" in after[opening:closing]:
+        return line
+    return before + after[closing + 1 :]
 
 
 def line_hash(salt: bytes, line: bytes) -> bytes:
