@@ -3,7 +3,8 @@ its store step (tests/reliability/test_crawl_crash.py).
 
     python -m tests.helpers.crash_child --home HOME crawl aws --replay X.har.gz
 
-runs the real CLI. Nothing of the store, the pipeline or the alerts is
+runs the real CLI (`python -m tests.helpers.crash_child serve` runs it
+again and again, see `serve`). Nothing of the store, the pipeline or the alerts is
 replaced: their methods are wrapped so that each named point is counted as
 it passes. At the point named in CRASH_AT (`name#n`, the nth time `name` is
 passed) the process writes that label to the pipe CRASH_FD and waits to be
@@ -29,12 +30,15 @@ in several chunks.
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shutil
 import sqlite3
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,8 +57,8 @@ from db.run_store import RunStore
 from tracker.cli import main
 from tracker.run.pipeline import Pipeline
 
-TARGET = os.environ.get("CRASH_AT", "")
-PIPE = int(os.environ.get("CRASH_FD", "-1"))
+TARGET = ""  # set by `install`, from CRASH_AT
+PIPE = -1  # where the label of the target is written, CRASH_FD
 _counts: dict[str, int] = {}
 _count_lock = threading.Lock()
 # The table a bulk write is writing now, and which write of it this is.
@@ -71,7 +75,7 @@ def reached(name: str, before_pause: Callable[[], None] | None = None) -> None:
         return
     if before_pause is not None:
         before_pause()
-    os.write(PIPE, f"{label}\n".encode())
+    os.write(PIPE, (json.dumps({"reached": label}) + "\n").encode())
     while True:  # until SIGKILL
         time.sleep(60)
 
@@ -176,6 +180,9 @@ def replayed_crawl(folder: Path) -> Callable[..., tuple[int, bool]]:
 
 
 def install() -> None:
+    global TARGET, PIPE
+    TARGET = os.environ.get("CRASH_AT", "")
+    PIPE = int(os.environ.get("CRASH_FD", "-1"))
     after(Pipeline, "begin", "begun")
     after(RunStore, "open_prices", "opened")
     after(RunStore, "apply_prices", "chunk")
@@ -201,10 +208,64 @@ def trace() -> None:
         print(" ".join(f"{name}#{n}" for name, n in _counts.items()), file=sys.stderr)
 
 
-if __name__ == "__main__":
+def run(argv: list[str]) -> int:
     install()
     try:
-        code = main(sys.argv[1:])
+        return main(argv)
     finally:
         trace()
-    sys.exit(code)
+
+
+PRELOAD = (
+    "db.engine",
+    "tracker.cli.crawl_cmds",
+    "tracker.cli.state",
+    "tracker.normalize.aws",
+    "tracker.run.alerting",
+    "tracker.run.service",
+)
+
+
+def tell(message: dict[str, Any]) -> None:
+    # os.write, not print: a buffer left in sys.stdout would be copied into each fork.
+    os.write(1, (json.dumps(message) + "\n").encode())
+
+
+def serve() -> None:
+    """One CLI run per line of stdin (JSON: argv, env, out, err), each in a
+    fork of this process, which has imported everything once already (a
+    fresh Python would spend a second on it). Says {"pid": n}, then the
+    child's {"reached": label} if it gets there, then {"exit": code} once
+    the child is reaped, signals as negative codes."""
+    # What `crawl` loads where it is used.
+    for module in PRELOAD:
+        importlib.import_module(module)
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                os.setsid()
+                os.environ.update(request["env"])
+                os.environ["CRASH_FD"] = str(os.dup(1))
+                with open(request["out"], "wb") as out, open(request["err"], "wb") as err:
+                    os.dup2(out.fileno(), 1)
+                    os.dup2(err.fileno(), 2)
+                code = run(request["argv"])
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        tell({"pid": pid})
+        _, status = os.waitpid(pid, 0)
+        tell({"exit": os.waitstatus_to_exitcode(status)})
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["serve"]:
+        serve()
+    else:
+        sys.exit(run(sys.argv[1:]))

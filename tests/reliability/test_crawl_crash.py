@@ -4,13 +4,15 @@ outbox and the rules' references), the killed run stays 'running' until the
 next run marks it aborted, and a re-run stores the crawl once, with exactly
 its changes; killed just after its commit, the crawl is complete.
 
-The child is the real CLI with checkpoints (tests/helpers/crash_child.py).
-The first run and the re-runs of store A go through the spider's own child
-process; the killed children reuse that replay's output, so that each kill
-costs a Python start rather than a crawl."""
+The child is the real CLI with checkpoints (tests/helpers/crash_child.py),
+forked from a process that imported it once; it stores what the spider's
+child process wrote when it replayed each capture once for the module, so
+that a kill costs a fork rather than a crawl. The re-run that completes the
+killed crawl is the plain CLI, spider and all."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -154,62 +156,100 @@ def second_store(db_url: str, tmp_path: Path) -> Iterator[str]:
         admin.dispose()
 
 
-class Store:
-    """A store, its home folder, and the CLI run against it in a child."""
+class Forks:
+    """tests/helpers/crash_child.py serving: a CLI run per request, each a
+    fork of one process that imported the tracker once."""
 
-    def __init__(self, url: str, home: Path) -> None:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.helpers.crash_child", "serve"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.runs = 0
+
+    def start(self, argv: list[str], env: dict[str, str]) -> tuple[int, Path]:
+        self.runs += 1
+        err = self.folder / f"{self.runs}.err"
+        request = {"argv": argv, "env": env, "out": str(self.folder / f"{self.runs}.out"), "err": str(err)}
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        return self.said("pid"), err
+
+    def said(self, key: str, timeout: float = 60) -> Any:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        assert line, f"the fork server said nothing for {timeout:g} s"
+        message = json.loads(line)
+        if key not in message:
+            return message
+        return message[key]
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def forks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Forks]:
+    server = Forks(tmp_path_factory.mktemp("forks"))
+    yield server
+    server.close()
+
+
+class Store:
+    """A store, its home folder, and the CLI run against it."""
+
+    def __init__(self, url: str, home: Path, forks: Forks) -> None:
         self.url = url
         self.home = home
+        self.forks = forks
         home.mkdir()
         (home / "config.toml").write_text(CONFIG, encoding="utf-8")
         self.engine = sa.create_engine(url)
 
     def env(self, **extra: str) -> dict[str, str]:
-        return {**os.environ, "GPU_TRACKER_HOME": str(self.home), "GPU_TRACKER_DATABASE_URL": self.url, **extra}
+        return {"GPU_TRACKER_HOME": str(self.home), "GPU_TRACKER_DATABASE_URL": self.url, **extra}
 
     def crawl(self, capture: Path, *, replayed: Path | None = None) -> list[dict[str, Any]]:
         """A complete crawl; its changes as `crawl --format json` lists them."""
-        if replayed is None:  # the plain CLI, its spider in a child process
-            argv = ["-c", "from tracker.cli import run; run()"]
-            env = self.env()
-        else:
-            argv = ["-m", "tests.helpers.crash_child"]
-            env = self.env(CRASH_CRAWL=str(replayed), CRASH_CHUNK=CHUNK)
         args = ["crawl", "aws", "-r", "us-east-1", "--replay", str(capture), "--format", "json"]
-        done = subprocess.run([sys.executable, *argv, *args], env=env, cwd=REPO, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        assert "Traceback" not in done.stderr
-        return json.loads(done.stdout)
+        if replayed is None:  # the plain CLI, its spider in a child process
+            argv = [sys.executable, "-c", "from tracker.cli import run; run()", *args]
+            done = subprocess.run(argv, env={**os.environ, **self.env()}, capture_output=True, text=True)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        else:
+            _pid, err_file = self.forks.start(args, self.env(CRASH_CRAWL=str(replayed), CRASH_CHUNK=CHUNK))
+            code = self.forks.said("exit")
+            out, err = err_file.with_suffix(".out").read_text(), err_file.read_text()
+        assert code == 0, err
+        assert "Traceback" not in err
+        return json.loads(out)
 
     def kill_at(self, label: str, capture: Path, replayed: Path) -> None:
         """Crawl until `label`, then SIGKILL."""
-        read, write = os.pipe()
-        env = self.env(CRASH_AT=label, CRASH_FD=str(write), CRASH_CRAWL=str(replayed), CRASH_CHUNK=CHUNK)
         args = ["crawl", "aws", "-r", "us-east-1", "--replay", str(capture)]
-        child = subprocess.Popen(
-            [sys.executable, "-m", "tests.helpers.crash_child", *args],
-            env=env,
-            cwd=REPO,
-            pass_fds=(write,),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        os.close(write)
+        pid, err = self.forks.start(args, self.env(CRASH_AT=label, CRASH_CRAWL=str(replayed), CRASH_CHUNK=CHUNK))
         try:
-            ready, _, _ = select.select([read], [], [], 60)
-            said = os.read(read, 200).decode().strip() if ready else ""
-            if said != label:
-                child.kill()
-                _, err = child.communicate(timeout=30)
-                pytest.fail(f"the crawl never reached {label} (exit {child.returncode}): {err}")
-            os.killpg(child.pid, signal.SIGKILL)
-            # Reaped before the next run, or its pid would still look alive.
-            assert child.wait(30) == -signal.SIGKILL
+            said = self.forks.said("reached")
         finally:
-            os.close(read)
-            if child.stderr:
-                child.stderr.close()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        if said != label:
+            exit_code = said.get("exit") if isinstance(said, dict) else self.forks.said("exit")
+            pytest.fail(f"the crawl never reached {label} (exit {exit_code}): {err.read_text()}")
+        # Reaped before the next run, or its pid would still look alive.
+        assert self.forks.said("exit") == -signal.SIGKILL
 
     def contents(self) -> dict[str, list[dict[str, Any]]]:
         out = {}
@@ -247,13 +287,13 @@ def change_keys(changes: list[dict[str, Any]]) -> Counter[tuple[str, str, str, s
 
 @pytest.mark.slow
 def test_a_crawl_killed_anywhere_in_its_store_step_loses_nothing(
-    db_url: str, tmp_path: Path, later: Later, replayed: dict[str, Path]
+    db_url: str, tmp_path: Path, later: Later, replayed: dict[str, Path], forks: Forks
 ) -> None:
     expected = Counter(README_CHANGES | {("price_increase", t, "windows", "on_demand") for t in later.dearer})
     assert len(later.dearer) > 40  # the Windows rows changed fill several chunks
 
-    a = Store(db_url, tmp_path / "a")
-    a.crawl(EARLY)
+    a = Store(db_url, tmp_path / "a", forks)
+    a.crawl(EARLY, replayed=replayed["early"])
     before = a.contents()
     assert before["price_points"] and not before["changes"] and not before["alert_outbox"]
 
@@ -264,7 +304,7 @@ def test_a_crawl_killed_anywhere_in_its_store_step_loses_nothing(
         runs = a.runs()
         assert runs[-1][1] == "running", label  # the killed run
         if killed:  # the one killed before it was aborted when this one began
-            assert dict((i, s) for i, s, _ in runs)[killed[-1]] == "aborted", label
+            assert {i: s for i, s, _ in runs}[killed[-1]] == "aborted", label
         killed.append(runs[-1][0])
 
     changes = a.crawl(later.capture)
@@ -287,12 +327,12 @@ def test_a_crawl_killed_anywhere_in_its_store_step_loses_nothing(
     assert a.locks() == []
 
     # The same capture again changes nothing.
-    assert a.crawl(later.capture) == []
+    assert a.crawl(later.capture, replayed=replayed["later"]) == []
     assert a.contents() == after
 
     # Killed just after its commit, the crawl is complete: store B holds what A does.
     with second_store(db_url, tmp_path) as url:
-        b = Store(url, tmp_path / "b")
+        b = Store(url, tmp_path / "b", forks)
         assert b.crawl(EARLY, replayed=replayed["early"]) == []
         b.kill_at("committed#1", later.capture, replayed["later"])
         assert b.runs()[-1][1] == "ok"
