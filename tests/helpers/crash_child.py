@@ -135,8 +135,11 @@ class CopyInFlight:
         tick(self.flush)
 
     def flush(self) -> None:
-        # `formatter.end()` hands over the buffered rows (text COPY has no end marker).
+        # `formatter.end()` hands over the buffered rows (text COPY has no end
+        # marker); libpq keeps them until its buffer fills, unless flushed.
         self.copy.write(self.copy.formatter.end())
+        while self.copy.connection.pgconn.flush() == 1:
+            time.sleep(0.01)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.copy, name)

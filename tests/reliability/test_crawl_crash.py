@@ -19,6 +19,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -242,6 +243,9 @@ class Store:
         pid, err = self.forks.start(args, self.env(CRASH_AT=label, CRASH_CRAWL=str(replayed), CRASH_CHUNK=CHUNK))
         try:
             said = self.forks.said("reached")
+            if said == label and label.startswith("writing:") and self.postgres:
+                table, rows = label.split(":")[1], int(label.split("#")[1])
+                assert self.copied(table, rows), f"no COPY into {table} with {rows} rows in flight"
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
@@ -250,6 +254,27 @@ class Store:
             pytest.fail(f"the crawl never reached {label} (exit {exit_code}): {err.read_text()}")
         # Reaped before the next run, or its pid would still look alive.
         assert self.forks.said("exit") == -signal.SIGKILL
+
+    @property
+    def postgres(self) -> bool:
+        return self.url.startswith("postgresql")
+
+    def copied(self, table: str, rows: int, wait: float = 10) -> bool:
+        """Whether the server is inside a COPY into `table` of this store and
+        has taken `rows` rows of it (pg_stat_progress_copy, PostgreSQL 14+)."""
+        progress = sa.text(
+            "select p.tuples_processed from pg_stat_progress_copy p"
+            " join pg_class c on c.oid = p.relid join pg_namespace n on n.oid = c.relnamespace"
+            " where p.command = 'COPY FROM' and c.relname = :table and n.nspname = current_schema()"
+        )
+        deadline = time.monotonic() + wait
+        with self.engine.connect() as conn:
+            while time.monotonic() < deadline:
+                if any(n >= rows for n in conn.execute(progress, {"table": table}).scalars()):
+                    return True
+                conn.rollback()  # a new snapshot of the statistics
+                time.sleep(0.05)
+        return False
 
     def contents(self) -> dict[str, list[dict[str, Any]]]:
         out = {}
@@ -343,4 +368,51 @@ def test_a_crawl_killed_anywhere_in_its_store_step_loses_nothing(
         assert [s for _, s, _ in b.runs()] == ["ok", "ok", "ok"]
         assert b.locks() == []
         b.engine.dispose()
+    a.engine.dispose()
+
+
+@pytest.mark.slow
+def test_a_killed_run_under_the_pid_of_the_next_crawl_is_aborted(
+    db_url: str,
+    tmp_path: Path,
+    later: Later,
+    replayed: dict[str, Path],
+    forks: Forks,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In a container the crawl is tini's one child, with the same pid every
+    time (deploy/k8s/cronjobs.yaml): the next crawl after an OOM kill has
+    the pid of the killed one. That run is still over."""
+    from tracker.cli import main
+
+    a = Store(db_url, tmp_path / "a", forks)
+    a.crawl(EARLY, replayed=replayed["early"])
+    before = a.contents()
+    a.kill_at("chunk#4", later.capture, replayed["later"])
+    killed = a.runs()[-1][0]
+    # This process plays the next container's crawl, the killed one's pid its own.
+    with a.engine.begin() as conn:
+        conn.execute(sa.text("update crawl_runs set pid = :pid where id = :id"), {"pid": os.getpid(), "id": killed})
+    assert a.contents() == before
+
+    monkeypatch.setenv("GPU_TRACKER_DATABASE_URL", a.url)
+    capsys.readouterr()
+    args = [
+        "--home",
+        str(a.home),
+        "crawl",
+        "aws",
+        "-r",
+        "us-east-1",
+        "--replay",
+        str(later.capture),
+        "--format",
+        "json",
+    ]
+    assert main(args) == 0
+    changes = json.loads(capsys.readouterr().out)
+    assert len(changes) == len(later.dearer) + len(README_CHANGES)
+    runs = a.runs()
+    assert [(i, s) for i, s, _ in runs] == [(1, "ok"), (killed, "aborted"), (killed + 1, "ok")]
     a.engine.dispose()
