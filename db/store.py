@@ -9,6 +9,7 @@ owns the transaction, one per crawl or command.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -39,6 +40,24 @@ def point_to_dict(point: PricePoint) -> dict[str, Any]:
 # --- crawl runs -----------------------------------------------------------
 
 
+# Runs begun by this process. A 'running' row under our pid that is not here
+# is a previous process's: in a container the crawl gets the same pid every
+# time, so the crawl after an OOM kill has the killed one's pid.
+_OUR_RUNS: set[int] = set()
+
+
+def began_here(run_id: int) -> None:
+    _OUR_RUNS.add(run_id)
+
+
+def _still_running(run: CrawlRun) -> bool:
+    if run.pid is None:
+        return False
+    if run.pid == os.getpid():
+        return run.id in _OUR_RUNS
+    return pid_alive(run.pid)
+
+
 def abort_interrupted_runs(*, session: Session, now: datetime, source: str | None = None) -> list[CrawlRun]:
     """Runs left 'running' by a process that no longer exists were killed.
     With `source`, only that source's runs: its caller holds the source's crawl
@@ -49,7 +68,7 @@ def abort_interrupted_runs(*, session: Session, now: datetime, source: str | Non
     stale = session.exec(stmt).all()
     aborted = []
     for run in stale:
-        if run.pid is not None and pid_alive(run.pid):
+        if _still_running(run):
             continue
         run.status = RunStatus.aborted
         run.finished_at = now
