@@ -99,7 +99,7 @@ class RunStore:
         session.add(run)
         session.flush()
         assert run.id is not None
-        began_here(run.id)
+        began_here(run)
         return cls(session, source=source, run_id=run.id)
 
     def last_run(self, statuses: Iterable[str]) -> CrawlRun | None:

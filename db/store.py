@@ -40,21 +40,22 @@ def point_to_dict(point: PricePoint) -> dict[str, Any]:
 # --- crawl runs -----------------------------------------------------------
 
 
-# Runs begun by this process. A 'running' row under our pid that is not here
-# is a previous process's: in a container the crawl gets the same pid every
-# time, so the crawl after an OOM kill has the killed one's pid.
-_OUR_RUNS: set[int] = set()
+# Runs begun by this process, by id and start (a process may use several
+# stores). A 'running' row under our pid that is not here is a previous
+# process's: in a container the crawl gets the same pid every time, so the
+# crawl after an OOM kill has the killed one's pid.
+_OUR_RUNS: set[tuple[int | None, datetime]] = set()
 
 
-def began_here(run_id: int) -> None:
-    _OUR_RUNS.add(run_id)
+def began_here(run: CrawlRun) -> None:
+    _OUR_RUNS.add((run.id, run.started_at))
 
 
 def _still_running(run: CrawlRun) -> bool:
     if run.pid is None:
         return False
     if run.pid == os.getpid():
-        return run.id in _OUR_RUNS
+        return (run.id, run.started_at) in _OUR_RUNS
     return pid_alive(run.pid)
 
 
