@@ -4,11 +4,11 @@ its store step (tests/reliability/test_crawl_crash.py).
     python -m tests.helpers.crash_child --home HOME crawl aws --replay X.har.gz
 
 runs the real CLI (`python -m tests.helpers.crash_child serve` runs it
-again and again, see `serve`). Nothing of the store, the pipeline or the alerts is
-replaced: their methods are wrapped so that each named point is counted as
-it passes. At the point named in CRASH_AT (`name#n`, the nth time `name` is
-passed) the process writes that label to the pipe CRASH_FD and waits to be
-killed. The points:
+again and again, see `serve`). Nothing of the store, the pipeline or the
+alerts is replaced: their functions are wrapped so that each named point is
+counted as it passes. At the point named in CRASH_AT (`name#n`, the nth
+time `name` is passed) the process writes {"reached": label} as a line to
+the file descriptor CRASH_FD and waits to be killed. The points:
 
 - `begun`, `opened`, `chunk`, `closed`, `finished`, `enqueued`: after
   `Pipeline.begin` (the run row committed), `RunStore.open_prices`, each
