@@ -383,7 +383,8 @@ def test_a_killed_run_under_the_pid_of_the_next_crawl_is_aborted(
 ) -> None:
     """In a container the crawl is tini's one child, with the same pid every
     time (deploy/k8s/cronjobs.yaml): the next crawl after an OOM kill has
-    the pid of the killed one. That run is still over."""
+    the pid of the killed one. That run is still over, and on SQLite the
+    lease it left (same host, same pid) is free at once."""
     from tracker.cli import main
 
     a = Store(db_url, tmp_path / "a", forks)
@@ -394,6 +395,8 @@ def test_a_killed_run_under_the_pid_of_the_next_crawl_is_aborted(
     # This process plays the next container's crawl, the killed one's pid its own.
     with a.engine.begin() as conn:
         conn.execute(sa.text("update crawl_runs set pid = :pid where id = :id"), {"pid": os.getpid(), "id": killed})
+        if not a.postgres:  # PostgreSQL's advisory lock went with the killed connection
+            assert conn.execute(sa.text("update crawl_locks set pid = :pid"), {"pid": os.getpid()}).rowcount == 1
     assert a.contents() == before
 
     monkeypatch.setenv("GPU_TRACKER_DATABASE_URL", a.url)
