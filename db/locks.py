@@ -50,8 +50,16 @@ class Holder:
     since: datetime | None
 
 
+# Lease owners of this process. A lease under our pid and host that is not
+# here is a previous process's: a restarted container has the same host and
+# gives its process the same pid.
+_OUR_OWNERS: set[str] = set()
+
+
 def owner_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    _OUR_OWNERS.add(owner)
+    return owner
 
 
 def _advisory_key(schema: str, name: str) -> int:
@@ -94,8 +102,12 @@ def _pg_lock(engine: sa.Engine, name: str, wait: float) -> Iterator[None]:
         conn.close()
 
 
-def _pid_gone(host: str, pid: int) -> bool:
-    return host == socket.gethostname() and not pid_alive(pid)
+def _holder_gone(host: str, pid: int, owner: str) -> bool:
+    if host != socket.gethostname():
+        return False
+    if pid == os.getpid():
+        return owner not in _OUR_OWNERS
+    return not pid_alive(pid)
 
 
 def _try_lease(engine: sa.Engine, name: str, owner: str, lease: float) -> Holder | None:
@@ -112,7 +124,12 @@ def _try_lease(engine: sa.Engine, name: str, owner: str, lease: float) -> Holder
     }
     with engine.begin() as conn:
         row = conn.execute(sa.select(t).where(t.c.name == name)).first()
-        if row is not None and row.owner != owner and row.expires_at > now and not _pid_gone(row.host, row.pid):
+        if (
+            row is not None
+            and row.owner != owner
+            and row.expires_at > now
+            and not _holder_gone(row.host, row.pid, row.owner)
+        ):
             return Holder(row.host, row.pid, row.acquired_at)
         stmt = sqlite_insert(t).values(**values)
         update = {k: stmt.excluded[k] for k in ("owner", "host", "pid", "expires_at")}

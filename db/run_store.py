@@ -33,7 +33,7 @@ from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte
 from db.bulk.writer import BulkWriter, bulk_time
 from db.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.schema import Change, Offer, RunStatus, TrackedPrice
-from db.store import abort_interrupted_runs, add_changes, last_run
+from db.store import abort_interrupted_runs, add_changes, began_here, last_run
 from db.tables import CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of
@@ -101,6 +101,7 @@ class RunStore:
         session.add(run)
         session.flush()
         assert run.id is not None
+        began_here(run)
         return cls(session, source=source, run_id=run.id)
 
     def last_run(self, statuses: Iterable[str]) -> CrawlRun | None:

@@ -9,6 +9,7 @@ owns the transaction, one per crawl or command.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -40,6 +41,25 @@ def point_to_dict(point: PricePoint) -> dict[str, Any]:
 # --- crawl runs -----------------------------------------------------------
 
 
+# Runs begun by this process, by id and start (a process may use several
+# stores). A 'running' row under our pid that is not here is a previous
+# process's: in a container the crawl gets the same pid every time, so the
+# crawl after an OOM kill has the killed one's pid.
+_OUR_RUNS: set[tuple[int | None, datetime]] = set()
+
+
+def began_here(run: CrawlRun) -> None:
+    _OUR_RUNS.add((run.id, run.started_at))
+
+
+def _still_running(run: CrawlRun) -> bool:
+    if run.pid is None:
+        return False
+    if run.pid == os.getpid():
+        return (run.id, run.started_at) in _OUR_RUNS
+    return pid_alive(run.pid)
+
+
 def abort_interrupted_runs(*, session: Session, now: datetime, source: str | None = None) -> list[CrawlRun]:
     """Runs left 'running' by a process that no longer exists were killed.
     With `source`, only that source's runs: its caller holds the source's crawl
@@ -50,7 +70,7 @@ def abort_interrupted_runs(*, session: Session, now: datetime, source: str | Non
     stale = session.exec(stmt).all()
     aborted = []
     for run in stale:
-        if run.pid is not None and pid_alive(run.pid):
+        if _still_running(run):
             continue
         run.status = RunStatus.aborted
         run.finished_at = now
