@@ -75,7 +75,7 @@ def quote_change(
     observed_at: datetime,
     **detail: str,
 ) -> Change:
-    f = quote.fields
+    f = dict(zip(STORED_FIELDS, quote.columns))  # as stored: texts, read once each
     # Every value is already of its field's type: no validation, for the
     # tens of thousands a big run may change.
     return Change.model_construct(
@@ -87,7 +87,7 @@ def quote_change(
         zone=f["zone"],
         instance_type=f["instance_type"],
         gpu_model=f["gpu_model"],
-        gpu_count=f["gpu_count"],
+        gpu_count=None if f["gpu_count"] is None else Decimal(f["gpu_count"]),
         os=f["os"],
         price_model=str(f["price_model"]),
         term=f["term"],
