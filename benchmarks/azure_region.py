@@ -5,10 +5,13 @@ built from the committed westeurope capture
 What `gpu-tracker crawl azure --region westeurope` fetches: the region's
 Virtual Machines query, then page after page by `NextPageLink`, each page
 `{BillingCurrency, CustomerEntityId, CustomerEntityType, Items[], NextPageLink,
-Count}` with up to 1,000 items (the API's page size: "The API returns up to
-1000 items per request", with `NextPageLink` ending `$skip=1000`, as public
-clients of the API document it; the committed capture was trimmed to pages of
-250). Every item keeps the field names, order and value types of the real
+Count}` with up to 1,000 items. Sources: Microsoft's overview documents the paging
+by `NextPageLink`
+(https://learn.microsoft.com/en-us/rest/api/cost-management/retail-prices/azure-retail-prices#api-response-pagination);
+the page size is as public clients of the API write it ("The API returns up
+to 1000 items per request", `NextPageLink` ending `$skip=1000`, `Count`
+1000), not checked against a live response here. The committed capture was
+trimmed to pages of 250. Every item keeps the field names, order and value types of the real
 item it is made from.
 
 - GPU meters (`GPU_SHARE` of them, our assumption: N-series sizes are about
