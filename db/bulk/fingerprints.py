@@ -63,17 +63,13 @@ class PriceFingerprints:
 
     @classmethod
     def sorted(cls, keys: np.ndarray, values: np.ndarray) -> PriceFingerprints:
-        order = np.argsort(keys, kind="stable")
-        return cls(keys[order], values[order])
-
-    @classmethod
-    def merged(cls, into: PriceFingerprints, keys: np.ndarray, values: np.ndarray) -> PriceFingerprints:
-        """`into` with these keys, none of them in it already, added in order."""
-        order = np.argsort(keys, kind="stable")
-        keys, values = keys[order], values[order]
-        at = np.searchsorted(into.keys, keys)
-        words = np.insert(into._words(), at, leading_word(keys))
-        return cls(np.insert(into.keys, at, keys), np.insert(into.values, at, values), words)
+        """Ordered by key: by its leading word, then its second (the order of
+        the bytes), sorted as ints, many times faster than as bytes."""
+        if not len(keys):
+            return cls(keys, values)
+        words = keys.view(">u8").reshape(len(keys), -1).astype(np.uint64)
+        order = np.lexsort(words.T[::-1])
+        return cls(keys[order], values[order], words[order, 0])
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -94,3 +90,37 @@ class PriceFingerprints:
             inside[shared] = exact
             found[shared] = self.keys[exact] == keys[shared]
         return np.where(found, inside, -1)
+
+
+class GrowingFingerprints:
+    """Keys added a chunk at a time, none twice, and searched between the
+    chunks: the run's new keys. Kept as sorted runs, the last two merged
+    whenever the newer is as long as the older, so that a key is copied a
+    few times in all rather than once per chunk."""
+
+    def __init__(self) -> None:
+        self.runs: list[PriceFingerprints] = []
+
+    def __len__(self) -> int:
+        return sum(map(len, self.runs))
+
+    def add(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self.runs.append(PriceFingerprints.sorted(keys, values))
+        while len(self.runs) > 1 and len(self.runs[-1]) >= len(self.runs[-2]):
+            newer, older = self.runs.pop(), self.runs.pop()
+            self.runs.append(
+                PriceFingerprints.sorted(
+                    np.concatenate([older.keys, newer.keys]), np.concatenate([older.values, newer.values])
+                )
+            )
+
+    def values_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which keys are here, and the value of each (meaningless where not)."""
+        found = np.zeros(len(keys), dtype=bool)
+        values = np.empty(len(keys), dtype=f"S{VALUE_BYTES}")
+        for run in self.runs:
+            at = run.find(keys)
+            hit = at >= 0
+            found |= hit
+            values[hit] = run.values[at[hit]]
+        return found, values

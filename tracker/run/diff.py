@@ -23,7 +23,14 @@ from typing import Any
 import numpy as np
 
 from db.bulk.encoding import STORED_FIELDS, StagedQuote
-from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array, hex_texts
+from db.bulk.fingerprints import (
+    KEY_BYTES,
+    VALUE_BYTES,
+    GrowingFingerprints,
+    PriceFingerprints,
+    byte_array,
+    hex_texts,
+)
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import NormalizeError
 
@@ -145,7 +152,7 @@ class SnapshotDiff:
         self.previous_count = len(previous)
         self.seen = np.zeros(len(previous), dtype=bool)
         self.seen_values = previous.values.copy()  # the value this run gave each key it saw
-        self.new = PriceFingerprints.empty()  # keys the previous snapshot lacks
+        self.new = GrowingFingerprints()  # keys the previous snapshot lacks
         self.count = 0  # distinct keys seen
         self.policy, self.source, self.observed_at = policy, source, observed_at
         self.missed = dict(missed or {})  # key -> its open row, for keys that count misses
@@ -200,7 +207,7 @@ class SnapshotDiff:
         same = np.zeros(len(keys), dtype=bool)
         same[old] = self.previous.values[at[old]] == values[old]
         if not old.all():
-            self.new = PriceFingerprints.merged(self.new, keys[~old], values[~old])
+            self.new.add(keys[~old], values[~old])
             writes.inserts = list(compress(quotes, (~old).tolist()))
             if self.previous_count:
                 self.changes.extend(self._change(ChangeKind.new_sku, quote, None) for quote in writes.inserts)
@@ -234,17 +241,15 @@ class SnapshotDiff:
         again with another value is a `DuplicateQuote`."""
         again = np.zeros(len(keys), dtype=bool)
         again[at >= 0] = self.seen[at[at >= 0]]
-        if self.count:
-            in_new = self.new.find(keys)
-            again |= in_new >= 0
+        in_new, new_values = self.new.values_of(keys)
+        again |= in_new
         unique, first = np.unique(keys, return_index=True)
         if not again.any() and len(unique) == len(keys):
             return None
         before_value = values
         if len(self.previous):
             before_value = np.where(at >= 0, self.seen_values[np.maximum(at, 0)], values)
-        if self.count and len(self.new):
-            before_value = np.where(in_new >= 0, self.new.values[np.maximum(in_new, 0)], before_value)
+        before_value = np.where(in_new, new_values, before_value)
         keep = np.zeros(len(keys), dtype=bool)
         keep[first] = True
         keep &= ~again
