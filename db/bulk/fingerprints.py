@@ -108,11 +108,7 @@ class GrowingFingerprints:
         self.runs.append(PriceFingerprints.sorted(keys, values))
         while len(self.runs) > 1 and len(self.runs[-1]) >= len(self.runs[-2]):
             newer, older = self.runs.pop(), self.runs.pop()
-            self.runs.append(
-                PriceFingerprints.sorted(
-                    np.concatenate([older.keys, newer.keys]), np.concatenate([older.values, newer.values])
-                )
-            )
+            self.runs.append(_merged(older, newer))
 
     def values_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which keys are here, and the value of each (meaningless where not)."""
@@ -124,3 +120,18 @@ class GrowingFingerprints:
             found |= hit
             values[hit] = run.values[at[hit]]
         return found, values
+
+
+def _merged(older: PriceFingerprints, newer: PriceFingerprints) -> PriceFingerprints:
+    """Two sorted runs as one. A stable sort of their leading words finds the
+    two runs and merges them in one linear pass; only where two keys share a
+    leading word (one chance in 2**64 a pair) is the order of the whole key
+    needed."""
+    keys = np.concatenate([older.keys, newer.keys])
+    values = np.concatenate([older.values, newer.values])
+    words = np.concatenate([older._words(), newer._words()])
+    order = np.argsort(words, kind="stable")
+    words = words[order]
+    if (words[1:] == words[:-1]).any():
+        return PriceFingerprints.sorted(keys, values)
+    return PriceFingerprints(keys[order], values[order], words)

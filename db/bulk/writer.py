@@ -33,8 +33,10 @@ def bulk_time(session: Session, when: datetime) -> object:
     dialect = session.connection().dialect
     process = PricePoint.__table__.c.valid_from.type.bind_processor(dialect)
     value = process(when) if process else when
-    if dialect.name == "sqlite" and isinstance(value, datetime):
-        value = value.isoformat(" ")  # what sqlite3's default adapter would write for each row
+    if isinstance(value, datetime):
+        # As text: what sqlite3's default adapter would write for each row, and
+        # what COPY reads for a timestamptz with no per-row dumper (twice as fast).
+        value = value.isoformat(" ")
     return value
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from db.bulk.encoding import StagedQuote
-from db.bulk.fingerprints import PriceFingerprints
+from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, GrowingFingerprints, PriceFingerprints, byte_array, hex_texts
 from db.schema import PriceModel, PriceQuote, TrackedPrice, Unit
 from tracker.run.diff import DiffPolicy, DuplicateQuote, SnapshotDiff
 
@@ -105,3 +105,21 @@ def test_fingerprints_find_each_key_exactly(count: int) -> None:
     assert [(prints.keys[i : i + 1].tobytes().hex() if i >= 0 else None) for i in found] == [
         k if k in set(keys) else None for k in (probe.keys[j : j + 1].tobytes().hex() for j in range(len(probe)))
     ]
+
+
+@pytest.mark.parametrize("leading", ["0" * 16, None])
+def test_growing_fingerprints_find_every_key_added(leading: str | None) -> None:
+    """Chunks merged as they pair up, whether keys share their leading word or not."""
+    grown = GrowingFingerprints()
+    added: dict[str, str] = {}
+    for chunk in range(9):
+        keys = [
+            (leading or f"{(i * 2654435761) % 2**64:016x}") + f"{i:016x}" for i in range(chunk * 50, chunk * 50 + 50)
+        ]
+        values = [f"{i:016x}" for i in range(len(keys))]
+        grown.add(byte_array(keys[::-1], KEY_BYTES), byte_array(values[::-1], VALUE_BYTES))
+        added.update(zip(keys, values))
+        probe = [*added, "f" * 32]
+        found, got = grown.values_of(byte_array(probe, KEY_BYTES))
+        assert found.tolist() == [True] * len(added) + [False]
+        assert hex_texts(got[: len(added)]) == list(added.values())
