@@ -69,24 +69,41 @@ def split_lines(data: bytes, first: int) -> list[str]:
 _OBSERVED = b'"observed_at"'
 
 
+def _observed_span(line: bytes) -> tuple[int, int] | None:
+    """Where the row's `"observed_at": "..."` member is, if it names
+    observed_at once, as a plain text (else the row is remembered whole)."""
+    start = line.find(_OBSERVED)
+    if start < 0 or line.find(_OBSERVED, start + 1) >= 0:
+        return None
+    after = start + len(_OBSERVED)
+    opening = line.find(b'"', after)
+    closing = line.find(b'"', opening + 1)
+    if opening < 0 or closing < 0 or line[after:opening].strip(b" \t:") or line.find(b"\\", opening, closing) >= 0:
+        return None
+    return start, closing + 1
+
+
 def remembered(line: bytes) -> bytes:
     """A row as its hash remembers it: without its observed_at, which a
     daily export changes in every row and which is no part of the price
     (the run's time is stored). A row naming observed_at more than once
     (a nested one too), or giving it as anything but a plain text, is kept
     whole."""
-    before, found, after = line.partition(_OBSERVED)
-    if not found or _OBSERVED in after:
-        return line
-    opening = after.find(b'"')
-    closing = after.find(b'"', opening + 1)
-    if opening < 0 or closing < 0 or after[:opening].strip(b" \t:") or b"\\" in after[opening:closing]:
-        return line
-    return before + after[closing + 1 :]
+    span = _observed_span(line)
+    return line if span is None else line[: span[0]] + line[span[1] :]
 
 
 def line_hash(salt: bytes, line: bytes) -> bytes:
-    return hashlib.blake2b(remembered(line), key=salt, digest_size=8).digest()
+    """The hash of `remembered(line)`, without making it."""
+    digest = hashlib.blake2b(key=salt, digest_size=8)
+    span = _observed_span(line)
+    if span is None:
+        digest.update(line)
+    else:
+        view = memoryview(line)
+        digest.update(view[: span[0]])
+        digest.update(view[span[1] :])
+    return digest.digest()
 
 
 def block_lines(data: bytes) -> list[bytes]:
