@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from sqlmodel import Session, select
 
 from db.engine import make_engine, migrate
 from db.tables import PricePoint
 from tracker.file_import.importing import import_file
 from tracker.file_import.jsonl import remembered
+from tracker.file_import.row_validator import normal_text
 from tracker.run.pipeline import Pipeline
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
@@ -80,3 +84,17 @@ def test_columns_no_quote_has_are_named(pipeline: Pipeline, tmp_path: Path) -> N
     path = export(tmp_path / "d1.jsonl", 1, {1: "1.00", 2: "2.00"}, discount_code="SPRING")
     import_file(pipeline, path, source="mine", notes=notes.append)
     assert notes == ["ignored columns: discount_code"]
+
+
+@example("0.0000001")
+@example("0.000001")
+@example("-0.00000012")
+@example("100")
+@example("120.0")
+@example("0.00")
+@example("-0.0")
+@example("5.0")
+@example("10.50")
+@given(st.from_regex(r"-?(0|[1-9][0-9]{0,12})(\.[0-9]{1,12})?", fullmatch=True))
+def test_a_decimal_is_normalized_by_text_as_decimal_does(text: str) -> None:
+    assert (normal_text(text) or str(Decimal(text).normalize())) == str(Decimal(text).normalize())

@@ -36,6 +36,24 @@ CACHE_LIMIT = 4096
 _CANONICAL_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
+def normal_text(canonical: str) -> str | None:
+    """`str(Decimal(canonical).normalize())` by text alone, for a number
+    written as `_CANONICAL_DECIMAL` writes it (a third of the time); None
+    where Decimal would write an exponent (1E+2, 1E-7), left to Decimal."""
+    text = canonical
+    if "." in text:
+        text = text.rstrip("0")
+        if not text.endswith("."):
+            whole, fraction = text.split(".")
+            if whole in ("0", "-0") and len(fraction) - len(fraction.lstrip("0")) >= 6:
+                return None
+            return text
+        text = text[:-1]
+    if text.endswith("0") and text not in ("0", "-0"):
+        return None
+    return text
+
+
 class Cell(NamedTuple):
     """One field's value, as `stable_hash` writes it and as the store does."""
 
@@ -115,7 +133,7 @@ class FieldReader:
         if raw is None or raw == "":
             return self.default
         if self.decimal and type(raw) is str and _CANONICAL_DECIMAL.fullmatch(raw):
-            return Cell(str(Decimal(raw).normalize()), raw)
+            return Cell(normal_text(raw) or str(Decimal(raw).normalize()), raw)
         try:
             if self.name == "attrs" and isinstance(raw, str):
                 raw = json.loads(raw)
