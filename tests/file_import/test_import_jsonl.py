@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from db.engine import make_engine, migrate
 from db.tables import PricePoint
 from tracker.file_import.importing import import_file
-from tracker.file_import.jsonl import remembered
+from tracker.file_import.jsonl import line_hash, line_hashes, remembered
 from tracker.file_import.row_validator import normal_text
 from tracker.run.pipeline import Pipeline
 
@@ -98,3 +98,22 @@ def test_columns_no_quote_has_are_named(pipeline: Pipeline, tmp_path: Path) -> N
 @given(st.from_regex(r"-?(0|[1-9][0-9]{0,12})(\.[0-9]{1,12})?", fullmatch=True))
 def test_a_decimal_is_normalized_by_text_as_decimal_does(text: str) -> None:
     assert (normal_text(text) or str(Decimal(text).normalize())) == str(Decimal(text).normalize())
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b'{"price":"1","observed_at":"2026-05-01T00:00:00+00:00"}',
+                b'{"observed_at" : "2026-05-02","price":"2"}',
+                b'{"price":"3","observed_at":null}',
+                b'{"price":"4","observed_at":"a\\"b"}',
+                b'{"price":"5","attrs":{"observed_at":"x"},"observed_at":"y"}',
+                b'{"price":"6"}',
+            ]
+        ),
+        max_size=8,
+    )
+)
+def test_a_blocks_row_hashes_are_each_rows_own(lines: list[bytes]) -> None:
+    assert line_hashes(b"salt", lines) == [line_hash(b"salt", line) for line in lines]

@@ -262,7 +262,7 @@ class Batch:
         hashes = None
         if self.salt is not None:
             raw = data.encode() if isinstance(data, str) else data
-            hashes = [jsonl.line_hash(self.salt, line).hex() for line in jsonl.block_lines(raw)]
+            hashes = [digest.hex() for digest in jsonl.line_hashes(self.salt, jsonl.block_lines(raw))]
         return rows.staged_columns(numbers, jsonl.columns_of(found), self.stamp, errors, hashes), errors
 
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:

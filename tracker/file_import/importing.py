@@ -70,7 +70,7 @@ def staged_chunks(
             for first, data in file.byte_blocks():
                 numbered = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
                 read += len(numbered)
-                digests = [jsonl.line_hash(salt, line) for _, line in numbered]  # type: ignore[arg-type]
+                digests = jsonl.line_hashes(salt, [line for _, line in numbered])  # type: ignore[arg-type]
                 pending: list[Record] = [
                     (n, line.decode(), int.from_bytes(digest))
                     for (n, line), digest, known in zip(numbered, digests, recognize(digests))

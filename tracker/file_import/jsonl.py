@@ -106,6 +106,10 @@ def line_hash(salt: bytes, line: bytes) -> bytes:
     return digest.digest()
 
 
+def line_hashes(salt: bytes, lines: Sequence[bytes]) -> list[bytes]:
+    return [line_hash(salt, line) for line in lines]
+
+
 def block_lines(data: bytes) -> list[bytes]:
     """A block's lines, without their line breaks."""
     lines = data.split(b"\n")
