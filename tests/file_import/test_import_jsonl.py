@@ -95,6 +95,7 @@ def test_columns_no_quote_has_are_named(pipeline: Pipeline, tmp_path: Path) -> N
 @example("-0.0")
 @example("5.0")
 @example("10.50")
+@example("1000000000000000000000000.0001")
 @given(st.from_regex(r"-?(0|[1-9][0-9]{0,12})(\.[0-9]{1,12})?", fullmatch=True))
 def test_a_decimal_is_normalized_by_text_as_decimal_does(text: str) -> None:
     assert (normal_text(text) or str(Decimal(text).normalize())) == str(Decimal(text).normalize())

@@ -28,8 +28,17 @@ from db.bulk.encoding import StagedQuote
 from db.schema import CrawlResult, RunStatus
 from tracker.errors import UserError
 from tracker.file_import import jsonl, rows
-from tracker.file_import.files import FORMATS, Batch, Record, is_jsonl, open_records, record_digest, summarize
-from tracker.file_import.worker import WORKER_MIN_BYTES, Validator, Worker
+from tracker.file_import.files import (
+    FORMATS,
+    Batch,
+    Record,
+    RecordFile,
+    is_jsonl,
+    open_records,
+    record_digest,
+    summarize,
+)
+from tracker.file_import.worker import WORKER_MIN_BYTES, Job, Validator, Worker
 from tracker.normalize import Normalized, Recognizer
 from tracker.run.pipeline import CHUNK, Pipeline, RunReport
 from tracker.sources import Source
@@ -58,44 +67,19 @@ def staged_chunks(
         salt = file.salt if fmt == "rows" and remember else None
         batch = Batch(fmt, file.header, stamp, extra, salt)
         validator = Validator(batch, rows_in_file, worker)
-        if file.header is None and fmt == "rows" and (salt is None or recognize is None):
+        if salt is None or recognize is None:
             read = 0
-            for first, data in file.byte_blocks():
-                read += jsonl.line_count(data)
-                yield from validator.submit(("stage_bytes", (first, data)), read=read, missed=read)
+            for rows_in_block, job in _whole_blocks(file, fmt):
+                read += rows_in_block
+                yield from validator.submit(job, read=read, missed=read)
                 if progress:
                     progress(read, rows_in_file)
-        elif file.header is None:  # JSON Lines, rows to recognize
+        else:
             read = missed = 0
-            for first, data in file.byte_blocks():
-                numbered = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
-                read += len(numbered)
-                digests = jsonl.line_hashes(salt, [line for _, line in numbered])  # type: ignore[arg-type]
-                pending: list[Record] = [
-                    (n, line.decode(), int.from_bytes(digest))
-                    for (n, line), digest, known in zip(numbered, digests, recognize(digests))
-                    if not known
-                ]
-                missed += len(pending)
-                if pending:
-                    yield from validator.submit(("stage", (pending,)), read=read, missed=missed)
-                if progress:
-                    progress(read, rows_in_file)
-        elif salt is None or recognize is None:  # CSV, nothing to recognize
-            read = 0
-            for first, lines in file.blocks(CHUNK):
-                read += len(lines)
-                yield from validator.submit(("stage_lines", (first, lines)), read=read, missed=read)
-                if progress:
-                    progress(read, rows_in_file)
-        else:  # CSV records to recognize
-            read = missed = 0
-            records = file.records
-            while block := list(islice(records, CHUNK)):
+            for block, digests in _hashed_blocks(file, salt):
                 read += len(block)
-                digests = [record_digest(salt, text) for _, text in block]
-                pending = [
-                    (n, text, int.from_bytes(digest))
+                pending: list[Record] = [
+                    (n, text if isinstance(text, str) else text.decode(), int.from_bytes(digest))
                     for (n, text), digest, known in zip(block, digests, recognize(digests))
                     if not known
                 ]
@@ -105,6 +89,28 @@ def staged_chunks(
                 if progress:
                     progress(read, rows_in_file)
         yield from validator.drain()
+
+
+def _whole_blocks(file: RecordFile, fmt: str) -> Iterator[tuple[int, Job]]:
+    """The file in blocks to validate whole, each with its count of rows."""
+    if file.header is None and fmt == "rows":
+        for first, data in file.byte_blocks():
+            yield jsonl.line_count(data), ("stage_bytes", (first, data))
+    else:
+        for first, lines in file.blocks(CHUNK):
+            yield len(lines), ("stage_lines", (first, lines))
+
+
+def _hashed_blocks(file: RecordFile, salt: bytes) -> Iterator[tuple[list[tuple[int, str | bytes]], list[bytes]]]:
+    """The file's records a block at a time, with the hash of each."""
+    if file.header is None:  # JSON Lines: a line a record, hashed without its observed_at
+        for first, data in file.byte_blocks():
+            block = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
+            yield block, jsonl.line_hashes(salt, [line for _, line in block])  # type: ignore[misc]
+    else:
+        records = file.records
+        while texts := list(islice(records, CHUNK)):
+            yield texts, [record_digest(salt, text) for _, text in texts]  # type: ignore[misc]
 
 
 def skypilot_provider(path: Path, provider: str | None) -> str:

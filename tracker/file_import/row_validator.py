@@ -33,13 +33,17 @@ from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
 CACHE_LIMIT = 4096
 # A number written the one way Decimal writes it back: what pydantic would
 # make of it is Decimal(text), with no need to ask it.
+# Digits Decimal's default context keeps: past them pydantic's value is rounded.
+_EXACT_DIGITS = 28
 _CANONICAL_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 def normal_text(canonical: str) -> str | None:
     """`str(Decimal(canonical).normalize())` by text alone, for a number
     written as `_CANONICAL_DECIMAL` writes it (a third of the time); None
-    where Decimal would write an exponent (1E+2, 1E-7), left to Decimal."""
+    where Decimal would write an exponent (1E+2, 1E-7) or round, left to Decimal."""
+    if len(canonical) > _EXACT_DIGITS:
+        return None
     text = canonical
     if "." in text:
         text = text.rstrip("0")
@@ -132,7 +136,7 @@ class FieldReader:
     def read(self, raw: Any) -> Cell | Bad:
         if raw is None or raw == "":
             return self.default
-        if self.decimal and type(raw) is str and _CANONICAL_DECIMAL.fullmatch(raw):
+        if self.decimal and type(raw) is str and len(raw) <= _EXACT_DIGITS and _CANONICAL_DECIMAL.fullmatch(raw):
             return Cell(normal_text(raw) or str(Decimal(raw).normalize()), raw)
         try:
             if self.name == "attrs" and isinstance(raw, str):
