@@ -236,10 +236,6 @@ class Batch:
 
     def stage_lines(self, first: int, lines: list[str]) -> tuple[list[StagedQuote], list[str]]:
         """`stage` of a block of the file's lines, the first being line `first`."""
-        if self.header is None and self.fmt == "rows":
-            staged = self._stage_block("".join(lines), first, len(lines))
-            if staged is not None:
-                return staged
         texts = list(map(str.rstrip, lines, repeat("\r\n")))
         if (self.header is None or '"' not in "".join(lines)) and all(map(str.strip, texts)):
             return self._stage(range(first, first + len(texts)), texts, None)  # a line a record
@@ -251,7 +247,7 @@ class Batch:
         staged = self._stage_block(data, first, jsonl.line_count(data))
         return staged if staged is not None else self.stage_lines(first, jsonl.split_lines(data, first))
 
-    def _stage_block(self, data: bytes | str, first: int, lines: int) -> tuple[list[StagedQuote], list[str]] | None:
+    def _stage_block(self, data: bytes, first: int, lines: int) -> tuple[list[StagedQuote], list[str]] | None:
         """The common case of JSON Lines, a block decoded at once: None when
         a line is blank or bad, to be looked at line by line."""
         found = jsonl.block(data, lines)
@@ -261,8 +257,7 @@ class Batch:
         numbers = range(first, first + lines)
         hashes = None
         if self.salt is not None:
-            raw = data.encode() if isinstance(data, str) else data
-            hashes = [digest.hex() for digest in jsonl.line_hashes(self.salt, jsonl.block_lines(raw))]
+            hashes = [digest.hex() for digest in jsonl.line_hashes(self.salt, jsonl.block_lines(data))]
         return rows.staged_columns(numbers, jsonl.columns_of(found), self.stamp, errors, hashes), errors
 
     def stage(self, records: list[Record]) -> tuple[list[StagedQuote], list[str]]:
@@ -312,7 +307,7 @@ class FileSummary:
     also finds any unreadable line before a row is written."""
 
     rows: int = 0
-    # The CSV header; of JSON Lines, the keys of the rows with a key no quote has.
+    # The CSV header; of JSON Lines, the keys of each block's first row.
     columns: set[str] = field(default_factory=set)
     providers: set[str] = field(default_factory=set)
     newest: datetime | None = None
@@ -352,11 +347,7 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
 
 def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
     for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]
-        try:
-            found = jsonl.SUMMARY.decode_lines(data)
-        except (jsonl.msgspec.DecodeError, jsonl.msgspec.ValidationError):
-            numbers, texts = _unzip(_texts(jsonl.split_lines(data, first), False, first))
-            found = [jsonl.summary_row(n, text) for n, text in zip(numbers, texts)]
+        found = jsonl.summary_rows(first, data)
         # The columns of each block's first row: a file's rows share theirs.
         summary.columns.update(jsonl.first_keys(data))
         summary.rows += len(found)

@@ -148,7 +148,7 @@ def decode_lines(decoder: msgspec.json.Decoder, numbers: Sequence[int], texts: S
     return out
 
 
-def block(data: bytes | str, lines: int) -> list[Any] | None:
+def block(data: bytes, lines: int) -> list[Any] | None:
     """A block of `lines` whole lines as rows, when every line is a JSON
     object and none is blank; else None, and the caller goes line by line."""
     try:
@@ -183,25 +183,28 @@ class Summary(msgspec.Struct, gc=False):
     observed_at: Any = None
 
 
-SUMMARY = msgspec.json.Decoder(Summary)
+_SUMMARY = msgspec.json.Decoder(Summary)
 
 
-def summary_row(number: int, text: str) -> Summary:
+def summary_rows(first: int, data: bytes) -> list[Summary]:
+    """Each row of a block (`byte_blocks`) as a Summary; the first line that
+    is not a JSON object fails them all, naming its line."""
     try:
-        return SUMMARY.decode(text)
+        return _SUMMARY.decode_lines(data)  # type: ignore[no-any-return]
     except (msgspec.DecodeError, msgspec.ValidationError):
-        raise _bad(number, text) from None
+        pass
+    numbered = [(n, line.rstrip("\r\n")) for n, line in enumerate(split_lines(data, first), start=first)]
+    numbered = [(n, line) for n, line in numbered if line.strip()]
+    return decode_lines(_SUMMARY, [n for n, _ in numbered], [line for _, line in numbered])
 
 
 def first_keys(data: bytes) -> list[str]:
     """The keys of a block's first row, if it is an object (a bad one is named elsewhere)."""
-    for line in data.lstrip().split(b"\n", 1)[:1]:
-        try:
-            found = _PLAIN.decode(line)
-        except msgspec.DecodeError:
-            return []
-        return list(found) if isinstance(found, dict) else []
-    return []
+    try:
+        found = _PLAIN.decode(data.lstrip().split(b"\n", 1)[0])
+    except msgspec.DecodeError:
+        return []
+    return list(found) if isinstance(found, dict) else []
 
 
 def row_keys(number: int, text: str) -> dict[str, Any]:
