@@ -102,7 +102,10 @@ class PricePoint(SQLModel, table=True):
     attrs: str = "{}"
     valid_from: datetime = _time()
     valid_to: datetime | None = _time(default=None)
-    first_run_id: int | None = Field(default=None, foreign_key="crawl_runs.id")
+    # The run that wrote the row. Not a foreign key: runs are never deleted,
+    # and on PostgreSQL the check cost each inserted row more than its indexes
+    # (migration 0007).
+    first_run_id: int | None = None
     # Open rows were seen by the source's last complete run, unless they count
     # misses: storing "last seen" per row would rewrite every row on every run.
     missed_runs: int = 0

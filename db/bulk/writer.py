@@ -16,9 +16,11 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import cache
 from types import TracebackType
 from typing import Any, TypeVar
 
+import sqlalchemy as sa
 from sqlmodel import Session
 
 from db.bulk.encoding import PRICE_COLUMNS
@@ -40,6 +42,16 @@ def bulk_time(session: Session, when: datetime) -> object:
     return value
 
 
+@cache
+def copy_types() -> list[str]:
+    """The COPY type of each of PRICE_COLUMNS as `price_row` spells it: text
+    (times and exact numbers included: the server parses them) but for the
+    integers. Told up front, psycopg skips choosing a dumper per value, which
+    halves its cost per row."""
+    table = PricePoint.__table__
+    return ["int4" if isinstance(table.c[name].type, sa.Integer) else "text" for name in PRICE_COLUMNS]
+
+
 def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> None:
     """Rows from `encoding.price_row`, in the session's transaction."""
     if not rows:
@@ -49,6 +61,7 @@ def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> N
     if conn.dialect.name == "postgresql":
         with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]
             with cursor.copy(f"COPY price_points ({columns}) FROM STDIN") as copy:
+                copy.set_types(copy_types())
                 for row in rows:
                     copy.write_row(row)
         return

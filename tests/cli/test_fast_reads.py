@@ -152,7 +152,7 @@ def test_a_store_behind_the_migrations_is_left_to_the_orm_path(tmp_path: Path) -
     engine = make_engine(url)
     migrate(engine)
     with engine.begin() as conn:
-        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0005' WHERE version_num = '0006'")
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0006' WHERE version_num = '0007'")
     assert open_reader(url) is None
     engine.dispose()
 

@@ -93,3 +93,14 @@ def test_the_migrations_build_the_tables(engine: sa.Engine) -> None:
         declared = table.__table__  # type: ignore[attr-defined]
         migrated = {c["name"]: bool(c["nullable"]) for c in inspector.get_columns(declared.name)}
         assert migrated == {c.name: bool(c.nullable) for c in declared.c}, declared.name
+
+
+def test_the_foreign_keys_the_migrations_leave(engine: sa.Engine) -> None:
+    """A price row's first run is a foreign key only on SQLite (migration
+    0007: on PostgreSQL its check cost each insert more than the indexes);
+    the ORM declares it on neither, so a new store matches PostgreSQL's."""
+    from db.tables import PricePoint
+
+    keys = {tuple(fk["constrained_columns"]) for fk in sa.inspect(engine).get_foreign_keys("price_points")}
+    assert keys == ({("first_run_id",)} if engine.dialect.name == "sqlite" else set())
+    assert not PricePoint.__table__.c.first_run_id.foreign_keys  # type: ignore[attr-defined]
