@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from db.bulk.encoding import DECIMAL_FIELDS
+from db.bulk.writer import bulk_time, copy_types
 from db.process import pid_alive
 from db.reader import CHANGE_DECIMALS
 from db.schema import Change, RunStatus
@@ -154,7 +155,6 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
     if not changes:
         return
     conn = session.connection()
-    bind_time = ChangeRow.__table__.c.observed_at.type.bind_processor(conn.dialect) or (lambda value: value)
     times: dict[datetime, Any] = {}
     rows = []
     for change in changes:
@@ -162,14 +162,16 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         row = [_dec(values[name]) if name in _CHANGE_DECIMALS else values[name] for name in _CHANGE_COLUMNS]
         row[_KIND] = str(change.kind)
         at = change.observed_at
-        row[_OBSERVED] = times[at] if at in times else times.setdefault(at, bind_time(at))
+        row[_OBSERVED] = times[at] if at in times else times.setdefault(at, bulk_time(session, at))
         detail = json.dumps(change.detail, sort_keys=True, ensure_ascii=False) if change.detail else "{}"
         rows.append((*row, detail, run_id))
-    columns = ", ".join((*_CHANGE_COLUMNS, "detail", "run_id"))
+    names = (*_CHANGE_COLUMNS, "detail", "run_id")
+    columns = ", ".join(names)
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         if conn.dialect.name == "postgresql":
             with cursor.copy(f"COPY changes ({columns}) FROM STDIN") as copy:
+                copy.set_types(copy_types(ChangeRow.__table__, names))
                 for row in rows:
                     copy.write_row(row)
         else:

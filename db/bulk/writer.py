@@ -33,6 +33,7 @@ def bulk_time(session: Session, when: datetime) -> object:
     """`when` as the column type would bind it, done once per run rather
     than once per row."""
     dialect = session.connection().dialect
+    # Every time column is a UTCDateTime: any of them binds alike.
     process = PricePoint.__table__.c.valid_from.type.bind_processor(dialect)
     value = process(when) if process else when
     if isinstance(value, datetime):
@@ -43,13 +44,12 @@ def bulk_time(session: Session, when: datetime) -> object:
 
 
 @cache
-def copy_types() -> list[str]:
-    """The COPY type of each of PRICE_COLUMNS as `price_row` spells it: text
+def copy_types(table: sa.Table, columns: tuple[str, ...]) -> list[str]:
+    """The COPY type of each column as the bulk path spells its values: text
     (times and exact numbers included: the server parses them) but for the
     integers. Told up front, psycopg skips choosing a dumper per value, which
     halves its cost per row."""
-    table = PricePoint.__table__
-    return ["int4" if isinstance(table.c[name].type, sa.Integer) else "text" for name in PRICE_COLUMNS]
+    return ["int4" if isinstance(table.c[name].type, sa.Integer) else "text" for name in columns]
 
 
 def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -61,7 +61,7 @@ def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> N
     if conn.dialect.name == "postgresql":
         with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]
             with cursor.copy(f"COPY price_points ({columns}) FROM STDIN") as copy:
-                copy.set_types(copy_types())
+                copy.set_types(copy_types(PricePoint.__table__, PRICE_COLUMNS))
                 for row in rows:
                     copy.write_row(row)
         return
