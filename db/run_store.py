@@ -140,7 +140,9 @@ class RunStore:
             # order (EXPLAIN QUERY PLAN: LIST SUBQUERY; twice as fast at a million).
             stmt = stmt.where(t.c.id.in_(sa.select(t.c.id).where(condition)))
         else:
-            stmt = stmt.where(condition)
+            # A server-side cursor: psycopg would otherwise hold the whole
+            # result (130 MB for a million rows) before the first batch.
+            stmt = stmt.where(condition).execution_options(stream_results=True)
         keys: list[np.ndarray] = []
         values: list[np.ndarray] = []
         missed: list[str] = []

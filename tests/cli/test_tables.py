@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from tests.cli.test_alert_cli import crawl_azure
-from tracker.cli.output import OutputFormat, emit
+from tracker.cli.output import RUN_CHANGES_SHOWN, OutputFormat, emit
 
 RESERVED = dict(
     provider="aws",
@@ -93,3 +93,36 @@ def test_every_listing_fits_the_terminal(sqlite_cli, monkeypatch: pytest.MonkeyP
     assert "→" in changes  # old → new in one cell
     exact = json.loads(sqlite_cli("changes", "--format", "json").out)
     assert "change" not in exact[0] and "instance" not in exact[0]  # the table's cells stay out of JSON
+
+
+def test_a_runs_table_shows_a_screenful_of_its_changes_and_counts_the_rest(sqlite_cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "160")
+
+    def export(day: int, cents: int) -> str:
+        path = tmp_path / f"day{day}.jsonl"
+        rows = [
+            {
+                "provider": "aws",
+                "region": "us-east-1",
+                "instance_type": f"p5.{i}xlarge",
+                "gpu_model": "H100",
+                "gpu_count": "8",
+                "price_model": "on_demand",
+                "price": f"{cents + i}.00",
+                "currency": "USD",
+                "unit": "hour",
+                "observed_at": f"2026-11-{day:02d}T00:00:00+00:00",
+            }
+            for i in range(RUN_CHANGES_SHOWN + 10)
+        ]
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        return str(path)
+
+    assert sqlite_cli("import", export(1, 90), "--source", "mine").code == 0
+    result = sqlite_cli("import", export(2, 80), "--source", "mine")
+    assert result.code == 0
+    assert f"{RUN_CHANGES_SHOWN + 10} changes" in result.err
+    assert result.out.count("p5.") == RUN_CHANGES_SHOWN
+    assert "and 10 more not shown here" in result.err
+    every = sqlite_cli("changes", "--format", "json")
+    assert len(json.loads(every.out)) == RUN_CHANGES_SHOWN + 10

@@ -218,8 +218,9 @@ def emit(
 
 T = TypeVar("T")
 
-# The changes of one crawl or import shown in its table; the rest are in the store.
-RUN_CHANGES_SHOWN = 100
+# The changes of one crawl or import its table shows: about a screenful.
+# The rest are in the store, and in --format json or csv.
+RUN_CHANGES_SHOWN = 40
 
 
 def shown(items: Sequence[T], fmt: OutputFormat) -> Sequence[T]:

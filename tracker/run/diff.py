@@ -13,6 +13,7 @@ the caller throws the run's writes away and keeps the last good data.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -72,6 +73,14 @@ def percent_change(old: Decimal, new: Decimal) -> Decimal | None:
     return ((new - old) / old * 100).quantize(Decimal("0.01"))
 
 
+# A change is made by copying this one and writing its fields: tens of
+# thousands a big run may change, each field already of its type, and a
+# copy costs half of `model_construct`, which fills defaults and checks names.
+_BLANK_CHANGE = Change.model_construct(
+    set(Change.model_fields), kind=ChangeKind.price_drop, provider="", observed_at=datetime.min
+)
+
+
 def quote_change(
     kind: ChangeKind,
     quote: StagedQuote,
@@ -83,9 +92,8 @@ def quote_change(
     **detail: str,
 ) -> Change:
     f = dict(zip(STORED_FIELDS, quote.columns))  # as stored: texts, read once each
-    # Every value is already of its field's type: no validation, for the
-    # tens of thousands a big run may change.
-    return Change.model_construct(
+    change = copy(_BLANK_CHANGE)
+    change.__dict__.update(
         kind=kind,
         provider=f["provider"],
         source=source,
@@ -108,6 +116,7 @@ def quote_change(
         observed_at=observed_at,
         detail=dict(detail),
     )
+    return change
 
 
 def _jump(quote: StagedQuote, before: TrackedPrice, policy: DiffPolicy) -> str | None:
