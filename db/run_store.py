@@ -140,9 +140,10 @@ class RunStore:
             # order (EXPLAIN QUERY PLAN: LIST SUBQUERY; twice as fast at a million).
             stmt = stmt.where(t.c.id.in_(sa.select(t.c.id).where(condition)))
         else:
-            # A server-side cursor: psycopg would otherwise hold the whole
-            # result (130 MB for a million rows) before the first batch.
-            stmt = stmt.where(condition).execution_options(stream_results=True)
+            # Not a server-side cursor: psycopg then holds the whole result
+            # (130 MB for a million rows), but its FETCHes took 20% longer and
+            # the SQLAlchemy result they come through twice as long.
+            stmt = stmt.where(condition)
         keys: list[np.ndarray] = []
         values: list[np.ndarray] = []
         missed: list[str] = []
