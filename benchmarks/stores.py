@@ -41,6 +41,19 @@ def fresh_pg_database(suffix: str = "") -> str | None:
     return f"{server}/{name}{suffix}"
 
 
+def copy_pg_database(url: str, suffix: str) -> str:
+    """The URL of a new database copied from the one at `url` (no one may be connected to it)."""
+    server, name = url.rsplit("/", 1)
+    admin = sa.create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}{suffix}"')
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}{suffix}" TEMPLATE "{name}"')
+    finally:
+        admin.dispose()
+    return f"{server}/{name}{suffix}"
+
+
 def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     """p99 seconds of the history query of one instance with a price change
     every day for `days` days, in a store that also holds everything else."""
