@@ -2,9 +2,9 @@
 takes to record that many changed prices, with nothing else around it.
 
 In a copy of the store the import benchmark filled, a plain program closes
-every `every`-th open price row (the rows the changed file changes: ids
-follow the first import's file order), inserts each one's successor at a
-new price, and commits; on SQLite the commit includes the WAL checkpoint it
+every `every`-th open price row in the order they were written (as the
+changed file changes every 100th row of the first), inserts each one's
+successor at a new price, and commits; on SQLite the commit includes the WAL checkpoint it
 triggers, on PostgreSQL the COPY. Only that write is timed: the import
 around it also reads, validates, diffs and stores the changes' own rows.
 """
@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 CLOSED_AT = "2026-01-09 00:00:00+00:00"
+OPEN_IDS = "SELECT id FROM price_points WHERE valid_to IS NULL ORDER BY id"
 
 
 def sqlite_floor(database: str, every: int) -> tuple[float, int]:
@@ -27,7 +28,7 @@ def sqlite_floor(database: str, every: int) -> tuple[float, int]:
     for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
         conn.execute(f"PRAGMA {pragma}")
     columns = [row[1] for row in conn.execute("PRAGMA table_info(price_points)") if row[1] != "id"]
-    ids = [row[0] for row in conn.execute(f"SELECT id FROM price_points WHERE id % {every} = 1 AND valid_to IS NULL")]
+    ids = [row[0] for row in conn.execute(OPEN_IDS)][::every]
     start = time.perf_counter()
     conn.execute("BEGIN")
     closed = []
@@ -60,9 +61,7 @@ def postgres_floor(url: str, every: int) -> tuple[float, int]:
                 " AND column_name <> 'id' ORDER BY ordinal_position"
             )
         ]
-        ids = [
-            row[0] for row in conn.execute(f"SELECT id FROM price_points WHERE id % {every} = 1 AND valid_to IS NULL")
-        ]
+        ids = [row[0] for row in conn.execute(OPEN_IDS)][::every]
         conn.commit()
         start = time.perf_counter()
         with conn.cursor() as cursor:
