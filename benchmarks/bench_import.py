@@ -28,7 +28,7 @@ from pathlib import Path
 from benchmarks.harness import Figure, measure_in_child
 from benchmarks.process import Finished, run_process
 from benchmarks.raw_changes import copy_sqlite, postgres_floor, sqlite_floor
-from benchmarks.stores import _engine, copy_pg_database, fresh_pg_database, history_p99, naive_orm
+from benchmarks.stores import _engine, fresh_pg_database, history_p99, naive_orm
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = b"2026-01-01T00:00:00+00:00"
@@ -179,7 +179,7 @@ def floor_figure(label: str, url: str, folder: Path, unchanged: float) -> Figure
         seconds, closed = measure_in_child(sqlite_floor, str(copy), 100)[2]
         copy.unlink()
     else:
-        seconds, closed = measure_in_child(postgres_floor, copy_pg_database(url, "_floor"), 100)[2]
+        seconds, closed = measure_in_child(postgres_floor, fresh_pg_database("_floor", copy_of=url), 100)[2]
     return Figure(
         f"the store's own write of those changes ({label})",
         seconds,

@@ -25,30 +25,19 @@ def _engine(url: str) -> sa.Engine:
     return engine
 
 
-def fresh_pg_database(suffix: str = "") -> str | None:
-    """The URL of an empty benchmark database, or None when PostgreSQL is
-    not reachable."""
-    server, name = PG_URL.rsplit("/", 1)
+def fresh_pg_database(suffix: str = "", *, copy_of: str | None = None) -> str | None:
+    """The URL of a new benchmark database: empty, or a copy of the one at
+    `copy_of` (no one may be connected to it); None when PostgreSQL is not
+    reachable."""
+    server, name = (copy_of or PG_URL).rsplit("/", 1)
+    template = f' TEMPLATE "{name}"' if copy_of else ""
     admin = sa.create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}{suffix}"')
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}{suffix}"')
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}{suffix}"{template}')
     except sa.exc.OperationalError:
         return None
-    finally:
-        admin.dispose()
-    return f"{server}/{name}{suffix}"
-
-
-def copy_pg_database(url: str, suffix: str) -> str:
-    """The URL of a new database copied from the one at `url` (no one may be connected to it)."""
-    server, name = url.rsplit("/", 1)
-    admin = sa.create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}{suffix}"')
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}{suffix}" TEMPLATE "{name}"')
     finally:
         admin.dispose()
     return f"{server}/{name}{suffix}"
