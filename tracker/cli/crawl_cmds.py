@@ -17,8 +17,10 @@ from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
 
 if TYPE_CHECKING:
+    import sqlalchemy as sa
+
     from tracker.run.crawl import Progress as ProgressFn
-    from tracker.run.pipeline import Pipeline, RunReport
+    from tracker.run.pipeline import RunReport
 
 # The store and the crawl machinery load inside each command: `--help` starts fast.
 
@@ -42,13 +44,13 @@ def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
         yield update
 
 
-def last_observed(pipeline: Pipeline, source: str) -> datetime | None:
+def last_observed(engine: sa.Engine, source: str) -> datetime | None:
     from sqlmodel import Session
 
     from db import store
     from db.kinds import RunStatus
 
-    with Session(pipeline.engine) as session:
+    with Session(engine) as session:
         run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])
         return run.observed_at if run else None
 
@@ -141,13 +143,12 @@ def demo(
     """
     from spiders.api.base import sdk_installed
     from tracker.run.demo import browser_missing, capture_time, demo_captures
-    from tracker.run.service import load_captures
+    from tracker.run.service import load_captures, start_replays
     from tracker.sources import SOURCES
 
     st = state(ctx)
     if home is not None:
         st.home = home.expanduser()
-    pipeline = st.pipeline()
     todo: list[tuple[str, Path]] = []
     loaded: dict[str, datetime | None] = {}
     # The first capture loaded of a source is its baseline (everything is
@@ -155,7 +156,7 @@ def demo(
     seen: set[str] = set()
     for source, capture in demo_captures():
         if source not in loaded:
-            loaded[source] = last_observed(pipeline, source)
+            loaded[source] = last_observed(st.engine, source)
         newest = loaded[source]
         if newest is not None and capture_time(capture) <= newest:
             stderr.print(f"{source}: {capture.name} is already in the store; skipped", highlight=False)
@@ -179,13 +180,17 @@ def demo(
         todo.append((source, capture))
     later: list[dict[str, object]] = []
     with crawl_progress(f"replaying {len(todo)} captures") as progress:
-        for source, capture, report in load_captures(pipeline, st.config, todo, progress):
-            stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
-            if not report.ok:
-                raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
-            if source in seen:
-                later.extend(change_dict(c) for c in report.changes)
-            seen.add(source)
+        replays = start_replays(st.config, todo, progress)
+        with replays.batch:
+            # Built while the crawler replays: its imports overlap the crawls.
+            pipeline = st.pipeline()
+            for source, capture, report in load_captures(pipeline, st.config, replays):
+                stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
+                if not report.ok:
+                    raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
+                if source in seen:
+                    later.extend(change_dict(c) for c in report.changes)
+                seen.add(source)
     stderr.print(f"\nStore: {st.store_label()}", highlight=False)
     if later:
         emit(

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,16 +76,6 @@ def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
     }
 
 
-def _read_events(stream: Any, progress: Progress | None) -> None:
-    for line in stream:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if progress and event.get("event") in {"progress", "done"}:
-            progress(int(event.get("pages", 0)), int(event.get("items", 0)))
-
-
 def _kill(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -124,43 +114,89 @@ def _cannot_write(req: CrawlRequest, started: datetime, exc: OSError) -> CrawlRe
     )
 
 
+class _Child:
+    """`spiders.runner` on a spec, in its own process group; its events are
+    read on a thread, and which crawls have ended (written their result) is
+    known while it still runs."""
+
+    def __init__(self, spec: dict[str, Any], folder: Path, progress: Progress | None) -> None:
+        # The spec may carry API keys: a private file, not the command line.
+        self.spec_file = folder / "spec.json"
+        self.spec_file.touch(mode=0o600)
+        self.spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        self.progress = progress
+        self.ended: set[str] = set()
+        self.changed = threading.Condition()
+        with (folder / "runner.err").open("w") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "spiders.runner", str(self.spec_file)],
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                start_new_session=True,
+            )
+        self.reader = threading.Thread(target=self._read_events, daemon=True)
+        self.reader.start()
+
+    def _read_events(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if self.progress and event.get("event") in {"progress", "done"}:
+                self.progress(int(event.get("pages", 0)), int(event.get("items", 0)))
+            if event.get("event") == "done":
+                with self.changed:
+                    self.ended.add(str(event.get("out_dir")))
+                    self.changed.notify_all()
+        with self.changed:  # the child has closed its output: it is ending
+            self.changed.notify_all()
+
+    def wait(self, deadline: float, cancel: threading.Event | None, out_dir: Path | None = None) -> bool:
+        """Waits until the crawl writing to `out_dir` has ended (None: the
+        whole child); False when the deadline passed first, and the child was
+        killed. Raises CrawlCancelled when `cancel` is set."""
+
+        def settled() -> bool:
+            return (out_dir is not None and str(out_dir) in self.ended) or self.proc.poll() is not None
+
+        try:
+            while not settled() and time.monotonic() < deadline:
+                if cancel is not None and cancel.is_set():
+                    raise CrawlCancelled("stopped: the daemon is shutting down")
+                with self.changed:
+                    self.changed.wait(timeout=0.05)
+        except BaseException:
+            self.stop()
+            raise
+        if settled():
+            if out_dir is None:
+                self.reader.join(timeout=2)
+            return True
+        self.stop()
+        return False
+
+    def ended_well(self, out_dir: Path) -> bool:
+        return str(out_dir) in self.ended
+
+    def stop(self) -> None:
+        """Kills the child if it still runs, and removes its spec."""
+        if self.proc.poll() is None:
+            _kill(self.proc)
+        self.spec_file.unlink(missing_ok=True)
+
+
 def _run_child(
     spec: dict[str, Any], folder: Path, timeout: float, cancel: threading.Event | None, progress: Progress | None
 ) -> tuple[int | None, bool]:
     """Runs `spiders.runner` on `spec` with a hard timeout: its exit code,
     and whether it was stopped for taking too long."""
-    # The spec may carry API keys: a private file, not the command line.
-    spec_file = folder / "spec.json"
-    spec_file.touch(mode=0o600)
-    spec_file.write_text(json.dumps(spec), encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "spiders.runner", str(spec_file)],
-        stdout=subprocess.PIPE,
-        stderr=(folder / "runner.err").open("w"),
-        text=True,
-        start_new_session=True,
-    )
-    reader = threading.Thread(target=_read_events, args=(proc.stdout, progress), daemon=True)
-    reader.start()
-    deadline = time.monotonic() + timeout
-
-    def stopped() -> bool:
-        return cancel is not None and cancel.is_set()
-
-    try:
-        while proc.poll() is None and time.monotonic() < deadline and not stopped():
-            time.sleep(0.05)
-        timed_out = proc.poll() is None
-        if timed_out:
-            _kill(proc)
-        if stopped():
-            raise CrawlCancelled("stopped: the daemon is shutting down")
-    except BaseException:
-        _kill(proc)
-        raise
-    reader.join(timeout=2)
-    spec_file.unlink(missing_ok=True)
-    return proc.returncode, timed_out
+    child = _Child(spec, folder, progress)
+    finished = child.wait(time.monotonic() + timeout, cancel)
+    child.stop()
+    return child.proc.returncode, not finished
 
 
 def _finish(
@@ -190,41 +226,78 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     return _finish(req, result, code, timed_out, req.timeout, req.out_dir / "runner.err")
 
 
-def replay_crawls(reqs: list[CrawlRequest], folder: Path, progress: Progress | None = None) -> list[CrawlResult]:
-    """Replays captures in ONE child process, one after the other: starting
-    Python and Scrapy once instead of once a capture. The batch has the
-    first request's timeout; its log is `folder/runner.err`."""
+class ReplayBatch:
+    """Captures one child process is replaying (`replay_crawls`). Iterating
+    yields each request's result in the order given, as soon as its crawl
+    has ended, while the child goes on with the next ones. `close()` (or
+    leaving a `with` block) stops the child if it still runs."""
+
+    def __init__(
+        self, reqs: list[CrawlRequest], results: dict[int, CrawlResult], child: _Child | None, started: datetime
+    ) -> None:
+        self.reqs = reqs
+        self.results = results
+        self.child = child
+        self.started = started
+        self.timeout = reqs[0].timeout if reqs else 0
+        self.deadline = time.monotonic() + self.timeout
+
+    def __iter__(self) -> Iterator[CrawlResult]:
+        try:
+            for i, req in enumerate(self.reqs):
+                yield self.results.get(i) or self._result(req)
+            if self.child is not None:  # it is past its last crawl: let it exit on its own
+                self.child.wait(self.deadline, self.reqs[0].cancel)
+        finally:
+            self.close()
+
+    def _result(self, req: CrawlRequest) -> CrawlResult:
+        assert self.child is not None
+        in_time = self.child.wait(self.deadline, self.reqs[0].cancel, req.out_dir)
+        code = 0 if self.child.ended_well(req.out_dir) else self.child.proc.returncode
+        err = self.child.spec_file.with_name("runner.err")
+        result = _collect(req, self.started, None, err)
+        return _finish(req, result, code, not in_time, self.timeout, err)
+
+    def close(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+    def __enter__(self) -> ReplayBatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def replay_crawls(reqs: list[CrawlRequest], folder: Path, progress: Progress | None = None) -> ReplayBatch:
+    """Starts replaying the captures in ONE child process (Python and Scrapy
+    start once, not once a capture) and returns at once: whatever the caller
+    does meanwhile (getting ready to store, storing a result) overlaps the
+    crawls. The batch has the first request's timeout; its log is
+    `folder/runner.err`."""
     assert all(r.replay is not None for r in reqs), "only replays share a process"
     started = datetime.now(UTC)
     folder.mkdir(parents=True, exist_ok=True)
-    bad: dict[int, CrawlResult] = {}
+    done: dict[int, CrawlResult] = {}
     specs = []
     for i, req in enumerate(reqs):
         req.out_dir.mkdir(parents=True, exist_ok=True)
         failed = _bad_replay(req, started)
         if failed is not None:
-            bad[i] = failed
+            done[i] = failed
             continue
         try:
             specs.append(_spec(req, None))
         except OSError as exc:
-            bad[i] = _cannot_write(req, started, exc)
-    code, timed_out = (0, False)
+            done[i] = _cannot_write(req, started, exc)
+    child = None
     if specs:
-        timeout = reqs[0].timeout
         try:
-            code, timed_out = _run_child({"crawls": specs}, folder, timeout, reqs[0].cancel, progress)
+            child = _Child({"crawls": specs}, folder, progress)
         except OSError as exc:
-            return [bad.get(i) or _cannot_write(req, started, exc) for i, req in enumerate(reqs)]
-    err = folder / "runner.err"
-    results = []
-    for i, req in enumerate(reqs):
-        if i in bad:
-            results.append(bad[i])
-            continue
-        result = _collect(req, started, None, err)
-        results.append(_finish(req, result, code, timed_out, reqs[0].timeout, err))
-    return results
+            done = {i: done.get(i) or _cannot_write(req, started, exc) for i, req in enumerate(reqs)}
+    return ReplayBatch(reqs, done, child, started)
 
 
 def _scrub(text: str | None, secrets: list[str]) -> str | None:

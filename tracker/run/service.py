@@ -6,7 +6,9 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from db.locks import LockBusy, crawl_lock
 from db.schema import CrawlResult, RunStatus
@@ -14,10 +16,12 @@ from tracker.config.settings import Config, api_key_env
 from tracker.config.watch import is_watch, watch_source
 from tracker.errors import SourceSkipped, UserError
 from tracker.run.captures import prune_captures
-from tracker.run.crawl import CrawlRequest, Progress, replay_crawls, run_crawl
+from tracker.run.crawl import CrawlRequest, Progress, ReplayBatch, replay_crawls, run_crawl
 from tracker.run.demo import capture_regions
-from tracker.run.pipeline import Pipeline, RunReport
 from tracker.sources import SOURCES, Source
+
+if TYPE_CHECKING:
+    from tracker.run.pipeline import Pipeline, RunReport
 
 
 class SourceBusy(UserError):
@@ -157,38 +161,55 @@ def crawl_request(
     )
 
 
-def load_captures(
-    pipeline: Pipeline, config: Config, captures: list[tuple[str, Path]], progress: Progress | None = None
-) -> Iterator[tuple[str, Path, RunReport]]:
-    """Replay the captures in ONE crawler process (Python and Scrapy start
-    once, not once a capture), then store each as its own run, in the order
-    given, under its source's crawl lock."""
-    batch = config.home / "runs" / f"replay-{os.getpid()}"
+@dataclass
+class Replays:
+    """Captures one crawler process is replaying (`start_replays`), to be
+    stored by `load_captures`."""
+
+    captures: list[tuple[str, Path]]
+    requests: list[CrawlRequest]
+    batch: ReplayBatch
+    folder: Path
+
+
+def start_replays(config: Config, captures: list[tuple[str, Path]], progress: Progress | None = None) -> Replays:
+    """Starts replaying the captures in ONE crawler process (Python and
+    Scrapy start once, not once a capture) and returns at once, so that the
+    caller gets its store ready while they run."""
+    folder = config.home / "runs" / f"replay-{os.getpid()}"
     requests = [
         crawl_request(
             config,
             SOURCES[name],
-            out_dir=batch / f"{i:03d}-{name}",
+            out_dir=folder / f"{i:03d}-{name}",
             regions=capture_regions(capture) or None,
             replay=capture,
         )
         for i, (name, capture) in enumerate(captures)
     ]
-    results = replay_crawls(requests, batch, progress)
+    return Replays(captures, requests, replay_crawls(requests, folder, progress), folder)
+
+
+def load_captures(pipeline: Pipeline, config: Config, replays: Replays) -> Iterator[tuple[str, Path, RunReport]]:
+    """Stores each replayed capture as its own run, in the order given,
+    under its source's crawl lock, as soon as the crawler has replayed it
+    (the crawler goes on with the next ones meanwhile)."""
     all_ok = True
-    for (name, capture), request, result in zip(captures, requests, results, strict=True):
+    with replays.batch:
+        results = iter(replays.batch)
+        for (name, capture), request, result in zip(replays.captures, replays.requests, results, strict=True):
 
-        def crawl(run_id: int, request: CrawlRequest = request, result: CrawlResult = result) -> CrawlResult:
-            request.out_dir.rename(run_folder(config, run_id, request.source))
-            return result
+            def crawl(run_id: int, request: CrawlRequest = request, result: CrawlResult = result) -> CrawlResult:
+                request.out_dir.rename(run_folder(config, run_id, request.source))
+                return result
 
-        try:
-            with crawl_lock(pipeline.engine, name, lease=config.daemon.lock_lease):
-                report = pipeline.run(request.source, crawl, mode="replay", regions=request.regions)
-        except LockBusy as exc:
-            raise SourceBusy(f"{exc}; wait for it to finish") from None
-        all_ok = all_ok and report.ok
-        yield name, capture, report
+            try:
+                with crawl_lock(pipeline.engine, name, lease=config.daemon.lock_lease):
+                    report = pipeline.run(request.source, crawl, mode="replay", regions=request.regions)
+            except LockBusy as exc:
+                raise SourceBusy(f"{exc}; wait for it to finish") from None
+            all_ok = all_ok and report.ok
+            yield name, capture, report
     if all_ok:  # else its runner.err says why
-        shutil.rmtree(batch, ignore_errors=True)
+        shutil.rmtree(replays.folder, ignore_errors=True)
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
