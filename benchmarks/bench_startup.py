@@ -25,6 +25,7 @@ from pathlib import Path
 from benchmarks.harness import Figure, measure_in_child
 
 ROOT = Path(__file__).resolve().parents[1]
+DEMO_CAPTURES = ROOT / "tracker" / "demo_captures"
 BASELINE = [sys.executable, "-c", "import typer, rich.console"]
 
 
@@ -106,7 +107,7 @@ def _figures(quick: bool) -> list[Figure]:
         demo = run_once(gpu_tracker("demo"), env)
         figures.append(
             Figure(
-                name="gpu-tracker demo (32 captures, one run)",
+                name=f"gpu-tracker demo ({len(list(DEMO_CAPTURES.glob('*/*.har*')))} captures, one run)",
                 seconds=demo.wall,
                 baseline_name="the 8 s target",
                 baseline_seconds=8.0,
