@@ -12,7 +12,7 @@ from apprise.plugins.slack import NotifySlack
 from apprise.plugins.wecombot import NotifyWeComBot
 
 from tests.helpers.localserver import Received, Reply, serve
-from tracker.run.demo import capture_regions, demo_captures
+from tracker.run.captures import capture_regions, demo_captures
 
 SECRET = "T0SECRET/B0SECRET/verysecretwebhooktoken"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliResult
-from tracker.run.demo import demo_captures
+from tracker.run.captures import demo_captures
 
 
 def run_cli(*args: str) -> CliResult:

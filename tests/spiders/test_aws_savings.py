@@ -23,7 +23,7 @@ from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_inde
 from tests.conftest import FIXTURES
 from tracker.normalize import NormalizeError
 from tracker.normalize.aws_reserved import normalize
-from tracker.run.demo import demo_captures
+from tracker.run.captures import demo_captures
 
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
 KEEP = GpuRates.for_systems(["Linux", "Windows"])

@@ -19,7 +19,7 @@ from tracker.errors import CrawlFailed, UserError
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-    from tracker.run.crawl import Progress as ProgressFn
+    from tracker.run.child import Progress as ProgressFn
     from tracker.run.pipeline import RunReport
 
 # The store and the crawl machinery load inside each command: `--help` starts fast.
@@ -142,7 +142,7 @@ def demo(
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
     from spiders.api.base import sdk_installed
-    from tracker.run.demo import browser_missing, capture_time, demo_captures
+    from tracker.run.captures import browser_missing, capture_time, demo_captures
     from tracker.run.service import load_captures, start_replays
     from tracker.sources import SOURCES
 

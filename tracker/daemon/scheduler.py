@@ -37,7 +37,7 @@ from tracker.daemon.health import check_staleness, known_sources, outbox_backlog
 from tracker.daemon.metrics import Metrics
 from tracker.errors import ConfigError, SourceSkipped, TrackerError
 from tracker.run.captures import prune_captures
-from tracker.run.crawl import CrawlCancelled
+from tracker.run.child import CrawlCancelled
 from tracker.run.pipeline import Pipeline, RunReport
 from tracker.run.service import SourceBusy, crawl_source
 

@@ -7,12 +7,9 @@ import gzip
 import json
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,9 +18,8 @@ from typing import Any
 from db.schema import CrawlResult
 from spiders.har import HarError, browser_capture_path, merge_har, read_har
 from tracker.normalize import NormalizeError, parse_time
+from tracker.run.child import ChildCrawler, Progress
 from tracker.sources import Source
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -42,10 +38,6 @@ class CrawlRequest:
     secrets: list[str] = field(default_factory=list)
     # Set by the daemon on shutdown: the child is killed and CrawlCancelled raised.
     cancel: threading.Event | None = None
-
-
-class CrawlCancelled(Exception):
-    """The crawl was stopped from outside (a daemon shutting down)."""
 
 
 def _plain_replay(req: CrawlRequest) -> str | None:
@@ -74,14 +66,6 @@ def _spec(req: CrawlRequest, capture: Path | None) -> dict[str, Any]:
         "download_timeout": req.download_timeout,
         "retry_times": req.retry_times,
     }
-
-
-def _kill(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
 
 
 def _bad_replay(req: CrawlRequest, started: datetime) -> CrawlResult | None:
@@ -114,86 +98,12 @@ def _cannot_write(req: CrawlRequest, started: datetime, exc: OSError) -> CrawlRe
     )
 
 
-class _Child:
-    """`spiders.runner` on a spec, in its own process group; its events are
-    read on a thread, and which crawls have ended (written their result) is
-    known while it still runs."""
-
-    def __init__(self, spec: dict[str, Any], folder: Path, progress: Progress | None) -> None:
-        # The spec may carry API keys: a private file, not the command line.
-        self.spec_file = folder / "spec.json"
-        self.spec_file.touch(mode=0o600)
-        self.spec_file.write_text(json.dumps(spec), encoding="utf-8")
-        self.progress = progress
-        self.ended: set[str] = set()
-        self.changed = threading.Condition()
-        with (folder / "runner.err").open("w") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "spiders.runner", str(self.spec_file)],
-                stdout=subprocess.PIPE,
-                stderr=err,
-                text=True,
-                start_new_session=True,
-            )
-        self.reader = threading.Thread(target=self._read_events, daemon=True)
-        self.reader.start()
-
-    def _read_events(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if self.progress and event.get("event") in {"progress", "done"}:
-                self.progress(int(event.get("pages", 0)), int(event.get("items", 0)))
-            if event.get("event") == "done":
-                with self.changed:
-                    self.ended.add(str(event.get("out_dir")))
-                    self.changed.notify_all()
-        with self.changed:  # the child has closed its output: it is ending
-            self.changed.notify_all()
-
-    def wait(self, deadline: float, cancel: threading.Event | None, out_dir: Path | None = None) -> bool:
-        """Waits until the crawl writing to `out_dir` has ended (None: the
-        whole child); False when the deadline passed first, and the child was
-        killed. Raises CrawlCancelled when `cancel` is set."""
-
-        def settled() -> bool:
-            return (out_dir is not None and str(out_dir) in self.ended) or self.proc.poll() is not None
-
-        try:
-            while not settled() and time.monotonic() < deadline:
-                if cancel is not None and cancel.is_set():
-                    raise CrawlCancelled("stopped: the daemon is shutting down")
-                with self.changed:
-                    self.changed.wait(timeout=0.05)
-        except BaseException:
-            self.stop()
-            raise
-        if settled():
-            if out_dir is None:
-                self.reader.join(timeout=2)
-            return True
-        self.stop()
-        return False
-
-    def ended_well(self, out_dir: Path) -> bool:
-        return str(out_dir) in self.ended
-
-    def stop(self) -> None:
-        """Kills the child if it still runs, and removes its spec."""
-        if self.proc.poll() is None:
-            _kill(self.proc)
-        self.spec_file.unlink(missing_ok=True)
-
-
 def _run_child(
     spec: dict[str, Any], folder: Path, timeout: float, cancel: threading.Event | None, progress: Progress | None
 ) -> tuple[int | None, bool]:
     """Runs `spiders.runner` on `spec` with a hard timeout: its exit code,
     and whether it was stopped for taking too long."""
-    child = _Child(spec, folder, progress)
+    child = ChildCrawler(spec, folder, progress)
     finished = child.wait(time.monotonic() + timeout, cancel)
     child.stop()
     return child.proc.returncode, not finished
@@ -226,42 +136,44 @@ def run_crawl(req: CrawlRequest, progress: Progress | None = None) -> CrawlResul
     return _finish(req, result, code, timed_out, req.timeout, req.out_dir / "runner.err")
 
 
-class ReplayBatch:
-    """Captures one child process is replaying (`replay_crawls`). Iterating
-    yields each request's result in the order given, as soon as its crawl
-    has ended, while the child goes on with the next ones. `close()` (or
-    leaving a `with` block) stops the child if it still runs."""
+# Replays run in at most this many crawler processes side by side.
+MAX_CRAWLERS = 4
 
-    def __init__(
-        self, reqs: list[CrawlRequest], results: dict[int, CrawlResult], child: _Child | None, started: datetime
-    ) -> None:
+
+class ReplayBatch:
+    """Captures that crawler processes are replaying (`replay_crawls`).
+    Iterating yields each request's result in the order given, as soon as
+    its crawl has ended, while the crawlers go on with the next ones.
+    `close()` (or leaving a `with` block) stops those still running."""
+
+    def __init__(self, reqs: list[CrawlRequest], results: dict[int, CrawlResult], started: datetime) -> None:
         self.reqs = reqs
         self.results = results
-        self.child = child
         self.started = started
         self.timeout = reqs[0].timeout if reqs else 0
         self.deadline = time.monotonic() + self.timeout
+        self.children: list[ChildCrawler] = []
+        self.child_of: dict[int, ChildCrawler] = {}
 
     def __iter__(self) -> Iterator[CrawlResult]:
         try:
             for i, req in enumerate(self.reqs):
-                yield self.results.get(i) or self._result(req)
-            if self.child is not None:  # it is past its last crawl: let it exit on its own
-                self.child.wait(self.deadline, self.reqs[0].cancel)
+                yield self.results.get(i) or self._result(self.child_of[i], req)
+            for child in self.children:  # past their last crawl: they exit on their own
+                child.wait(self.deadline, self.reqs[0].cancel)
         finally:
             self.close()
 
-    def _result(self, req: CrawlRequest) -> CrawlResult:
-        assert self.child is not None
-        in_time = self.child.wait(self.deadline, self.reqs[0].cancel, req.out_dir)
-        code = 0 if self.child.ended_well(req.out_dir) else self.child.proc.returncode
-        err = self.child.spec_file.with_name("runner.err")
+    def _result(self, child: ChildCrawler, req: CrawlRequest) -> CrawlResult:
+        in_time = child.wait(self.deadline, self.reqs[0].cancel, req.out_dir)
+        code = 0 if child.ended_well(req.out_dir) else child.proc.returncode
+        err = child.spec_file.with_name("runner.err")
         result = _collect(req, self.started, None, err)
         return _finish(req, result, code, not in_time, self.timeout, err)
 
     def close(self) -> None:
-        if self.child is not None:
-            self.child.stop()
+        for child in self.children:
+            child.stop()
 
     def __enter__(self) -> ReplayBatch:
         return self
@@ -270,34 +182,59 @@ class ReplayBatch:
         self.close()
 
 
+def crawler_shares(reqs: list[CrawlRequest], crawlers: int) -> list[list[int]]:
+    """The requests (their indexes) split among at most `crawlers` processes,
+    about the same number each. The captures of one spider and state file
+    stay in one process, in their order: an earlier one may leave state for
+    the next. Those of spiders that may render pages all go to the first,
+    whose lanes keep at most three browsers running."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, req in enumerate(reqs):
+        groups.setdefault((req.source.spider_path, req.spider_args.get("state_file", "")), []).append(i)
+    shares: list[list[int]] = [[] for _ in range(max(1, crawlers))]
+    browser = [g for g in groups.values() if reqs[g[0]].source.uses_browser]
+    for group in browser:
+        shares[0].extend(group)
+    plain = sorted((g for g in groups.values() if not reqs[g[0]].source.uses_browser), key=len, reverse=True)
+    for group in plain:
+        min(shares, key=len).extend(group)
+    return [sorted(share) for share in shares if share]
+
+
 def replay_crawls(reqs: list[CrawlRequest], folder: Path, progress: Progress | None = None) -> ReplayBatch:
-    """Starts replaying the captures in ONE child process (Python and Scrapy
-    start once, not once a capture) and returns at once: whatever the caller
+    """Starts replaying the captures and returns at once: whatever the caller
     does meanwhile (getting ready to store, storing a result) overlaps the
-    crawls. The batch has the first request's timeout; its log is
-    `folder/runner.err`."""
+    crawls. They run in a few crawler processes side by side, one a core,
+    each starting Python and Scrapy once for all its captures. The batch has
+    the first request's timeout; each process's log is
+    `folder/<n>/runner.err`."""
     assert all(r.replay is not None for r in reqs), "only replays share a process"
     started = datetime.now(UTC)
-    folder.mkdir(parents=True, exist_ok=True)
-    done: dict[int, CrawlResult] = {}
-    specs = []
+    batch = ReplayBatch(reqs, {}, started)
+    specs: dict[int, dict[str, Any]] = {}
     for i, req in enumerate(reqs):
         req.out_dir.mkdir(parents=True, exist_ok=True)
         failed = _bad_replay(req, started)
         if failed is not None:
-            done[i] = failed
+            batch.results[i] = failed
             continue
         try:
-            specs.append(_spec(req, None))
+            specs[i] = _spec(req, None)
         except OSError as exc:
-            done[i] = _cannot_write(req, started, exc)
-    child = None
-    if specs:
+            batch.results[i] = _cannot_write(req, started, exc)
+    todo = list(specs)
+    for n, share in enumerate(crawler_shares([reqs[i] for i in todo], min(os.cpu_count() or 1, MAX_CRAWLERS))):
+        indexes = [todo[j] for j in share]
+        place = folder / f"crawler-{n}"
         try:
-            child = _Child({"crawls": specs}, folder, progress)
+            place.mkdir(parents=True, exist_ok=True)
+            child = ChildCrawler({"crawls": [specs[i] for i in indexes]}, place, progress)
         except OSError as exc:
-            done = {i: done.get(i) or _cannot_write(req, started, exc) for i, req in enumerate(reqs)}
-    return ReplayBatch(reqs, done, child, started)
+            batch.results.update({i: _cannot_write(reqs[i], started, exc) for i in indexes})
+            continue
+        batch.children.append(child)
+        batch.child_of.update(dict.fromkeys(indexes, child))
+    return batch
 
 
 def _scrub(text: str | None, secrets: list[str]) -> str | None:

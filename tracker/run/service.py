@@ -15,9 +15,9 @@ from db.schema import CrawlResult, RunStatus
 from tracker.config.settings import Config, api_key_env
 from tracker.config.watch import is_watch, watch_source
 from tracker.errors import SourceSkipped, UserError
-from tracker.run.captures import prune_captures
-from tracker.run.crawl import CrawlRequest, Progress, ReplayBatch, replay_crawls, run_crawl
-from tracker.run.demo import capture_regions
+from tracker.run.captures import capture_regions, prune_captures
+from tracker.run.child import Progress
+from tracker.run.crawl import CrawlRequest, ReplayBatch, replay_crawls, run_crawl
 from tracker.sources import SOURCES, Source
 
 if TYPE_CHECKING:
