@@ -182,7 +182,7 @@ def demo(
     with crawl_progress(f"replaying {len(todo)} captures") as progress:
         replays = start_replays(st.config, todo, progress)
         with replays.batch:
-            # Built while the crawler replays: its imports overlap the crawls.
+            # Built while the crawlers replay: its imports overlap the crawls.
             pipeline = st.pipeline()
             for source, capture, report in load_captures(pipeline, st.config, replays):
                 stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)

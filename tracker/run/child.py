@@ -32,17 +32,22 @@ class ChildCrawler:
         self.spec_file = folder / "spec.json"
         self.spec_file.touch(mode=0o600)
         self.spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        self.err_file = folder / "runner.err"
         self.progress = progress
         self.ended: set[str] = set()
         self.changed = threading.Condition()
-        with (folder / "runner.err").open("w") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "spiders.runner", str(self.spec_file)],
-                stdout=subprocess.PIPE,
-                stderr=err,
-                text=True,
-                start_new_session=True,
-            )
+        try:
+            with self.err_file.open("w") as err:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "spiders.runner", str(self.spec_file)],
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    text=True,
+                    start_new_session=True,
+                )
+        except OSError:
+            self.spec_file.unlink(missing_ok=True)
+            raise
         self.reader = threading.Thread(target=self._read_events, daemon=True)
         self.reader.start()
 
@@ -80,7 +85,7 @@ class ChildCrawler:
             self.stop()
             raise
         if settled():
-            if out_dir is None:
+            if self.proc.poll() is not None:  # its last reports may still be in the pipe
                 self.reader.join(timeout=2)
             return True
         self.stop()

@@ -146,9 +146,10 @@ class ReplayBatch:
     its crawl has ended, while the crawlers go on with the next ones.
     `close()` (or leaving a `with` block) stops those still running."""
 
-    def __init__(self, reqs: list[CrawlRequest], results: dict[int, CrawlResult], started: datetime) -> None:
+    def __init__(self, reqs: list[CrawlRequest], started: datetime) -> None:
         self.reqs = reqs
-        self.results = results
+        # Those known before any crawl: a capture that cannot be read or unpacked.
+        self.results: dict[int, CrawlResult] = {}
         self.started = started
         self.timeout = reqs[0].timeout if reqs else 0
         self.deadline = time.monotonic() + self.timeout
@@ -167,9 +168,8 @@ class ReplayBatch:
     def _result(self, child: ChildCrawler, req: CrawlRequest) -> CrawlResult:
         in_time = child.wait(self.deadline, self.reqs[0].cancel, req.out_dir)
         code = 0 if child.ended_well(req.out_dir) else child.proc.returncode
-        err = child.spec_file.with_name("runner.err")
-        result = _collect(req, self.started, None, err)
-        return _finish(req, result, code, not in_time, self.timeout, err)
+        result = _collect(req, self.started, None, child.err_file)
+        return _finish(req, result, code, not in_time, self.timeout, child.err_file)
 
     def close(self) -> None:
         for child in self.children:
@@ -207,10 +207,10 @@ def replay_crawls(reqs: list[CrawlRequest], folder: Path, progress: Progress | N
     crawls. They run in a few crawler processes side by side, one a core,
     each starting Python and Scrapy once for all its captures. The batch has
     the first request's timeout; each process's log is
-    `folder/<n>/runner.err`."""
+    `folder/crawler-<n>/runner.err`."""
     assert all(r.replay is not None for r in reqs), "only replays share a process"
     started = datetime.now(UTC)
-    batch = ReplayBatch(reqs, {}, started)
+    batch = ReplayBatch(reqs, started)
     specs: dict[int, dict[str, Any]] = {}
     for i, req in enumerate(reqs):
         req.out_dir.mkdir(parents=True, exist_ok=True)

@@ -163,19 +163,19 @@ def crawl_request(
 
 @dataclass
 class Replays:
-    """Captures one crawler process is replaying (`start_replays`), to be
+    """Captures the crawler processes are replaying (`start_replays`), to be
     stored by `load_captures`."""
 
     captures: list[tuple[str, Path]]
-    requests: list[CrawlRequest]
     batch: ReplayBatch
     folder: Path
 
 
 def start_replays(config: Config, captures: list[tuple[str, Path]], progress: Progress | None = None) -> Replays:
-    """Starts replaying the captures in ONE crawler process (Python and
-    Scrapy start once, not once a capture) and returns at once, so that the
-    caller gets its store ready while they run."""
+    """Starts replaying the captures (`replay_crawls`: a few crawler
+    processes, each starting Python and Scrapy once for all its captures)
+    and returns at once, so that the caller gets its store ready while they
+    run."""
     folder = config.home / "runs" / f"replay-{os.getpid()}"
     requests = [
         crawl_request(
@@ -187,17 +187,16 @@ def start_replays(config: Config, captures: list[tuple[str, Path]], progress: Pr
         )
         for i, (name, capture) in enumerate(captures)
     ]
-    return Replays(captures, requests, replay_crawls(requests, folder, progress), folder)
+    return Replays(captures, replay_crawls(requests, folder, progress), folder)
 
 
 def load_captures(pipeline: Pipeline, config: Config, replays: Replays) -> Iterator[tuple[str, Path, RunReport]]:
     """Stores each replayed capture as its own run, in the order given,
-    under its source's crawl lock, as soon as the crawler has replayed it
-    (the crawler goes on with the next ones meanwhile)."""
+    under its source's crawl lock, as soon as it has been replayed (the
+    crawlers go on with the next ones meanwhile)."""
     all_ok = True
-    with replays.batch:
-        results = iter(replays.batch)
-        for (name, capture), request, result in zip(replays.captures, replays.requests, results, strict=True):
+    with replays.batch as batch:
+        for (name, capture), request, result in zip(replays.captures, batch.reqs, batch, strict=True):
 
             def crawl(run_id: int, request: CrawlRequest = request, result: CrawlResult = result) -> CrawlResult:
                 request.out_dir.rename(run_folder(config, run_id, request.source))
@@ -210,6 +209,6 @@ def load_captures(pipeline: Pipeline, config: Config, replays: Replays) -> Itera
                 raise SourceBusy(f"{exc}; wait for it to finish") from None
             all_ok = all_ok and report.ok
             yield name, capture, report
-    if all_ok:  # else its runner.err says why
+    if all_ok:  # else the crawlers' runner.err say why
         shutil.rmtree(replays.folder, ignore_errors=True)
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
