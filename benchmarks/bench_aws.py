@@ -39,11 +39,11 @@ from benchmarks.aws_offer_file import write_offer_file
 from benchmarks.aws_pricing_pages import all_regions_entries, priced_regions, template
 from benchmarks.aws_savings_file import write_big_plan_file
 from benchmarks.harness import Figure, measure_in_child, timed
+from spiders.aws.bulk_pages import GpuProducts, offer_subset
+from spiders.aws.pages import looks_like_gpu, parse_ondemand_page
+from spiders.aws.savings_pages import GpuRates, plan_subset
 from spiders.har import read_har, write_har
-from spiders.pages.aws import looks_like_gpu, parse_ondemand_page
-from spiders.pages.aws_bulk import GpuProducts, offer_subset
-from spiders.pages.aws_savings import GpuRates, plan_subset
-from tracker.normalize.aws import normalize, ondemand_quote
+from tracker.normalize.providers.aws import normalize, ondemand_quote
 
 GB = 1_000_000_000
 RSS_LIMIT_MB = 300

@@ -34,7 +34,7 @@ class Source:
 
     @property
     def spider_path(self) -> str:
-        """'spiders.azure:AzureSpider': how a child process (and a stored
+        """'spiders.azure.spider:AzureSpider': how a child process (and a stored
         run) names the spider."""
         if self.spider is None:
             return ""
@@ -47,45 +47,32 @@ class Source:
 
 @cache
 def _registry() -> dict[str, Source]:
-    from spiders.alibaba import AlibabaChinaSpider, AlibabaSpider
-    from spiders.api.alibaba import AlibabaApiSpider
-    from spiders.api.huawei import HuaweiApiSpider
-    from spiders.api.tencent import TencentApiSpider
-    from spiders.api.volcengine import VolcengineApiSpider
-    from spiders.aws import AwsSpider
-    from spiders.aws_bulk import AwsReservedSpider
-    from spiders.azure import AzureSpider
-    from spiders.gcp import GcpSpider
-    from spiders.huawei import HuaweiSpider
-    from spiders.offers.alibaba import AlibabaOffersSpider
-    from spiders.offers.aws import AwsOffersSpider
-    from spiders.offers.azure import AzureOffersSpider
-    from spiders.offers.gcp import GcpOffersSpider
-    from spiders.offers.huawei import HuaweiOffersSpider
-    from spiders.offers.tencent import TencentOffersSpider
-    from spiders.offers.volcengine import VolcengineOffersSpider
-    from spiders.tencent import TencentSpider
-    from spiders.volcengine import VolcengineSpider
-    from tracker.normalize import (
-        alibaba,
-        alibaba_api,
-        aws,
-        aws_reserved,
-        azure,
-        gcp,
-        huawei,
-        huawei_api,
-        offers,
-        tencent,
-        tencent_api,
-        volcengine,
-        volcengine_api,
-    )
+    from spiders.alibaba.api import AlibabaApiSpider
+    from spiders.alibaba.offers import AlibabaOffersSpider
+    from spiders.alibaba.spider import AlibabaChinaSpider, AlibabaSpider
+    from spiders.aws.offers import AwsOffersSpider
+    from spiders.aws.reserved import AwsReservedSpider
+    from spiders.aws.spider import AwsSpider
+    from spiders.azure.offers import AzureOffersSpider
+    from spiders.azure.spider import AzureSpider
+    from spiders.gcp.offers import GcpOffersSpider
+    from spiders.gcp.spider import GcpSpider
+    from spiders.huawei.api import HuaweiApiSpider
+    from spiders.huawei.offers import HuaweiOffersSpider
+    from spiders.huawei.spider import HuaweiSpider
+    from spiders.tencent.api import TencentApiSpider
+    from spiders.tencent.offers import TencentOffersSpider
+    from spiders.tencent.spider import TencentSpider
+    from spiders.volcengine.api import VolcengineApiSpider
+    from spiders.volcengine.offers import VolcengineOffersSpider
+    from spiders.volcengine.spider import VolcengineSpider
+    from tracker.normalize import offers
+    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
         Source("aws", "aws", AwsSpider, aws.normalize),
-        Source("aws-reserved", "aws", AwsReservedSpider, aws_reserved.normalize),
+        Source("aws-reserved", "aws", AwsReservedSpider, aws_bulk.normalize),
         Source("alibaba", "alibaba", AlibabaSpider, alibaba.normalize, keeps_state=True),
         Source("alibaba-cn", "alibaba", AlibabaChinaSpider, alibaba.normalize, keeps_state=True),
         Source("volcengine", "volcengine", VolcengineSpider, volcengine.normalize, keeps_state=True),
@@ -93,10 +80,10 @@ def _registry() -> dict[str, Source]:
         Source("huawei", "huawei", HuaweiSpider, huawei.normalize),
         Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
-        Source("tencent-api", "tencent", TencentApiSpider, tencent_api.normalize, needs_api_key=True),
-        Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba_api.normalize, needs_api_key=True),
-        Source("huawei-api", "huawei", HuaweiApiSpider, huawei_api.normalize, needs_api_key=True),
-        Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine_api.normalize, needs_api_key=True),
+        Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
+        Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
+        Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
+        Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

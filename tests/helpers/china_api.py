@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from spiders.api.base import ApiCall, SignedApiSpider
+from spiders.api import ApiCall, SignedApiSpider
 from spiders.har import har_entry, write_har
 from spiders.middlewares import CREDENTIAL_HEADERS, SECRET_PLACEHOLDER
 

@@ -223,7 +223,7 @@ PRELOAD = (
     "db.engine",
     "tracker.cli.crawl_cmds",
     "tracker.cli.state",
-    "tracker.normalize.aws",
+    "tracker.normalize.providers.aws",
     "tracker.run.alerting",
     "tracker.run.service",
 )

@@ -11,13 +11,13 @@ from tempfile import TemporaryDirectory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from spiders.azure.pages import parse_retail_page
 from spiders.har import HarArchive, HarError, read_har
 from spiders.pages import PageShapeError
-from spiders.pages.azure import parse_retail_page
 from tracker.config.settings import load_config
 from tracker.errors import ConfigError
 from tracker.normalize import NormalizeError
-from tracker.normalize.azure import normalize as normalize_azure
+from tracker.normalize.providers.azure import normalize as normalize_azure
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spiders.offers.aws import parse_free_plan
-from spiders.pages import PageShapeError
-from spiders.pages.aws import (
+from spiders.aws.bulk_pages import GpuProducts, parse_offer_file, parse_region_index, subset_body
+from spiders.aws.offers import parse_free_plan
+from spiders.aws.pages import (
     parse_locations,
     parse_metadata,
     parse_ondemand_page,
@@ -21,8 +21,8 @@ from spiders.pages.aws import (
     parse_spot_feed,
     unwrap_callback,
 )
-from spiders.pages.aws_bulk import GpuProducts, parse_offer_file, parse_region_index, subset_body
-from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_index, plan_subset_body
+from spiders.aws.savings_pages import GpuRates, parse_plan_file, parse_plan_index, plan_subset_body
+from spiders.pages import PageShapeError
 from tests.security.shapes import bodies
 from tests.security.test_fuzz import FUZZ
 

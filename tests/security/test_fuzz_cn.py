@@ -7,13 +7,13 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spiders.huawei.pages import parse_menu, parse_product_info
 from spiders.pages import PageShapeError
-from spiders.pages.huawei import parse_menu, parse_product_info
-from spiders.pages.tencent import parse_zone_configs
+from spiders.tencent.pages import parse_zone_configs
 from tests.security.test_fuzz import FUZZ, json_values
 from tracker.normalize import NormalizeError
-from tracker.normalize.huawei import normalize as normalize_huawei
-from tracker.normalize.tencent import normalize as normalize_tencent
+from tracker.normalize.providers.huawei import normalize as normalize_huawei
+from tracker.normalize.providers.tencent import normalize as normalize_tencent
 
 
 def normalize_quietly(

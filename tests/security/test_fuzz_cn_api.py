@@ -13,15 +13,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spiders.alibaba import api_pages as alibaba_api
 from spiders.har import read_har
-from spiders.pages import PageShapeError, alibaba_api, huawei_api, tencent_api, volcengine_api
+from spiders.huawei import api_pages as huawei_api
+from spiders.pages import PageShapeError
+from spiders.tencent import api_pages as tencent_api
+from spiders.volcengine import api_pages as volcengine_api
 from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.security.test_fuzz import FUZZ, json_values
 from tracker.normalize import NormalizeError
-from tracker.normalize import alibaba_api as norm_alibaba
-from tracker.normalize import huawei_api as norm_huawei
-from tracker.normalize import tencent_api as norm_tencent
-from tracker.normalize import volcengine_api as norm_volcengine
+from tracker.normalize.providers import alibaba as norm_alibaba
+from tracker.normalize.providers import huawei as norm_huawei
+from tracker.normalize.providers import tencent as norm_tencent
+from tracker.normalize.providers import volcengine as norm_volcengine
 
 
 def answers(source: str) -> list[Any]:
@@ -56,7 +60,7 @@ def item(kind: str, data: Any, **extra: Any) -> dict[str, Any]:
 
 def tencent(answer: Any) -> None:
     if tencent_api.api_error(answer) is None:
-        norm_tencent.normalize(
+        norm_tencent.normalize_api(
             item("tencent.api", i, region="ap-guangzhou") for i in tencent_api.parse_quota_set(answer)
         )
 
@@ -66,15 +70,15 @@ def alibaba(answer: Any) -> None:
         return
     if isinstance(answer, dict) and "InstanceTypes" in answer:
         types, _ = alibaba_api.parse_instance_types(answer)
-        norm_alibaba.normalize([item("alibaba.api.type", t) for t in types])
+        norm_alibaba.normalize_api([item("alibaba.api.type", t) for t in types])
     elif isinstance(answer, dict) and "AvailableZones" in answer:
         stock = alibaba_api.parse_stock(answer)
-        norm_alibaba.normalize(
+        norm_alibaba.normalize_api(
             [item("alibaba.api.stock", s, region="cn-beijing", variants=["on_demand"]) for s in stock]
         )
     else:
         price = {**alibaba_api.parse_price(answer), "variant": "on_demand", "instance_type": "ecs.gn7i-c8g1.2xlarge"}
-        norm_alibaba.normalize([item("alibaba.api.price", price, region="cn-beijing")])
+        norm_alibaba.normalize_api([item("alibaba.api.price", price, region="cn-beijing")])
 
 
 def volcengine(answer: Any) -> None:
@@ -83,13 +87,13 @@ def volcengine(answer: Any) -> None:
     result = volcengine_api.result(answer, "an action")
     if "InstanceTypes" in result:
         types, _ = volcengine_api.parse_instance_types(answer)
-        norm_volcengine.normalize([item("volcengine.api.type", t) for t in types])
+        norm_volcengine.normalize_api([item("volcengine.api.type", t) for t in types])
     elif "AvailableZones" in result:
         stock = volcengine_api.parse_stock(answer)
-        norm_volcengine.normalize([item("volcengine.api.stock", s, region="cn-beijing") for s in stock])
+        norm_volcengine.normalize_api([item("volcengine.api.stock", s, region="cn-beijing") for s in stock])
     else:
         lines = volcengine_api.parse_prices(answer, "QueryPriceForPayAsYouGo")
-        norm_volcengine.normalize(
+        norm_volcengine.normalize_api(
             [item("volcengine.api.price", x, region="cn-beijing", variant="on_demand") for x in lines]
         )
 
@@ -101,12 +105,12 @@ def huawei(answer: Any) -> None:
         huawei_api.project_id(answer, "cn-north-4")
     elif isinstance(answer, dict) and "flavors" in answer:
         flavors = huawei_api.parse_flavors(answer)
-        norm_huawei.normalize([item("huawei.api.flavor", f, region="cn-north-4") for f in flavors])
+        norm_huawei.normalize_api([item("huawei.api.flavor", f, region="cn-north-4") for f in flavors])
     else:
         on_demand = isinstance(answer, dict) and "product_rating_results" in answer
         rated = huawei_api.parse_on_demand(answer) if on_demand else huawei_api.parse_period(answer)
         records = [{"flavor": f"f{k}", "variant": "on_demand", **v} for k, v in rated.items()]
-        norm_huawei.normalize([item("huawei.api.price", r, region="cn-north-4") for r in records])
+        norm_huawei.normalize_api([item("huawei.api.price", r, region="cn-north-4") for r in records])
 
 
 READERS: dict[str, Callable[[Any], None]] = {

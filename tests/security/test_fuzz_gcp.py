@@ -8,11 +8,11 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from spiders.gcp.pages import parse_skus_page
 from spiders.pages import PageShapeError
-from spiders.pages.gcp import parse_skus_page
 from tests.security.test_fuzz import FUZZ, json_values
 from tracker.normalize import NormalizeError
-from tracker.normalize.gcp import normalize
+from tracker.normalize.providers.gcp import normalize
 
 VALID_SKU = {
     "skuId": "039F-D0DA-4055",

@@ -11,13 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from parsel import Selector
 
-from spiders.offers import alibaba, azure, gcp, huawei, tencent, volcengine
-from spiders.offers.aws import parse_activate
+from spiders.alibaba import offers as alibaba
+from spiders.alibaba.pages import parse_describe_price, parse_price_file, pick_version, price_versions
+from spiders.aws.offers import parse_activate
+from spiders.azure import offers as azure
+from spiders.gcp import offers as gcp
+from spiders.huawei import offers as huawei
+from spiders.offers import cards, text_of
 from spiders.pages import PageShapeError
-from spiders.pages.alibaba import parse_describe_price, parse_price_file, pick_version, price_versions
-from spiders.pages.offer_cards import cards, text_of
-from spiders.pages.volcengine import parse_table, parse_template, pick_template_code, template_codes
-from spiders.pages.watch import parse_matches
+from spiders.tencent import offers as tencent
+from spiders.volcengine import offers as volcengine
+from spiders.volcengine.pages import parse_table, parse_template, pick_template_code, template_codes
+from spiders.watch import parse_matches
 from tests.security.shapes import bodies, html_pages
 from tests.security.test_fuzz import FUZZ
 

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from spiders.alibaba import sign_rpc
+from spiders.alibaba.spider import sign_rpc
 from spiders.har import read_har
 from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted

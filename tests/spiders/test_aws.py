@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from spiders.har import read_har
-from spiders.pages import PageShapeError
-from spiders.pages.aws import (
+from spiders.aws.pages import (
     parse_locations,
     parse_metadata,
     parse_ondemand_page,
@@ -21,9 +19,11 @@ from spiders.pages.aws import (
     parse_spot_feed,
     unwrap_callback,
 )
+from spiders.har import read_har
+from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES
 from tracker.normalize import NormalizeError
-from tracker.normalize.aws import normalize, os_slug, unknown_gpu_notes
+from tracker.normalize.providers.aws import normalize, os_slug, unknown_gpu_notes
 from tracker.normalize.specs import load_specs, spec_table
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aws"

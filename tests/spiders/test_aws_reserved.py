@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from spiders.aws_bulk import OfferStreamMiddleware
+from spiders.aws.bulk_pages import GpuProducts, offer_subset, parse_offer_file, parse_region_index, subset_body
+from spiders.aws.reserved import OfferStreamMiddleware
 from spiders.har import read_har
 from spiders.pages import PageShapeError
-from spiders.pages.aws_bulk import GpuProducts, offer_subset, parse_offer_file, parse_region_index, subset_body
 from tests.conftest import FIXTURES
 from tests.helpers.localserver import Reply, serve
 from tracker.normalize import NormalizeError
-from tracker.normalize.aws_reserved import normalize
+from tracker.normalize.providers.aws_bulk import normalize
 
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
 KEEP = GpuProducts.for_systems(["Linux", "Windows"])
@@ -224,7 +224,7 @@ def test_replay_through_the_cli(cli) -> None:
 def test_live_crawl_streams_records_and_replays(tmp_path: Path) -> None:
     """A real Scrapy crawl against 127.0.0.1: the offer file arrives gzipped,
     is cut while it streams, and the recorded capture holds only the cut."""
-    from spiders.aws_bulk import GLOBAL_INDEX
+    from spiders.aws.reserved import GLOBAL_INDEX
     from tracker.run.crawl import CrawlRequest, run_crawl
     from tracker.sources import SOURCES
 

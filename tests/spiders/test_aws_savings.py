@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from benchmarks.aws_savings_file import fixture_spec, write_plan_file
-from spiders.aws_bulk import AwsReservedSpider, OfferStreamMiddleware
+from spiders.aws.reserved import AwsReservedSpider, OfferStreamMiddleware
+from spiders.aws.savings_pages import GpuRates, parse_plan_file, parse_plan_index, plan_subset, plan_subset_body
 from spiders.har import read_har
 from spiders.pages import PageShapeError
-from spiders.pages.aws_savings import GpuRates, parse_plan_file, parse_plan_index, plan_subset, plan_subset_body
 from tests.conftest import FIXTURES
 from tracker.normalize import NormalizeError
-from tracker.normalize.aws_reserved import normalize
+from tracker.normalize.providers.aws_bulk import normalize
 from tracker.run.captures import demo_captures
 
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
@@ -362,7 +362,7 @@ def _serve_bulk_files(request: Any) -> Any:
 def test_live_crawl_streams_plan_files_records_the_cut_and_replays(tmp_path: Path) -> None:
     """A real Scrapy crawl against 127.0.0.1: offer and plan files arrive
     gzipped and are cut while they stream; the capture holds only the cut."""
-    from spiders.aws_bulk import PLAN_INDEX
+    from spiders.aws.reserved import PLAN_INDEX
     from tests.helpers.localserver import serve
     from tracker.run.crawl import CrawlRequest, run_crawl
     from tracker.sources import SOURCES

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from spiders.azure.pages import parse_retail_page
 from spiders.har import read_har
 from spiders.pages import PageShapeError
-from spiders.pages.azure import parse_retail_page
 from tests.conftest import DEMO_CAPTURES
-from tracker.normalize.azure import normalize
+from tracker.normalize.providers.azure import normalize
 from tracker.normalize.specs import spec_table
 
 FIXTURE = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"

@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from spiders.alibaba import sign_rpc
+from spiders.alibaba.pages import parse_describe_price, parse_price_file, pick_version, price_versions
+from spiders.alibaba.spider import sign_rpc
 from spiders.pages import PageShapeError
-from spiders.pages.alibaba import parse_describe_price, parse_price_file, pick_version, price_versions
-from spiders.pages.volcengine import configuration, parse_table, parse_template, pick_template_code, template_codes
+from spiders.volcengine.pages import configuration, parse_table, parse_template, pick_template_code, template_codes
 from tracker.normalize import NormalizeError
-from tracker.normalize.alibaba import normalize as normalize_alibaba
-from tracker.normalize.volcengine import normalize as normalize_volcengine
+from tracker.normalize.providers.alibaba import normalize as normalize_alibaba
+from tracker.normalize.providers.volcengine import normalize as normalize_volcengine
 
 PAGE_URLS = [
     "https://g.alicdn.com/aliyun/ecs-price-info-intl/2.0.433/price/js_price/filter_price/instanceTypePrice_2.js",

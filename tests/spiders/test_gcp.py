@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from spiders.gcp.pages import parse_skus_page
 from spiders.har import HarArchive, mask_query, read_har
 from spiders.pages import PageShapeError
-from spiders.pages.gcp import parse_skus_page
 from tests.conftest import DEMO_CAPTURES
 from tracker.normalize import NormalizeError
-from tracker.normalize.gcp import machine_parts, normalize, recognise
+from tracker.normalize.providers.gcp import machine_parts, normalize, recognise
 from tracker.normalize.specs import spec_table
 
 EARLY = DEMO_CAPTURES / "gcp" / "2026-08-03-us-central1+us-east4+europe-west4.har.gz"

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from spiders.har import read_har
+from spiders.huawei.pages import parse_menu, parse_product_info
 from spiders.pages import PageShapeError
-from spiders.pages.huawei import parse_menu, parse_product_info
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
-from tracker.normalize.huawei import normalize, parse_card
+from tracker.normalize.providers.huawei import normalize, parse_card
 
 CAPTURE = DEMO_CAPTURES / "huawei" / "2026-11-02-cn-north-4+cn-east-3.har.gz"
 LATER = datetime(2026, 11, 9, 3, tzinfo=UTC)

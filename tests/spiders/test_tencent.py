@@ -14,11 +14,11 @@ import pytest
 
 from spiders.har import read_har
 from spiders.pages import PageShapeError
-from spiders.pages.tencent import parse_zone_configs
+from spiders.tencent.pages import parse_zone_configs
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
-from tracker.normalize.tencent import normalize
+from tracker.normalize.providers.tencent import normalize
 
 CAPTURE = DEMO_CAPTURES / "tencent" / "2026-11-02-ap-guangzhou+ap-beijing.har.gz"
 LATER = datetime(2026, 11, 9, 2, tzinfo=UTC)

@@ -141,7 +141,7 @@ def demo(
 
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
-    from spiders.api.base import sdk_installed
+    from spiders.api import sdk_installed
     from tracker.run.captures import browser_missing, capture_time, demo_captures
     from tracker.run.service import load_captures, start_replays
     from tracker.sources import SOURCES

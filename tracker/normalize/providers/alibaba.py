@@ -1,0 +1,228 @@
+"""What Alibaba Cloud's price sources mean.
+
+- The CDN price file: each `region::type::network::os::io` key lists prices
+  by period. `hours` period 1 is the on-demand hourly price, `months` period
+  1 the monthly subscription (term 1mo) and `years` period 1 the yearly one
+  (term 1yr). Longer periods are not stored: the file does not say whether
+  they are per month or per term. Only VPC, I/O optimized keys are kept; the
+  classic network is legacy.
+- DescribePrice (spot, with credentials): TradePrice is what a spot hour
+  costs, OriginalPrice the undiscounted pay-as-you-go price it is cut from.
+- The file names no GPU: the spec comes from gpu_specs/alibaba.csv.
+- One odd record (a price of 0, two prices for one period) is skipped with
+  a note; when every record is odd, the file changed and the run fails.
+
+## The official API (alibaba-api)
+
+What the ECS API answers mean (alibaba-api).
+
+- `DescribeInstanceTypes` gives the GPU model (`GPUSpec`, "NVIDIA A10"),
+  count and memory per type; the spec table fills what it leaves out.
+- `DescribePrice` gives one price per region, type and variant: per hour for
+  pay as you go and spot, per month (1mo), per year (1yr) and for the whole
+  three years (3yr). `TradePrice` is paid, `OriginalPrice` the list price.
+- `DescribeAvailableResource` says, per zone, whether a type is Available or
+  SoldOut for that way of paying: each price is stored once per zone that
+  lists the type, with that zone's availability; a type no zone lists keeps
+  one regional row with no availability.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from db.schema import PriceModel, PriceQuote, Unit
+from tracker.normalize import Normalized, NormalizeError, parse_time, zone_quotes
+from tracker.normalize.money import MoneyError, to_decimal
+from tracker.normalize.specs import lookup
+
+PERIODS = {
+    "hours": (PriceModel.on_demand, "", Unit.hour),
+    "months": (PriceModel.monthly, "1mo", Unit.month),
+    "years": (PriceModel.yearly, "1yr", Unit.year),
+}
+
+
+def _period_one(entries: list[dict[str, Any]], what: str) -> Any | None:
+    found = [e["price"] for e in entries if str(e.get("period")) == "1"]
+    if len(found) > 1 and len(set(map(str, found))) > 1:
+        raise NormalizeError(f"Alibaba: two {what} prices for period 1: {', '.join(map(str, found))}")
+    return found[0] if found else None
+
+
+def _price_variants(data: dict[str, Any]) -> list[dict[str, Any]]:
+    variants = []
+    for field, (model, term, unit) in PERIODS.items():
+        raw = _period_one(data.get(field) or [], field)
+        if raw is None or str(raw).strip() == "":
+            continue
+        price = to_decimal(raw, what=f"{field} price")
+        if price <= 0:
+            raise NormalizeError(f"Alibaba: {field} price {raw!r} is not a positive amount")
+        variants.append({"price_model": model, "term": term, "unit": unit, "price": price})
+    return variants
+
+
+def _spot_variant(data: dict[str, Any]) -> dict[str, Any]:
+    price = to_decimal(data.get("TradePrice"), what="TradePrice")
+    original = data.get("OriginalPrice")
+    list_price = to_decimal(original, what="OriginalPrice") if original not in (None, "") else None
+    return {
+        "price_model": PriceModel.spot,
+        "term": "",
+        "unit": Unit.hour,
+        "price": price,
+        "list_price": list_price if list_price is not None and list_price != price else None,
+    }
+
+
+def _record_variants(item: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]] | None:
+    """(currency, OS, price variants) of one item; None for keys not kept."""
+    data = item["data"]
+    instance_type = str(data.get("instance_type", ""))
+    if item["kind"] == "alibaba.price":
+        if data.get("network") != "vpc" or data.get("io") != "optimized":
+            return None
+        try:
+            variants = _price_variants(data)
+        except (MoneyError, NormalizeError) as exc:
+            reason = str(exc).removeprefix("Alibaba: ")
+            raise NormalizeError(f"Alibaba: {reason} for {instance_type} in {data.get('region')}") from None
+        return str(item.get("currency", "")), str(data.get("os", "linux")).lower(), variants
+    if item["kind"] == "alibaba.spot":
+        try:
+            return str(data.get("Currency", "")), "linux", [_spot_variant(data)]
+        except MoneyError as exc:
+            raise NormalizeError(f"Alibaba DescribePrice: {exc} for {instance_type}") from None
+    raise NormalizeError(f"Alibaba: unknown item kind {item['kind']!r}")
+
+
+def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    out = Normalized()
+    unknown: set[str] = set()
+    odd: list[str] = []
+    for item in items:
+        data = item["data"]
+        instance_type = str(data.get("instance_type", ""))
+        try:
+            found = _record_variants(item)
+        except NormalizeError as exc:
+            if item.get("kind") not in ("alibaba.price", "alibaba.spot"):
+                raise
+            odd.append(str(exc))
+            continue
+        if found is None:
+            continue
+        currency, os_name, variants = found
+        spec = lookup("alibaba", instance_type)
+        if spec is None:
+            unknown.add(instance_type)
+        observed = parse_time(item["observed_at"])
+        for variant in variants:
+            out.quotes.append(
+                PriceQuote(
+                    provider="alibaba",
+                    region=str(data.get("region", "")),
+                    instance_type=instance_type,
+                    os=os_name,
+                    currency=currency,
+                    source_url=item["source_url"],
+                    observed_at=observed,
+                    **(spec.as_fields() if spec else {}),
+                    **variant,
+                )
+            )
+    if odd and not out.quotes:
+        raise NormalizeError(odd[0])
+    out.notes.extend(f"alibaba: skipped: {reason}" for reason in odd)
+    out.notes.extend(f"alibaba: no GPU spec for {t}; stored without GPU fields" for t in sorted(unknown))
+    return out
+
+
+VARIANTS: dict[str, tuple[PriceModel, str, Unit]] = {
+    "on_demand": (PriceModel.on_demand, "", Unit.hour),
+    "spot": (PriceModel.spot, "", Unit.hour),
+    "1mo": (PriceModel.monthly, "1mo", Unit.month),
+    "1yr": (PriceModel.yearly, "1yr", Unit.year),
+    "3yr": (PriceModel.yearly, "3yr", Unit.term),
+}
+VENDOR = re.compile(r"^(NVIDIA|AMD)\s+", re.IGNORECASE)
+
+
+def _gpu_fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, Any]:
+    """Counts from the API; the GPU's name and memory from the spec table when
+    it knows the type (its names are the ones every provider shares), else the
+    API's `GPUSpec` without the vendor and `GPUMemorySize` (per card) x count."""
+    spec = lookup("alibaba", instance_type)
+    fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
+    if not record:
+        return fields
+    for name in ("gpu_count", "vcpu", "memory_gb"):
+        if record.get(name) not in (None, "", 0):
+            fields[name] = to_decimal(record[name], what=name)
+    if not fields.get("gpu_model") and record.get("gpu_model"):
+        fields["gpu_model"] = VENDOR.sub("", str(record["gpu_model"])).strip()
+    if fields.get("gpu_memory_gb") is None and record.get("gpu_memory_gb") and fields.get("gpu_count"):
+        fields["gpu_memory_gb"] = to_decimal(record["gpu_memory_gb"], what="GPUMemorySize") * fields["gpu_count"]
+    return fields
+
+
+def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+    out = Normalized()
+    types: dict[str, dict[str, Any]] = {}
+    stock: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
+    prices: list[dict[str, Any]] = []
+    for item in items:
+        data, kind = item.get("data"), item.get("kind")
+        if not isinstance(data, dict):
+            raise NormalizeError("alibaba-api: an item has no data record")
+        if kind == "alibaba.api.type":
+            types[str(data["instance_type"])] = data
+        elif kind == "alibaba.api.stock":
+            for variant in item.get("variants") or ():
+                stock[item["region"], str(data["instance_type"]), variant].append((data["zone"], data["availability"]))
+        elif kind == "alibaba.api.price":
+            prices.append(item)
+        else:
+            raise NormalizeError(f"alibaba-api: unknown item kind {kind!r}")
+    unknown: set[str] = set()
+    for item in prices:
+        data, region = item["data"], str(item["region"])
+        instance_type, variant = str(data["instance_type"]), str(data["variant"])
+        if variant not in VARIANTS:
+            raise NormalizeError(f"alibaba-api: unknown price variant {variant!r}")
+        model, term, unit = VARIANTS[variant]
+        try:
+            price = to_decimal(data["price"], what="TradePrice")
+            listed = (
+                to_decimal(data["list_price"], what="OriginalPrice") if data.get("list_price") is not None else None
+            )
+            fields = _gpu_fields(instance_type, types.get(instance_type))
+        except MoneyError as exc:
+            raise NormalizeError(f"alibaba-api: {exc} for {instance_type} in {region}") from None
+        if price <= 0:
+            out.notes.append(f"alibaba-api: {instance_type} ({variant}) in {region} is priced {price}; skipped")
+            continue
+        if fields.get("gpu_model") is None:
+            unknown.add(instance_type)
+        out.quotes.extend(
+            zone_quotes(
+                "alibaba",
+                stock.get((region, instance_type, variant)) or [("", None)],
+                item,
+                list_price=listed,
+                region=region,
+                instance_type=instance_type,
+                price_model=model,
+                term=term,
+                unit=unit,
+                price=price,
+                currency=str(data.get("currency") or "CNY"),
+                **fields,
+            )
+        )
+    out.notes.extend(f"alibaba-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
+    return out

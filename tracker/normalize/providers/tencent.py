@@ -1,0 +1,246 @@
+"""What a Tencent Cloud `DescribeZoneInstanceConfigInfos` item means.
+
+- POSTPAID_BY_HOUR is on demand and SPOTPAID is spot, both per hour:
+  `UnitPriceDiscount` is the price paid, `UnitPrice` the list price; an item
+  without `UnitPriceDiscount` (the API reference marks it optional) is
+  priced at `UnitPrice`.
+- PREPAID is monthly (one month, the purchase page's default period):
+  `DiscountPrice` is the price paid, `OriginalPrice` the list price, and
+  likewise without `DiscountPrice`.
+- `Status` SELL is available and SOLD_OUT is sold out. A sold-out item
+  quoted at 0 has no price to store and is skipped.
+- One odd item (an unknown Status, an item on sale at 0 as in the API
+  reference's own example, a price we cannot read) is skipped with a note;
+  when every item is odd, the answer changed shape and the run fails.
+- Prices are per zone; vCPU, memory and the GPU count come from the item
+  itself, the GPU model and memory from the spec table.
+
+## The official API (tencent-api)
+
+What a CVM API `DescribeZoneInstanceConfigInfos` item means (tencent-api).
+
+- POSTPAID_BY_HOUR is on demand and SPOTPAID spot, per hour: the price paid
+  is `UnitPriceDiscount` when the answer gives it, else `UnitPrice`, which
+  is also the list price (the API reference marks every `ItemPrice` field
+  optional, and its own example has only `UnitPrice` and `ChargeUnit`).
+- PREPAID is one month at `DiscountPrice` (list `OriginalPrice`, each
+  falling back to the other), and, when the answer has them, one year
+  (`...OneYear`) and three years (`...ThreeYear`, the whole term's price).
+- `Status` SELL is available, SOLD_OUT sold out. An item with no usable price
+  (a sold-out one quoted 0, an odd one) is skipped with a note, never the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from typing import Any
+
+from db.schema import PriceModel, PriceQuote, Unit
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize.money import MoneyError, to_decimal
+from tracker.normalize.specs import lookup
+
+ITEM_FIELDS = ("InstanceType", "Zone", "InstanceChargeType", "Status", "Price")
+AVAILABILITY = {"SELL": "available", "SOLD_OUT": "sold_out"}
+# charge type -> (price model, term, unit, list price field, price field)
+CHARGE_TYPES: dict[str, tuple[PriceModel, str, Unit, str, str]] = {
+    "POSTPAID_BY_HOUR": (PriceModel.on_demand, "", Unit.hour, "UnitPrice", "UnitPriceDiscount"),
+    "SPOTPAID": (PriceModel.spot, "", Unit.hour, "UnitPrice", "UnitPriceDiscount"),
+    "PREPAID": (PriceModel.monthly, "1mo", Unit.month, "OriginalPrice", "DiscountPrice"),
+}
+HOURLY_CHARGE_UNITS = {"", "HOUR"}
+
+
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    """GPU and machine figures: the item's own, then the spec table's."""
+    instance_type = str(data["InstanceType"])
+    spec = lookup("tencent", instance_type)
+    fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
+    for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory")):
+        if data.get(key) not in (None, "", 0):
+            fields[name] = to_decimal(data[key], what=key)
+    raw_count = data.get("GpuCount") or data.get("Gpu")
+    if raw_count in (None, "", 0):
+        return fields
+    count = to_decimal(raw_count, what="GpuCount")
+    if count == count.to_integral_value():
+        count = count.to_integral_value()  # 1.0 -> 1
+    if spec and spec.gpu_count and spec.gpu_memory_gb is not None and count != spec.gpu_count:
+        # GPU memory follows the count the answer states, at the table's memory per card.
+        fields["gpu_memory_gb"] = spec.gpu_memory_gb / spec.gpu_count * count
+    fields["gpu_count"] = count
+    return fields
+
+
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    data = item.get("data")
+    if not isinstance(data, dict):
+        raise NormalizeError("Tencent: an item has no data record")
+    missing = [name for name in ITEM_FIELDS if data.get(name) in (None, "")]
+    if missing:
+        raise NormalizeError(f"Tencent: {', '.join(missing)} missing for {data.get('InstanceType') or 'an item'}")
+    if not isinstance(data["Price"], dict):
+        raise NormalizeError(f"Tencent: Price of {data['InstanceType']} is not an object")
+    return data
+
+
+def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
+    data = _record(item)
+    instance_type, zone = str(data["InstanceType"]), str(data["Zone"])
+    charge_type = str(data["InstanceChargeType"])
+    if charge_type not in CHARGE_TYPES:
+        raise NormalizeError(f"Tencent: unknown InstanceChargeType {charge_type!r} for {instance_type} in {zone}")
+    price_model, term, unit, list_field, price_field = CHARGE_TYPES[charge_type]
+    status = str(data["Status"])
+    if status not in AVAILABILITY:
+        raise NormalizeError(f"Tencent: unknown Status {status!r} for {instance_type} in {zone}")
+    price_info = data["Price"]
+    if unit == Unit.hour and str(price_info.get("ChargeUnit") or "").upper() not in HOURLY_CHARGE_UNITS:
+        raise NormalizeError(
+            f"Tencent: {instance_type} in {zone} is charged per {price_info.get('ChargeUnit')!r}, not per hour"
+        )
+    stated = price_info.get(price_field)
+    raw_list = price_info.get(list_field)
+    if stated is None and raw_list is None:
+        raise NormalizeError(f"Tencent: {instance_type} in {zone} has neither Price.{price_field} nor {list_field}")
+    list_price = to_decimal(raw_list, what=f"Price.{list_field}") if raw_list is not None else Decimal(0)
+    price = to_decimal(stated, what=f"Price.{price_field}") if stated is not None else list_price
+    if price <= 0:
+        if status == "SOLD_OUT":
+            out.notes.append(f"tencent: {instance_type} ({charge_type}) in {zone} is sold out with no price; skipped")
+            return None
+        raise NormalizeError(f"Tencent: {instance_type} ({charge_type}) in {zone} is on sale at {price}")
+    return make_quote(
+        "tencent",
+        region=str(item.get("region") or zone.rsplit("-", 1)[0]),
+        zone=zone,
+        instance_type=instance_type,
+        os="linux",
+        price_model=price_model,
+        term=term,
+        unit=unit,
+        price=price,
+        list_price=list_price if list_price > 0 else None,
+        currency=str(item.get("currency") or "CNY"),
+        availability=AVAILABILITY[status],
+        source_url=str(item.get("source_url") or ""),
+        observed_at=parse_time(item.get("observed_at")),
+        **_fields(data),
+    )
+
+
+def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+    out = Normalized()
+    unknown: set[str] = set()
+    odd: list[str] = []
+    for item in items:
+        data = item.get("data")
+        instance_type = str(data.get("InstanceType", "")) if isinstance(data, dict) else ""
+        try:
+            quote = _quote(item, out)
+        except MoneyError as exc:
+            odd.append(f"Tencent: {exc} for {instance_type}")
+            continue
+        except NormalizeError as exc:
+            odd.append(str(exc))
+            continue
+        if quote is None:
+            continue
+        if quote.gpu_model is None:
+            unknown.add(instance_type)
+        out.quotes.append(quote)
+    if odd and not out.quotes:
+        raise NormalizeError(odd[0])
+    out.notes.extend(f"tencent: skipped: {reason}" for reason in odd)
+    out.notes.extend(f"tencent: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
+    return out
+
+
+API_AVAILABILITY = {"SELL": "available", "SOLD_OUT": "sold_out"}
+HOURLY = {"POSTPAID_BY_HOUR": PriceModel.on_demand, "SPOTPAID": PriceModel.spot}
+# PREPAID terms: (term, unit, price model, paid field, list field)
+PREPAID_TERMS = (
+    ("1mo", Unit.month, PriceModel.monthly, "DiscountPrice", "OriginalPrice"),
+    ("1yr", Unit.year, PriceModel.yearly, "DiscountPriceOneYear", "OriginalPriceOneYear"),
+    ("3yr", Unit.term, PriceModel.yearly, "DiscountPriceThreeYear", "OriginalPriceThreeYear"),
+)
+
+
+def _amount(price: dict[str, Any], name: str) -> Decimal | None:
+    value = price.get(name)
+    if value in (None, ""):
+        return None
+    return to_decimal(value, what=f"Price.{name}")
+
+
+def _variants(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """(price model, term, unit, price, list price) of one item."""
+    price, charge_type = data["Price"], str(data["InstanceChargeType"])
+    if charge_type in HOURLY:
+        unit_price = _amount(price, "UnitPrice")
+        paid = _amount(price, "UnitPriceDiscount") or unit_price
+        return [{"price_model": HOURLY[charge_type], "term": "", "unit": Unit.hour, "price": paid, "list": unit_price}]
+    if charge_type != "PREPAID":
+        raise NormalizeError(f"tencent-api: unknown InstanceChargeType {charge_type!r}")
+    out = []
+    for term, unit, model, paid_field, list_field in PREPAID_TERMS:
+        paid, listed = _amount(price, paid_field), _amount(price, list_field)
+        if paid or listed:
+            out.append({"price_model": model, "term": term, "unit": unit, "price": paid or listed, "list": listed})
+    return out
+
+
+def _api_fields(data: dict[str, Any]) -> dict[str, Any]:
+    spec = lookup("tencent", str(data["InstanceType"]))
+    fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
+    for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory"), ("gpu_count", "GpuCount")):
+        if data.get(key) not in (None, "", 0):
+            fields[name] = to_decimal(data[key], what=key)
+    return fields
+
+
+def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+    out = Normalized()
+    unknown: set[str] = set()
+    for item in items:
+        data = item.get("data")
+        if not isinstance(data, dict):
+            raise NormalizeError("tencent-api: an item has no data record")
+        instance_type, zone = str(data.get("InstanceType")), str(data.get("Zone"))
+        status = str(data.get("Status"))
+        if status not in API_AVAILABILITY:
+            raise NormalizeError(f"tencent-api: unknown Status {status!r} for {instance_type} in {zone}")
+        try:
+            variants, fields = _variants(data), _api_fields(data)
+        except MoneyError as exc:
+            raise NormalizeError(f"tencent-api: {exc} for {instance_type} in {zone}") from None
+        priced = [v for v in variants if v["price"] and v["price"] > 0]
+        if not priced:
+            charge = data.get("InstanceChargeType")
+            out.notes.append(f"tencent-api: {instance_type} ({charge}) in {zone} has no price ({status}); skipped")
+            continue
+        if fields.get("gpu_model") is None:
+            unknown.add(instance_type)
+        for v in priced:
+            out.quotes.append(
+                make_quote(
+                    "tencent",
+                    region=str(item.get("region") or zone.rsplit("-", 1)[0]),
+                    zone=zone,
+                    instance_type=instance_type,
+                    os="linux",
+                    price_model=v["price_model"],
+                    term=v["term"],
+                    unit=v["unit"],
+                    price=v["price"],
+                    list_price=v["list"] if v["list"] and v["list"] > 0 else None,
+                    currency=str(item.get("currency") or "CNY"),
+                    availability=API_AVAILABILITY[status],
+                    source_url=str(item.get("source_url") or ""),
+                    observed_at=parse_time(item.get("observed_at")),
+                    **fields,
+                )
+            )
+    out.notes.extend(f"tencent-api: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
+    return out
