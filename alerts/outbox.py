@@ -29,8 +29,8 @@ from alerts.channels import MASK, Channel
 from alerts.render import Item, Message, digest, single
 from alerts.rules import Routed
 from db.alert_tables import OutboxRow, OutboxState
-from db.process import pid_alive
 from db.schema import Change, stable_hash
+from db.store.process import pid_alive
 
 _T = OutboxRow.__table__
 # Claims made by this process; a claim under our pid that is not here is a

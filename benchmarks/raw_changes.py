@@ -24,7 +24,7 @@ def sqlite_floor(database: str, every: int) -> tuple[float, int]:
     import sqlite3
 
     conn = sqlite3.connect(database, isolation_level=None)
-    # The store's own settings (db/engine.py).
+    # The store's own settings (db/store/engine.py).
     for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
         conn.execute(f"PRAGMA {pragma}")
     columns = [row[1] for row in conn.execute("PRAGMA table_info(price_points)") if row[1] != "id"]

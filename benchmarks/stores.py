@@ -18,7 +18,7 @@ PG_URL = os.environ.get("GPU_TRACKER_BENCH_PG_URL", "postgresql+psycopg://postgr
 
 
 def _engine(url: str) -> sa.Engine:
-    from db.engine import make_engine, migrate
+    from db.store.engine import make_engine, migrate
 
     engine = make_engine(url)
     migrate(engine)
@@ -46,9 +46,9 @@ def fresh_pg_database(suffix: str = "", *, copy_of: str | None = None) -> str | 
 def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     """p99 seconds of the history query of one instance with a price change
     every day for `days` days, in a store that also holds everything else."""
-    from db import store
     from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
     from db.schema import PriceModel, PriceQuote, Unit
+    from db.store import queries as store
     from db.tables import PricePoint
 
     engine = _engine(url)
@@ -92,8 +92,8 @@ def naive_orm(url: str, path: str, n: int) -> float:
     """The first `n` rows of the file the naive way: one PriceQuote and one
     ORM object per row, `session.add` each."""
     from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
-    from db.run_store import RunStore
     from db.schema import PriceQuote
+    from db.store.run_store import RunStore
     from db.tables import PricePoint
 
     engine = _engine(url)

@@ -1,7 +1,7 @@
 """The value types every layer speaks.
 
 These are SQLModel models *without* tables: they validate like pydantic and
-carry no session. The stored rows (`db/tables.py`, `db/offers.py`) are
+carry no session. The stored rows (`db/tables.py`, `db/store/offers.py`) are
 declared beside them, column for column; `tests/db/test_shapes.py` fails
 when a value type and its table disagree on a name, a type or whether it
 may be empty. How the bulk path spells a quote as a row is in

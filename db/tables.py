@@ -1,6 +1,6 @@
 """Stored rows of the value types in `db/schema.py`: `PricePoint` of a
 `PriceQuote`, `ChangeRow` of a `Change` (and `OfferPoint` of an `Offer`, in
-`db/offers.py`), declared column for column beside them;
+`db/store/offers.py`), declared column for column beside them;
 `tests/db/test_shapes.py` fails when a table and its value type, or the
 migrations and the tables, disagree.
 

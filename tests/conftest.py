@@ -80,7 +80,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 def engine(db_url: str) -> Iterator[sa.Engine]:
     """A migrated store on each back end."""
-    from db.engine import make_engine, migrate
+    from db.store.engine import make_engine, migrate
 
     engine = make_engine(db_url)
     migrate(engine)

@@ -22,7 +22,7 @@ from sqlmodel import Session
 from alerts.outbox import enqueue, list_rows
 from alerts.rules import MemoryReferences, compile_rules, route
 from db.alert_tables import OutboxRow
-from db.engine import make_engine
+from db.store.engine import make_engine
 from tests.helpers.alert_samples import price
 from tests.helpers.localserver import Received, Reply, serve
 from tracker.config.settings import Config, load_config

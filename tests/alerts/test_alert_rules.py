@@ -14,8 +14,8 @@ from sqlmodel import Session
 
 from alerts.rules import MemoryReferences, Rule, StoredReferences, compile_rules, route
 from alerts.settings import RuleSettings
-from db.engine import make_engine, migrate
 from db.schema import ChangeKind
+from db.store.engine import make_engine, migrate
 from tests.helpers.alert_samples import AT, price
 from tracker.config.settings import load_config
 from tracker.errors import ConfigError

@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from tests.helpers.report_data import HOSTILE, HOSTILE_ESCAPED, add_offers, load_prices
-from tracker.analytics.report_html import change_text, gpu_count, money, offer_value, percent, rate, rate_label
+from tracker.analytics.outputs.report_html import change_text, gpu_count, money, offer_value, percent, rate, rate_label
 
 
 class _Structure(HTMLParser):

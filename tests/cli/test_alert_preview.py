@@ -9,8 +9,8 @@ from pathlib import Path
 from sqlmodel import Session
 
 from alerts.render import Family, single
-from db import store
-from db.engine import make_engine, migrate
+from db.store import queries as store
+from db.store.engine import make_engine, migrate
 from tests.helpers.alert_samples import every_kind, gcp_credit
 
 

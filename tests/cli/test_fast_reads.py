@@ -1,6 +1,6 @@
 """The simple queries (`prices`, `runs`, `changes`) read the store through
-`db.reader`, without the ORM: on a demo store, on SQLite and on PostgreSQL,
-they print byte for byte what the ORM path (`db.store` in a SQLModel
+`db.store.reader`, without the ORM: on a demo store, on SQLite and on PostgreSQL,
+they print byte for byte what the ORM path (`db.store.queries` in a SQLModel
 session) prints, in every format. A store that is not ready for the reader
 (missing, behind the migrations, a run to settle) is opened the ORM way, as
 before; a PostgreSQL that does not answer is one sentence."""
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from db import store
-from db.engine import StoreError, make_engine, migrate
-from db.reader import Reader, Unreachable, open_reader
+from db.store import queries as store
+from db.store.engine import StoreError, make_engine, migrate
+from db.store.reader import Reader, Unreachable, open_reader
 from tracker.cli.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
@@ -29,8 +29,8 @@ from tracker.cli.columns import (
     RUN_TABLE,
     change_dict,
 )
+from tracker.cli.commands.query import price_dict
 from tracker.cli.output import OutputFormat, emit
-from tracker.cli.query_cmds import price_dict
 
 FORMATS = [["--format", "json"], ["--format", "csv"], [], ["--wide"]]
 PRICE_FILTERS: list[dict[str, str]] = [

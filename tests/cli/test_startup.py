@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from db.engine import _alembic_config, _stored_heads, make_engine, migrate, script_heads
+from db.store.engine import _alembic_config, _stored_heads, make_engine, migrate, script_heads
 
 HEAVY = ("pandas", "matplotlib", "scrapy", "twisted", "apprise", "alembic", "pyarrow", "sqlalchemy", "sqlmodel")
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def test_help_loads_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
     ],
 )
 def test_a_simple_query_on_a_current_store_loads_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
-    """Not even the store's ORM: `db.reader` reads it with the driver. (Pydantic
+    """Not even the store's ORM: `db.store.reader` reads it with the driver. (Pydantic
     does load: Typer converts option values with it; the settings models do not.)"""
     migrate(make_engine(f"sqlite:///{tmp_path / 'tracker.db'}"))
     assert loaded_after(argv, tmp_path, extra=("tracker.config.settings",)) == (0, [])

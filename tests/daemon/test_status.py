@@ -113,7 +113,7 @@ def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: st
 
     import sqlalchemy as sa
 
-    from db.engine import make_engine
+    from db.store.engine import make_engine
     from db.tables import CrawlRun
     from tests.conftest import DEMO_CAPTURES
     from tracker.config.settings import load_config

@@ -9,10 +9,10 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlmodel import Session, select
 
-from db import store as queries
 from db.bulk.encoding import StagedQuote
-from db.run_store import RunStore
 from db.schema import Change, ChangeKind, PriceModel, PriceQuote, RunStatus, Unit
+from db.store import queries
+from db.store.run_store import RunStore
 from db.tables import ChangeRow, CrawlRun
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)

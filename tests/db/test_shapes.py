@@ -15,8 +15,8 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import SQLModel
 
-from db.offers import OfferPoint
 from db.schema import Change, Offer, PriceQuote
+from db.store.offers import OfferPoint
 from db.tables import ChangeRow, PricePoint
 
 # (value type, table, value field -> column where renamed, fields not

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from db import store
 from db.bulk.encoding import StagedQuote
-from db.engine import make_engine, migrate
-from db.run_store import take_statement
 from db.schema import PriceModel, PriceQuote, Unit
+from db.store import queries as store
+from db.store.engine import make_engine, migrate
+from db.store.run_store import take_statement
 from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.file_import.importing import import_file

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from sqlmodel import Session, select
 
-from db.engine import make_engine, migrate
+from db.store.engine import make_engine, migrate
 from db.tables import PricePoint
 from tracker.file_import.importing import import_file
 from tracker.file_import.jsonl import line_hash, line_hashes, remembered

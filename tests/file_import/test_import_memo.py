@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from sqlmodel import Session, select
 
 from db.bulk.encoding import StagedQuote
-from db.engine import make_engine, migrate
 from db.schema import PriceModel, PriceQuote, Unit
+from db.store.engine import make_engine, migrate
 from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.file_import import worker as import_worker

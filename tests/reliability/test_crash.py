@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 
-from db.engine import make_engine, migrate
+from db.store.engine import make_engine, migrate
 from tests.conftest import DEMO_CAPTURES, PG_URL, pg_problem
 from tests.helpers.daemonutil import fake_azure, wait_for
 
@@ -185,7 +185,7 @@ def test_full_disk_under_the_store_is_a_clear_error(tmp_path: Path, tiny_disk: P
 KILL_AFTER_NTH_DDL = """
 import os, signal, sys
 import sqlalchemy as sa
-from db.engine import make_engine, migrate
+from db.store.engine import make_engine, migrate
 
 url, nth = sys.argv[1], int(sys.argv[2])
 engine = make_engine(url)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from db.engine import make_engine, migrate
-from db.locks import CrawlLock, LockBusy, crawl_lock
+from db.store.engine import make_engine, migrate
+from db.store.locks import CrawlLock, LockBusy, crawl_lock
 from tests.conftest import DEMO_CAPTURES
 
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"

@@ -23,8 +23,8 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from db import store
-from db.engine import make_engine, migrate
+from db.store import queries as store
+from db.store.engine import make_engine, migrate
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
 from tracker.analytics.points import point_record
 

@@ -62,29 +62,29 @@ def root(
 
 
 def _register() -> None:
-    from tracker.cli import (
-        alert_cmds,
-        compare_cmds,
-        config_cmds,
-        crawl_cmds,
-        daemon_cmds,
-        data_cmds,
-        offer_cmds,
-        query_cmds,
-        recommend_cmds,
-        report_cmds,
+    from tracker.cli.commands import (
+        alerts,
+        compare,
+        config,
+        crawl,
+        daemon,
+        data,
+        offers,
+        query,
+        recommend,
+        report,
     )
 
-    crawl_cmds.register(app)
-    query_cmds.register(app)
-    config_cmds.register(app)
-    daemon_cmds.register(app)
-    compare_cmds.register(app)
-    data_cmds.register(app)
-    report_cmds.register(app)
-    alert_cmds.register(app)
-    offer_cmds.register(app)
-    recommend_cmds.register(app)
+    crawl.register(app)
+    query.register(app)
+    config.register(app)
+    daemon.register(app)
+    compare.register(app)
+    data.register(app)
+    report.register(app)
+    alerts.register(app)
+    offers.register(app)
+    recommend.register(app)
 
 
 _register()
@@ -173,7 +173,7 @@ def _main(argv: list[str] | None) -> int:
 
 def _store_error(exc: Exception) -> bool:
     """An error of the store: through SQLAlchemy, or of the driver itself
-    (`db.reader`). Each loads only with the store; an error of it means it is loaded."""
+    (`db.store.reader`). Each loads only with the store; an error of it means it is loaded."""
     kinds = [
         getattr(sys.modules.get(module), name, None)
         for module, name in (("sqlalchemy.exc", "SQLAlchemyError"), ("sqlite3", "Error"), ("psycopg", "Error"))

@@ -21,7 +21,7 @@ from tracker.errors import UserError
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-    from db.reader import Reader
+    from db.store.reader import Reader
     from tracker.config.settings import Config
     from tracker.run.pipeline import Pipeline
 
@@ -54,8 +54,8 @@ class State:
     def engine(self) -> sa.Engine:
         from sqlmodel import Session
 
-        from db import store
-        from db.engine import StoreError, make_engine, migrate
+        from db.store import queries as store
+        from db.store.engine import StoreError, make_engine, migrate
 
         url = self.config.database_url()
         if url.startswith("sqlite:///"):
@@ -94,7 +94,7 @@ class State:
         settle) or is open through it already."""
         if "engine" in self.__dict__:
             return None
-        from db.reader import Unreachable, open_reader
+        from db.store.reader import Unreachable, open_reader
 
         try:
             return open_reader(self.database_url())
@@ -103,7 +103,7 @@ class State:
 
     def store_label(self) -> str:
         """The store's URL with any password masked, for messages."""
-        from db.engine import mask_url
+        from db.store.engine import mask_url
 
         return mask_url(self.config.database_url())
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from db import store
 from db.schema import Change, ChangeKind, RunStatus
+from db.store import queries as store
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.config.settings import Config
 from tracker.run.pipeline import ChangeHook

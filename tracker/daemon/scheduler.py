@@ -389,6 +389,6 @@ def _release_stuck(engine: sa.Engine) -> int:
 
 
 def _masked_url(config: Config) -> str:
-    from db.engine import mask_url
+    from db.store.engine import mask_url
 
     return mask_url(config.database_url())

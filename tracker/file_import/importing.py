@@ -23,9 +23,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from db import store
 from db.bulk.encoding import StagedQuote
 from db.schema import CrawlResult, RunStatus
+from db.store import queries as store
 from tracker.errors import UserError
 from tracker.file_import import jsonl, rows
 from tracker.file_import.files import (

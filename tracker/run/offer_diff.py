@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from db.offers import TrackedOffer, offer_values
 from db.schema import Change, ChangeKind, Offer
+from db.store.offers import TrackedOffer, offer_values
 from tracker.run.diff import DiffPolicy, percent_change
 
 # Changing these alone is a change of wording, not of the terms.

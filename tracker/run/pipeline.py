@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from db.bulk.encoding import StagedQuote
-from db.run_store import RunStore
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
+from db.store.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.normalize import Normalized, NormalizeError, Recognizer

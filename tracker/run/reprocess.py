@@ -18,8 +18,8 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from db.locks import LockBusy, crawl_lock
-from db.rewind import Rewound, rewind_source
+from db.store.locks import LockBusy, crawl_lock
+from db.store.rewind import Rewound, rewind_source
 from db.tables import CrawlRun
 from tracker.config.settings import Config
 from tracker.errors import UserError

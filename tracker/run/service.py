@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from db.locks import LockBusy, crawl_lock
 from db.schema import CrawlResult, RunStatus
+from db.store.locks import LockBusy, crawl_lock
 from tracker.config.settings import Config, api_key_env
 from tracker.config.watch import is_watch, watch_source
 from tracker.errors import SourceSkipped, UserError

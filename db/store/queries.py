@@ -1,6 +1,6 @@
 """Reading the store, and the writes that are not one run's: runs, prices
 and changes as the commands and the analytics ask for them. One run's own
-writes go through `db.run_store.RunStore`.
+writes go through `db.store.run_store.RunStore`.
 
 Every function takes a keyword-only `session` and never commits: the caller
 owns the transaction, one per crawl or command.
@@ -20,9 +20,9 @@ from sqlmodel import Session, col, select
 
 from db.bulk.encoding import DECIMAL_FIELDS
 from db.bulk.writer import bulk_time, copy_types
-from db.process import pid_alive
-from db.reader import CHANGE_DECIMALS
 from db.schema import Change, RunStatus
+from db.store.process import pid_alive
+from db.store.reader import CHANGE_DECIMALS
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 

@@ -27,11 +27,11 @@ from tracker.cli.state import Step, parse_since, state
 
 # The store, pandas and the analytics load inside each command: `--help`
 # starts fast, and the simple queries (prices, changes, runs) read through
-# `db.reader` without the ORM when they can (tests/cli/test_startup.py).
+# `db.store.reader` without the ORM when they can (tests/cli/test_startup.py).
 
 
 def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored price (`db.reader`'s or `db.store.point_to_dict`'s) as the PRICE_COLUMNS row."""
+    """A stored price (`db.store.reader`'s or `db.store.queries.point_to_dict`'s) as the PRICE_COLUMNS row."""
     from tracker.analytics.points import price_record
 
     row = price_record(stored)
@@ -41,7 +41,7 @@ def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, Any]]:
-    """The current prices matching `filters` (`db.store.query_prices`'),
+    """The current prices matching `filters` (`db.store.queries.query_prices`'),
     without the ORM when the store allows it."""
     reader = state(ctx).reader()
     if reader is not None:
@@ -49,7 +49,7 @@ def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, A
             return reader.prices(**filters)
     from sqlmodel import Session
 
-    from db import store
+    from db.store import queries as store
 
     with Session(state(ctx).engine) as session:
         return [store.point_to_dict(p) for p in store.query_prices(session=session, **filters)]  # type: ignore[arg-type]
@@ -183,7 +183,7 @@ def changes(
     else:
         from sqlmodel import Session
 
-        from db import store
+        from db.store import queries as store
 
         with Session(state(ctx).engine) as session:
             found = store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
@@ -211,7 +211,7 @@ def runs(
     else:
         from sqlmodel import Session
 
-        from db import store
+        from db.store import queries as store
 
         with Session(state(ctx).engine) as session:
             rows = [r.model_dump() for r in store.list_runs(session=session, limit=limit, source=source)]

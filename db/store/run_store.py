@@ -31,9 +31,9 @@ from sqlmodel import Session, col, select
 from db.bulk.encoding import StagedQuote, price_row
 from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array
 from db.bulk.writer import BulkWriter, bulk_time
-from db.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.schema import Change, Offer, RunStatus, TrackedPrice
-from db.store import abort_interrupted_runs, add_changes, began_here, last_run
+from db.store.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
+from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
 from db.tables import CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of

@@ -55,7 +55,7 @@ def export(
 
     Example: gpu-tracker export history --out history.parquet --gpu H100
     """
-    from tracker.analytics.exporting import choose_format, export_frame, write_export
+    from tracker.analytics.outputs.exporting import choose_format, export_frame, write_export
 
     chosen = choose_format(out, fmt.value if fmt else None)
     frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))

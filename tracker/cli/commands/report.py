@@ -80,7 +80,7 @@ def plot(
     target = parse_currency(currency)
     if not sparkline and out is None:
         raise typer.BadParameter("give --out FILE.png, or --sparkline for the terminal")
-    from tracker.analytics.plot import build_series, render_png, sparkline_rows, write_png
+    from tracker.analytics.outputs.plot import build_series, render_png, sparkline_rows, write_png
 
     frame = _intervals(ctx, instance_type or [], gpu or [], provider, region, price_model, since, os)
     refs = references(ctx)
@@ -117,7 +117,7 @@ def report(
 
     Example: gpu-tracker report --out report.html
     """
-    from tracker.analytics.report import build_report
+    from tracker.analytics.outputs.report import build_report
 
     html = build_report(state(ctx).engine, references(ctx), currency=parse_currency(currency), days=days)
     try:

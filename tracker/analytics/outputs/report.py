@@ -21,9 +21,8 @@ import sqlalchemy as sa
 
 from tracker.analytics.compare import compare_frame
 from tracker.analytics.history import changes_frame, history_frame, offers_frame, prices_frame, records, source_health
-from tracker.analytics.plot import Series, build_series, render_png
-from tracker.analytics.reference import References
-from tracker.analytics.report_html import (
+from tracker.analytics.outputs.plot import Series, build_series, render_png
+from tracker.analytics.outputs.report_html import (
     Column,
     Section,
     as_decimal,
@@ -43,7 +42,8 @@ from tracker.analytics.report_html import (
     whole,
     words,
 )
-from tracker.analytics.report_recommend import recommendation
+from tracker.analytics.outputs.report_recommend import recommendation
+from tracker.analytics.reference import References
 
 MODEL_CLASSES = {
     "on_demand": "on demand",

@@ -13,7 +13,7 @@ from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import state
 
 if TYPE_CHECKING:
-    from db.offers import OfferPoint
+    from db.store.offers import OfferPoint
 
 # The store loads inside each command: `--help` starts fast.
 
@@ -25,7 +25,7 @@ app = typer.Typer(no_args_is_help=False)
 
 def offer_dict(point: OfferPoint) -> dict[str, Any]:
     from alerts.cards import offer_terms, writes_chinese
-    from db.offers import offer_point_dict
+    from db.store.offers import offer_point_dict
 
     row = offer_point_dict(point)
     row["valid_from"], row["valid_until"] = row.pop("offer_valid_from"), row.pop("offer_valid_until")
@@ -65,7 +65,7 @@ def offers(
         return
     from sqlmodel import Session
 
-    from db.offers import query_offers
+    from db.store.offers import query_offers
 
     now = datetime.now(UTC)
     with Session(state(ctx).engine) as session:
@@ -87,7 +87,7 @@ def history(
     """
     from sqlmodel import Session
 
-    from db.offers import query_offers
+    from db.store.offers import query_offers
 
     with Session(state(ctx).engine) as session:
         rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Field, SQLModel
 
-from db.process import pid_alive
+from db.store.process import pid_alive
 from db.tables import UTCDateTime
 
 

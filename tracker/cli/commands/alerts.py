@@ -171,8 +171,8 @@ def rules_check(
     from sqlmodel import Session
 
     from alerts.rules import compile_rules, explain
-    from db import store
     from db.schema import Change
+    from db.store import queries as store
 
     st = state(ctx)
     config = st.config
@@ -221,8 +221,8 @@ def _detail(raw: str) -> dict[str, str]:
 def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) -> list[tuple[int, Change]]:
     from sqlmodel import Session, col, select
 
-    from db import store
     from db.schema import Change
+    from db.store import queries as store
     from db.tables import ChangeRow
 
     with Session(st.engine) as session:

@@ -47,8 +47,8 @@ def crawl_progress(label: str) -> Iterator[ProgressFn | None]:
 def last_observed(engine: sa.Engine, source: str) -> datetime | None:
     from sqlmodel import Session
 
-    from db import store
     from db.kinds import RunStatus
+    from db.store import queries as store
 
     with Session(engine) as session:
         run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])

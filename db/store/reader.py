@@ -11,7 +11,7 @@ same output on SQLite and PostgreSQL.
 It only reads a store that is ready. `open_reader` answers None when the
 store does not exist yet, is behind the migrations, has a run to settle
 (left 'running' by a killed process), or has a URL it does not handle: the
-caller then opens it through `db.engine`, which creates, migrates or settles
+caller then opens it through `db.store.engine`, which creates, migrates or settles
 it as before.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).parents[1] / "migrations"
 # `revision = '0006'` and `down_revision = '0005'` in a migration file.
 _REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(.+?)\s*$", re.MULTILINE)
 
@@ -46,12 +46,12 @@ CHANGE_DECIMALS = ("gpu_count", "old_price", "new_price", "percent")
 _PRICE_TIMES = ("valid_from", "valid_to")
 _RUN_TIMES = ("started_at", "finished_at", "observed_at")
 _CHANGE_TIMES = ("observed_at",)
-# The order of `db.store.query_prices`: the same SQL, so the same rows in the same order.
+# The order of `db.store.queries.query_prices`: the same SQL, so the same rows in the same order.
 _PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_from"
 
 
 class Unreachable(Exception):
-    """The store's server does not answer; the message says why, as `db.engine` words it."""
+    """The store's server does not answer; the message says why, as `db.store.engine` words it."""
 
 
 def script_heads() -> set[str]:
@@ -129,7 +129,7 @@ def _open_postgresql(url: str) -> Reader | None:
         # ProgrammingError, and the ORM path is left to interpret it.
         conn = psycopg.connect("postgresql://" + url.split("://", 1)[1])
     except psycopg.OperationalError as exc:
-        from db.engine import unreachable_message
+        from db.store.engine import unreachable_message
 
         raise Unreachable(unreachable_message(url, exc)) from exc
     except psycopg.Error:
@@ -147,7 +147,7 @@ def _open_postgresql(url: str) -> Reader | None:
 
 class Reader:
     """One DB-API connection to a current store, and the queries the simple
-    commands ask. The filters mean what `db.store`'s do."""
+    commands ask. The filters mean what `db.store.queries`'s do."""
 
     def __init__(self, conn: Any, dialect: str) -> None:
         self.conn = conn
@@ -191,8 +191,8 @@ class Reader:
 
     def has_runs_to_settle(self) -> bool:
         """A run left 'running' by a process that no longer exists: the ORM
-        path marks it aborted at start (`db.store.abort_interrupted_runs`)."""
-        from db.process import pid_alive
+        path marks it aborted at start (`db.store.queries.abort_interrupted_runs`)."""
+        from db.store.process import pid_alive
 
         running = self._rows("SELECT pid FROM crawl_runs WHERE status = 'running'")
         return any(r["pid"] is None or not pid_alive(r["pid"]) for r in running)
@@ -206,7 +206,7 @@ class Reader:
         price_model: str | None = None,
         instance_type: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The current prices as `db.store.point_to_dict` gives them, in `query_prices`' order."""
+        """The current prices as `db.store.queries.point_to_dict` gives them, in `query_prices`' order."""
         where, params = ["valid_to IS NULL"], []
         for column, value in (("provider", provider), ("region", region)):
             if value:
@@ -227,7 +227,7 @@ class Reader:
         return rows
 
     def runs(self, *, limit: int = 20, source: str | None = None) -> list[dict[str, Any]]:
-        """The newest runs first, as `db.store.list_runs` gives them."""
+        """The newest runs first, as `db.store.queries.list_runs` gives them."""
         where, params = ("WHERE source = ? ", [source]) if source else ("", [])
         rows = self._rows(f"SELECT * FROM crawl_runs {where}ORDER BY id DESC LIMIT ?", [*params, limit])
         for row in rows:
@@ -242,7 +242,7 @@ class Reader:
         kinds: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Changes oldest first, as `db.store.query_changes` gives them (exact numbers still text)."""
+        """Changes oldest first, as `db.store.queries.query_changes` gives them (exact numbers still text)."""
         where: list[str] = []
         params: list[Any] = []
         if since:

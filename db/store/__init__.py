@@ -1,0 +1,1 @@
+"""The store: engines and migrations, reading it, and writing one run."""

@@ -1,0 +1,1 @@
+"""What the analytics write for people: the HTML report, plots and export files."""

@@ -1,0 +1,1 @@
+"""The commands, one module per group; each has `register(app)`."""
