@@ -66,8 +66,9 @@ def _registry() -> dict[str, Source]:
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
+    from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine
+    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine, vultr
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -84,6 +85,8 @@ def _registry() -> dict[str, Source]:
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
         Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
+        # GPU clouds.
+        Source("vultr", "vultr", VultrSpider, vultr.normalize),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
