@@ -35,7 +35,6 @@ GPU_TYPES: dict[str, tuple[str, int]] = {
     "NVIDIA_A16": ("A16", 16),
     "NVIDIA_L40S": ("L40S", 48),
     "NVIDIA_H100": ("H100", 80),
-    "NVIDIA_GH200": ("GH200", 96),
     "AMD_MI300X": ("MI300X", 192),
 }
 PRICE_FIELDS = (
