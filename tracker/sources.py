@@ -55,6 +55,7 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
@@ -68,7 +69,18 @@ def _registry() -> dict[str, Source]:
     from spiders.volcengine.spider import VolcengineSpider
     from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine, vultr
+    from tracker.normalize.providers import (
+        alibaba,
+        aws,
+        aws_bulk,
+        azure,
+        digitalocean,
+        gcp,
+        huawei,
+        tencent,
+        volcengine,
+        vultr,
+    )
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -87,6 +99,7 @@ def _registry() -> dict[str, Source]:
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
         # GPU clouds.
         Source("vultr", "vultr", VultrSpider, vultr.normalize),
+        Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
