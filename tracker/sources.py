@@ -66,6 +66,7 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.spider import TencentSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
+    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.spider import VolcengineSpider
     from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
@@ -78,6 +79,7 @@ def _registry() -> dict[str, Source]:
         gcp,
         huawei,
         tencent,
+        verda,
         volcengine,
         vultr,
     )
@@ -100,6 +102,7 @@ def _registry() -> dict[str, Source]:
         # GPU clouds.
         Source("vultr", "vultr", VultrSpider, vultr.normalize),
         Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
+        Source("verda", "verda", VerdaSpider, verda.normalize, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
