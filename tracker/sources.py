@@ -64,9 +64,9 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
+    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
-    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.spider import VolcengineSpider
     from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
