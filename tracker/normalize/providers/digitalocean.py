@@ -36,14 +36,16 @@ VRAM_UNITS = {"gib": Decimal(1), "gb": Decimal(1)}
 
 
 def derived_spec(size: dict[str, Any]) -> GpuSpec:
-    info = size.get("gpu_info") or {}
+    info = size.get("gpu_info")
+    if not isinstance(info, dict):
+        raise NormalizeError(f"its gpu_info is {info!r}")
     model = GPU_MODELS.get(str(info.get("model")))
     if model is None:
         raise NormalizeError(f"its GPU model {info.get('model')!r} is not one we know")
     count = info.get("count")
     if not isinstance(count, int) or count <= 0:
         raise NormalizeError(f"its gpu_info.count is {count!r}")
-    vram = info.get("vram") or {}
+    vram = info.get("vram") if isinstance(info.get("vram"), dict) else {}
     unit = VRAM_UNITS.get(str(vram.get("unit", "")).lower())
     amount = vram.get("amount")
     memory = size.get("memory")
@@ -108,7 +110,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             continue
         try:
             quotes = size_quotes(item, set(item.get("regions") or []))
-        except NormalizeError as exc:
+        except (NormalizeError, MoneyError) as exc:
             out.notes.append(f"digitalocean: size {slug} skipped: {exc}")
             continue
         if not size.get("regions"):

@@ -52,7 +52,7 @@ def _size(part: Any, key: str) -> Decimal | None:
 
 
 def derived_spec(kind: dict[str, Any]) -> GpuSpec:
-    gpu = kind.get("gpu") or {}
+    gpu = kind.get("gpu") if isinstance(kind.get("gpu"), dict) else {}
     found = _COUNTED.match(str(gpu.get("description", "")).strip())
     model = GPU_MODELS.get(found.group("model")) if found else None
     if model is None:
@@ -141,7 +141,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             continue
         try:
             out.quotes.extend(type_quotes(item, locations, stock))
-        except NormalizeError as exc:
+        except (NormalizeError, MoneyError) as exc:
             out.notes.append(f"verda: type {kind.get('instance_type')} skipped: {exc}")
     if not out.quotes:
         raise NormalizeError("Verda: no GPU type could be priced; " + "; ".join(out.notes[:3]))

@@ -129,7 +129,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         regions = set(item.get("regions") or [])
         try:
             quotes = plan_quotes(item, regions)
-        except NormalizeError as exc:
+        except (NormalizeError, MoneyError) as exc:
             out.notes.append(f"vultr: plan {plan.get('id')} skipped: {exc}")
             continue
         if not plan.get("locations"):
