@@ -49,7 +49,7 @@ def test_pages_follow_next_and_keep_gpu_sizes() -> None:
 
 def test_a_next_page_on_another_host_is_refused() -> None:
     page = {"sizes": [], "links": {"pages": {"next": "https://evil.example/v2/sizes?page=2"}}}
-    with pytest.raises(PageShapeError, match="not on api.digitalocean.com"):
+    with pytest.raises(PageShapeError, match=r"not on api\.digitalocean\.com"):
         parse_sizes_page(json.dumps(page).encode(), HOST)
 
 
