@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from db.schema import PriceModel, PriceQuote
+from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -64,10 +64,7 @@ def derived_spec(size: dict[str, Any]) -> GpuSpec:
 def size_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     size = item["data"]
     spec = lookup("digitalocean", str(size["slug"])) or derived_spec(size)
-    try:
-        price = to_decimal(size.get("price_hourly"), what="price_hourly")
-    except MoneyError as exc:
-        raise NormalizeError(str(exc)) from None
+    price = to_decimal(size.get("price_hourly"), what="price_hourly")
     if price <= 0:
         raise NormalizeError(f"its price_hourly is {price}")
     where = size.get("regions")
@@ -79,19 +76,16 @@ def size_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     if size.get("description"):
         attrs["description"] = str(size["description"])
     return [
-        make_quote(
+        spec_quote(
             "digitalocean",
+            item,
+            spec,
             region=region,
-            instance_type=spec.instance_type,
             price_model=PriceModel.on_demand,
             price=price,
             currency="USD",
-            unit=Unit.hour,
             availability="available",
-            source_url=item["source_url"],
-            observed_at=parse_time(item["observed_at"]),
             attrs=attrs,
-            **spec.as_fields(),
         )
         for region in where
         if region and (not regions or region in regions)

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from db.schema import PriceModel, PriceQuote
+from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -87,10 +87,7 @@ def type_quotes(
     for field, model, spot in PRICES:
         if kind.get(field) is None:
             continue
-        try:
-            price = to_decimal(kind[field], what=field)
-        except MoneyError as exc:
-            raise NormalizeError(str(exc)) from None
+        price = to_decimal(kind[field], what=field)
         if price <= 0:
             if spot:
                 continue  # no spot price offered for this type
@@ -98,18 +95,15 @@ def type_quotes(
         for location in locations:
             listed = spec.instance_type in stock.get((location, spot), set())
             quotes.append(
-                make_quote(
+                spec_quote(
                     "verda",
+                    item,
+                    spec,
                     region=location,
-                    instance_type=spec.instance_type,
                     price_model=model,
                     price=price,
                     currency=currency,
-                    unit=Unit.hour,
                     availability="available" if listed else "sold_out",
-                    source_url=item["source_url"],
-                    observed_at=parse_time(item["observed_at"]),
-                    **spec.as_fields(),
                 )
             )
     if not quotes:

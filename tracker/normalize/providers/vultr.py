@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from db.schema import PriceModel, PriceQuote
+from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -51,10 +51,7 @@ def derived_spec(plan: dict[str, Any]) -> GpuSpec:
     if gpu_type not in GPU_TYPES:
         raise NormalizeError(f"its GPU type {gpu_type!r} is not one we know (add it to gpu_specs/vultr.csv)")
     model, card = GPU_TYPES[gpu_type]
-    try:
-        share = to_decimal(vram, what="gpu_vram_gb")
-    except MoneyError as exc:
-        raise NormalizeError(str(exc)) from None
+    share = to_decimal(vram, what="gpu_vram_gb")
     if share <= 0:
         raise NormalizeError(f"its gpu_vram_gb is {share}")
     # A slice's count is its share of the card (4 GB of 80: 0.05), as the spec tables write 1/6.
@@ -90,29 +87,23 @@ def plan_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     for field, model, deployable in PRICE_FIELDS:
         if plan.get(field) is None or plan.get(deployable) is False:
             continue
-        try:
-            price = to_decimal(plan[field], what=field)
-        except MoneyError as exc:
-            raise NormalizeError(str(exc)) from None
+        price = to_decimal(plan[field], what=field)
         if price <= 0:
             raise NormalizeError(f"its {field} is {price}")
         for region in locations:
             if not region or (regions and region not in regions):
                 continue
             quotes.append(
-                make_quote(
+                spec_quote(
                     "vultr",
+                    item,
+                    spec,
                     region=region,
-                    instance_type=spec.instance_type,
                     price_model=model,
                     price=price,
                     currency="USD",
-                    unit=Unit.hour,
                     availability="available",
-                    source_url=item["source_url"],
-                    observed_at=parse_time(item["observed_at"]),
                     attrs=attrs,
-                    **spec.as_fields(),
                 )
             )
     if plan.get("hourly_cost") is None and plan.get("hourly_cost_preemptible") is None:
