@@ -67,14 +67,19 @@ STEPS_NOTE = (
 
 
 def hourly_steps(price_info: dict[str, Any], first: Decimal, paid: bool) -> str | None:
-    """The step schedule of a tiered hourly price, or None when the answer has no later step."""
+    """The step schedule of a tiered hourly price, or None when the answer
+    has no later step (absent, or 0 as the references' untiered examples give it)."""
     steps = [f"from 0 h: {first.normalize():f}"]
     for start, suffix in STEPS:
         names = (f"UnitPriceDiscount{suffix}", f"UnitPrice{suffix}") if paid else (f"UnitPrice{suffix}",)
-        value = next((price_info[n] for n in names if price_info.get(n) not in (None, "")), None)
-        if value is None:
-            continue
-        steps.append(f"from {start} h: {to_decimal(value, what=f'Price.{names[-1]}').normalize():f}")
+        for field_name in names:
+            value = price_info.get(field_name)
+            if value in (None, ""):
+                continue
+            amount = to_decimal(value, what=f"Price.{field_name}")
+            if amount > 0:
+                steps.append(f"from {start} h: {amount.normalize():f}")
+                break
     return "; ".join(steps) if len(steps) > 1 else None
 
 
