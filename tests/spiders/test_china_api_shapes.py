@@ -217,6 +217,17 @@ def test_huawei_every_sale_state_is_mapped(state: str, availability: str) -> Non
     assert flavor["zones"] == {"cn-north-4a": availability} and "unknown_states" not in flavor
 
 
+def test_huawei_a_real_answer_abandoned_but_beta_sold_out_in_one_zone() -> None:
+    # Facts of a real ListFlavors answer quoted in public code (ac6.12xlarge.2), given a GPU alias here.
+    spec = {
+        "cond:operation:status": "abandon",
+        "cond:operation:az": "cn-south-1a(abandon),cn-south-2b(abandon),cn-south-1f(obt_sellout),"
+        "cn-south-1e(abandon),cn-south-1(abandon),cn-south-1c(abandon)",
+    }
+    [flavor] = parse_flavors(flavors(spec))
+    assert flavor["zones"] == {"cn-south-1f": "sold_out"}
+
+
 def test_huawei_unknown_state_is_kept_raw_and_early_flavors_use_hws_performancetype() -> None:
     [odd] = parse_flavors(flavors({"cond:operation:status": "surprise"}))
     assert odd["status"] is None and odd["unknown_states"] == ["surprise"]
