@@ -156,7 +156,9 @@ def bundled_hourly(row: dict[str, Any]) -> Decimal:
 def hourly_steps(row: dict[str, Any], rate: Decimal) -> Steps | None:
     """The step schedule of a tiered hourly price (attrs `hourly_steps`),
     each step scaled as the row's price is to `rate`; None when untiered."""
-    found = [(Decimal(start), Decimal(value)) for start, value in _STEP.findall(str(_attrs(row).get("hourly_steps", "")))]
+    found = [
+        (Decimal(start), Decimal(value)) for start, value in _STEP.findall(str(_attrs(row).get("hourly_steps", "")))
+    ]
     if len(found) < 2 or found[0][0] != 0 or not found[0][1]:
         return None
     scale = rate / found[0][1]

@@ -210,6 +210,8 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
             )
         )
     if prices and not out.quotes and out.held:
-        raise NormalizeError(f"volcengine-api: no type could be priced; {out.notes[0].removeprefix('volcengine-api: ')}")
+        raise NormalizeError(
+            f"volcengine-api: no type could be priced; {out.notes[0].removeprefix('volcengine-api: ')}"
+        )
     out.notes.extend(f"volcengine-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out
