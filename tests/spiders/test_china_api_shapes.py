@@ -334,3 +334,17 @@ def test_tencent_stepped_prices_are_stored_with_their_steps() -> None:
 def test_an_answer_without_any_item_stays_an_error() -> None:
     with pytest.raises(NormalizeError):
         alibaba.normalize_api([{"kind": "alibaba.api.price", "data": None}])
+
+
+def test_tencent_page_source_keeps_the_steps_too() -> None:
+    """The purchase page's backend answers the same ItemPrice: the documented steps, on a GPU type."""
+    from tests.spiders.test_tencent import raw_items
+
+    items = [i for i in raw_items() if i["charge_type"] == "POSTPAID_BY_HOUR"]
+    first = items[0]["data"]
+    first["Price"].update(UnitPriceSecondStep=0.07, UnitPriceThirdStep=0.05)
+    first["Price"].update(UnitPriceDiscountSecondStep=0.07, UnitPriceDiscountThirdStep=0.05)
+    out = tencent.normalize(items)
+    stepped = [q for q in out.quotes if q.attrs.get("hourly_steps")]
+    assert len(stepped) == 1 and stepped[0].attrs["hourly_steps"].endswith("from 96 h: 0.07; from 360 h: 0.05")
+    assert any(n.startswith("tencent: 1 hourly prices are tiered by hours of use") for n in out.notes)
