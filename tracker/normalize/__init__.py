@@ -44,6 +44,15 @@ class Held:
         )
 
 
+def hold(
+    out: Normalized, source: str, region: str, name: str, variant: str, model: Any, term: str | None, why: str
+) -> None:
+    """Skip one item with a note naming it, and keep its last price (see `Held`).
+    `model` None (a variant we do not know): every price of the item."""
+    out.notes.append(f"{source}: {name} ({variant}) in {region} skipped, its last price kept: {why}")
+    out.held.append(Held(region, name, str(model) if model is not None else None, term))
+
+
 @dataclass
 class Normalized:
     quotes: list[PriceQuote] = field(default_factory=list)

@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Held, Normalized, NormalizeError, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -178,22 +178,18 @@ def _gpu_fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, 
     return fields
 
 
-def _unpriced(item: dict[str, Any], model: PriceModel, term: str) -> tuple[str, Held] | None:
-    """The note and hold of a price item that prices nothing: DescribePrice's
-    error for the one type, or an answer whose lines name no instance."""
-    data, region = item["data"], str(item["region"])
-    what = f"{data['instance_type']} ({data['variant']}) in {region}"
+def _unpriced(item: dict[str, Any]) -> str | None:
+    """Why a price item prices nothing (DescribePrice's error for the one
+    type, or an answer whose lines name no instance); None if it does."""
+    data = item["data"]
     if item.get("kind") == "alibaba.api.unpriced":
-        reason = f"DescribePrice answered {data.get('code')}: {data.get('message')}"
-    elif data.get("basis") == "unknown":
-        reason = (
+        return f"DescribePrice answered {data.get('code')}: {data.get('message')}"
+    if data.get("basis") == "unknown":
+        return (
             "DescribePrice has price lines (DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel) "
             f"but none for the instance (Resource {', '.join(data.get('resources') or [])})"
         )
-    else:
-        return None
-    note = f"alibaba-api: {what} skipped, its last price kept: {reason}"
-    return note, Held(region, str(data["instance_type"]), str(model), term)
+    return None
 
 
 def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
@@ -227,10 +223,9 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
         if variant not in VARIANTS:
             raise NormalizeError(f"alibaba-api: unknown price variant {variant!r}")
         model, term, unit = VARIANTS[variant]
-        skipped = _unpriced(item, model, term)
-        if skipped:
-            out.notes.append(skipped[0])
-            out.held.append(skipped[1])
+        why = _unpriced(item)
+        if why:
+            hold(out, "alibaba-api", region, instance_type, variant, model, term, why)
             continue
         try:
             price = to_decimal(data["price"], what="TradePrice")

@@ -50,7 +50,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Held, Normalized, NormalizeError, make_quote, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, make_quote, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -300,13 +300,9 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
         elif kind == "huawei.api.price":
             prices.append(item)
         elif kind == "huawei.api.unpriced":
-            name, variant, region = str(data["flavor"]), str(data["variant"]), str(item["region"])
-            model, term, _ = VARIANTS.get(variant, (None, None, None))
-            out.notes.append(
-                f"huawei-api: {name} ({variant}) in {region} skipped, its last price kept: "
-                f"the {item.get('action') or 'rating'} answer left it out"
-            )
-            out.held.append(Held(region, name, str(model) if model else None, term))
+            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
+            why = f"the {item.get('action') or 'rating'} answer left it out"
+            hold(out, "huawei-api", str(item["region"]), str(data["flavor"]), str(data["variant"]), model, term, why)
         else:
             raise NormalizeError(f"huawei-api: unknown item kind {kind!r}")
     unknown: set[str] = set()

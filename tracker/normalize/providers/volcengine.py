@@ -38,7 +38,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Held, Normalized, NormalizeError, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -165,13 +165,18 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
         elif kind == "volcengine.api.price":
             prices.append(item)
         elif kind == "volcengine.api.unpriced":
-            name, variant, region = str(data["instance_type"]), str(data["variant"]), str(item["region"])
-            model, term, _ = VARIANTS.get(variant, (None, None, None))
-            out.notes.append(
-                f"volcengine-api: {name} ({variant}) in {region} skipped, its last price kept: "
-                f"the {item.get('action') or 'price'} answer left it out"
+            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
+            why = f"the {item.get('action') or 'price'} answer left it out"
+            hold(
+                out,
+                "volcengine-api",
+                str(item["region"]),
+                str(data["instance_type"]),
+                str(data["variant"]),
+                model,
+                term,
+                why,
             )
-            out.held.append(Held(region, name, str(model) if model else None, term))
         else:
             raise NormalizeError(f"volcengine-api: unknown item kind {kind!r}")
     unknown: set[str] = set()
