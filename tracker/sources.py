@@ -60,6 +60,7 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.api import HuaweiApiSpider
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
+    from spiders.lambda_.spider import LambdaSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
@@ -67,7 +68,7 @@ def _registry() -> dict[str, Source]:
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine
+    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, lambda_, tencent, volcengine
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -79,6 +80,8 @@ def _registry() -> dict[str, Source]:
         Source("tencent", "tencent", TencentSpider, tencent.normalize),
         Source("huawei", "huawei", HuaweiSpider, huawei.normalize),
         Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
+        # GPU clouds.
+        Source("lambda", "lambda", LambdaSpider, lambda_.normalize, needs_api_key=True),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
         Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
