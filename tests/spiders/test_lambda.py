@@ -170,8 +170,7 @@ def test_two_captures_yield_the_changes_a_person_wants(cli) -> None:
     second = replay(cli, LATE, *regions)
     assert second.code == 0, second.err
     got = sorted(
-        (c["kind"], c["instance_type"], c["region"], c["detail"] or c["new_price"])
-        for c in json.loads(second.out)
+        (c["kind"], c["instance_type"], c["region"], c["detail"] or c["new_price"]) for c in json.loads(second.out)
     )
     assert got == sorted(
         [("new_sku", "gpu_1x_b200_sxm6", r, "5.99") for r in ASKED]

@@ -88,7 +88,9 @@ def normalize(items: Iterable[LambdaItem]) -> Normalized:
         else:
             raise NormalizeError(f"Lambda: unknown item kind {item.get('kind')!r}")
         asked = list(item.get("regions") or asked)
-    out.notes.extend(f"lambda: region {r} is not in Lambda's region list; not stored" for r in asked if listed and r not in listed)
+    out.notes.extend(
+        f"lambda: region {r} is not in Lambda's region list; not stored" for r in asked if listed and r not in listed
+    )
     odd, gpu_types, unknown = 0, set(), set()
     for item in types:
         record = item["data"]
