@@ -61,6 +61,7 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
     from spiders.lambda_.spider import LambdaSpider
+    from spiders.oci.spider import OciSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
@@ -68,7 +69,18 @@ def _registry() -> dict[str, Source]:
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, lambda_, tencent, volcengine
+    from tracker.normalize.providers import (
+        alibaba,
+        aws,
+        aws_bulk,
+        azure,
+        gcp,
+        huawei,
+        lambda_,
+        oci,
+        tencent,
+        volcengine,
+    )
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -82,6 +94,7 @@ def _registry() -> dict[str, Source]:
         Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
         # GPU clouds.
         Source("lambda", "lambda", LambdaSpider, lambda_.normalize, needs_api_key=True),
+        Source("oci", "oci", OciSpider, oci.normalize),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
         Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),

@@ -141,11 +141,18 @@ class AwsSettings(ProviderSettings):
     )
 
 
+class OciSettings(ProviderSettings):
+    """[providers.oci]: the currency of Oracle's price list."""
+
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="the price list's currency (USD, EUR, JPY...)")
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
+    "oci": OciSettings,
     "tencent": KeyPairSettings,
     "volcengine": VolcengineSettings,
 }
