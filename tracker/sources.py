@@ -61,6 +61,7 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
     from spiders.lambda_.spider import LambdaSpider
+    from spiders.nebius.spider import NebiusSpider
     from spiders.oci.spider import OciSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
@@ -77,6 +78,7 @@ def _registry() -> dict[str, Source]:
         gcp,
         huawei,
         lambda_,
+        nebius,
         oci,
         tencent,
         volcengine,
@@ -95,6 +97,7 @@ def _registry() -> dict[str, Source]:
         # GPU clouds.
         Source("lambda", "lambda", LambdaSpider, lambda_.normalize, needs_api_key=True),
         Source("oci", "oci", OciSpider, oci.normalize),
+        Source("nebius", "nebius", NebiusSpider, nebius.normalize),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
         Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
