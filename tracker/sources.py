@@ -55,6 +55,7 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.coreweave.spider import CoreWeaveSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
@@ -75,6 +76,7 @@ def _registry() -> dict[str, Source]:
         aws,
         aws_bulk,
         azure,
+        coreweave,
         gcp,
         huawei,
         lambda_,
@@ -98,6 +100,7 @@ def _registry() -> dict[str, Source]:
         Source("lambda", "lambda", LambdaSpider, lambda_.normalize, needs_api_key=True),
         Source("oci", "oci", OciSpider, oci.normalize),
         Source("nebius", "nebius", NebiusSpider, nebius.normalize),
+        Source("coreweave", "coreweave", CoreWeaveSpider, coreweave.normalize),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
         Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
