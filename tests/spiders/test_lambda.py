@@ -234,3 +234,13 @@ def test_a_refused_key_is_one_line(sqlite_cli, home: Path, monkeypatch: pytest.M
     assert "Lambda refused the API key (global/invalid-api-key" in line
     assert json.loads(sqlite_cli("runs", "--format", "json").out)[0]["status"] == "failed"
     assert SECRET not in result.err + result.out
+
+
+def test_recommend_picks_a_region_that_has_capacity(cli) -> None:
+    assert replay(cli, EARLY).code == 0  # every region Lambda lists
+    rows = json.loads(cli("recommend", "--gpus", "8", "--min-gpu-memory", "80", "--format", "json").out)
+    gh200 = next(r for r in rows if r["instance_type"] == "gpu_1x_gh200")
+    # One price in 17 regions; the only one with capacity is us-east-3.
+    assert gh200["region"] == "us-east-3"
+    b200 = next(r for r in rows if r["instance_type"] == "gpu_8x_b200_sxm6")
+    assert b200["region"] == "asia-northeast-1"  # sold out everywhere: the cheapest, then by name
