@@ -78,7 +78,7 @@ def parse_guide(page: Selector) -> list[dict[str, Any]]:
 
 
 def parse_activate(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="AWS Activate", prefix="activate", levels=(2, 3))
+    return page_blocks(page, what="AWS Activate", levels=(2, 3))
 
 
 class AwsOffersSpider(OfferSpider):
