@@ -18,11 +18,11 @@ INTL_FREE_URL = "https://www.alibabacloud.com/free"
 
 
 def parse_trials(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Alibaba trial centre", prefix="free", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Alibaba trial centre", prefix="free", levels=(1, 2, 3), items=True, rows=True)
 
 
 def parse_intl_free(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Alibaba Cloud free page", prefix="intl", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Alibaba Cloud free page", prefix="intl", levels=(1, 2, 3), items=True, rows=True)
 
 
 class AlibabaOffersSpider(OfferSpider):

@@ -21,7 +21,7 @@ FREE_SERVICES_URL = "https://azure.microsoft.com/en-us/pricing/free-services/"
 
 
 def parse_offer(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Azure free account offer", prefix="ms-azr-0044p", levels=(1, 2, 3))
+    return page_blocks(page, what="Azure free account offer", prefix="ms-azr-0044p")
 
 
 def parse_free_services(page: Selector) -> list[dict[str, Any]]:

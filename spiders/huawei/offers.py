@@ -18,11 +18,11 @@ PROMOTION_URL = "https://activity.huaweicloud.com/promotion/"
 
 
 def parse_free_trials(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Huawei free trials", prefix="free-test", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Huawei free trials", prefix="free-test", levels=(1, 2, 3), items=True, rows=True)
 
 
 def parse_promotions(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Huawei promotions", prefix="promotion", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Huawei promotions", prefix="promotion", levels=(1, 2, 3), items=True, rows=True)
 
 
 class HuaweiOffersSpider(OfferSpider):

@@ -20,11 +20,11 @@ FREE_AREA_URL = "https://cloud.tencent.com/act/free"
 
 
 def parse_new_user(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Tencent new-customer page", prefix="new", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Tencent new-customer page", prefix="new", levels=(1, 2, 3), items=True, rows=True)
 
 
 def parse_free_area(page: Selector) -> list[dict[str, Any]]:
-    return page_blocks(page, what="Tencent free area", prefix="free", levels=(1, 2, 3), items=True)
+    return page_blocks(page, what="Tencent free area", prefix="free", levels=(1, 2, 3), items=True, rows=True)
 
 
 class TencentOffersSpider(OfferSpider):
