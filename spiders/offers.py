@@ -9,9 +9,9 @@ pages are read by `page_blocks`, by the page's own structure (headings and
 what follows them, list items, table rows, term lists), never by class names
 or data attributes: a redesign gives fewer blocks or one PageShapeError.
 
-A raw offer record is `{id, title, text, url}` (see the contract in
-docs/providers/README.md), with `section` (the heading a list item, row or
-term sits under) where there is one."""
+A raw offer record is `{id, title, text, url}` (the contract: docs/contributing.md,
+"Offers sources"), with `section` (the heading a block sits under) where
+there is one."""
 
 from __future__ import annotations
 
