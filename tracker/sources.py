@@ -62,6 +62,7 @@ def _registry() -> dict[str, Source]:
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
     from spiders.coreweave.spider import CoreWeaveSpider
+    from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
@@ -73,9 +74,11 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
+    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
+    from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
     from tracker.normalize.providers import (
         alibaba,
@@ -83,13 +86,16 @@ def _registry() -> dict[str, Source]:
         aws_bulk,
         azure,
         coreweave,
+        digitalocean,
         gcp,
         huawei,
         lambda_,
         nebius,
         oci,
         tencent,
+        verda,
         volcengine,
+        vultr,
     )
 
     every = "every region, or those named"
@@ -201,6 +207,35 @@ def _registry() -> dict[str, Source]:
             stock="per zone",
         ),
         # GPU clouds.
+        Source(
+            "vultr",
+            "vultr",
+            VultrSpider,
+            vultr.normalize,
+            price_models=od_spot,
+            regions="the regions a plan can be deployed in, or those named",
+            stock="per region",
+        ),
+        Source(
+            "digitalocean",
+            "digitalocean",
+            DigitalOceanSpider,
+            digitalocean.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="the regions a size can be created in",
+            stock="per region",
+        ),
+        Source(
+            "verda",
+            "verda",
+            VerdaSpider,
+            verda.normalize,
+            needs_api_key=True,
+            price_models=od_spot,
+            regions="every location",
+            stock="per location",
+        ),
         Source(
             "lambda",
             "lambda",

@@ -1,17 +1,15 @@
-"""What the fixture makers (tests/fixtures/<provider>/make_fixtures.py)
-share: one HAR entry per answer, written gzipped with no name or time stamp
-so that the bytes depend on the content only."""
+"""One HAR entry per answer, of any type (JSON, Markdown, HTML), for the
+fixture makers (tests/fixtures/<provider>/make_fixtures.py); `write_capture`
+writes them gzipped, the same bytes each time (tests/helpers/jsoncapture.py)."""
 
 from __future__ import annotations
 
-import gzip
 import json
-import tempfile
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from spiders.har import har_entry, write_har
+from spiders.har import har_entry
+from tests.helpers.jsoncapture import write_entries as write_capture  # noqa: F401  (the makers' one writer)
 
 
 def entry(
@@ -43,12 +41,3 @@ def entry(
         started=when,
         elapsed_ms=210.0,
     )
-
-
-def write_capture(path: Path, entries: list[dict[str, Any]]) -> None:
-    """`entries` as a gzipped HAR at `path` (mtime 0: the same bytes each time)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        plain = Path(folder) / "capture.har"
-        write_har(plain, entries)
-        path.write_bytes(gzip.compress(plain.read_bytes(), mtime=0))
