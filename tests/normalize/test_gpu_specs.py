@@ -30,7 +30,13 @@ UNSTATED_LINKS = {
     ("lambda", t)
     for t in ("gpu_2x_a6000", "gpu_4x_a6000", "gpu_8x_v100", "gpu_2x_a100", "gpu_4x_a100")
     + ("gpu_2x_h100_sxm5", "gpu_4x_h100_sxm5")
-} | {("oci", "VM.GPU3.2"), ("oci", "VM.GPU3.4"), ("coreweave", "NVIDIA GB200 NVL72"), ("coreweave", "NVIDIA A100")}
+} | {
+    ("oci", "VM.GPU3.2"),
+    ("oci", "VM.GPU3.4"),
+    ("oci", "BM.GPU.GB200.4"),
+    ("coreweave", "NVIDIA GB200 NVL72"),
+    ("coreweave", "NVIDIA A100"),
+}
 
 
 @pytest.mark.parametrize("provider, spec", rows(), ids=lambda v: v if isinstance(v, str) else v.instance_type)

@@ -16,7 +16,7 @@ from spiders.har import read_har
 from spiders.lambda_.pages import api_error, parse_instance_types, parse_regions
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES
-from tests.helpers.harutil import only
+from tests.helpers.harutil import one_error_line, only
 from tests.helpers.localserver import Received, Reply, serve
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.lambda_ import normalize
@@ -155,13 +155,6 @@ def test_an_error_answer_names_its_code() -> None:
 
 def replay(cli, har: Path, *extra: str):
     return cli("crawl", "lambda", "--replay", str(har), "--format", "json", *extra)
-
-
-def one_error_line(result) -> str:
-    assert result.code == 1 and "Traceback" not in result.err
-    errors = [line for line in result.err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, result.err
-    return errors[0]
 
 
 def test_two_captures_yield_the_changes_a_person_wants(cli) -> None:

@@ -68,7 +68,7 @@ def test_a_shape_is_its_gpu_count_times_the_part_rate() -> None:
     assert only(quotes, instance_type="BM.GPU.L40S.4", region="us-ashburn-1").price == Decimal("14.0")
     assert only(quotes, instance_type="VM.GPU3.4", region="us-ashburn-1").price == Decimal("11.80")
     assert {q.availability for q in quotes} == {None}
-    assert len(quotes) == 14 * 2
+    assert len(quotes) == 15 * 2
 
 
 def test_licences_appliances_and_unknown_parts_are_named_not_stored() -> None:
@@ -77,7 +77,7 @@ def test_licences_appliances_and_unknown_parts_are_named_not_stored() -> None:
         out.notes
     )
     unknown = next(n for n in out.notes if n.startswith("oci: GPU parts that price no shape we know"))
-    for part in ("B109480 H100T at 10.75", "B110979 GB200 at 16", "B111758 MI355X at 8.6"):
+    for part in ("B109480 H100T at 10.75", "B112140 GB300 at 18", "B111758 MI355X at 8.6"):
         assert part in unknown
     assert not [q for q in out.quotes if q.attrs["part_number"] in {"B111824", "B110965", "B111455"}]
 
@@ -108,7 +108,7 @@ def _price(product: dict) -> dict:
 def test_one_odd_part_is_skipped_with_a_note(change, reason: str) -> None:
     out = normalize(_edit("B98415", change))
     assert not [q for q in out.quotes if q.instance_type == "BM.GPU.H100.8"]
-    assert len(out.quotes) == 13 * 2
+    assert len(out.quotes) == 14 * 2
     assert any("part B98415" in n and reason in n for n in out.notes), out.notes
 
 

@@ -11,7 +11,7 @@
 - Left out: the NVIDIA AI Enterprise software licences and the Compute
   Cloud@Customer appliances, which share the metric; a part outside the
   public categories ("Compute - GPU", "Compute - GPU - Other"); a part we
-  know no shape for (GB200, GB300, MI355X, H100T...), each with a note.
+  know no shape for (GB300, MI355X, H100T...), each with a note.
 - One odd part (no localization in the currency asked for, no or two
   PAY_AS_YOU_GO prices, a price that is not a positive number) is skipped
   with a note; when no part can be priced the run fails.
@@ -42,6 +42,7 @@ PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "B110519": ("H200", ("BM.GPU.H200.8",)),
     "B110978": ("B200", ("BM.GPU.B200.8",)),
     "B112237": ("B300", ("BM.GPU.B300.8",)),
+    "B110979": ("GB200", ("BM.GPU.GB200.4",)),
     "B109485": ("MI300X", ("BM.GPU.MI300X.8",)),
     "B109479": ("L40S", ("BM.GPU.L40S.4",)),
     "B95907": ("A100", ("BM.GPU.A100-v2.8",)),
