@@ -41,9 +41,7 @@ _HOURS_EN = r"(?:hours?|hrs?)(?![A-Za-z])"
 _HOURS_CN = r"(?:个)?(?:小时|卡时|机时)"
 _GPU_HOURS = [
     # "free 8×H100 for 2 hours", "8 x A100 free for 4 hours": count x hours GPU-hours
-    re.compile(
-        rf"(?:free\s)?(?P<count>\d+)\s?[x×*]\s?{_GPU}\s(?:GPUs?\s)?(?:free\s)?for\s{_N}\s?{_HOURS_EN}", re.I
-    ),
+    re.compile(rf"(?:free\s)?(?P<count>\d+)\s?[x×*]\s?{_GPU}\s(?:GPUs?\s)?(?:free\s)?for\s{_N}\s?{_HOURS_EN}", re.I),
     # "4 free A100 hours", "4 A100 GPU hours"
     re.compile(rf"{_N}\s?(?:free\s)?{_GPU}\s?(?:GPU\s?)?(?:compute\s)?{_HOURS_EN}", re.I),
     # "4 free hours of A100", "100 GPU hours on H100", "10 hours of free T4 time"

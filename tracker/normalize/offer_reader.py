@@ -33,7 +33,10 @@ from tracker.normalize.offer_text import OfferTerms, normal, parse_terms
 SUBSCRIPTIONS = ("monthly", "reserved_1yr", "reserved_3yr")
 _MODEL_WORDS = (
     (SUBSCRIPTIONS, re.compile(r"包年包月|预付费|prepaid|subscriptions?\b", re.I)),
-    (("monthly",), re.compile(r"包月|按月|月付|monthly (?:plan|subscription|billing)|(?<![\d年])1\s?个?月|一个月", re.I)),
+    (
+        ("monthly",),
+        re.compile(r"包月|按月|月付|monthly (?:plan|subscription|billing)|(?<![\d年])1\s?个?月|一个月", re.I),
+    ),
     (("reserved_1yr",), re.compile(r"包年|(?<!\d)1\s?年|一年|1[- ]year|one[- ]year|annual|yearly", re.I)),
     (("reserved_3yr",), re.compile(r"(?<!\d)3\s?年|三年|3[- ]year|three[- ]year", re.I)),
     (("on_demand",), re.compile(r"按量|按需|按小时|pay[- ]as[- ]you[- ]go|on[- ]demand", re.I)),
@@ -82,9 +85,7 @@ def span(days: int) -> str:
 def conditions_of(text: str, terms: OfferTerms) -> Conditions:
     named = tuple(m for models, words in _MODEL_WORDS if words.search(text) for m in models)
     order = next((d.days for d in terms.durations if d.role == "order"), None)
-    caps = tuple(
-        {"amount": format(c.value, "f"), "currency": c.currency, "per": c.per or "hour"} for c in terms.caps
-    )
+    caps = tuple({"amount": format(c.value, "f"), "currency": c.currency, "per": c.per or "hour"} for c in terms.caps)
     return Conditions(
         models=tuple(dict.fromkeys(named)) or None,
         first_only=bool(_FIRST_WORDS.search(text)),
@@ -163,7 +164,9 @@ def _read(text: str, default_currency: str | None) -> Reading:
         )
     if not money and terms.gpu_time is not None:
         days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else trial
-        reading.offers.append(OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common))
+        reading.offers.append(
+            OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common)
+        )
     elif not money and trial is not None and not rule_item and not tokens:
         reading.offers.append(OfferTerms(kind=OfferKind.free_trial, duration_days=trial, **common))
     if not reading.offers:

@@ -46,7 +46,9 @@ _MONEY_SUFFIX = re.compile(
     rf"(?<![\d.$¥€£])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|RMB|CNY|USD|us dollars|dollars|EUR|euros)",
     re.IGNORECASE,
 )
-_BARE_CREDIT = re.compile(rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金|抵扣金|试用金|试用点)")
+_BARE_CREDIT = re.compile(
+    rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金|抵扣金|试用金|试用点)"
+)
 _UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|核|vCPU)"
 _PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
 _PER_BEFORE = re.compile(r"(?:每小时|每月|每天|每日|每年|per hour|per month|hourly|monthly)[^。;；,，]{0,12}$", re.I)
@@ -64,6 +66,7 @@ _VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|voucher|coupon|红�
 _STARTUP_WORDS = re.compile(r"startups?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders")
 _RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 _SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
+_TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|free trial|trial|free tier", re.I)
 _TRIAL_WORDS = re.compile(r"免费|试用|体验|(?<![\d.])0元|\bfree\b|trial", re.I)
 
 _FULL_REDUCTION = re.compile(
@@ -89,21 +92,28 @@ _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
-    r"过期|每\s?$|第\s?$|hear back|within\s$",
+    r"过期|每\s?$|第\s?$|hear back",
     re.I,
 )
 _POLICY_AFTER = re.compile(r"^\s?(?:in advance|of accepting|before|duration|后您将|之日起|内激活|无理由)", re.I)
-_ORDER_BEFORE = re.compile(r"(?:订单时长|购买时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I)
+_ORDER_BEFORE = re.compile(
+    r"(?:订单时长|购买时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I
+)
 _TERM_BEFORE = re.compile(r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?)\s?$", re.I)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包)", re.I)
 _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
 
-_ALL = re.compile(r"不限新老|新老同享|新老用户|新老客户|所有用户|全部用户|全员|all (?:customers|users|accounts)|everyone")
+_ALL = re.compile(
+    r"不限新老|新老同享|新老用户|新老客户|所有用户|全部用户|全员|all (?:customers|users|accounts)|everyone"
+)
 _ALL_EITHER = re.compile(r"个人[^。;；]{0,8}企业|企业[^。;；]{0,8}个人|均可")
 _ELIGIBILITY = (
     (Eligibility.students, re.compile(r"学生|高校|students?\b|universit", re.I)),
     (Eligibility.startups, re.compile(r"初创|创业|云创|startups?\b|founders?\b|\bActivate\b", re.I)),
-    (Eligibility.enterprise, re.compile(r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise|business customers", re.I)),
+    (
+        Eligibility.enterprise,
+        re.compile(r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise|business customers", re.I),
+    ),
     (
         Eligibility.new_users,
         re.compile(
@@ -231,7 +241,10 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
     pool = [
         m
         for m in found
-        if (m.role == "amount" and (_near(_CREDIT_WORDS, text, m.start, m.end) or _near(_VOUCHER_WORDS, text, m.start, m.end)))
+        if (
+            m.role == "amount"
+            and (_near(_CREDIT_WORDS, text, m.start, m.end) or _near(_VOUCHER_WORDS, text, m.start, m.end))
+        )
         or (m.role == "spent" and _TRIAL_WORDS.search(text))
     ]
     if len({(m.value, m.currency) for m in pool}) == 1:
@@ -316,7 +329,9 @@ def durations(text: str) -> list[Duration]:
             role = "term"
         elif _POLICY_BEFORE.search(before[-18:]) or _POLICY_AFTER.match(after) or re.search(r"\bthe\s$", before):
             role = "policy"
-        elif _near(_TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6]):
+        elif _near(_TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(
+            r"[。;；]", after[:6]
+        ):
             role = "trial"
         else:
             role = "validity"
@@ -361,10 +376,12 @@ def _kind(text: str, terms: OfferTerms) -> OfferKind | None:
         if _SPOT_WORDS.search(text):
             return OfferKind.spot_discount
         return OfferKind.renewal_discount if _RENEWAL_WORDS.search(text) else OfferKind.discount
-    if terms.gpu_time is not None or _TRIAL_WORDS.search(text):
+    if terms.gpu_time is not None or _TRIAL_KIND.search(text):
         return OfferKind.free_trial
     if _CREDIT_WORDS.search(text):
         return OfferKind.free_credit
+    if _TRIAL_WORDS.search(text):
+        return OfferKind.free_trial
     if _VOUCHER_WORDS.search(text):
         return OfferKind.voucher
     if re.search(r"% off|折扣|特惠|促销|秒杀|discount|sale|低至|限时", text, re.I):
