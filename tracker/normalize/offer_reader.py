@@ -22,7 +22,7 @@ limit) are read once, as `Conditions`, and stored with each offer
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -31,15 +31,20 @@ from tracker.normalize.numbers import tidy
 from tracker.normalize.offer_text import OfferTerms, normal, parse_terms
 
 SUBSCRIPTIONS = ("monthly", "reserved_1yr", "reserved_3yr")
+DISCOUNT_KINDS = (OfferKind.discount, OfferKind.renewal_discount, OfferKind.spot_discount)
+# The price models an offer names. The lengths ("1个月", "1-year") name one only
+# for a discount ("包年7折", "20% off 1-year terms"): for a trial or a credit they
+# are its length.
 _MODEL_WORDS = (
     (SUBSCRIPTIONS, re.compile(r"包年包月|预付费|prepaid|subscriptions?\b", re.I)),
-    (
-        ("monthly",),
-        re.compile(r"包月|按月|月付|monthly (?:plan|subscription|billing)|(?<![\d年])1\s?个?月|一个月", re.I),
-    ),
-    (("reserved_1yr",), re.compile(r"包年|(?<!\d)1\s?年|一年|1[- ]year|one[- ]year|annual|yearly", re.I)),
-    (("reserved_3yr",), re.compile(r"(?<!\d)3\s?年|三年|3[- ]year|three[- ]year", re.I)),
+    (("monthly",), re.compile(r"包月|按月|月付|monthly (?:plan|subscription|billing)", re.I)),
+    (("reserved_1yr",), re.compile(r"包年(?!包月)", re.I)),
     (("on_demand",), re.compile(r"按量|按需|按小时|pay[- ]as[- ]you[- ]go|on[- ]demand", re.I)),
+)
+_LENGTH_WORDS = (
+    (("monthly",), re.compile(r"(?<![\d年])1\s?个?月|一个月", re.I)),
+    (("reserved_1yr",), re.compile(r"(?<!\d)1\s?年|一年|1[- ]year|one[- ]year|annual|yearly", re.I)),
+    (("reserved_3yr",), re.compile(r"(?<!\d)3\s?年|三年|3[- ]year|three[- ]year", re.I)),
 )
 _FIRST_WORDS = re.compile(r"首购|新购|首单|首年|首月|first[- ](?:purchase|order|year|month|term)", re.I)
 _RENEWAL_WORDS = re.compile(r"续费|续订|renewals?|renewing|renew\b", re.I)
@@ -53,6 +58,7 @@ class Conditions:
     """What an offer asks and limits, read once from its block."""
 
     models: tuple[str, ...] | None = None  # the price models it is limited to
+    lengths: tuple[str, ...] | None = None  # the terms its lengths name (for a discount)
     first_only: bool = False  # the first purchase only (首购, 新购)
     renewal_only: bool = False
     order_days: int | None = None  # an order of at most this long ("订单时长限1年")
@@ -70,6 +76,7 @@ class Reading:
     offers: list[OfferTerms] = field(default_factory=list)
     conditions: Conditions = field(default_factory=Conditions)
     why_not: str = ""  # when there is no offer: why, in a few words
+    block: OfferTerms = field(default_factory=OfferTerms)  # everything the block says, as one reading
 
 
 def span(days: int) -> str:
@@ -84,10 +91,12 @@ def span(days: int) -> str:
 
 def conditions_of(text: str, terms: OfferTerms) -> Conditions:
     named = tuple(m for models, words in _MODEL_WORDS if words.search(text) for m in models)
+    lengths = tuple(m for models, words in _LENGTH_WORDS if words.search(text) for m in models)
     order = next((d.days for d in terms.durations if d.role == "order"), None)
     caps = tuple({"amount": format(c.value, "f"), "currency": c.currency, "per": c.per or "hour"} for c in terms.caps)
     return Conditions(
         models=tuple(dict.fromkeys(named)) or None,
+        lengths=lengths or None,
         first_only=bool(_FIRST_WORDS.search(text)),
         renewal_only=bool(_RENEWAL_WORDS.search(text)),
         order_days=order,
@@ -115,7 +124,7 @@ def read_offers(text: str, *, default_currency: str | None = None) -> Reading:
 
 def _read(text: str, default_currency: str | None) -> Reading:
     terms = parse_terms(text, default_currency=default_currency)
-    reading = Reading(conditions=conditions_of(text, terms))
+    reading = Reading(conditions=conditions_of(text, terms), block=terms)
     rule_item = bool(_RULE_ITEM.match(text))
     tokens = bool(_TOKENS.search(text))
     validity = next((d.days for d in terms.durations if d.role == "validity"), None)
@@ -174,12 +183,6 @@ def _read(text: str, default_currency: str | None) -> Reading:
     return reading
 
 
-def with_stated(terms: OfferTerms, **stated: Any) -> OfferTerms:
-    """`terms` with the values a page states separately (JSON fields) in place of the words'."""
-    values = {k: v for k, v in stated.items() if v is not None}
-    return replace(terms, **values)
-
-
 def terms_record(terms: OfferTerms, conditions: Conditions, *, ladder: str | None = None) -> dict[str, Any]:
     """The parsed terms stored with an offer (JSON): only what is stated."""
     record: dict[str, Any] = {}
@@ -192,8 +195,11 @@ def terms_record(terms: OfferTerms, conditions: Conditions, *, ladder: str | Non
         record["tier"] = format(terms.tiers[0].min_spend, "f")
         if terms.tiers[0].each:
             record["each"] = True
-    if conditions.models:
-        record["models"] = list(conditions.models)
+    models = list(conditions.models or ())
+    if terms.kind in DISCOUNT_KINDS:
+        models += [m for m in conditions.lengths or () if m not in models]
+    if models:
+        record["models"] = models
     if conditions.first_only:
         record["first_only"] = True
     if conditions.renewal_only or terms.kind == OfferKind.renewal_discount:
@@ -211,3 +217,29 @@ def cap_value(record: dict[str, Any], per: str) -> Decimal | None:
         if cap.get("per") == per:
             return Decimal(cap["amount"])
     return None
+
+
+_MODEL_NAMES = {"on_demand": "on demand", "monthly": "monthly", "reserved_1yr": "1-year terms", "reserved_3yr": "3-year terms"}
+
+
+def describe(record: dict[str, Any] | None) -> list[str]:
+    """A stored offer's terms beyond its columns, in words: GPU time, caps,
+    order limit, the purchases covered."""
+    if not record:
+        return []
+    out = []
+    time = record.get("gpu_time")
+    if time:
+        what = time.get("instance") or time.get("gpu") or "GPU"
+        out.append(f"{time['amount']} free {what} GPU-hours" if time["unit"] == "gpu_hour" else f"{time['amount']}-day trial of {what}")
+    out.extend(f"at most {c['amount']} {c['currency']} per {c['per']}" for c in record.get("caps") or [])
+    if record.get("order_days"):
+        out.append(f"orders of at most {span(int(record['order_days']))}")
+    models = record.get("models")
+    if models:
+        out.append(", ".join(_MODEL_NAMES[m] for m in _MODEL_NAMES if m in models) + " only")
+    if record.get("first_only"):
+        out.append("first purchase only")
+    if record.get("renewal_only"):
+        out.append("renewals only")
+    return out
