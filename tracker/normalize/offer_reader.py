@@ -219,7 +219,12 @@ def cap_value(record: dict[str, Any], per: str) -> Decimal | None:
     return None
 
 
-_MODEL_NAMES = {"on_demand": "on demand", "monthly": "monthly", "reserved_1yr": "1-year terms", "reserved_3yr": "3-year terms"}
+_MODEL_NAMES = {
+    "on_demand": "on demand",
+    "monthly": "monthly",
+    "reserved_1yr": "1-year terms",
+    "reserved_3yr": "3-year terms",
+}
 
 
 def describe(record: dict[str, Any] | None) -> list[str]:
@@ -231,7 +236,11 @@ def describe(record: dict[str, Any] | None) -> list[str]:
     time = record.get("gpu_time")
     if time:
         what = time.get("instance") or time.get("gpu") or "GPU"
-        out.append(f"{time['amount']} free {what} GPU-hours" if time["unit"] == "gpu_hour" else f"{time['amount']}-day trial of {what}")
+        out.append(
+            f"{time['amount']} free {what} GPU-hours"
+            if time["unit"] == "gpu_hour"
+            else f"{time['amount']}-day trial of {what}"
+        )
     out.extend(f"at most {c['amount']} {c['currency']} per {c['per']}" for c in record.get("caps") or [])
     if record.get("order_days"):
         out.append(f"orders of at most {span(int(record['order_days']))}")

@@ -84,7 +84,9 @@ def _stated_days(data: dict[str, Any], where: str) -> int | None:
     return int(days)
 
 
-def _stated_terms(data: dict[str, Any], block: OfferTerms, where: str, default_currency: str | None) -> OfferTerms | None:
+def _stated_terms(
+    data: dict[str, Any], block: OfferTerms, where: str, default_currency: str | None
+) -> OfferTerms | None:
     """The one offer a page states in separate fields (a JSON `amount`,
     `discount`...), the words filling what it leaves out; None when it
     states no amount, percentage or length."""
