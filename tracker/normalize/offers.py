@@ -190,6 +190,15 @@ def dropped_note(what: str, dropped: dict[str, str]) -> str:
     return f"{what}: {len(dropped)} blocks stated no offer and were left out ({why}): {sample}"
 
 
+NO_OFFER = "states an offer (a credit, voucher, discount or free time with its amount or size)"
+
+
+def states_no_offer(error: str | None) -> bool:
+    """Whether a run failed because its page states no offer (the demo shows
+    that, as any source broken for that reason, and goes on)."""
+    return bool(error) and NO_OFFER in str(error)
+
+
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     dropped: dict[str, str] = {}
@@ -215,9 +224,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             dropped[ident] = built.why_not
     if dropped:
         if not out.offers:
-            raise NormalizeError(
-                f"{provider}: none of the {len(dropped)} blocks read states an offer (a credit, voucher, "
-                "discount or free time with its amount or size)"
-            )
+            raise NormalizeError(f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
         out.notes.append(dropped_note(provider, dropped))
     return out

@@ -18,7 +18,7 @@ from typing import Any
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.offer_text import parse_rate
-from tracker.normalize.offers import build_offers, dropped_note, slug
+from tracker.normalize.offers import NO_OFFER, build_offers, dropped_note, slug
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore
 
 _RATE_MODELS = {
@@ -82,9 +82,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             dropped[f"{name}:{ident}"] = built.why_not
     if dropped:
         if not out.offers and not out.quotes:
-            raise NormalizeError(
-                f"{name}: none of the {len(dropped)} matches of the page states an offer (a credit, voucher, "
-                "discount or free time with its amount or size)"
-            )
+            raise NormalizeError(f"{name}: none of the {len(dropped)} matches of the page {NO_OFFER}")
         out.notes.append(dropped_note(name, dropped))
     return out
