@@ -142,8 +142,8 @@ def demo(
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
     from spiders.api import sdk_installed
-    from tracker.run.captures import browser_missing, capture_time, demo_captures
     from tracker.normalize.offers import states_no_offer
+    from tracker.run.captures import browser_missing, capture_time, demo_captures
     from tracker.run.service import load_captures, start_replays
     from tracker.sources import SOURCES
 
