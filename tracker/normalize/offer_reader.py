@@ -162,6 +162,13 @@ def _read(text: str, default_currency: str | None) -> Reading:
             )
         )
     money = bool(reading.offers)
+    if not money and terms.gpu_time is not None:
+        days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else trial
+        reading.offers.append(
+            OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common)
+        )
+    elif not money and trial is not None and not rule_item and not tokens:
+        reading.offers.append(OfferTerms(kind=OfferKind.free_trial, duration_days=trial, **common))
     if terms.percent_off is not None and not rule_item:
         kind = OfferKind.discount
         if _SPOT_WORDS.search(text):
@@ -171,13 +178,6 @@ def _read(text: str, default_currency: str | None) -> Reading:
         reading.offers.append(
             OfferTerms(kind=kind, percent_off=terms.percent_off, duration_days=None if money else validity, **common)
         )
-    if not money and terms.gpu_time is not None:
-        days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else trial
-        reading.offers.append(
-            OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common)
-        )
-    elif not money and trial is not None and not rule_item and not tokens:
-        reading.offers.append(OfferTerms(kind=OfferKind.free_trial, duration_days=trial, **common))
     if not reading.offers:
         reading.why_not = _why_not(text, terms)
     return reading
