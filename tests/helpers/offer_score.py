@@ -31,23 +31,38 @@ def load_cases() -> list[dict[str, Any]]:
     return tomllib.loads(CORPUS.read_text(encoding="utf-8"))["case"]
 
 
+def want(offer: dict[str, Any]) -> dict[str, Any]:
+    """An expected offer of a data file as the compared fields."""
+    time = offer.get("gpu_time")
+    return {
+        "kind": offer["kind"],
+        "amount": Decimal(offer["amount"]) if "amount" in offer else None,
+        "currency": offer.get("currency"),
+        "percent_off": Decimal(offer["percent_off"]) if "percent_off" in offer else None,
+        "min_spend": Decimal(offer["min_spend"]) if "min_spend" in offer else None,
+        "duration_days": offer.get("duration_days"),
+        "eligibility": offer.get("eligibility", "all"),
+        "gpu_time": (Decimal(time[0]), time[1], time[2] if len(time) > 2 else None) if time else None,
+    }
+
+
 def expected(case: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for offer in case.get("offer", []):
-        time = offer.get("gpu_time")
-        out.append(
-            {
-                "kind": offer["kind"],
-                "amount": Decimal(offer["amount"]) if "amount" in offer else None,
-                "currency": offer.get("currency"),
-                "percent_off": Decimal(offer["percent_off"]) if "percent_off" in offer else None,
-                "min_spend": Decimal(offer["min_spend"]) if "min_spend" in offer else None,
-                "duration_days": offer.get("duration_days"),
-                "eligibility": offer.get("eligibility", "all"),
-                "gpu_time": (Decimal(time[0]), time[1], time[2] if len(time) > 2 else None) if time else None,
-            }
-        )
-    return out
+    return [want(offer) for offer in case.get("offer", [])]
+
+
+def got(terms: Any) -> dict[str, Any]:
+    """An offer the reader read (`OfferTerms`) as the compared fields."""
+    time = terms.gpu_time
+    return {
+        "kind": str(terms.kind),
+        "amount": terms.amount,
+        "currency": terms.currency if terms.amount is not None or terms.min_spend is not None else None,
+        "percent_off": terms.percent_off,
+        "min_spend": terms.min_spend,
+        "duration_days": terms.duration_days,
+        "eligibility": str(terms.eligibility or "all"),
+        "gpu_time": (time.amount, time.unit, time.gpu) if time else None,
+    }
 
 
 def same(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.helpers.offer_score import load_cases, score
+from tests.helpers.offer_score import got, load_cases, score
 from tracker.normalize.offer_reader import read_offers
 
 CASES = load_cases()
@@ -15,20 +15,7 @@ CASES = load_cases()
 
 def read_case(case: dict[str, Any]) -> list[dict[str, Any]]:
     text = " ".join(p for p in (case.get("title"), case["text"]) if p)
-    reading = read_offers(text, default_currency=case.get("currency"))
-    return [
-        {
-            "kind": str(t.kind),
-            "amount": t.amount,
-            "currency": t.currency if t.amount is not None or t.min_spend is not None else None,
-            "percent_off": t.percent_off,
-            "min_spend": t.min_spend,
-            "duration_days": t.duration_days,
-            "eligibility": str(t.eligibility or "all"),
-            "gpu_time": (t.gpu_time.amount, t.gpu_time.unit, t.gpu_time.gpu) if t.gpu_time else None,
-        }
-        for t in reading.offers
-    ]
+    return [got(t) for t in read_offers(text, default_currency=case.get("currency")).offers]
 
 
 def test_the_corpus_is_real_and_big_enough() -> None:

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from db.kinds import Eligibility, OfferKind
+from db.kinds import OfferKind
+from tests.helpers.offer_score import got, want
 from tracker.normalize.offer_reader import read_offers
 from tracker.normalize.offer_text import parse_terms
 from tracker.normalize.volatile import clean_text
@@ -91,37 +92,10 @@ READINGS = tomllib.loads((Path(__file__).parents[1] / "data" / "offer_phrases.to
 ]
 
 
-def _offer(t) -> dict:
-    return {
-        "kind": t.kind.value,
-        "amount": t.amount,
-        "currency": t.currency if t.amount is not None or t.min_spend is not None else None,
-        "percent_off": t.percent_off,
-        "min_spend": t.min_spend,
-        "duration_days": t.duration_days,
-        "eligibility": (t.eligibility or Eligibility.all).value,
-        "gpu_time": (t.gpu_time.amount, t.gpu_time.unit, t.gpu_time.gpu) if t.gpu_time else None,
-    }
-
-
-def _want(o: dict) -> dict:
-    time = o.get("gpu_time")
-    return {
-        "kind": o["kind"],
-        "amount": Decimal(o["amount"]) if "amount" in o else None,
-        "currency": o.get("currency"),
-        "percent_off": Decimal(o["percent_off"]) if "percent_off" in o else None,
-        "min_spend": Decimal(o["min_spend"]) if "min_spend" in o else None,
-        "duration_days": o.get("duration_days"),
-        "eligibility": o.get("eligibility", "all"),
-        "gpu_time": (Decimal(time[0]), time[1], time[2]) if time else None,
-    }
-
-
 @pytest.mark.parametrize("case", READINGS, ids=[c["text"][:40] for c in READINGS])
 def test_reading(case: dict) -> None:
     reading = read_offers(case["text"], default_currency=case.get("currency"))
-    assert [_offer(t) for t in reading.offers] == [_want(o) for o in case["offers"]]
+    assert [got(t) for t in reading.offers] == [want(o) for o in case["offers"]]
     if "conditions" in case:
         assert reading.conditions.phrases() == case["conditions"]
     if not case["offers"]:
