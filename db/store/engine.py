@@ -6,9 +6,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-# The migration check reads the migration files as text; the ORM-free reader does the same.
-from db.store.reader import MIGRATIONS_DIR as MIGRATIONS_DIR
-from db.store.reader import script_heads as script_heads
+from db.store.heads import MIGRATIONS_DIR, script_heads
 
 if TYPE_CHECKING:
     from alembic.config import Config
