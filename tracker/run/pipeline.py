@@ -72,6 +72,37 @@ def store_reason(exc: sa.exc.SQLAlchemyError) -> str:
     return str(orig if orig is not None else exc).splitlines()[0]
 
 
+def input_fault(source: str, exc: BaseException) -> str:
+    """One sentence for an exception a normalizer was not written to raise:
+    the input has a shape it does not know, and the exception's type and
+    message say where."""
+    message = " ".join(str(exc).split())[:300]
+    named = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return f"{source}: its items could not be read ({named})"
+
+
+def _guarded(
+    staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]], source: str
+) -> Callable[[Recognizer | None], Iterator[Sequence[StagedQuote]]]:
+    """A lazy normalizer whose unexpected exceptions are NormalizeErrors:
+    bad input of its source, like any other. The store's own errors pass."""
+
+    def chunks(recognize: Recognizer | None) -> Iterator[Sequence[StagedQuote]]:
+        produced = iter(staged(recognize))
+        while True:
+            try:
+                chunk = next(produced)
+            except StopIteration:
+                return
+            except (NormalizeError, sa.exc.SQLAlchemyError):
+                raise
+            except Exception as exc:
+                raise NormalizeError(input_fault(source, exc)) from exc
+            yield chunk
+
+    return chunks
+
+
 class Rejected(Exception):
     """The crawl's data must not move the snapshot forward."""
 
@@ -195,6 +226,11 @@ class Pipeline:
             normalized = normalizer(result.items)
         except NormalizeError as exc:
             raise Rejected(bad_input, str(exc)) from None
+        except Exception as exc:
+            # Any other exception is still the input's: a shape the normalizer
+            # was not written for (a ValueError, a KeyError...). The source is
+            # broken, not the run.
+            raise Rejected(bad_input, input_fault(source.name, exc)) from None
         observed = result.observed_at or self.clock()
         last_ok = store.last_run([RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
@@ -211,7 +247,9 @@ class Pipeline:
             regions = list(result.regions)
         else:
             scope = result.regions or sorted({q.region for q in normalized.quotes})
-            staged = normalized.staged or partial(_chunks, normalized.quotes)
+            staged = (
+                _guarded(normalized.staged, source.name) if normalized.staged else partial(_chunks, normalized.quotes)
+            )
             try:
                 diff = self._apply_prices(store, staged, scope, observed, last_ok)
             except DuplicateQuote as exc:

@@ -1,0 +1,249 @@
+"""Bad input of a source is a `source_broken` verdict, whatever exception it
+makes a normalizer or a page object raise: the run is marked failed with the
+exception's type and message in one sentence, the change is announced once,
+the last good data stays, and no run is left `running`.
+
+The fuzz test takes every registered source (offers included) and the two
+kinds of watch page, replays the first demo capture of each once, and feeds
+the pipeline those real items with parts replaced by arbitrary JSON values
+or removed.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import os
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from parsel import Selector
+
+from db.schema import CrawlResult, RunStatus
+from db.store.engine import make_engine, migrate
+from tests.conftest import DEMO_CAPTURES
+from tests.helpers.harutil import page_json, set_page_json, shifted
+from tests.security.shapes import ODD_SCALARS, REMOVE
+from tests.security.test_fuzz import json_values
+from tracker.normalize import NormalizeError
+from tracker.run.pipeline import Pipeline
+from tracker.sources import SOURCES, Source
+
+# Items kept per kind of item and source: enough of each kind to make a
+# snapshot, few enough that one example takes milliseconds.
+PER_KIND = 8
+EXAMPLES = settings(
+    max_examples=int(os.environ.get("GPU_TRACKER_FUZZ_EXAMPLES", "20")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+# A watch page the spider's page object reads (spiders/watch.py); written
+# here, as no demo capture holds a watch page: it proves self-consistency only.
+WATCH_PAGE = """<html><body>
+<div class="offer" id="welcome"><h3>Welcome credit</h3><p>New customers get $300 in free credits, valid 90 days.</p></div>
+<div class="offer" id="voucher"><h3>GPU 代金券</h3><p>新用户专享 满1000减300</p></div>
+<div class="price" data-sku="a100"><b>A100</b> $3.06/hour</div>
+<div class="price" data-sku="h100"><b>H100</b> ¥1200/月</div>
+</body></html>"""
+
+
+def _watch_sources() -> dict[str, tuple[Source, str]]:
+    """The watch normalizer as the registry of watch pages builds it, for offers and for prices."""
+    from tracker.config.watch import WatchSettings, watch_source
+
+    pages = [
+        WatchSettings(name="promos", url="https://example.com/promos", provider="gcp", selector=".offer"),
+        WatchSettings(name="gpus", url="https://example.com/gpus", provider="gcp", selector=".price", kind="price"),
+    ]
+    return {w.source_name: (watch_source(pages, w.source_name)[0], w.selector) for w in pages}
+
+
+def _watch_items(name: str, selector: str) -> list[dict[str, Any]]:
+    from spiders.watch import parse_matches
+
+    source, args = _watch_sources()[name][0], {}
+    records = parse_matches(Selector(text=WATCH_PAGE), selector, what=name)
+    offer_kind = "price" if source.kind == "prices" else ""
+    del args
+    return [
+        {
+            "kind": "watch.match",
+            "observed_at": "2026-08-03T06:00:00Z",
+            "source_url": "https://example.com/",
+            "watch": name.removeprefix("watch:"),
+            "provider": "gcp",
+            "offer_kind": offer_kind,
+            "ignore": [],
+            "currency": None,
+            "data": r,
+        }
+        for r in records
+    ]
+
+
+def _sample(source: Source, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A few items of each kind, or all of them when those few price nothing
+    (GCP's GPU SKUs sit among many others)."""
+    kept: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item["kind"]] = counts.get(item["kind"], 0) + 1
+        if counts[item["kind"]] <= PER_KIND:
+            kept.append(item)
+    assert source.normalizer is not None
+    try:
+        normalized = source.normalizer(copy.deepcopy(kept))
+    except NormalizeError:
+        return items
+    return kept if normalized.quotes or normalized.offers else items
+
+
+@pytest.fixture(scope="module")
+def demo_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CrawlResult]:
+    """Each source's first demo capture, replayed once by the real spiders."""
+    from tracker.run.captures import capture_regions
+    from tracker.run.crawl import CrawlRequest, replay_crawls
+
+    folder = tmp_path_factory.mktemp("replays")
+    reqs = []
+    for name, source in SOURCES.items():
+        first = sorted((DEMO_CAPTURES / name).glob("*.har.gz"))[0]
+        reqs.append(CrawlRequest(source=source, out_dir=folder / name, regions=capture_regions(first), replay=first))
+    results = {}
+    with replay_crawls(reqs, folder) as batch:
+        for req, result in zip(reqs, batch, strict=True):
+            assert result.ok and result.items, (req.source.name, result.error)
+            results[req.source.name] = result.model_copy(update={"items": _sample(req.source, result.items)})
+    for name, (source, selector) in _watch_sources().items():
+        now = datetime(2026, 8, 3, 6, tzinfo=UTC)
+        results[name] = CrawlResult(
+            source=name, provider="gcp", started_at=now, finished_at=now, items=_watch_items(name, selector)
+        )
+    return results
+
+
+@pytest.fixture(scope="module")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One migrated SQLite store, copied for each source."""
+    path = tmp_path_factory.mktemp("template") / "store.db"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    engine.dispose()
+    return path
+
+
+def _paths(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [here] if here else []  # never the item itself: the crawler writes dicts
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, (*here, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _paths(child, (*here, index))
+    return found
+
+
+@st.composite
+def spoiled(draw: st.DrawFn, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items with one to three parts of some of them replaced by a
+    random JSON value (or an odd text a page might hold), or removed."""
+    out = copy.deepcopy(items)
+    for _ in range(draw(st.integers(1, 3))):
+        item = out[draw(st.integers(0, len(out) - 1))]
+        path = draw(st.sampled_from(_paths(item)))
+        value = draw(json_values | ODD_SCALARS | st.just(REMOVE))
+        parent = item
+        for step in path[:-1]:
+            parent = parent[step]
+        if value is REMOVE:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = value
+    return out
+
+
+def _snapshot(engine: sa.Engine, source: str) -> list[tuple[Any, ...]]:
+    with engine.connect() as conn:
+        prices = conn.execute(sa.text("SELECT * FROM price_points WHERE source = :s ORDER BY id"), {"s": source}).all()
+        offers = conn.execute(sa.text("SELECT * FROM offers WHERE source = :s ORDER BY id"), {"s": source}).all()
+    return [tuple(r) for r in [*prices, *offers]]
+
+
+def _statuses(engine: sa.Engine) -> list[str]:
+    with engine.connect() as conn:
+        return [r[0] for r in conn.execute(sa.text("SELECT status FROM crawl_runs ORDER BY id"))]
+
+
+NAMES = [*SOURCES, "watch:promos", "watch:gpus"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_any_bad_item_ends_the_run_ok_or_source_broken(
+    name: str, demo_results: dict[str, CrawlResult], migrated: Path, tmp_path: Path
+) -> None:
+    source = SOURCES[name] if name in SOURCES else _watch_sources()[name][0]
+    shutil.copyfile(migrated, tmp_path / "store.db")
+    engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    moments = (datetime(2027, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in itertools.count())
+    pipeline = Pipeline(engine, clock=lambda: next(moments))
+    good = demo_results[name]
+
+    def run(items: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
+        result = good.model_copy(update={"items": items, "observed_at": None})
+        return pipeline.run(source, lambda run_id: result, mode="replay")
+
+    assert run(copy.deepcopy(good.items)).ok
+    state = {"last_ok": True}
+
+    @EXAMPLES
+    @given(spoiled(good.items))
+    def check(items: list[dict[str, Any]]) -> None:
+        before = _snapshot(engine, source.name)
+        report = run(items)  # never raises
+        assert report.status in (RunStatus.ok, RunStatus.failed, RunStatus.quarantined), report
+        if not report.ok:
+            assert report.error and "\n" not in report.error
+            assert _snapshot(engine, source.name) == before  # the last good data stays
+            kinds = [c.kind for c in report.changes]
+            # Announced once: on the first bad run after a good one.
+            assert kinds == (["source_broken"] if state["last_ok"] else []), (kinds, report.error)
+            assert not any(k in kinds for k in ("price_increase", "price_drop", "sku_removed", "offer_removed"))
+        state["last_ok"] = report.ok
+        assert "running" not in _statuses(engine)
+
+    check()
+    engine.dispose()
+
+
+def test_a_normalizer_exception_is_source_broken_naming_it(sqlite_cli, tmp_path: Path) -> None:
+    """Issue 27: a Tencent voucher valid for 30.5 days made the offers
+    normalizer raise ValueError, which left the run `running` (then
+    `aborted`) and announced nothing."""
+    first = DEMO_CAPTURES / "tencent-offers" / "2026-08-03.har.gz"
+
+    def half_day(i: int, entry: dict[str, Any]) -> None:
+        if "coupons" in entry["request"]["url"]:
+            page = page_json(entry)
+            page["data"]["list"][0]["validDays"] = 30.5
+            set_page_json(entry, page)
+
+    bad = shifted(first, tmp_path / "bad.har", datetime(2026, 8, 4, tzinfo=UTC), half_day)
+    assert sqlite_cli("crawl", "tencent-offers", "--replay", str(first)).code == 0
+    offers = sqlite_cli("offers", "--provider", "tencent", "--format", "json").out
+    result = sqlite_cli("crawl", "tencent-offers", "--replay", str(bad))
+    assert result.code == 1 and "Traceback" not in result.err and "internal error" not in result.err
+    assert "ValueError: invalid literal for int() with base 10: '30.5'" in result.err
+    runs = json.loads(sqlite_cli("runs", "--format", "json").out)
+    assert [r["status"] for r in runs] == ["failed", "ok"]
+    assert "ValueError" in runs[0]["error"]
+    changes = json.loads(sqlite_cli("changes", "--format", "json").out)
+    assert [c["kind"] for c in changes] == ["source_broken"] and "30.5" in changes[0]["detail"]
+    assert sqlite_cli("offers", "--provider", "tencent", "--format", "json").out == offers
