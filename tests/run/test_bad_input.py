@@ -40,7 +40,7 @@ from tracker.sources import SOURCES, Source
 # snapshot, few enough that one example takes milliseconds.
 PER_KIND = 8
 EXAMPLES = settings(
-    max_examples=int(os.environ.get("GPU_TRACKER_FUZZ_EXAMPLES", "20")),
+    max_examples=int(os.environ.get("GPU_TRACKER_FUZZ_EXAMPLES", "15")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -69,10 +69,9 @@ def _watch_sources() -> dict[str, tuple[Source, str]]:
 def _watch_items(name: str, selector: str) -> list[dict[str, Any]]:
     from spiders.watch import parse_matches
 
-    source, args = _watch_sources()[name][0], {}
+    source = _watch_sources()[name][0]
     records = parse_matches(Selector(text=WATCH_PAGE), selector, what=name)
     offer_kind = "price" if source.kind == "prices" else ""
-    del args
     return [
         {
             "kind": "watch.match",
@@ -122,7 +121,7 @@ def demo_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CrawlRes
         for req, result in zip(reqs, batch, strict=True):
             assert result.ok and result.items, (req.source.name, result.error)
             results[req.source.name] = result.model_copy(update={"items": _sample(req.source, result.items)})
-    for name, (source, selector) in _watch_sources().items():
+    for name, (_, selector) in _watch_sources().items():
         now = datetime(2026, 8, 3, 6, tzinfo=UTC)
         results[name] = CrawlResult(
             source=name, provider="gcp", started_at=now, finished_at=now, items=_watch_items(name, selector)
