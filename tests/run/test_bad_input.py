@@ -246,3 +246,52 @@ def test_a_normalizer_exception_is_source_broken_naming_it(sqlite_cli, tmp_path:
     changes = json.loads(sqlite_cli("changes", "--format", "json").out)
     assert [c["kind"] for c in changes] == ["source_broken"] and "30.5" in changes[0]["detail"]
     assert sqlite_cli("offers", "--provider", "tencent", "--format", "json").out == offers
+
+
+def _one_page_capture(path: Path, body: dict[str, Any]) -> Path:
+    from spiders.har import write_har
+    from tests.helpers.faulty_spider import URL
+
+    entry = {
+        "startedDateTime": "2026-08-03T06:00:00Z",
+        "time": 1,
+        "request": {"method": "GET", "url": URL, "httpVersion": "HTTP/1.1", "headers": [], "queryString": []},
+        "response": {
+            "status": 200,
+            "statusText": "OK",
+            "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "content": {"size": 0, "mimeType": "application/json", "text": json.dumps(body)},
+        },
+    }
+    write_har(path, [entry])
+    return path
+
+
+@pytest.mark.parametrize(
+    ("spider", "body", "said"),
+    [
+        ("BuggyPageSpider", {"prices": [{"type": "a100", "cost": 1}]}, "KeyError: 'price' (while reading"),
+        ("BrokenStartSpider", {"prices": []}, "the crawl could not start: ValueError: invalid literal for int()"),
+        ("UnwritableItemSpider", {"prices": []}, "an item from https://prices.example.com/gpus.json cannot be written"),
+    ],
+)
+def test_a_page_object_exception_is_source_broken_naming_it(
+    spider: str, body: dict[str, Any], said: str, migrated: Path, tmp_path: Path
+) -> None:
+    """In the crawler child: an exception of a page object (a callback), of
+    `start`, or an item that cannot be written fails the crawl naming it; the
+    run is failed and announced, never ok with what was left."""
+    from tests.helpers import faulty_spider
+    from tracker.normalize import Normalized
+    from tracker.run.crawl import CrawlRequest, run_crawl
+
+    shutil.copyfile(migrated, tmp_path / "store.db")
+    pipeline = Pipeline(make_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    source = Source("test", "test", getattr(faulty_spider, spider), lambda items: Normalized())
+    capture = _one_page_capture(tmp_path / "page.har", body)
+    request = CrawlRequest(source=source, out_dir=tmp_path / "run", replay=capture, timeout=120)
+    report = pipeline.run(source, lambda run_id: run_crawl(request), mode="replay")
+    assert report.status == RunStatus.failed and report.error and said in report.error, report.error
+    assert [c.kind for c in report.changes] == ["source_broken"]
+    assert _statuses(pipeline.engine) == ["failed"]
