@@ -118,6 +118,7 @@ class State:
             removal_confirmations=d.removal_confirmations,
             min_row_ratio=d.min_row_ratio,
             max_price_factor=d.max_price_factor,
+            common_factor=d.common_factor,
         )
         # Changes become outbox rows in the crawl's own transaction.
         return Pipeline(engine=self.engine, policy=policy, on_changes=alert_hook(self.config))
