@@ -19,8 +19,10 @@ from concurrent.futures import ThreadPoolExecutor as Pool
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from types import FrameType
+from typing import Any
 
 import sqlalchemy as sa
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.base import STATE_RUNNING
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -44,6 +46,16 @@ from tracker.run.service import SourceBusy, crawl_source
 log = logging.getLogger("gpu_tracker.daemon")
 HEARTBEAT_SECONDS = 5
 SHUTDOWN_GRACE_SECONDS = 25
+
+
+class _OverlapOnce(logging.Filter):
+    """APScheduler warns each time a job is due while its last run still
+    goes on ("maximum number of running instances reached"): with a delivery
+    every few seconds and a slow channel, every few seconds. The daemon says
+    it once per overlap (`Daemon._overlap`); this drops APScheduler's repeats."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in record.getMessage()
 
 
 class CronTrigger(BaseTrigger):
@@ -100,6 +112,8 @@ class Daemon:
         self._beat = time.monotonic()
         self._active = 0
         self._idle = threading.Condition()
+        self._overlapping: set[str] = set()
+        self._delivery: Any = None  # alerts.delivery.Worker, made by the first delivery
         settings = config.daemon
         self.scheduler = BlockingScheduler(
             timezone=UTC,
@@ -198,7 +212,12 @@ class Daemon:
                 return None
             except SourceBusy as exc:
                 self.metrics.skipped.labels(name).inc()
-                log.info("%s: skipped: %s", name, exc, extra={"source": name, "outcome": "skipped"})
+                log.info(
+                    "%s: skipped: %s; the next scheduled run tries again",
+                    name,
+                    exc.busy,
+                    extra={"source": name, "outcome": "skipped"},
+                )
                 return None
             except CrawlCancelled:
                 self._count(name, RunStatus.aborted, started, 0)
@@ -261,23 +280,44 @@ class Daemon:
         return seconds
 
     def delivery_job(self) -> None:
+        """One delivery round. Claims a stopped worker left are released
+        first (its process gone, or its lease over); a store error is said in
+        one line, and what it left claimed or unrecorded is settled by the
+        next round once the store answers."""
         if self.cancel.is_set():
             return
-        # Apprise costs a third of a second to import: paid by the first delivery, not by start-up.
-        from tracker.run.alerting import deliver_outbox
-
         with self._tracked():
             try:
-                report = deliver_outbox(self.config, self.engine, worker=f"daemon-{os.getpid()}")
+                worker = self._worker()
+                report = worker.round(datetime.now(UTC))
+            except sa.exc.SQLAlchemyError as exc:
+                log.error("delivery: the store failed: %s; the next round retries", _reason(exc))
+                return
             except Exception:
                 log.exception("delivery failed")
                 return
+            if report.released:
+                log.warning(
+                    "delivery: %d alert(s) a stopped worker had claimed are due again",
+                    report.released,
+                    extra={"released": report.released},
+                )
             for outcome, count in (("sent", report.sent), ("failed", report.failed), ("dead", report.dead)):
                 if count:
                     self.metrics.deliveries.labels(outcome).inc(count)
-            for channel, n in (getattr(report, "failures_by_channel", None) or {}).items():
+            for channel, n in report.failures_by_channel.items():
                 self.metrics.delivery_failures.labels(channel).inc(n)
             self._outbox_gauge()
+
+    def _worker(self) -> Any:
+        # Apprise costs a third of a second to import: paid by the first delivery, not by start-up.
+        if self._delivery is None:
+            from tracker.run.alerting import delivery_worker
+
+            self._delivery = delivery_worker(
+                self.config, self.engine, name=f"daemon-{os.getpid()}", stop=self.cancel.is_set
+            )
+        return self._delivery
 
     def _outbox_gauge(self) -> None:
         try:
@@ -285,8 +325,8 @@ class Daemon:
         except Exception:
             log.debug("cannot read the outbox", exc_info=True)
             return
-        for state, n in (backlog or {}).items():
-            self.metrics.outbox_depth.labels(state).set(n)
+        if backlog is not None:
+            self.metrics.observe_backlog(backlog, datetime.now(UTC))
 
     def staleness_job(self) -> None:
         if self.cancel.is_set():
@@ -311,6 +351,42 @@ class Daemon:
         self._beat = time.monotonic()
         self.metrics.up.set(1)
         self._outbox_gauge()
+        if self.pipeline.unsettled:
+            try:
+                marked = self.pipeline.settle()
+            except sa.exc.SQLAlchemyError:
+                return  # the store still fails; the next beat tries again
+            log.info("marked %d run(s) a store error had left running", marked)
+
+    def _start_metrics(self) -> None:
+        from db.kinds import ChangeKind
+
+        channels = [c.name for c in getattr(self.config, "channel", None) or []]
+        self.metrics.start(self.sources, channels, [str(k) for k in ChangeKind])
+        try:
+            with Session(self.engine) as session:
+                for name in self.sources:
+                    stmt = select(CrawlRun.finished_at).where(CrawlRun.source == name, CrawlRun.status == RunStatus.ok)
+                    last = session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
+                    if last is not None:
+                        self.metrics.last_success.labels(name).set(last.timestamp())
+        except sa.exc.SQLAlchemyError:
+            log.debug("cannot read the last good runs", exc_info=True)
+        self._outbox_gauge()
+
+    def _overlap(self, event: JobExecutionEvent) -> None:
+        """Once per overlap: a job due while its last run still goes on."""
+        if event.code == EVENT_JOB_MAX_INSTANCES:
+            if event.job_id not in self._overlapping:
+                self._overlapping.add(event.job_id)
+                log.warning(
+                    "%s: still running when due again; later runs are skipped until it ends",
+                    event.job_id,
+                    extra={"job": event.job_id},
+                )
+        elif event.job_id in self._overlapping:
+            self._overlapping.discard(event.job_id)
+            log.info("%s: done; it runs on its schedule again", event.job_id, extra={"job": event.job_id})
 
     # --- running and stopping -------------------------------------------------
 
@@ -335,6 +411,9 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self.stop)
         self.add_jobs()
+        logging.getLogger("apscheduler.scheduler").addFilter(_OverlapOnce())
+        self.scheduler.add_listener(self._overlap, EVENT_JOB_MAX_INSTANCES | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        self._start_metrics()
         log.info(
             "daemon started: %d sources%s, store %s",
             len(self.sources),
@@ -348,9 +427,7 @@ class Daemon:
     def _finish(self) -> int:
         with self._idle:
             settled = self._idle.wait_for(lambda: self._active == 0, timeout=SHUTDOWN_GRACE_SECONDS)
-        released = _release_stuck(self.engine)
-        if released:
-            log.info("released %d outbox rows that were being sent", released)
+        self._hand_back()
         if not settled:
             log.error("jobs still running after %d s; exiting anyway", SHUTDOWN_GRACE_SECONDS)
             logging.shutdown()
@@ -375,17 +452,27 @@ class Daemon:
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
             reports = list(pool.map(self.crawl_job, names))
         self.delivery_job()
-        _release_stuck(self.engine)
+        self._hand_back()
         failed = [name for name, r in zip(names, reports) if (r is None or not r.ok) and name not in self._skipped]
         if failed:
             log.error("not complete: %s", ", ".join(failed))
         return 1 if failed or self.cancel.is_set() else 0
 
+    def _hand_back(self) -> None:
+        """On the way out: claims and runs a store error left, while the store answers."""
+        try:
+            if self._delivery is not None:
+                self._delivery.settle()
+            self.pipeline.settle()
+        except sa.exc.SQLAlchemyError as exc:
+            log.error("stopping: the store failed: %s; the next start settles what is left", _reason(exc))
 
-def _release_stuck(engine: sa.Engine) -> int:
-    from tracker.run.alerting import release_stuck
 
-    return release_stuck(engine)
+def _reason(exc: BaseException) -> str:
+    """The driver's reason on one line, without SQLAlchemy's statement and link."""
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc)
+    return " ".join(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("["))[:300]
 
 
 def _masked_url(config: Config) -> str:

@@ -118,6 +118,10 @@ class Pipeline:
     policy: DiffPolicy = field(default_factory=DiffPolicy)
     clock: Clock = utcnow
     on_changes: ChangeHook | None = None
+    # Runs whose last write failed with the store (the database went away):
+    # run id -> (source, status, reason), written by `settle` once it answers,
+    # so that a live daemon never leaves a run `running`.
+    unsettled: dict[int, tuple[Source, RunStatus, str]] = field(default_factory=dict)
 
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
@@ -143,9 +147,27 @@ class Pipeline:
         except BaseException as exc:
             # An interruption (Ctrl-C, a daemon stopping) says nothing about the source.
             reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
-            self.finish_failed(source, run_id, RunStatus.aborted, reason, announce=False)
+            self._close(source, run_id, RunStatus.aborted, reason)
             raise
         return self.ingest(source, run_id, result, source.normalizer)
+
+    def _close(self, source: Source, run_id: int, status: RunStatus, reason: str) -> None:
+        """Marks a run that must not count, without announcing it; when the
+        store itself fails, later (`settle`)."""
+        try:
+            self.finish_failed(source, run_id, status, reason, announce=False)
+        except sa.exc.SQLAlchemyError:
+            self.unsettled[run_id] = (source, status, reason)
+
+    def settle(self) -> int:
+        """Marks the runs a store error left `running`; the number marked.
+        Raises the store's error while it still fails."""
+        marked = 0
+        for run_id, (source, status, reason) in list(self.unsettled.items()):
+            self.finish_failed(source, run_id, status, reason, announce=False)
+            del self.unsettled[run_id]
+            marked += 1
+        return marked
 
     def ingest(
         self,
@@ -179,12 +201,11 @@ class Pipeline:
         return report
 
     def _record_store_failure(self, source: Source, run_id: int, exc: sa.exc.SQLAlchemyError) -> None:
-        """Best effort: when the store itself fails (a full disk), the run
-        row may not be writable either; the next start marks it aborted."""
-        try:
-            self.finish_failed(source, run_id, RunStatus.failed, f"store error: {store_reason(exc)}", announce=False)
-        except sa.exc.SQLAlchemyError:
-            pass
+        """When the store itself fails (a full disk, a lost connection) the
+        run is the store's fault, not the source's: its own verdict. Its row
+        may not be writable either: then `settle` writes it later (and a
+        process that ends first leaves it to the next start, as aborted)."""
+        self._close(source, run_id, RunStatus.store_error, f"store error: {store_reason(exc)}")
 
     def finish_failed(
         self, source: Source, run_id: int, status: RunStatus, reason: str, *, announce: bool = True
@@ -259,7 +280,9 @@ class Pipeline:
             changes, prices = diff.changes, diff.count
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(VERDICTS)
-        if before is not None and before.status != RunStatus.ok:
+        # Recovered only from a break that was announced: a run the store
+        # failed, or one that refused its input, broke nothing.
+        if before is not None and before.status != RunStatus.ok and store.broken_announced(last_ok):
             changes.append(
                 Change(
                     kind=ChangeKind.source_recovered,

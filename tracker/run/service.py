@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
 
 class SourceBusy(UserError):
-    """Another process is crawling this source right now."""
+    """Another process is crawling this source right now. `busy` says so
+    without advice: the daemon gives its own (the next scheduled run)."""
+
+    def __init__(self, busy: str, advice: str = "wait for it to finish, or pass --wait SECONDS") -> None:
+        super().__init__(f"{busy}; {advice}")
+        self.busy = busy
 
 
 def resolve_source(name: str) -> Source:
@@ -80,7 +85,7 @@ def crawl_source(
                 watch_args=watch_args,
             )
     except LockBusy as exc:
-        raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
+        raise SourceBusy(str(exc)) from None
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
     return report
 
@@ -206,7 +211,7 @@ def load_captures(pipeline: Pipeline, config: Config, replays: Replays) -> Itera
                 with crawl_lock(pipeline.engine, name, lease=config.daemon.lock_lease):
                     report = pipeline.run(request.source, crawl, mode="replay", regions=request.regions)
             except LockBusy as exc:
-                raise SourceBusy(f"{exc}; wait for it to finish") from None
+                raise SourceBusy(str(exc), "wait for it to finish") from None
             all_ok = all_ok and report.ok
             yield name, capture, report
     if all_ok:  # else the crawlers' runner.err say why

@@ -92,7 +92,8 @@ def _run_daemon(
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """Show each source's health: last good run, last failure, next run and staleness.
 
-    Then the store's size and the outbox backlog.
+    Then the store's size and the outbox backlog: what waits and since when,
+    and the alerts given up on, per channel.
 
     Example: gpu-tracker status --format json
     """
@@ -120,8 +121,8 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     )
     backlog = outbox_backlog(engine)
     if backlog is not None:
-        parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
-        stderr.print(f"outbox: {parts}", highlight=False)
+        for line in backlog.lines(datetime.now(UTC)):
+            stderr.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 def reprocess(
