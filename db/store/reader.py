@@ -18,12 +18,14 @@ it as before.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 from db.store.heads import script_heads
 
@@ -89,7 +91,12 @@ def _open_sqlite(path: str) -> Reader | None:
     if not path or "?" in path or "%" in path or not Path(path).is_file():
         return None
     try:
-        conn = sqlite3.connect(path, timeout=30)
+        if os.access(path, os.W_OK):
+            conn = sqlite3.connect(path, timeout=30)
+        else:  # a read-only store: as `db.store.engine.sqlite_read_only` opens it
+            folder_writable = os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+            immutable = "" if folder_writable or os.path.exists(path + "-shm") else "&immutable=1"
+            conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{immutable}", timeout=30, uri=True)
     except sqlite3.Error:
         return None
     reader = Reader(conn, "sqlite")

@@ -60,6 +60,8 @@ def crawl_source(
 
     Holds the source's crawl lock throughout, so two processes never crawl one
     source at once; SourceBusy when it is not free within `lock_wait` seconds."""
+    if replay is not None:
+        refuse_bad_replay(replay)
     watch_args: dict[str, str] | None = None
     if is_watch(name):
         source, watch_args = watch_source(config.watch, name)
@@ -88,6 +90,17 @@ def crawl_source(
         raise SourceBusy(str(exc)) from None
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
     return report
+
+
+def refuse_bad_replay(replay: Path) -> None:
+    """A capture to replay that cannot be read is the user's file, not the
+    provider's answer: refused before a run is recorded or anything announced."""
+    from spiders.har import HarError, read_har
+
+    try:
+        read_har(replay)
+    except HarError as exc:
+        raise UserError(f"{exc}; nothing was crawled or recorded") from None
 
 
 def crawl_unlocked(

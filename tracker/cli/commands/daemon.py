@@ -53,11 +53,17 @@ def daemon(
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
+    from db.store.engine import StoreError, check_integrity
     from tracker.logs import logging_to_stderr
 
     st = state(ctx)
     config = st.config
     config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
+    try:
+        # A damaged file would take each crawl's writes without a word: refused at start.
+        check_integrity(st.engine)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
         code = _run_daemon(
