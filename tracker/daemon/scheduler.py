@@ -113,6 +113,7 @@ class Daemon:
         self._active = 0
         self._idle = threading.Condition()
         self._overlapping: set[str] = set()
+        self._store_down = False
         self._delivery: Any = None  # alerts.delivery.Worker, made by the first delivery
         settings = config.daemon
         self.scheduler = BlockingScheduler(
@@ -291,11 +292,17 @@ class Daemon:
                 worker = self._worker()
                 report = worker.round(datetime.now(UTC))
             except sa.exc.SQLAlchemyError as exc:
-                log.error("delivery: the store failed: %s; the next round retries", _reason(exc))
+                # Once per outage; the rounds go on trying, every `delivery_every`.
+                level = logging.DEBUG if self._store_down else logging.ERROR
+                log.log(level, "delivery: the store failed: %s; the next rounds retry", _reason(exc))
+                self._store_down = True
                 return
             except Exception:
                 log.exception("delivery failed")
                 return
+            if self._store_down:
+                self._store_down = False
+                log.info("delivery: the store answers again; what was left is settled")
             if report.released:
                 log.warning(
                     "delivery: %d alert(s) a stopped worker had claimed are due again",
