@@ -189,8 +189,10 @@ class SendResult:
     # The HTTP status of the channel's last answer, when it was HTTP.
     status: int | None = None
     # Seconds the channel asked us to wait (Retry-After, Telegram's
-    # `retry_after`, WeCom's rate-limit errcode): the floor of the next attempt.
+    # `retry_after`, WeCom's rate-limit errcode), or the time it named
+    # (Retry-After as an HTTP date): the floor of the next attempt.
     retry_after: float | None = None
+    retry_at: datetime | None = None
 
 
 # WeCom's group robot: errcode 45009 is "api freq out of limit" (20 messages
@@ -199,8 +201,9 @@ WECOM_RATE_LIMITED = 45009
 _WECOM_WAIT = 60.0
 
 
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """An HTTP Retry-After value (RFC 9110: delay-seconds or an HTTP-date) in seconds."""
+def retry_after(value: str | None) -> float | datetime | None:
+    """An HTTP Retry-After value (RFC 9110: delay-seconds, or an HTTP-date):
+    the seconds to wait, or the time named."""
     if not value:
         return None
     value = value.strip()
@@ -210,9 +213,7 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 class _Answers(threading.local):
@@ -242,12 +243,13 @@ def _recording_send(self: requests.Session, request: Any, **kwargs: Any) -> Any:
 requests.Session.send = _recording_send  # type: ignore[method-assign]
 
 
-def _wait_asked(response: Any) -> float | None:
-    """What an HTTP answer asks us to wait, in seconds: Retry-After, or the
-    JSON body's `parameters.retry_after` (Telegram) or WeCom's rate-limit errcode."""
-    seconds = retry_after_seconds(response.headers.get("Retry-After"))
-    if seconds is not None:
-        return seconds
+def _wait_asked(response: Any) -> float | datetime | None:
+    """What an HTTP answer asks us to wait (seconds, or until a time):
+    Retry-After, or the JSON body's `parameters.retry_after` (Telegram) or
+    WeCom's rate-limit errcode."""
+    asked = retry_after(response.headers.get("Retry-After"))
+    if asked is not None:
+        return asked
     try:
         body = response.json()
     except ValueError:
@@ -328,7 +330,13 @@ class Channel:
         last = answers[-1] if answers else None
         status = last.status_code if last is not None else None
         wait = _wait_asked(last) if last is not None and not ok else None
-        return SendResult(bool(ok), MASK(answer), status=status, retry_after=wait)
+        return SendResult(
+            bool(ok),
+            MASK(answer),
+            status=status,
+            retry_after=wait if isinstance(wait, float) else None,
+            retry_at=wait if isinstance(wait, datetime) else None,
+        )
 
     def _format(self) -> apprise.NotifyFormat:
         return apprise.NotifyFormat.TEXT if self.family is Family.text else apprise.NotifyFormat.MARKDOWN

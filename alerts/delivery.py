@@ -222,12 +222,18 @@ class Worker:
         name = rows[0].channel if rows else "?"
         service = channel.service if channel is not None else name
         error = MASK(f"{service}: {result.answer}")
-        floor = now + timedelta(seconds=result.retry_after) if result.retry_after else None
+        floor = now + timedelta(seconds=result.retry_after) if result.retry_after else result.retry_at
         dead, retry_at, attempts = _mark_failed(self.engine, rows, error, now, self.policy, floor=floor, token=token)
         report.errors.append(f"{name}: {error}")
         report.failure(name, dead=dead)
         status = f"HTTP {result.status}" if result.status else "no HTTP answer"
-        asked = f" (the channel asked for {result.retry_after:g} s)" if result.retry_after else ""
+        asked = (
+            f" (the channel asked for {result.retry_after:g} s)"
+            if result.retry_after
+            else f" (the channel asked to wait until {result.retry_at:%H:%M:%S} UTC)"
+            if result.retry_at
+            else ""
+        )
         fields = {"channel": name, "http_status": result.status, "attempt": attempts}
         log.warning(
             "%s: delivery failed (%s, attempt %d of %d): %s; next attempt %s%s",

@@ -346,7 +346,8 @@ def catalogue_times_ten(ctx: Ctx) -> None:
     def crawl(har: Path) -> Any:
         return ctx.cli("crawl", "azure", "-r", "westeurope", "--replay", str(har), "--format", "json")
 
-    assert crawl(EARLY).code == 0
+    first = crawl(EARLY)
+    assert first.code == 0, first.err
     before = ctx.cli("prices", "--format", "json").out
     slip = crawl(shifted(EARLY, ctx.tmp / "x10.har", datetime(2026, 8, 4, tzinfo=UTC), _times(10)))
     assert slip.code == 1 and "moved by the same factor (x10)" in slip.err, slip.err
