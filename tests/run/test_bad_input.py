@@ -29,8 +29,7 @@ from parsel import Selector
 from db.schema import CrawlResult, RunStatus
 from db.store.engine import make_engine, migrate
 from tests.conftest import DEMO_CAPTURES
-from tests.security.shapes import ODD_SCALARS, REMOVE
-from tests.security.test_fuzz import json_values
+from tests.security.shapes import mutated
 from tracker.normalize import Normalized, NormalizeError
 from tracker.run.pipeline import Pipeline
 from tracker.sources import SOURCES, Source
@@ -138,34 +137,16 @@ def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _paths(value: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [here] if here else []  # never the item itself: the crawler writes dicts
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += _paths(child, (*here, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += _paths(child, (*here, index))
-    return found
-
-
 @st.composite
 def spoiled(draw: st.DrawFn, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The items with one to three parts of some of them replaced by a
-    random JSON value (or an odd text a page might hold), or removed."""
-    out = copy.deepcopy(items)
-    for _ in range(draw(st.integers(1, 3))):
-        item = out[draw(st.integers(0, len(out) - 1))]
-        path = draw(st.sampled_from(_paths(item)))
-        value = draw(json_values | ODD_SCALARS | st.just(REMOVE))
-        parent = item
-        for step in path[:-1]:
-            parent = parent[step]
-        if value is REMOVE:
-            del parent[path[-1]]
-        else:
-            parent[path[-1]] = value
-    return out
+    """The items with parts of one or two of them replaced by a random JSON
+    value (or an odd text a page might hold), or removed; an item stays a
+    dict, as the crawler writes it."""
+    out = list(items)
+    for _ in range(draw(st.integers(1, 2))):
+        at = draw(st.integers(0, len(out) - 1))
+        out[at] = draw(mutated(out[at], keep_root=True))
+    return copy.deepcopy(out)
 
 
 def _snapshot(engine: sa.Engine, source: str) -> list[tuple[Any, ...]]:

@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor as Pool
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from types import FrameType
-from typing import Any
 
 import sqlalchemy as sa
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
@@ -35,7 +34,8 @@ from db.kinds import RunStatus
 from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
-from tracker.daemon.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
+from tracker.daemon.delivery import Delivery, OverlapOnce, store_reason
+from tracker.daemon.health import check_staleness, known_sources, scheduled_sources
 from tracker.daemon.metrics import Metrics
 from tracker.errors import ConfigError, SourceSkipped, TrackerError
 from tracker.run.captures import prune_captures
@@ -46,16 +46,6 @@ from tracker.run.service import SourceBusy, crawl_source
 log = logging.getLogger("gpu_tracker.daemon")
 HEARTBEAT_SECONDS = 5
 SHUTDOWN_GRACE_SECONDS = 25
-
-
-class _OverlapOnce(logging.Filter):
-    """APScheduler warns each time a job is due while its last run still
-    goes on ("maximum number of running instances reached"): with a delivery
-    every few seconds and a slow channel, every few seconds. The daemon says
-    it once per overlap (`Daemon._overlap`); this drops APScheduler's repeats."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "maximum number of running instances reached" not in record.getMessage()
 
 
 class CronTrigger(BaseTrigger):
@@ -113,8 +103,7 @@ class Daemon:
         self._active = 0
         self._idle = threading.Condition()
         self._overlapping: set[str] = set()
-        self._store_down = False
-        self._delivery: Any = None  # alerts.delivery.Worker, made by the first delivery
+        self.delivery = Delivery(config, self.engine, self.metrics, self.cancel)
         settings = config.daemon
         self.scheduler = BlockingScheduler(
             timezone=UTC,
@@ -281,59 +270,11 @@ class Daemon:
         return seconds
 
     def delivery_job(self) -> None:
-        """One delivery round. Claims a stopped worker left are released
-        first (its process gone, or its lease over); a store error is said in
-        one line, and what it left claimed or unrecorded is settled by the
-        next round once the store answers."""
+        """One delivery round (`tracker.daemon.delivery`)."""
         if self.cancel.is_set():
             return
         with self._tracked():
-            try:
-                worker = self._worker()
-                report = worker.round(datetime.now(UTC))
-            except sa.exc.SQLAlchemyError as exc:
-                # Once per outage; the rounds go on trying, every `delivery_every`.
-                level = logging.DEBUG if self._store_down else logging.ERROR
-                log.log(level, "delivery: the store failed: %s; the next rounds retry", _reason(exc))
-                self._store_down = True
-                return
-            except Exception:
-                log.exception("delivery failed")
-                return
-            if self._store_down:
-                self._store_down = False
-                log.info("delivery: the store answers again; what was left is settled")
-            if report.released:
-                log.warning(
-                    "delivery: %d alert(s) a stopped worker had claimed are due again",
-                    report.released,
-                    extra={"released": report.released},
-                )
-            for outcome, count in (("sent", report.sent), ("failed", report.failed), ("dead", report.dead)):
-                if count:
-                    self.metrics.deliveries.labels(outcome).inc(count)
-            for channel, n in report.failures_by_channel.items():
-                self.metrics.delivery_failures.labels(channel).inc(n)
-            self._outbox_gauge()
-
-    def _worker(self) -> Any:
-        # Apprise costs a third of a second to import: paid by the first delivery, not by start-up.
-        if self._delivery is None:
-            from tracker.run.alerting import delivery_worker
-
-            self._delivery = delivery_worker(
-                self.config, self.engine, name=f"daemon-{os.getpid()}", stop=self.cancel.is_set
-            )
-        return self._delivery
-
-    def _outbox_gauge(self) -> None:
-        try:
-            backlog = outbox_backlog(self.engine)
-        except Exception:
-            log.debug("cannot read the outbox", exc_info=True)
-            return
-        if backlog is not None:
-            self.metrics.observe_backlog(backlog, datetime.now(UTC))
+            self.delivery.round()
 
     def staleness_job(self) -> None:
         if self.cancel.is_set():
@@ -357,7 +298,7 @@ class Daemon:
     def heartbeat(self) -> None:
         self._beat = time.monotonic()
         self.metrics.up.set(1)
-        self._outbox_gauge()
+        self.delivery.gauge()
         if self.pipeline.unsettled:
             try:
                 marked = self.pipeline.settle()
@@ -379,7 +320,7 @@ class Daemon:
                         self.metrics.last_success.labels(name).set(last.timestamp())
         except sa.exc.SQLAlchemyError:
             log.debug("cannot read the last good runs", exc_info=True)
-        self._outbox_gauge()
+        self.delivery.gauge()
 
     def _overlap(self, event: JobExecutionEvent) -> None:
         """Once per overlap: a job due while its last run still goes on."""
@@ -418,7 +359,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self.stop)
         self.add_jobs()
-        logging.getLogger("apscheduler.scheduler").addFilter(_OverlapOnce())
+        logging.getLogger("apscheduler.scheduler").addFilter(OverlapOnce())
         self.scheduler.add_listener(self._overlap, EVENT_JOB_MAX_INSTANCES | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
         self._start_metrics()
         log.info(
@@ -468,18 +409,10 @@ class Daemon:
     def _hand_back(self) -> None:
         """On the way out: claims and runs a store error left, while the store answers."""
         try:
-            if self._delivery is not None:
-                self._delivery.settle()
+            self.delivery.settle()
             self.pipeline.settle()
         except sa.exc.SQLAlchemyError as exc:
-            log.error("stopping: the store failed: %s; the next start settles what is left", _reason(exc))
-
-
-def _reason(exc: BaseException) -> str:
-    """The driver's reason on one line, without SQLAlchemy's statement and link."""
-    orig = getattr(exc, "orig", None)
-    text = str(orig if orig is not None else exc)
-    return " ".join(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("["))[:300]
+            log.error("stopping: the store failed: %s; the next start settles what is left", store_reason(exc))
 
 
 def _masked_url(config: Config) -> str:
