@@ -16,7 +16,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
 from urllib.parse import quote, unquote
 
 import apprise
@@ -182,6 +186,82 @@ class SendResult:
     ok: bool
     answer: str
     retryable: bool = True
+    # The HTTP status of the channel's last answer, when it was HTTP.
+    status: int | None = None
+    # Seconds the channel asked us to wait (Retry-After, Telegram's
+    # `retry_after`, WeCom's rate-limit errcode), or the time it named
+    # (Retry-After as an HTTP date): the floor of the next attempt.
+    retry_after: float | None = None
+    retry_at: datetime | None = None
+
+
+# WeCom's group robot: errcode 45009 is "api freq out of limit" (20 messages
+# a minute per robot); it names no wait, so the next attempt waits a minute.
+WECOM_RATE_LIMITED = 45009
+_WECOM_WAIT = 60.0
+
+
+def retry_after(value: str | None) -> float | datetime | None:
+    """An HTTP Retry-After value (RFC 9110: delay-seconds, or an HTTP-date):
+    the seconds to wait, or the time named."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+class _Answers(threading.local):
+    """The HTTP answers of the sends made by this thread while `recording`."""
+
+    recording = False
+
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+
+_ANSWERS = _Answers()
+_original_send = requests.Session.send
+
+
+def _recording_send(self: requests.Session, request: Any, **kwargs: Any) -> Any:
+    response = _original_send(self, request, **kwargs)
+    if _ANSWERS.recording:
+        _ANSWERS.seen.append(response)
+    return response
+
+
+# Apprise's plugins keep the response to themselves (they log its status and
+# body); the status and the Retry-After header a flood-controlled channel
+# sends are read here, from the requests Session every plugin goes through.
+# Recording is per thread and only while `Channel.send` runs.
+requests.Session.send = _recording_send  # type: ignore[method-assign]
+
+
+def _wait_asked(response: Any) -> float | datetime | None:
+    """What an HTTP answer asks us to wait (seconds, or until a time):
+    Retry-After, or the JSON body's `parameters.retry_after` (Telegram) or
+    WeCom's rate-limit errcode."""
+    asked = retry_after(response.headers.get("Retry-After"))
+    if asked is not None:
+        return asked
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    parameters = body.get("parameters")
+    if isinstance(parameters, dict) and isinstance(parameters.get("retry_after"), (int, float)):
+        return float(parameters["retry_after"])
+    if body.get("errcode") == WECOM_RATE_LIMITED:
+        return _WECOM_WAIT
+    return None
 
 
 def _family(plugin: object) -> Family:
@@ -230,6 +310,7 @@ class Channel:
             headers["Idempotency-Key"] = message.key
         logger = logging.getLogger("apprise")
         propagate, logger.propagate = logger.propagate, False
+        _ANSWERS.seen, _ANSWERS.recording = [], True
         try:
             with apprise.LogCapture(level=logging.DEBUG, fmt="%(levelname)s %(message)s") as captured:
                 apart = self.family in (Family.markdown, Family.text)
@@ -243,8 +324,19 @@ class Channel:
             ok, log = False, f"ERROR {type(exc).__name__}: {exc}"
         finally:
             logger.propagate = propagate
+            _ANSWERS.recording = False
+        answers, _ANSWERS.seen = _ANSWERS.seen, []
         answer = getattr(plugin, "answer", "") or _answer_from_log(log, ok)
-        return SendResult(bool(ok), MASK(answer))
+        last = answers[-1] if answers else None
+        status = last.status_code if last is not None else None
+        wait = _wait_asked(last) if last is not None and not ok else None
+        return SendResult(
+            bool(ok),
+            MASK(answer),
+            status=status,
+            retry_after=wait if isinstance(wait, float) else None,
+            retry_at=wait if isinstance(wait, datetime) else None,
+        )
 
     def _format(self) -> apprise.NotifyFormat:
         return apprise.NotifyFormat.TEXT if self.family is Family.text else apprise.NotifyFormat.MARKDOWN

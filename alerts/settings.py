@@ -166,7 +166,7 @@ class AlertSettings(_Strict):
     max_backoff_seconds: int = Field(6 * 3600, ge=1)
     max_attempts: int = Field(8, ge=1, le=100, description="attempts before a message is dead-lettered")
     timezone: str = "UTC"
-    batch_size: int = Field(500, ge=1, le=10000, description="outbox rows one delivery round claims")
+    batch_size: int = Field(500, ge=1, le=10000, description="outbox rows a delivery round reads at a time")
     lease_seconds: int = Field(600, ge=30, description="after this, a claim by a worker on another host expires")
     request_timeout: int = Field(20, ge=1, description="seconds to wait for a channel to answer")
     currency: str | None = Field(

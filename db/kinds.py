@@ -53,6 +53,9 @@ class RunStatus(StrEnum):
     rejected = "rejected"
     # Replaced by a reprocess of its capture (`gpu-tracker reprocess`).
     superseded = "superseded"
+    # Our store refused the run's writes (a full disk, a lost connection): says
+    # nothing of the source, so neither source_broken nor source_recovered.
+    store_error = "store_error"
 
 
 class OfferKind(StrEnum):

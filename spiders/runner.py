@@ -28,8 +28,10 @@ from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 from twisted.internet.defer import DeferredList
 
+from spiders.base import SourceFailure
 from spiders.har import SECRET_PLACEHOLDER, needs_browser
 from spiders.middlewares import BROWSER_REPLAY_SETTING, SECRET_PARAMS_SETTING
+from spiders.pages import PageShapeError
 
 BROWSER_ARGS = [
     "--headless",
@@ -72,6 +74,17 @@ def _log_to_stderr(secret_params: list[str]) -> logging.Handler:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger().addHandler(handler)
     return handler
+
+
+def describe(exc: BaseException) -> str:
+    """An exception of a spider or page object as one line: ours (a page we
+    no longer know, a source that refused) as their message says, any other
+    with its type named, since its message alone ("'price'", "30.5") says
+    little."""
+    message = " ".join(str(exc).split())
+    if isinstance(exc, (PageShapeError, SourceFailure)) and message:
+        return message
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -161,13 +174,26 @@ class _Crawl:
         self.crawler.signals.connect(self.on_error, signal=signals.spider_error)
         self.crawler.signals.connect(self.on_opened, signal=signals.spider_opened)
 
-    def on_item(self, item: dict[str, Any], response: object, spider: object) -> None:
-        self.items_file.write(json.dumps(dict(item), ensure_ascii=False, default=_json_default) + "\n")
+    def on_item(self, item: dict[str, Any], response: Any, spider: Any) -> None:
+        # Scrapy only logs what a signal handler raises: an item that cannot
+        # be written would be lost without a word, and the crawl look whole.
+        try:
+            line = json.dumps(dict(item), ensure_ascii=False, default=_json_default)
+        except (TypeError, ValueError) as exc:
+            where = f" from {spider.public_url(response.url)}" if response is not None else ""
+            self.errors.append(f"an item{where} cannot be written: {describe(exc)}")
+            return
+        self.items_file.write(line + "\n")
         self.items += 1
 
     def on_error(self, failure: Any, response: Any, spider: Any) -> None:
+        """An exception of a callback (a page object), or of `start` (no response)."""
+        message = describe(failure.value)
+        if response is None:
+            self.errors.append(f"the crawl could not start: {message}")
+            return
         url = spider.public_url(response.url) if hasattr(spider, "public_url") else response.url
-        message = str(failure.value).replace(response.url, url)
+        message = message.replace(response.url, url)
         self.errors.append(message if url in message else f"{message} (while reading {url})")
 
     def on_opened(self, spider: Any) -> None:

@@ -164,10 +164,18 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         text = f"{record.levelname.lower()}: {record.getMessage()}"
-        if logging.getLogger().level < logging.WARNING:
+        verbose = logging.getLogger().level < logging.WARNING
+        if verbose:
             text = f"{self.formatTime(record)} {record.name} {text}"
-        if record.exc_info:
-            text += "\n" + self.formatException(record.exc_info)
+        # MaskingFilter has turned the exception into masked text: its last
+        # line is the reason ("OperationalError: ..."), said on the same line;
+        # the whole traceback only with --debug.
+        trace = record.exc_text or (self.formatException(record.exc_info) if record.exc_info else "")
+        if trace:
+            reason = trace.strip().splitlines()[-1]
+            text += f": {reason}" if reason and reason not in text else ""
+            if logging.getLogger().level <= logging.DEBUG:
+                text += "\n" + trace
         return text
 
 

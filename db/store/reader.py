@@ -18,17 +18,16 @@ it as before.
 from __future__ import annotations
 
 import json
-import re
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
-MIGRATIONS_DIR = Path(__file__).parents[1] / "migrations"
-# `revision = '0006'` and `down_revision = '0005'` in a migration file.
-_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(.+?)\s*$", re.MULTILINE)
+from db.store.heads import script_heads
 
 # The text columns that hold exact numbers, by table.
 PRICE_DECIMALS = (
@@ -52,19 +51,6 @@ _PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_fr
 
 class Unreachable(Exception):
     """The store's server does not answer; the message says why, as `db.store.engine` words it."""
-
-
-def script_heads() -> set[str]:
-    """The newest revisions of the migration files, read as text. Loading
-    Alembic takes longer than most commands: a store already current is
-    recognized without it (a wrong reading only means Alembic is asked)."""
-    revisions: set[str] = set()
-    parents: set[str] = set()
-    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
-        fields = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
-        revisions.add(fields.get("revision", "").strip("'\""))
-        parents.add(fields.get("down_revision", "None").strip("'\""))
-    return revisions - parents
 
 
 # SQLAlchemy 2.0's SQLite DATETIME is text written as
@@ -105,7 +91,12 @@ def _open_sqlite(path: str) -> Reader | None:
     if not path or "?" in path or "%" in path or not Path(path).is_file():
         return None
     try:
-        conn = sqlite3.connect(path, timeout=30)
+        if os.access(path, os.W_OK):
+            conn = sqlite3.connect(path, timeout=30)
+        else:  # a read-only store: as `db.store.engine.sqlite_read_only` opens it
+            folder_writable = os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+            immutable = "" if folder_writable or os.path.exists(path + "-shm") else "&immutable=1"
+            conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{immutable}", timeout=30, uri=True)
     except sqlite3.Error:
         return None
     reader = Reader(conn, "sqlite")
@@ -129,6 +120,7 @@ def _open_postgresql(url: str) -> Reader | None:
         # ProgrammingError, and the ORM path is left to interpret it.
         conn = psycopg.connect("postgresql://" + url.split("://", 1)[1])
     except psycopg.OperationalError as exc:
+        # The engine module loads SQLAlchemy: only a server that does not answer pays for it.
         from db.store.engine import unreachable_message
 
         raise Unreachable(unreachable_message(url, exc)) from exc

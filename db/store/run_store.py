@@ -31,10 +31,10 @@ from sqlmodel import Session, col, select
 from db.bulk.encoding import StagedQuote, price_row
 from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array
 from db.bulk.writer import BulkWriter, bulk_time
-from db.schema import Change, Offer, RunStatus, TrackedPrice
+from db.schema import Change, ChangeKind, Offer, RunStatus, TrackedPrice
 from db.store.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
-from db.tables import CrawlRun, PricePoint
+from db.tables import ChangeRow, CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of
 # one-row ones (SQLite allows 32,766 variables a statement).
@@ -107,6 +107,15 @@ class RunStore:
     def last_run(self, statuses: Iterable[str]) -> CrawlRun | None:
         """The source's newest finished run of these statuses."""
         return last_run(session=self.session, source=self.source, statuses=statuses)
+
+    def broken_announced(self, after: CrawlRun | None) -> bool:
+        """Whether a source_broken was recorded for the source after the run `after` (None: ever)."""
+        stmt = sa.select(ChangeRow.id).where(
+            ChangeRow.source == self.source, ChangeRow.kind == ChangeKind.source_broken
+        )
+        if after is not None and after.id is not None:
+            stmt = stmt.where(col(ChangeRow.run_id) > after.id)
+        return self.session.execute(stmt.limit(1)).first() is not None
 
     # --- prices -----------------------------------------------------------
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from db.store.engine import _alembic_config, _stored_heads, make_engine, migrate, script_heads
+from db.store.engine import _alembic_config, _stored_heads, make_engine, migrate
+from db.store.heads import script_heads
 
 HEAVY = ("pandas", "matplotlib", "scrapy", "twisted", "apprise", "alembic", "pyarrow", "sqlalchemy", "sqlmodel")
 ROOT = Path(__file__).resolve().parents[2]

@@ -60,3 +60,24 @@ def test_json_log_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0]["message"] == "run 3 ok, key ***" and lines[0]["level"] == "info"
     assert lines[0]["source"] == "azure" and lines[0]["items"] == 562 and lines[0]["time"].endswith("Z")
     assert "pw1234" not in lines[1]["message"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_an_error_with_an_exception_says_why_in_both_formats(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: `error: azure: the crawl job failed` said no reason in the
+    text format (the masking filter turns the exception into text, which the
+    text formatter never printed)."""
+    setup_logging(fmt, logging.INFO, ["pw-9876"])
+    try:
+        try:
+            raise ConnectionError("connection to postgresql://u:pw-9876@db/gpu refused")
+        except ConnectionError:
+            logging.getLogger("gpu_tracker.daemon").exception("azure: the crawl job failed")
+    finally:
+        logging.getLogger().handlers.clear()
+    err = capsys.readouterr().err
+    line = err.splitlines()[0] if fmt == "text" else json.loads(err.splitlines()[0])["exception"].splitlines()[-1]
+    assert "ConnectionError: connection to postgresql://u:***@db/gpu refused" in line, err
+    assert "pw-9876" not in err
+    if fmt == "text":
+        assert "azure: the crawl job failed: ConnectionError" in line and "Traceback" not in err

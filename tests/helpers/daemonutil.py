@@ -111,9 +111,20 @@ class DaemonProcess:
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
+    def kill(self, *, group: bool = False) -> None:
+        """SIGKILL, as `kill -9` does; `group`: the daemon and every child at
+        once, as the kernel's out-of-memory killer ends a container."""
+        if group:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        else:
+            self.proc.kill()
+        self.proc.wait(timeout=30)
+
 
 @contextmanager
-def daemon(home: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[DaemonProcess]:
+def daemon(
+    home: Path, *args: str, env: dict[str, str] | None = None, new_session: bool = False
+) -> Iterator[DaemonProcess]:
     port = free_port()
     log = home / "daemon.log"
     full_env = {**os.environ, "GPU_TRACKER_HOME": str(home), **(env or {})}
@@ -135,6 +146,7 @@ def daemon(home: Path, *args: str, env: dict[str, str] | None = None) -> Iterato
             stdout=out,
             stderr=subprocess.STDOUT,
             text=True,
+            start_new_session=new_session,
         )
     running = DaemonProcess(proc, port, log)
     try:

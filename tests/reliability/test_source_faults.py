@@ -86,10 +86,10 @@ def test_corrupt_har(cli, tmp_path: Path, content: bytes) -> None:
     bad = tmp_path / "bad.har"
     bad.write_bytes(content)
     line = one_error_line(crawl(cli, bad))
-    assert "is not a HAR file" in line and str(bad) in line
-    run = json.loads(cli("runs", "--format", "json").out)[0]
-    assert run["status"] == "failed"
-    assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+    assert "is not a HAR file" in line and str(bad) in line and "nothing was crawled or recorded" in line
+    # The user's file, not the provider's answer: no run, nothing announced (issue 30).
+    assert json.loads(cli("runs", "--format", "json").out) == []
+    assert json.loads(cli("changes", "--format", "json").out) == []
 
 
 def test_unmatched_request_names_the_url(cli) -> None:

@@ -33,12 +33,14 @@ def _paths(value: Any, here: tuple = ()) -> list[tuple]:
 
 
 @st.composite
-def mutated(draw: st.DrawFn, doc: Any) -> Any:
-    """`doc` with one to three of its parts (the whole included) replaced by
-    a random JSON value, or removed."""
+def mutated(draw: st.DrawFn, doc: Any, *, keep_root: bool = False) -> Any:
+    """`doc` with one to three of its parts (the whole included, unless
+    `keep_root`) replaced by a random JSON value, or removed."""
     out = copy.deepcopy(doc)
     for _ in range(draw(st.integers(1, 3))):
-        paths = _paths(out)
+        paths = [p for p in _paths(out) if p or not keep_root]
+        if not paths:
+            break
         path = draw(st.sampled_from(paths))
         value = draw(json_values | ODD_SCALARS | st.just(REMOVE))
         if not path:

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from tracker import __version__
 from tracker.cli.output import stderr
-from tracker.cli.state import WARNINGS, State
+from tracker.cli.state import STORE_IN_USE, WARNINGS, State
 from tracker.errors import TrackerError
 from tracker.logs import setup_logging
 
@@ -118,6 +118,7 @@ def command() -> click.Command:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: every error becomes one line and an exit code."""
     WARNINGS.clear()
+    STORE_IN_USE.clear()
     try:
         return _main(argv)
     finally:
@@ -138,7 +139,11 @@ def _warn_config() -> None:
 def _main(argv: list[str] | None) -> int:
     debug = "--debug" in (argv if argv is not None else sys.argv)
     try:
-        command().main(args=argv, prog_name="gpu-tracker", standalone_mode=False)
+        # Not standalone, click returns the code of a `typer.Exit` (the
+        # daemon's) instead of raising it: kept, never dropped for 0.
+        code = command().main(args=argv, prog_name="gpu-tracker", standalone_mode=False)
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
     except (typer.Exit, click.exceptions.Exit) as exc:
         return exc.exit_code
     except (typer.Abort, click.exceptions.Abort):
@@ -164,9 +169,14 @@ def _main(argv: list[str] | None) -> int:
         if debug:
             traceback.print_exc()
         orig = getattr(exc, "orig", None) or exc
-        stderr.print(
-            f"[red]error:[/red] the store failed: {escape(str(orig).splitlines()[0])}", highlight=False, soft_wrap=True
-        )
+        reason = str(orig).splitlines()[0]
+        where = f" at {STORE_IN_USE[-1]}" if STORE_IN_USE else ""
+        message = f"the store{where} failed: {reason}"
+        if "malformed" in reason and STORE_IN_USE:  # SQLite's SQLITE_CORRUPT
+            from db.store.engine import damaged_message
+
+            message = damaged_message(STORE_IN_USE[-1], reason)
+        stderr.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         return 1
     return 0
 

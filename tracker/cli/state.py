@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 
 # Configuration problems of sections the command may not use: warned of once, at its end.
 WARNINGS: list[str] = []
+# The store the command opened (its URL, password masked): named when it fails.
+STORE_IN_USE: list[str] = []
+
+
+def _in_use(url: str) -> None:
+    from tracker.logs import mask_secrets
+
+    STORE_IN_USE.append(mask_secrets(url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url))
 
 
 @dataclass
@@ -52,12 +60,14 @@ class State:
 
     @cached_property
     def engine(self) -> sa.Engine:
+        from sqlalchemy.exc import OperationalError
         from sqlmodel import Session
 
         from db.store import queries as store
         from db.store.engine import StoreError, make_engine, migrate
 
         url = self.config.database_url()
+        _in_use(url)
         if url.startswith("sqlite:///"):
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -70,8 +80,11 @@ class State:
             # PostgreSQL store may hold runs of other machines, whose pids mean nothing
             # here: there each crawl settles its own source's runs under its crawl lock.
             with Session(engine) as session:
-                store.abort_interrupted_runs(session=session, now=datetime.now(UTC))
-                session.commit()
+                if store.abort_interrupted_runs(session=session, now=datetime.now(UTC)):
+                    try:
+                        session.commit()
+                    except OperationalError:  # a read-only store: reading goes on
+                        session.rollback()
         return engine
 
     def database_url(self) -> str:
@@ -96,8 +109,10 @@ class State:
             return None
         from db.store.reader import Unreachable, open_reader
 
+        url = self.database_url()
+        _in_use(url)
         try:
-            return open_reader(self.database_url())
+            return open_reader(url)
         except Unreachable as exc:
             raise UserError(str(exc)) from None
 
@@ -118,6 +133,7 @@ class State:
             removal_confirmations=d.removal_confirmations,
             min_row_ratio=d.min_row_ratio,
             max_price_factor=d.max_price_factor,
+            common_factor=d.common_factor,
         )
         # Changes become outbox rows in the crawl's own transaction.
         return Pipeline(engine=self.engine, policy=policy, on_changes=alert_hook(self.config))

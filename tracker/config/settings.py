@@ -42,6 +42,9 @@ class DiffSettings(Strict):
     removal_confirmations: int = Field(2, ge=1, le=100)
     min_row_ratio: Decimal = Field(Decimal("0.5"), gt=0, le=1)
     max_price_factor: Decimal = Field(Decimal(100), gt=1)
+    common_factor: Decimal = Field(
+        Decimal(5), gt=1, description="most matched prices moving by one factor this big is a slip, quarantined"
+    )
 
 
 class CrawlSettings(Strict):

@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -23,7 +23,7 @@ from tracker.run.pipeline import ChangeHook
 from tracker.sources import SOURCES
 
 log = logging.getLogger(__name__)
-FAILURES = (RunStatus.failed, RunStatus.quarantined, RunStatus.aborted)
+FAILURES = (RunStatus.failed, RunStatus.quarantined, RunStatus.aborted, RunStatus.store_error)
 
 
 def known_sources(config: Config) -> list[str]:
@@ -191,13 +191,73 @@ def price_rows(engine: sa.Engine) -> int:
         return int(conn.execute(sa.select(sa.func.count()).select_from(PricePoint.__table__)).scalar_one())
 
 
-def outbox_backlog(engine: sa.Engine) -> dict[str, int] | None:
-    """Outbox rows by state, or None when there is no outbox table."""
-    if not sa.inspect(engine).has_table("outbox"):
+@dataclass
+class Backlog:
+    """The outbox by state, and by channel: what waits, since when, and what was given up on."""
+
+    by_state: dict[str, int]
+    channels: dict[str, dict[str, int]]  # channel -> state -> rows
+    oldest_pending: datetime | None
+    oldest_by_channel: dict[str, datetime]
+
+    def lines(self, now: datetime) -> list[str]:
+        """For people: one line in all, then one per channel with something waiting or dead."""
+        if not self.by_state:
+            return ["outbox: empty"]
+        states = ", ".join(f"{self.by_state.get(s, 0)} {s}" for s in ("pending", "sending", "dead", "sent"))
+        oldest = f"; oldest waiting {_age(now - self.oldest_pending)}" if self.oldest_pending else ""
+        out = [f"outbox: {states}{oldest}"]
+        for channel, counts in sorted(self.channels.items()):
+            waiting = counts.get("pending", 0) + counts.get("sending", 0)
+            dead = counts.get("dead", 0)
+            if not waiting and not dead:
+                continue
+            since = self.oldest_by_channel.get(channel)
+            age = f" (oldest {_age(now - since)})" if since else ""
+            hint = f"; `gpu-tracker alerts retry --channel {channel}` sends the dead again" if dead else ""
+            out.append(f"  {channel}: {waiting} waiting{age}, {dead} dead{hint}")
+        return out
+
+
+def _age(delta: timedelta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 172800:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
+def outbox_backlog(engine: sa.Engine) -> Backlog | None:
+    """The outbox's backlog, or None when the store has no outbox yet."""
+    from db.alert_tables import OutboxRow, OutboxState
+
+    if not sa.inspect(engine).has_table(OutboxRow.__tablename__):
         return None
-    table = sa.Table("outbox", sa.MetaData(), autoload_with=engine)
-    if "state" not in table.c:
-        return None
+    t = OutboxRow.__table__
+    waiting = t.c.state.in_([OutboxState.pending, OutboxState.sending])
     with engine.connect() as conn:
-        rows = conn.execute(sa.select(table.c.state, sa.func.count()).group_by(table.c.state)).all()
-    return {str(state): int(n) for state, n in rows}
+        rows = conn.execute(
+            sa.select(
+                t.c.channel, t.c.state, sa.func.count(), sa.func.min(sa.case((waiting, t.c.created_at)))
+            ).group_by(t.c.channel, t.c.state)
+        ).all()
+    by_state: dict[str, int] = {}
+    channels: dict[str, dict[str, int]] = {}
+    oldest: dict[str, datetime] = {}
+    for channel, state, count, first in rows:
+        by_state[state] = by_state.get(state, 0) + int(count)
+        channels.setdefault(channel, {})[state] = int(count)
+        if first is not None:
+            first = _aware(first)
+            oldest[channel] = min(oldest.get(channel, first), first)
+    return Backlog(by_state, channels, min(oldest.values()) if oldest else None, oldest)
+
+
+def _aware(value: datetime | str) -> datetime:
+    """A time from an aggregate: SQLite gives the stored text back, naive UTC."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

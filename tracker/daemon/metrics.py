@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+if TYPE_CHECKING:
+    from tracker.daemon.health import Backlog
+
+# The outcomes a run is counted under from the start (others appear when they happen).
+_STATUSES = ("ok", "failed", "quarantined", "aborted", "store_error")
+_OUTBOX_STATES = ("pending", "sending", "sent", "dead")
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +60,43 @@ class Metrics:
             ["source"],
             registry=r,
         )
+        self.outbox_oldest = Gauge(
+            "gpu_tracker_outbox_oldest_pending_seconds",
+            "Age of the oldest alert waiting to be sent (0: none waits)",
+            registry=r,
+        )
+        self.outbox_dead = Gauge(
+            "gpu_tracker_outbox_dead_letters", "Alerts given up on, until `alerts retry`", ["channel"], registry=r
+        )
         self.up = Gauge("gpu_tracker_scheduler_up", "1 while the scheduler runs", registry=r)
+
+    def start(self, sources: Sequence[str], channels: Sequence[str], kinds: Sequence[str]) -> None:
+        """Every series a dashboard or alert rule reads, at zero, before the
+        first event: a rate over a counter that does not exist yet is empty."""
+        for source in sources:
+            self.skipped.labels(source)
+            self.items.labels(source)
+            for status in _STATUSES:
+                self.crawls.labels(source, status)
+                self.crawl_seconds.labels(source, status)
+        for kind in kinds:
+            self.changes.labels(kind)
+        for channel in channels:
+            self.delivery_failures.labels(channel)
+            self.outbox_dead.labels(channel).set(0)
+        for outcome in ("sent", "failed", "dead"):
+            self.deliveries.labels(outcome)
+        for state in _OUTBOX_STATES:
+            self.outbox_depth.labels(state).set(0)
+        self.outbox_oldest.set(0)
+
+    def observe_backlog(self, backlog: Backlog, now: datetime) -> None:
+        for state in _OUTBOX_STATES:
+            self.outbox_depth.labels(state).set(backlog.by_state.get(state, 0))
+        oldest = backlog.oldest_pending
+        self.outbox_oldest.set(max(0.0, (now - oldest).total_seconds()) if oldest else 0)
+        for channel, states in backlog.channels.items():
+            self.outbox_dead.labels(channel).set(states.get("dead", 0))
 
 
 def serve_metrics(

@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 import sqlalchemy as sa
+from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.base import STATE_RUNNING
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -33,7 +34,8 @@ from db.kinds import RunStatus
 from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
-from tracker.daemon.health import check_staleness, known_sources, outbox_backlog, scheduled_sources
+from tracker.daemon.delivery import Delivery, OverlapOnce, store_reason
+from tracker.daemon.health import check_staleness, known_sources, scheduled_sources
 from tracker.daemon.metrics import Metrics
 from tracker.errors import ConfigError, SourceSkipped, TrackerError
 from tracker.run.captures import prune_captures
@@ -100,6 +102,8 @@ class Daemon:
         self._beat = time.monotonic()
         self._active = 0
         self._idle = threading.Condition()
+        self._overlapping: set[str] = set()
+        self.delivery = Delivery(config, self.engine, self.metrics, self.cancel)
         settings = config.daemon
         self.scheduler = BlockingScheduler(
             timezone=UTC,
@@ -198,7 +202,12 @@ class Daemon:
                 return None
             except SourceBusy as exc:
                 self.metrics.skipped.labels(name).inc()
-                log.info("%s: skipped: %s", name, exc, extra={"source": name, "outcome": "skipped"})
+                log.info(
+                    "%s: skipped: %s; the next scheduled run tries again",
+                    name,
+                    exc.busy,
+                    extra={"source": name, "outcome": "skipped"},
+                )
                 return None
             except CrawlCancelled:
                 self._count(name, RunStatus.aborted, started, 0)
@@ -261,32 +270,11 @@ class Daemon:
         return seconds
 
     def delivery_job(self) -> None:
+        """One delivery round (`tracker.daemon.delivery`)."""
         if self.cancel.is_set():
             return
-        # Apprise costs a third of a second to import: paid by the first delivery, not by start-up.
-        from tracker.run.alerting import deliver_outbox
-
         with self._tracked():
-            try:
-                report = deliver_outbox(self.config, self.engine, worker=f"daemon-{os.getpid()}")
-            except Exception:
-                log.exception("delivery failed")
-                return
-            for outcome, count in (("sent", report.sent), ("failed", report.failed), ("dead", report.dead)):
-                if count:
-                    self.metrics.deliveries.labels(outcome).inc(count)
-            for channel, n in (getattr(report, "failures_by_channel", None) or {}).items():
-                self.metrics.delivery_failures.labels(channel).inc(n)
-            self._outbox_gauge()
-
-    def _outbox_gauge(self) -> None:
-        try:
-            backlog = outbox_backlog(self.engine)
-        except Exception:
-            log.debug("cannot read the outbox", exc_info=True)
-            return
-        for state, n in (backlog or {}).items():
-            self.metrics.outbox_depth.labels(state).set(n)
+            self.delivery.round()
 
     def staleness_job(self) -> None:
         if self.cancel.is_set():
@@ -310,7 +298,43 @@ class Daemon:
     def heartbeat(self) -> None:
         self._beat = time.monotonic()
         self.metrics.up.set(1)
-        self._outbox_gauge()
+        self.delivery.gauge()
+        if self.pipeline.unsettled:
+            try:
+                marked = self.pipeline.settle()
+            except sa.exc.SQLAlchemyError:
+                return  # the store still fails; the next beat tries again
+            log.info("marked %d run(s) a store error had left running", marked)
+
+    def _start_metrics(self) -> None:
+        from db.kinds import ChangeKind
+
+        channels = [c.name for c in getattr(self.config, "channel", None) or []]
+        self.metrics.start(self.sources, channels, [str(k) for k in ChangeKind])
+        try:
+            with Session(self.engine) as session:
+                for name in self.sources:
+                    stmt = select(CrawlRun.finished_at).where(CrawlRun.source == name, CrawlRun.status == RunStatus.ok)
+                    last = session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
+                    if last is not None:
+                        self.metrics.last_success.labels(name).set(last.timestamp())
+        except sa.exc.SQLAlchemyError:
+            log.debug("cannot read the last good runs", exc_info=True)
+        self.delivery.gauge()
+
+    def _overlap(self, event: JobExecutionEvent) -> None:
+        """Once per overlap: a job due while its last run still goes on."""
+        if event.code == EVENT_JOB_MAX_INSTANCES:
+            if event.job_id not in self._overlapping:
+                self._overlapping.add(event.job_id)
+                log.warning(
+                    "%s: still running when due again; later runs are skipped until it ends",
+                    event.job_id,
+                    extra={"job": event.job_id},
+                )
+        elif event.job_id in self._overlapping:
+            self._overlapping.discard(event.job_id)
+            log.info("%s: done; it runs on its schedule again", event.job_id, extra={"job": event.job_id})
 
     # --- running and stopping -------------------------------------------------
 
@@ -335,6 +359,9 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self.stop)
         self.add_jobs()
+        logging.getLogger("apscheduler.scheduler").addFilter(OverlapOnce())
+        self.scheduler.add_listener(self._overlap, EVENT_JOB_MAX_INSTANCES | EVENT_JOB_EXECUTED | EVENT_JOB_ERROR)
+        self._start_metrics()
         log.info(
             "daemon started: %d sources%s, store %s",
             len(self.sources),
@@ -348,9 +375,7 @@ class Daemon:
     def _finish(self) -> int:
         with self._idle:
             settled = self._idle.wait_for(lambda: self._active == 0, timeout=SHUTDOWN_GRACE_SECONDS)
-        released = _release_stuck(self.engine)
-        if released:
-            log.info("released %d outbox rows that were being sent", released)
+        self._hand_back()
         if not settled:
             log.error("jobs still running after %d s; exiting anyway", SHUTDOWN_GRACE_SECONDS)
             logging.shutdown()
@@ -375,17 +400,19 @@ class Daemon:
         with Pool(self.config.daemon.max_parallel_crawls) as pool:
             reports = list(pool.map(self.crawl_job, names))
         self.delivery_job()
-        _release_stuck(self.engine)
+        self._hand_back()
         failed = [name for name, r in zip(names, reports) if (r is None or not r.ok) and name not in self._skipped]
         if failed:
             log.error("not complete: %s", ", ".join(failed))
         return 1 if failed or self.cancel.is_set() else 0
 
-
-def _release_stuck(engine: sa.Engine) -> int:
-    from tracker.run.alerting import release_stuck
-
-    return release_stuck(engine)
+    def _hand_back(self) -> None:
+        """On the way out: claims and runs a store error left, while the store answers."""
+        try:
+            self.delivery.settle()
+            self.pipeline.settle()
+        except sa.exc.SQLAlchemyError as exc:
+            log.error("stopping: the store failed: %s; the next start settles what is left", store_reason(exc))
 
 
 def _masked_url(config: Config) -> str:

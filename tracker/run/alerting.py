@@ -11,7 +11,8 @@ from sqlmodel import Session
 
 from alerts import outbox
 from alerts.channels import Channel, ChannelError
-from alerts.outbox import DeliveryReport, RetryPolicy
+from alerts.delivery import DeliveryReport, Worker
+from alerts.outbox import RetryPolicy
 from alerts.rules import StoredReferences, compile_rules, route
 from alerts.settings import ChannelSettings
 from db.schema import Change, ChangeKind
@@ -24,11 +25,10 @@ __all__ = [
     "build_channel",
     "build_channels",
     "deliver_outbox",
+    "delivery_worker",
     "release_stuck",
     "with_rates",
 ]
-
-LEASE_SECONDS = 600
 
 
 def _now() -> datetime:
@@ -120,13 +120,26 @@ def policy(config: Config) -> RetryPolicy:
     )
 
 
+def delivery_worker(
+    config: Config, engine: sa.Engine, *, name: str = "cli", stop: Callable[[], bool] = lambda: False
+) -> Worker:
+    """A worker that delivers the outbox round after round (`Worker.round`);
+    claims of stopped workers are released after `[alerts] lease_seconds`
+    when they are on another host, at once when their process here is gone."""
+    config.need("alerts")
+    return Worker(
+        engine, build_channels(config), policy(config), name=name, lease_seconds=config.alerts.lease_seconds, stop=stop
+    )
+
+
 def deliver_outbox(
     config: Config, engine: sa.Engine, *, now: datetime | None = None, worker: str = "cli"
 ) -> DeliveryReport:
-    """Send everything due once: one claim of up to `batch_size` rows."""
-    return outbox.deliver(engine, build_channels(config), policy(config), now=now or _now(), worker=worker)
+    """Send everything due once: one round of a new worker."""
+    return delivery_worker(config, engine, name=worker).round(now or _now())
 
 
-def release_stuck(engine: sa.Engine) -> int:
-    """Rows a dead worker left 'sending' go back to 'pending'; the number moved."""
-    return outbox.release_stuck(engine, now=_now(), lease_seconds=LEASE_SECONDS)
+def release_stuck(engine: sa.Engine, config: Config) -> int:
+    """Rows a stopped worker left 'sending' go back to 'pending'; the number moved."""
+    config.need("alerts")
+    return outbox.release_stuck(engine, now=_now(), lease_seconds=config.alerts.lease_seconds)

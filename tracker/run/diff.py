@@ -49,6 +49,16 @@ class DiffPolicy:
     removal_confirmations: int = 2
     min_row_ratio: Decimal = Decimal("0.5")
     max_price_factor: Decimal = Decimal(100)
+    # A run in which more than `common_share` of the prices it matched moved
+    # by one factor of `common_factor` or more (either way: x10, /10, x3600)
+    # is a slip of a decimal point or a unit, never a repricing: quarantined
+    # whatever `max_price_factor` says. At least COMMON_MIN prices must share it.
+    common_factor: Decimal = Decimal(5)
+    common_share: Decimal = Decimal("0.5")
+
+
+# Fewer matched prices than this moving together say nothing of a slip.
+COMMON_MIN = 3
 
 
 class Implausible(Exception):
@@ -305,12 +315,40 @@ class SnapshotDiff:
             change.percent = None
             self.changes.append(change)
 
+    def common_factor(self) -> tuple[Decimal, int, int] | None:
+        """The factor most of the matched prices moved by, when it is a slip:
+        (factor, how many moved by it, how many were matched)."""
+        matched = int(self.seen.sum())
+        factors: dict[Decimal, int] = {}
+        for change in self.changes:
+            if change.kind in (ChangeKind.price_drop, ChangeKind.price_increase) and change.old_price:
+                assert change.new_price is not None
+                ratio = change.new_price / change.old_price
+                # Three significant digits: x10 of a price rounded to four decimals is still x10.
+                factor = Decimal(format(ratio, ".3g"))
+                factors[factor] = factors.get(factor, 0) + 1
+        if not factors:
+            return None
+        factor, moved = max(factors.items(), key=itemgetter(1))
+        big = factor >= self.policy.common_factor or factor * self.policy.common_factor <= 1
+        if big and moved >= COMMON_MIN and moved > matched * self.policy.common_share:
+            return factor, moved, matched
+        return None
+
     def finish(self, lookup: Lookup) -> list[int]:
         """Checks the run as a whole; counts a miss for every previous key
         not seen (but those of a held item, which keep their miss count), and
         returns the ids of those missed often enough to go."""
         if not self.count:
             raise Implausible("the crawl found no prices")
+        slip = self.common_factor()
+        if slip is not None:
+            factor, moved, matched = slip
+            shown = f"x{factor:f}" if factor >= 1 else f"/{(1 / factor).quantize(Decimal('0.01')).normalize():f}"
+            raise Implausible(
+                f"{moved} of the {matched} prices seen before moved by the same factor ({shown}): "
+                "a decimal or unit slip of the source, not a repricing; the last good prices are kept"
+            )
         unseen = hex_texts(self.previous.keys[~self.seen])
         if self.held and self.identify is not None and unseen:
             items = self.identify(unseen)

@@ -72,6 +72,37 @@ def store_reason(exc: sa.exc.SQLAlchemyError) -> str:
     return str(orig if orig is not None else exc).splitlines()[0]
 
 
+def input_fault(source: str, exc: BaseException) -> str:
+    """One sentence for an exception a normalizer was not written to raise:
+    the input has a shape it does not know, and the exception's type and
+    message say where."""
+    message = " ".join(str(exc).split())[:300]
+    named = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return f"{source}: its items could not be read ({named})"
+
+
+def _guarded(
+    staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]], source: str
+) -> Callable[[Recognizer | None], Iterator[Sequence[StagedQuote]]]:
+    """A lazy normalizer whose unexpected exceptions are NormalizeErrors:
+    bad input of its source, like any other. The store's own errors pass."""
+
+    def chunks(recognize: Recognizer | None) -> Iterator[Sequence[StagedQuote]]:
+        produced = iter(staged(recognize))
+        while True:
+            try:
+                chunk = next(produced)
+            except StopIteration:
+                return
+            except (NormalizeError, sa.exc.SQLAlchemyError):
+                raise
+            except Exception as exc:
+                raise NormalizeError(input_fault(source, exc)) from exc
+            yield chunk
+
+    return chunks
+
+
 class Rejected(Exception):
     """The crawl's data must not move the snapshot forward."""
 
@@ -87,6 +118,10 @@ class Pipeline:
     policy: DiffPolicy = field(default_factory=DiffPolicy)
     clock: Clock = utcnow
     on_changes: ChangeHook | None = None
+    # Runs whose last write failed with the store (the database went away):
+    # run id -> (source, status, reason), written by `settle` once it answers,
+    # so that a live daemon never leaves a run `running`.
+    unsettled: dict[int, tuple[Source, RunStatus, str]] = field(default_factory=dict)
 
     def begin(self, source: Source, *, spider: str, mode: str, regions: Sequence[str]) -> int:
         with Session(self.engine) as session:
@@ -112,9 +147,27 @@ class Pipeline:
         except BaseException as exc:
             # An interruption (Ctrl-C, a daemon stopping) says nothing about the source.
             reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
-            self.finish_failed(source, run_id, RunStatus.aborted, reason, announce=False)
+            self._close(source, run_id, RunStatus.aborted, reason)
             raise
         return self.ingest(source, run_id, result, source.normalizer)
+
+    def _close(self, source: Source, run_id: int, status: RunStatus, reason: str) -> None:
+        """Marks a run that must not count, without announcing it; when the
+        store itself fails, later (`settle`)."""
+        try:
+            self.finish_failed(source, run_id, status, reason, announce=False)
+        except sa.exc.SQLAlchemyError:
+            self.unsettled[run_id] = (source, status, reason)
+
+    def settle(self) -> int:
+        """Marks the runs a store error left `running`; the number marked.
+        Raises the store's error while it still fails."""
+        marked = 0
+        for run_id, (source, status, reason) in list(self.unsettled.items()):
+            self.finish_failed(source, run_id, status, reason, announce=False)
+            del self.unsettled[run_id]
+            marked += 1
+        return marked
 
     def ingest(
         self,
@@ -148,12 +201,11 @@ class Pipeline:
         return report
 
     def _record_store_failure(self, source: Source, run_id: int, exc: sa.exc.SQLAlchemyError) -> None:
-        """Best effort: when the store itself fails (a full disk), the run
-        row may not be writable either; the next start marks it aborted."""
-        try:
-            self.finish_failed(source, run_id, RunStatus.failed, f"store error: {store_reason(exc)}", announce=False)
-        except sa.exc.SQLAlchemyError:
-            pass
+        """When the store itself fails (a full disk, a lost connection) the
+        run is the store's fault, not the source's: its own verdict. Its row
+        may not be writable either: then `settle` writes it later (and a
+        process that ends first leaves it to the next start, as aborted)."""
+        self._close(source, run_id, RunStatus.store_error, f"store error: {store_reason(exc)}")
 
     def finish_failed(
         self, source: Source, run_id: int, status: RunStatus, reason: str, *, announce: bool = True
@@ -195,6 +247,11 @@ class Pipeline:
             normalized = normalizer(result.items)
         except NormalizeError as exc:
             raise Rejected(bad_input, str(exc)) from None
+        except Exception as exc:
+            # Any other exception is still the input's: a shape the normalizer
+            # was not written for (a ValueError, a KeyError...). The source is
+            # broken, not the run.
+            raise Rejected(bad_input, input_fault(source.name, exc)) from None
         observed = result.observed_at or self.clock()
         last_ok = store.last_run([RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
@@ -211,7 +268,9 @@ class Pipeline:
             regions = list(result.regions)
         else:
             scope = result.regions or sorted({q.region for q in normalized.quotes})
-            staged = normalized.staged or partial(_chunks, normalized.quotes)
+            staged = (
+                _guarded(normalized.staged, source.name) if normalized.staged else partial(_chunks, normalized.quotes)
+            )
             try:
                 diff = self._apply_prices(store, staged, scope, observed, last_ok, held=normalized.held)
             except DuplicateQuote as exc:
@@ -221,7 +280,9 @@ class Pipeline:
             changes, prices = diff.changes, diff.count
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(VERDICTS)
-        if before is not None and before.status != RunStatus.ok:
+        # Recovered only from a break that was announced: a run the store
+        # failed, or one that refused its input, broke nothing.
+        if before is not None and before.status != RunStatus.ok and store.broken_announced(last_ok):
             changes.append(
                 Change(
                     kind=ChangeKind.source_recovered,

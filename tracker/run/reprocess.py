@@ -57,7 +57,7 @@ def reprocess(
                 for c in captures
             ]
     except LockBusy as exc:
-        raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
+        raise SourceBusy(str(exc)) from None
     return Reprocessed(rewound, reports)
 
 

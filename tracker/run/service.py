@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
 
 class SourceBusy(UserError):
-    """Another process is crawling this source right now."""
+    """Another process is crawling this source right now. `busy` says so
+    without advice: the daemon gives its own (the next scheduled run)."""
+
+    def __init__(self, busy: str, advice: str = "wait for it to finish, or pass --wait SECONDS") -> None:
+        super().__init__(f"{busy}; {advice}")
+        self.busy = busy
 
 
 def resolve_source(name: str) -> Source:
@@ -55,6 +60,8 @@ def crawl_source(
 
     Holds the source's crawl lock throughout, so two processes never crawl one
     source at once; SourceBusy when it is not free within `lock_wait` seconds."""
+    if replay is not None:
+        refuse_bad_replay(replay)
     watch_args: dict[str, str] | None = None
     if is_watch(name):
         source, watch_args = watch_source(config.watch, name)
@@ -80,9 +87,20 @@ def crawl_source(
                 watch_args=watch_args,
             )
     except LockBusy as exc:
-        raise SourceBusy(f"{exc}; wait for it to finish, or pass --wait SECONDS") from None
+        raise SourceBusy(str(exc)) from None
     prune_captures(config.home / "runs", config.crawl.capture_retention_days)
     return report
+
+
+def refuse_bad_replay(replay: Path) -> None:
+    """A capture to replay that cannot be read is the user's file, not the
+    provider's answer: refused before a run is recorded or anything announced."""
+    from spiders.har import HarError, read_har
+
+    try:
+        read_har(replay)
+    except HarError as exc:
+        raise UserError(f"{exc}; nothing was crawled or recorded") from None
 
 
 def crawl_unlocked(
@@ -206,7 +224,7 @@ def load_captures(pipeline: Pipeline, config: Config, replays: Replays) -> Itera
                 with crawl_lock(pipeline.engine, name, lease=config.daemon.lock_lease):
                     report = pipeline.run(request.source, crawl, mode="replay", regions=request.regions)
             except LockBusy as exc:
-                raise SourceBusy(f"{exc}; wait for it to finish") from None
+                raise SourceBusy(str(exc), "wait for it to finish") from None
             all_ok = all_ok and report.ok
             yield name, capture, report
     if all_ok:  # else the crawlers' runner.err say why

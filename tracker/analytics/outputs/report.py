@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from html import escape
 from typing import Any
@@ -24,6 +23,7 @@ from tracker.analytics.history import changes_frame, history_frame, offers_frame
 from tracker.analytics.outputs.plot import Series, build_series, render_png
 from tracker.analytics.outputs.report_html import (
     Column,
+    ReportData,
     Section,
     as_decimal,
     card,
@@ -57,21 +57,6 @@ MODEL_CLASSES = {
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
 SUMMARY_ROWS = 8
-
-
-@dataclass(frozen=True)
-class ReportData:
-    """What the sections are built from, read from the store once."""
-
-    engine: sa.Engine
-    refs: References
-    currency: str
-    days: int
-    now: datetime
-    cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see cheapest_per_gpu
-    changes: list[dict[str, Any]]  # of the last `days` days, newest first
-    offers: list[dict[str, Any]] | None  # None: the store keeps no offers
-    health: list[dict[str, Any]]
 
 
 def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> list[dict[str, Any]]:

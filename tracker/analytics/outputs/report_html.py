@@ -1,5 +1,6 @@
-"""The HTML pieces of the report: numbers, changes and offers in words a
-person reads, sortable tables, summary cards and the page around the sections.
+"""The HTML pieces of the report: what its sections are built from
+(`ReportData`), numbers, changes and offers in words a person reads, sortable
+tables, summary cards and the page around the sections.
 
 Everything that comes from a provider or the store goes through `escape`.
 The page's only script sorts tables; a Content-Security-Policy with its hash
@@ -16,7 +17,12 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from tracker.analytics.reference import References
 
 CSS = """
 *{box-sizing:border-box}
@@ -96,6 +102,22 @@ class Section:
     id: str
     title: str
     body: str
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """What every section is built from, read from the store once
+    (`tracker.analytics.outputs.report.load`)."""
+
+    engine: sa.Engine
+    refs: References
+    currency: str
+    days: int
+    now: datetime
+    cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see report.cheapest_per_gpu
+    changes: list[dict[str, Any]]  # of the last `days` days, newest first
+    offers: list[dict[str, Any]] | None  # None: the store keeps no offers
+    health: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)

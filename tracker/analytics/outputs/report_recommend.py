@@ -3,15 +3,10 @@ need (one GPU, always on, for three years), from `recommend`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tracker.analytics.history import offers_frame, prices_frame, records
-from tracker.analytics.outputs.report_html import Column, Section, html_table, money
+from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
 from tracker.analytics.recommend import Needs, recommend
 from tracker.errors import UserError
-
-if TYPE_CHECKING:
-    from tracker.analytics.outputs.report import ReportData
 
 
 def recommendation(data: ReportData) -> Section:

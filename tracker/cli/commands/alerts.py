@@ -120,13 +120,12 @@ def deliver(ctx: typer.Context) -> None:
 
     Example: gpu-tracker alerts deliver
     """
-    from tracker.run.alerting import deliver_outbox, release_stuck
+    from tracker.run.alerting import deliver_outbox
 
     st = state(ctx)
-    released = release_stuck(st.engine)
-    if released:
-        stderr.print(f"{released} messages left by a stopped worker are due again")
     report = deliver_outbox(st.config, st.engine)
+    if report.released:
+        stderr.print(f"{report.released} messages left by a stopped worker were due again")
     for error in report.errors:
         stderr.print(f"[yellow]failed:[/yellow] {escape(error)}", highlight=False, soft_wrap=True)
     summary = f"sent {report.sent} messages, {report.failed} failed (will retry), {report.dead} dead-lettered" + (

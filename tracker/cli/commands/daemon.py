@@ -53,11 +53,17 @@ def daemon(
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
+    from db.store.engine import StoreError, check_integrity
     from tracker.logs import logging_to_stderr
 
     st = state(ctx)
     config = st.config
     config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
+    try:
+        # A damaged file would take each crawl's writes without a word: refused at start.
+        check_integrity(st.engine)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
         code = _run_daemon(
@@ -92,7 +98,8 @@ def _run_daemon(
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """Show each source's health: last good run, last failure, next run and staleness.
 
-    Then the store's size and the outbox backlog.
+    Then the store's size and the outbox backlog: what waits and since when,
+    and the alerts given up on, per channel.
 
     Example: gpu-tracker status --format json
     """
@@ -120,8 +127,8 @@ def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     )
     backlog = outbox_backlog(engine)
     if backlog is not None:
-        parts = ", ".join(f"{n} {state_}" for state_, n in sorted(backlog.items())) or "empty"
-        stderr.print(f"outbox: {parts}", highlight=False)
+        for line in backlog.lines(datetime.now(UTC)):
+            stderr.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 def reprocess(

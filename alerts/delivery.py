@@ -1,0 +1,371 @@
+"""Delivering the outbox: one message at a time, each claimed just before it
+is sent and recorded as soon as its channel answered.
+
+- **Small claims.** A worker claims the rows of one message (one change, or
+  one digest), sends it and records the answer. A worker killed at any point
+  strands at most that message; the next round of any worker releases it
+  (its process is gone on this host, or its lease ran out elsewhere) and it
+  goes again with the same idempotency key.
+- **Stopping.** Between messages the worker asks `stop()`; when it says yes
+  the round ends at once. Nothing else is claimed, so nothing waits to be
+  handed back; the message in flight finishes and is recorded.
+- **Store errors.** When recording an answer fails (the database went away),
+  the worker keeps the answer and hands its claim back as soon as the store
+  answers again: the next round first records what it kept (a message sent
+  is never sent again for want of a record), then releases the rest.
+- **Flood control.** A channel that fails waits for its backoff; one that
+  asks for a wait (HTTP Retry-After in seconds or as a date, Telegram's
+  `retry_after`, WeCom's rate-limit errcode) waits at least that long. Only
+  that channel waits: the round goes on with the others.
+- **Saying so.** Each failed attempt is a WARNING (channel, HTTP status, the
+  answer's first line, masked) and each dead letter an ERROR.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from alerts.channels import MASK, Channel, SendResult
+from alerts.outbox import RetryPolicy, claim_token, messages_for, release_stuck
+from alerts.render import Message
+from db.alert_tables import OutboxRow, OutboxState
+
+log = logging.getLogger("gpu_tracker.alerts")
+_T = OutboxRow.__table__
+
+
+@dataclass
+class DeliveryReport:
+    """Messages sent, failed (to be retried) and dead-lettered in one round;
+    `deferred` counts rows held back by a channel's rate limit or failure;
+    `released` rows a stopped worker had left claimed."""
+
+    sent: int = 0
+    failed: int = 0
+    dead: int = 0
+    deferred: int = 0
+    released: int = 0
+    errors: list[str] = field(default_factory=list)
+    failures_by_channel: dict[str, int] = field(default_factory=dict)
+    dead_by_channel: dict[str, int] = field(default_factory=dict)
+    stopped: bool = False
+
+    def failure(self, channel: str, *, dead: bool) -> None:
+        self.failures_by_channel[channel] = self.failures_by_channel.get(channel, 0) + 1
+        if dead:
+            self.dead += 1
+            self.dead_by_channel[channel] = self.dead_by_channel.get(channel, 0) + 1
+        else:
+            self.failed += 1
+
+
+@dataclass
+class _Unrecorded:
+    """A channel's answer the store could not take: recorded in a later round."""
+
+    token: str
+    rows: list[OutboxRow]
+    message_key: str
+    result: SendResult
+    at: datetime
+
+
+def first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:300]
+
+
+class Worker:
+    """One delivery worker. The daemon keeps one for its life, so that what a
+    store error left unrecorded or claimed is settled by its next round."""
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        channels: Mapping[str, Channel],
+        policy: RetryPolicy,
+        *,
+        name: str,
+        lease_seconds: int = 600,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.engine = engine
+        self.channels = channels
+        self.policy = policy
+        self.name = name
+        self.lease_seconds = lease_seconds
+        self.stop = stop
+        self.unrecorded: list[_Unrecorded] = []
+        self.abandoned: set[str] = set()
+
+    # --- one round ------------------------------------------------------------
+
+    def round(self, now: datetime) -> DeliveryReport:
+        """Send every row due at `now`, once; a failing channel waits for its
+        backoff. Raises the store's error when it fails meanwhile; the next
+        round settles what this one left."""
+        report = DeliveryReport()
+        token = claim_token(self.name)
+        try:
+            self.settle()
+            report.released = release_stuck(self.engine, now=now, lease_seconds=self.lease_seconds)
+            self._deliver(now, token, report)
+        except sa.exc.SQLAlchemyError:
+            self.abandoned.add(token)
+            raise
+        return report
+
+    def settle(self) -> None:
+        """What an earlier store error left: answers to record, claims to hand back."""
+        while self.unrecorded:
+            kept = self.unrecorded[0]
+            ids = [r.id for r in kept.rows if r.id is not None]
+            if kept.result.ok:
+                _mark_sent(self.engine, ids, kept.message_key, kept.result.answer, kept.at, token=kept.token)
+            else:
+                self._record_failure(kept.rows, kept.result, kept.at, DeliveryReport(), kept.token)
+            self.unrecorded.pop(0)
+        if self.abandoned:
+            with self.engine.begin() as conn:
+                conn.execute(
+                    sa.update(_T)
+                    .where(_T.c.claimed_by.in_(sorted(self.abandoned)), _T.c.state == OutboxState.sending)
+                    .values(state=OutboxState.pending, claimed_by=None, claimed_at=None)
+                )
+            self.abandoned.clear()
+
+    def _due(self, now: datetime, after: int) -> list[OutboxRow]:
+        with Session(self.engine) as session:
+            stmt = (
+                select(OutboxRow)
+                .where(
+                    OutboxRow.state == OutboxState.pending, OutboxRow.next_attempt_at <= now, col(OutboxRow.id) > after
+                )
+                .order_by(col(OutboxRow.id))
+                .limit(self.policy.batch_size)
+            )
+            return list(session.exec(stmt).all())
+
+    def _deliver(self, now: datetime, token: str, report: DeliveryReport) -> None:
+        after = 0
+        waiting: set[str] = set()  # channels that failed or reached their rate limit this round
+        while page := self._due(now, after):
+            after = page[-1].id or after
+            by_channel: dict[str, list[OutboxRow]] = {}
+            for row in page:
+                by_channel.setdefault(row.channel, []).append(row)
+            for name, rows in by_channel.items():
+                if name in waiting:
+                    continue
+                channel = self.channels.get(name)
+                if channel is None:
+                    self._unknown_channel(name, rows, now, token, report)
+                    continue
+                for message, message_rows in messages_for(rows, channel):
+                    if self.stop():
+                        report.stopped = True
+                        return
+                    if not self._send_one(channel, message, message_rows, now, token, report):
+                        waiting.add(name)
+                        break
+
+    def _send_one(
+        self,
+        channel: Channel,
+        message: Message,
+        rows: list[OutboxRow],
+        now: datetime,
+        token: str,
+        report: DeliveryReport,
+    ) -> bool:
+        """Claims, sends and records one message; False when its channel must wait."""
+        if channel.limits.per_minute:
+            count, oldest = _recent_sends(self.engine, channel.name, now)
+            if count >= channel.limits.per_minute and oldest is not None:
+                report.deferred += _defer_channel(
+                    self.engine, channel.name, now, oldest + timedelta(minutes=1, seconds=1)
+                )
+                return False
+        ids = [r.id for r in rows if r.id is not None]
+        if not claim_rows(self.engine, ids, now=now, token=token):
+            return True  # another worker has it
+        result = channel.send(message)
+        try:
+            if result.ok:
+                _mark_sent(self.engine, ids, message.key, result.answer, now, token=token)
+            else:
+                retry_at = self._record_failure(rows, result, now, report, token, channel=channel)
+                report.deferred += _defer_channel(self.engine, channel.name, now, retry_at)
+        except sa.exc.SQLAlchemyError:
+            self.unrecorded.append(_Unrecorded(token, rows, message.key, result, now))
+            raise
+        if result.ok:
+            report.sent += 1
+            return True
+        return False
+
+    def _record_failure(
+        self,
+        rows: Sequence[OutboxRow],
+        result: SendResult,
+        now: datetime,
+        report: DeliveryReport,
+        token: str,
+        *,
+        channel: Channel | None = None,
+    ) -> datetime:
+        name = rows[0].channel if rows else "?"
+        service = channel.service if channel is not None else name
+        error = MASK(f"{service}: {result.answer}")
+        floor = now + timedelta(seconds=result.retry_after) if result.retry_after else result.retry_at
+        dead, retry_at, attempts = _mark_failed(self.engine, rows, error, now, self.policy, floor=floor, token=token)
+        report.errors.append(f"{name}: {error}")
+        report.failure(name, dead=dead)
+        status = f"HTTP {result.status}" if result.status else "no HTTP answer"
+        asked = (
+            f" (the channel asked for {result.retry_after:g} s)"
+            if result.retry_after
+            else f" (the channel asked to wait until {result.retry_at:%H:%M:%S} UTC)"
+            if result.retry_at
+            else ""
+        )
+        fields = {"channel": name, "http_status": result.status, "attempt": attempts}
+        log.warning(
+            "%s: delivery failed (%s, attempt %d of %d): %s; next attempt %s%s",
+            name,
+            status,
+            attempts,
+            self.policy.max_attempts,
+            first_line(result.answer),
+            "none" if dead else retry_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            asked,
+            extra=fields,
+        )
+        if dead:
+            log.error(
+                "%s: gave up on %d alert(s) after %d attempts (%s): %s; "
+                "`gpu-tracker alerts retry --channel %s` sends them again",
+                name,
+                len(rows),
+                attempts,
+                status,
+                first_line(result.answer),
+                name,
+                extra={**fields, "outcome": "dead"},
+            )
+        return retry_at
+
+    def _unknown_channel(
+        self, name: str, rows: list[OutboxRow], now: datetime, token: str, report: DeliveryReport
+    ) -> None:
+        ids = [r.id for r in rows if r.id is not None]
+        if not claim_rows(self.engine, ids, now=now, token=token):
+            return
+        error = f"no [[channel]] named {name!r} in the configuration"
+        self._record_failure(rows, SendResult(False, error, retryable=False), now, report, token)
+
+
+# --- claiming and recording ----------------------------------------------------
+
+
+def claim_rows(engine: sa.Engine, ids: Sequence[int], *, now: datetime, token: str) -> bool:
+    """Claims exactly these rows, or none: False when another worker holds or
+    has sent any of them. On PostgreSQL rows another worker is claiming are
+    skipped (`FOR UPDATE SKIP LOCKED`), never waited for."""
+    if not ids:
+        return False
+    free = (
+        sa.select(_T.c.id)
+        .where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.pending, _T.c.next_attempt_at <= now)
+        .with_for_update(skip_locked=True)
+    )
+    with engine.begin() as conn:
+        if len(conn.execute(free).all()) != len(ids):
+            return False
+        # The state test keeps SQLite (no row locks) from claiming a row twice.
+        claimed = conn.execute(
+            sa.update(_T)
+            .where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.pending)
+            .values(state=OutboxState.sending, claimed_by=token, claimed_at=now)
+        ).rowcount
+        if claimed != len(ids):
+            conn.rollback()
+            return False
+    return True
+
+
+def _mark_sent(
+    engine: sa.Engine, ids: Sequence[int], message_key: str, answer: str, now: datetime, *, token: str
+) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            sa.update(_T)
+            .where(_T.c.id.in_(list(ids)), _T.c.claimed_by == token)
+            .values(
+                state=OutboxState.sent,
+                sent_at=now,
+                message_key=message_key,
+                answer=answer[:1000],
+                attempts=_T.c.attempts + 1,
+                claimed_by=None,
+            )
+        )
+
+
+def _mark_failed(
+    engine: sa.Engine,
+    rows: Sequence[OutboxRow],
+    error: str,
+    now: datetime,
+    policy: RetryPolicy,
+    *,
+    floor: datetime | None,
+    token: str,
+) -> tuple[bool, datetime, int]:
+    """Back off every row of a failed message, no sooner than `floor`: whether
+    any went dead, when the next attempt is, and the attempts made."""
+    dead, retry_at, attempts = False, max(now + policy.backoff(1), floor or now), 1
+    with engine.begin() as conn:
+        for row in rows:
+            attempts = row.attempts + 1
+            if attempts >= policy.max_attempts:
+                values = dict(state=OutboxState.dead)
+                dead = True
+            else:
+                retry_at = max(now + policy.backoff(attempts), floor or now)
+                values = dict(state=OutboxState.pending, next_attempt_at=retry_at)
+            conn.execute(
+                sa.update(_T)
+                .where(_T.c.id == row.id, _T.c.claimed_by == token)
+                .values(attempts=attempts, last_error=error[:1000], claimed_by=None, claimed_at=None, **values)
+            )
+    return dead, retry_at, attempts
+
+
+def _defer_channel(engine: sa.Engine, channel: str, now: datetime, until: datetime) -> int:
+    """The channel's due rows wait until `until`: its backoff, its rate limit or the wait it asked for."""
+    with engine.begin() as conn:
+        result = conn.execute(
+            sa.update(_T)
+            .where(_T.c.channel == channel, _T.c.state == OutboxState.pending, _T.c.next_attempt_at <= now)
+            .values(next_attempt_at=until)
+        )
+    return int(result.rowcount or 0)
+
+
+def _recent_sends(engine: sa.Engine, channel: str, now: datetime) -> tuple[int, datetime | None]:
+    """Messages the channel took in the minute before `now`, and the oldest's time."""
+    since = now - timedelta(minutes=1)
+    stmt = sa.select(sa.func.count(sa.distinct(_T.c.message_key)), sa.func.min(_T.c.sent_at)).where(
+        _T.c.channel == channel, _T.c.state == OutboxState.sent, _T.c.sent_at > since, _T.c.sent_at <= now
+    )
+    with engine.connect() as conn:
+        count, oldest = conn.execute(stmt).one()
+    if isinstance(oldest, datetime) and oldest.tzinfo is None:
+        oldest = oldest.replace(tzinfo=now.tzinfo)
+    return int(count or 0), oldest
