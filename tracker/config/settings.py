@@ -42,6 +42,18 @@ class DiffSettings(Strict):
     removal_confirmations: int = Field(2, ge=1, le=100)
     min_row_ratio: Decimal = Field(Decimal("0.5"), gt=0, le=1)
     max_price_factor: Decimal = Field(Decimal(100), gt=1)
+    market_tolerance: Decimal = Field(
+        Decimal("0.10"),
+        ge=0,
+        lt=1,
+        description="a marketplace row changes when its lowest price moves by more than this fraction "
+        "of the stored one (docs/marketplaces.md)",
+    )
+    market_count_tolerance: Decimal = Field(
+        Decimal("0.5"),
+        ge=0,
+        description="a marketplace row's offer count is rewritten (quietly) when it moves by this fraction",
+    )
 
 
 class CrawlSettings(Strict):
