@@ -24,6 +24,8 @@ class Source:
     # None for a source whose rows come from a file (`gpu-tracker import`).
     spider: type[Any] | None
     normalizer: Normalizer | None
+    # "prices", "offers", or "marketplace": host offers stored as aggregates
+    # (docs/marketplaces.md), through the same store path as prices.
     kind: str = "prices"
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
@@ -65,9 +67,10 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.spider import TencentSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
+    from spiders.vastai.spider import VastaiSpider
     from spiders.volcengine.spider import VolcengineSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine
+    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, vastai, volcengine
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -84,6 +87,8 @@ def _registry() -> dict[str, Source]:
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
         Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
+        # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
+        Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
