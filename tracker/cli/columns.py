@@ -50,6 +50,8 @@ PRICE_COLUMNS = [
     "price_per_tflop_hour",
     "price_per_gb_vram_hour",
     "availability",
+    "median_price",
+    "offer_count",
     "source_url",
     "observed_at",
     "attrs",

@@ -32,6 +32,7 @@ from db.schema import Change, ChangeKind, TrackedPrice
 
 AVAILABLE = "available"
 SOLD_OUT = "sold_out"
+NOT_LISTED = "not_listed"  # a group the store never held
 # The default tolerances (`[diff] market_tolerance`, `market_count_tolerance`).
 PRICE_TOLERANCE = Decimal("0.10")
 COUNT_TOLERANCE = Decimal("0.5")
@@ -111,7 +112,7 @@ def restate(changes: Iterable[Change], last_closed: LastClosed) -> list[Change]:
                 update["kind"] = ChangeKind.availability_changed
                 update["detail"]["sold_out_since"] = seen_before[change.key].isoformat()
             else:
-                update["detail"]["old_availability"] = ""
+                update["detail"]["old_availability"] = NOT_LISTED
             out.append(change.model_copy(update=update))
         elif change.kind == ChangeKind.sku_removed:
             update = {
