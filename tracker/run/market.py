@@ -60,11 +60,9 @@ def judge(fields: Mapping[str, Any], before: TrackedPrice, *, tolerance: Decimal
         return Move.move  # it was a list price, or its stock state moved: a plain change
     if beyond(before.price, fields["price"], tolerance):
         return Move.move
-    count_moved = before.offer_count != fields["offer_count"] and (
-        beyond(before.offer_count, fields["offer_count"], count_tolerance)
-        # Half of one is nothing: a count moves when it changes by at least one and the fraction.
-        and abs(before.offer_count - fields["offer_count"]) >= 1
-    )
+    # A count moves when it changes by at least the fraction (halved, or half as many again), and by one.
+    change = abs(fields["offer_count"] - before.offer_count)
+    count_moved = change >= 1 and change >= before.offer_count * count_tolerance
     if beyond(before.median_price, fields["median_price"], tolerance) or count_moved:
         return Move.quiet
     return Move.wobble
