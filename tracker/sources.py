@@ -67,10 +67,22 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.spider import TencentSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
+    from spiders.tensordock.spider import TensordockSpider
     from spiders.vastai.spider import VastaiSpider
     from spiders.volcengine.spider import VolcengineSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, vastai, volcengine
+    from tracker.normalize.providers import (
+        alibaba,
+        aws,
+        aws_bulk,
+        azure,
+        gcp,
+        huawei,
+        tencent,
+        tensordock,
+        vastai,
+        volcengine,
+    )
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -89,6 +101,9 @@ def _registry() -> dict[str, Source]:
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
+        Source(
+            "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True
+        ),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

@@ -1,0 +1,50 @@
+"""TensorDock: the marketplace's hostnodes with the GPUs each has free
+(`GET /api/v2/hostnodes`), with the user's API token as a Bearer token
+(dashboard.tensordock.com/api → API tokens). Captures keep a placeholder
+(spiders/middlewares.py CREDENTIAL_HEADERS)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from typing import Any, ClassVar
+
+from scrapy.http import Response
+
+from spiders.base import ProviderSpider, SourceFailure
+from spiders.har import SECRET_PLACEHOLDER
+from spiders.tensordock.pages import parse_hostnodes
+
+API_URL = "https://dashboard.tensordock.com/api/v2/hostnodes"
+
+
+class TensordockSpider(ProviderSpider):
+    name = "tensordock"
+    provider = "tensordock"
+    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+
+    def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.api_key = api_key
+        self.api_url = api_url
+
+    async def start(self) -> AsyncIterator[Any]:
+        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
+            raise SourceFailure(
+                "tensordock: no API token (set [providers.tensordock] api_key or GPU_TRACKER_TENSORDOCK_API_KEY)"
+            )
+        headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
+        yield self.request(self.api_url, self.parse, headers=headers, dont_filter=True)
+
+    def parse(self, response: Response) -> Iterable[Any]:
+        if response.status in (401, 403):
+            raise SourceFailure(
+                f"tensordock: the API token was refused (HTTP {response.status}); "
+                "set [providers.tensordock] api_key or GPU_TRACKER_TENSORDOCK_API_KEY"
+            )
+        self.fetched(response)
+        nodes, odd = parse_hostnodes(response.body)
+        if odd:
+            self.notes.append(f"tensordock: skipped {odd} hostnodes or GPU entries without a name, count or price")
+        if not nodes:
+            raise SourceFailure("tensordock: the hostnodes answer lists no hostnode")
+        yield from self.items(response, "tensordock.hostnode", nodes, regions=self.regions)
