@@ -62,13 +62,14 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.api import HuaweiApiSpider
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
+    from spiders.runpod.spider import RunpodCommunitySpider, RunpodSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
-    from spiders.volcengine.api import VolcengineApiSpider
-    from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.tensordock.spider import TensordockSpider
     from spiders.vastai.spider import VastaiSpider
+    from spiders.volcengine.api import VolcengineApiSpider
+    from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
     from tracker.normalize import offers
     from tracker.normalize.providers import (
@@ -78,6 +79,7 @@ def _registry() -> dict[str, Source]:
         azure,
         gcp,
         huawei,
+        runpod,
         tencent,
         tensordock,
         vastai,
@@ -99,8 +101,11 @@ def _registry() -> dict[str, Source]:
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
         Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
+        # GPU clouds with list prices.
+        Source("runpod", "runpod", RunpodSpider, runpod.normalize),
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
+        Source("runpod-community", "runpod", RunpodCommunitySpider, runpod.normalize_community, kind="marketplace"),
         Source(
             "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True
         ),

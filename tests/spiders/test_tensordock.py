@@ -47,7 +47,7 @@ def test_odd_entries_are_dropped_and_counted() -> None:
 
 
 def test_an_answer_without_hostnodes_is_a_shape_error() -> None:
-    with pytest.raises(PageShapeError, match="data.hostnodes"):
+    with pytest.raises(PageShapeError, match=r"data\.hostnodes"):
         parse_hostnodes(b'{"data": {}}')
 
 

@@ -153,11 +153,21 @@ class AwsSettings(ProviderSettings):
     )
 
 
+class RunpodSettings(ProviderSettings):
+    """[providers.runpod]: `regions` are the secure cloud's data centres
+    (EU-RO-1, US-TX-3 ...); `countries` the community cloud's."""
+
+    countries: list[str] | None = Field(
+        None, description="runpod-community: the country codes to ask (US, SE ...); default: every one RunPod lists"
+    )
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
+    "runpod": RunpodSettings,
     "tencent": KeyPairSettings,
     "volcengine": VolcengineSettings,
 }

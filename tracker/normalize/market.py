@@ -110,6 +110,11 @@ def country_code(text: str | None) -> str:
     return COUNTRY_NAMES.get(text.lower()) or COUNTRY_NAMES.get(head.lower(), "")
 
 
+def scope(wanted: Iterable[str]) -> list[str]:
+    """The regions a crawl of macro regions covers: those asked, or all."""
+    return sorted(set(wanted)) or list(MACRO_REGIONS)
+
+
 def macro_region(country: str) -> str:
     """The macro region of a two-letter country code ('other' when unknown)."""
     return COUNTRY_REGIONS.get(country.upper(), "other")

@@ -212,7 +212,7 @@ class Pipeline:
             changes = self._apply_offers(store, source, normalized, observed, last_ok)
             regions = list(result.regions)
         else:
-            scope = result.regions or sorted({q.region for q in normalized.quotes})
+            scope = normalized.scope or result.regions or sorted({q.region for q in normalized.quotes})
             staged = normalized.staged or partial(_chunks, normalized.quotes)
             try:
                 diff = self._apply_prices(store, staged, scope, observed, last_ok)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region
+from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region, scope
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import spec_table
 
@@ -69,9 +69,11 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     offers = [o for i in items for o in _offers(i["data"], notes) if not wanted or o.region in wanted]
     unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
     if unknown:
-        notes.append(f"tensordock: no gpu_specs/tensordock.csv row for {', '.join(unknown)}; stored without a GPU model")
+        notes.append(
+            f"tensordock: no gpu_specs/tensordock.csv row for {', '.join(unknown)}; stored without a GPU model"
+        )
     observed = min(parse_time(i["observed_at"]) for i in items)
     quotes = aggregate(PROVIDER, offers, currency="USD", observed_at=observed, source_url=MARKET_URL)
     if not quotes:
         raise NormalizeError("tensordock: no hostnode has a GPU free")
-    return Normalized(quotes=quotes, notes=notes)
+    return Normalized(quotes=quotes, notes=notes, scope=scope(wanted))

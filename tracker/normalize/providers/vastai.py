@@ -18,7 +18,7 @@ from typing import Any
 
 from db.schema import PriceModel
 from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region
+from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region, scope
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, spec_table
 
@@ -89,4 +89,4 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     quotes = aggregate(PROVIDER, offers, currency="USD", observed_at=observed, source_url=MARKET_URL)
     if not quotes:
         raise NormalizeError("vastai: no offer could be read")
-    return Normalized(quotes=quotes, notes=notes)
+    return Normalized(quotes=quotes, notes=notes, scope=scope(wanted))
