@@ -52,6 +52,7 @@ def _registry() -> dict[str, Source]:
     from spiders.alibaba.api import AlibabaApiSpider
     from spiders.alibaba.offers import AlibabaOffersSpider
     from spiders.alibaba.spider import AlibabaChinaSpider, AlibabaSpider
+    from spiders.autodl.spider import AutodlSpider
     from spiders.aws.offers import AwsOffersSpider
     from spiders.aws.reserved import AwsReservedSpider
     from spiders.aws.spider import AwsSpider
@@ -74,6 +75,7 @@ def _registry() -> dict[str, Source]:
     from tracker.normalize import offers
     from tracker.normalize.providers import (
         alibaba,
+        autodl,
         aws,
         aws_bulk,
         azure,
@@ -105,6 +107,7 @@ def _registry() -> dict[str, Source]:
         Source("runpod", "runpod", RunpodSpider, runpod.normalize),
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
+        Source("autodl", "autodl", AutodlSpider, autodl.normalize, kind="marketplace", needs_api_key=True),
         Source("runpod-community", "runpod", RunpodCommunitySpider, runpod.normalize_community, kind="marketplace"),
         Source(
             "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True

@@ -31,7 +31,8 @@ class Normalized:
     # The regions this snapshot covers in full, when the normalizer knows them
     # better than the crawl (a marketplace asked per country stores macro
     # regions, and a region none of whose groups is listed now still counts):
-    # the diff compares against the stored rows of these regions.
+    # the diff compares against the stored rows of these regions (of every
+    # region the source has, when empty).
     scope: list[str] | None = None
 
 

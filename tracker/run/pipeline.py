@@ -212,7 +212,10 @@ class Pipeline:
             changes = self._apply_offers(store, source, normalized, observed, last_ok)
             regions = list(result.regions)
         else:
-            scope = normalized.scope or result.regions or sorted({q.region for q in normalized.quotes})
+            # A normalizer's scope wins (an empty one: every region the source has).
+            scope = normalized.scope
+            if scope is None:
+                scope = result.regions or sorted({q.region for q in normalized.quotes})
             staged = normalized.staged or partial(_chunks, normalized.quotes)
             try:
                 diff = self._apply_prices(store, staged, scope, observed, last_ok)
