@@ -63,6 +63,7 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.api import HuaweiApiSpider
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
+    from spiders.matpool.spider import MatpoolSpider
     from spiders.runpod.spider import RunpodCommunitySpider, RunpodSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
@@ -81,6 +82,7 @@ def _registry() -> dict[str, Source]:
         azure,
         gcp,
         huawei,
+        matpool,
         runpod,
         tencent,
         tensordock,
@@ -108,6 +110,7 @@ def _registry() -> dict[str, Source]:
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
         Source("autodl", "autodl", AutodlSpider, autodl.normalize, kind="marketplace", needs_api_key=True),
+        Source("matpool", "matpool", MatpoolSpider, matpool.normalize, kind="marketplace", needs_api_key=True),
         Source("runpod-community", "runpod", RunpodCommunitySpider, runpod.normalize_community, kind="marketplace"),
         Source(
             "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True

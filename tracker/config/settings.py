@@ -162,11 +162,19 @@ class RunpodSettings(ProviderSettings):
     )
 
 
+class MatpoolSettings(ProviderSettings):
+    """[providers.matpool]: the console token is `api_key`; the web console
+    also sends the account's user id, which `user_id` sets."""
+
+    user_id: str | None = Field(None, description="sent as x-matpool-user-id when set")
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
+    "matpool": MatpoolSettings,
     "runpod": RunpodSettings,
     "tencent": KeyPairSettings,
     "volcengine": VolcengineSettings,

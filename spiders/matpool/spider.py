@@ -1,0 +1,70 @@
+"""矩池云 (MatPool): the GPU machine market, page by page, with the user's
+token as the web console sends it (`Authorization: Bearer`, and the user id
+in `x-matpool-user-id` when given). MatPool publishes no API key for it;
+captures keep a placeholder for the token."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from typing import Any, ClassVar
+from urllib.parse import urlencode
+
+import scrapy
+from scrapy.http import Response
+
+from spiders.base import ProviderSpider, SourceFailure
+from spiders.har import SECRET_PLACEHOLDER
+from spiders.matpool.pages import parse_machines
+
+API_URL = "https://matpool.com/api/machines"
+PER_PAGE = 50
+MAX_PAGES = 100
+GPU_CATEGORY = 0
+
+
+def page_url(number: int, api_url: str = API_URL) -> str:
+    return f"{api_url}?{urlencode({'page': number, 'per_page': PER_PAGE, 'machine_category': GPU_CATEGORY})}"
+
+
+class MatpoolSpider(ProviderSpider):
+    name = "matpool"
+    provider = "matpool"
+    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+
+    def __init__(self, api_key: str = "", user_id: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.api_key = api_key
+        self.user_id = user_id
+        self.api_url = api_url
+
+    def page(self, number: int) -> scrapy.Request:
+        headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
+        if self.user_id:
+            headers["x-matpool-user-id"] = self.user_id
+        return self.request(
+            page_url(number, self.api_url), self.parse, headers=headers, dont_filter=True, cb_kwargs={"number": number}
+        )
+
+    async def start(self) -> AsyncIterator[Any]:
+        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
+            raise SourceFailure(
+                "matpool: no token (copy your MatPool console token into [providers.matpool] api_key "
+                "or GPU_TRACKER_MATPOOL_API_KEY)"
+            )
+        yield self.page(1)
+
+    def parse(self, response: Response, number: int) -> Iterable[Any]:
+        if response.status in (401, 403):
+            raise SourceFailure(
+                f"matpool: the token was refused (HTTP {response.status}); "
+                "copy a fresh one from the MatPool console into [providers.matpool] api_key"
+            )
+        self.fetched(response)
+        machines, odd, pages = parse_machines(response.body)
+        if odd:
+            self.notes.append(f"matpool: page {number}: skipped {odd} machines without a GPU, its counts or a price")
+        yield from self.items(response, "matpool.machine", machines, regions=self.regions)
+        if number < min(pages, MAX_PAGES):
+            yield self.page(number + 1)
+        elif pages > MAX_PAGES:
+            raise SourceFailure(f"matpool: the market has {pages} pages, more than the {MAX_PAGES} read")
