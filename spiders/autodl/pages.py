@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from spiders.autodl.items import AutodlMachine
-from spiders.pages import PageShapeError, load_json, member, objects
+from spiders.pages import PageShapeError, is_number, load_json, member, objects, typed
 
 SUCCESS = "Success"
 
@@ -56,19 +56,10 @@ def parse_machines(body: bytes) -> tuple[list[AutodlMachine], int, int]:
         if not all(isinstance(f, str) and f for f in fields) or not all(isinstance(c, int) for c in counts):
             odd += 1
             continue
-        if price in (None, ""):
+        if not is_number(price) or any(isinstance(c, bool) for c in counts):
             odd += 1
             continue
-        machines.append(
-            {
-                "machine_id": m["machine_id"],
-                "region_sign": m["region_sign"],
-                "region_name": m.get("region_name"),
-                "gpu_name": m["gpu_name"],
-                "gpu_number": m["gpu_number"],
-                "gpu_idle_num": m["gpu_idle_num"],
-                "gpu_memory": m.get("gpu_memory"),
-                "price": price,
-            }
-        )
+        kept = typed(m, {"machine_id": str, "region_sign": str, "region_name": str, "gpu_name": str})
+        kept |= typed(m, {"gpu_number": int, "gpu_idle_num": int, "gpu_memory": int})
+        machines.append({**kept, "price": price})  # type: ignore[typeddict-item]
     return machines, odd, last if isinstance(last, int) else 1

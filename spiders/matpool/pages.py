@@ -38,7 +38,10 @@ def parse_machines(body: bytes) -> tuple[list[MatpoolMachine], int, int]:
         price = member(hardware, "priceMillicent")
         agent = member(m, "agentId")
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (free, total, price))
-        if agent in (None, "") or not isinstance(name, str) or not name or not ints:
+        if not isinstance(agent, (int, str)) or isinstance(agent, bool) or agent == "":
+            odd += 1
+            continue
+        if not isinstance(name, str) or not name or not ints:
             odd += 1
             continue
         discount = member(hardware, "discountPriceMillicent")
@@ -49,7 +52,9 @@ def parse_machines(body: bytes) -> tuple[list[MatpoolMachine], int, int]:
                 "gpu_free": free,
                 "gpu_total": total,
                 "price_millicent": price,
-                "discount_millicent": discount if isinstance(discount, int) else None,
+                "discount_millicent": discount
+                if isinstance(discount, int) and not isinstance(discount, bool)
+                else None,
             }
         )
     return machines, odd, pages if isinstance(pages, int) else 1

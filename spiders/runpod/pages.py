@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from spiders.pages import PageShapeError, load_json, member, objects
+from spiders.pages import PageShapeError, load_json, member, objects, typed
 from spiders.runpod.items import RunpodGpuType, RunpodStock
 
-TYPE_FIELDS = ("id", "displayName", "memoryInGb", "securePrice", "secureSpotPrice", "communityPrice")
-TYPE_FIELDS += ("communitySpotPrice",)
+# The fields kept and their kinds; one of another kind reads as absent.
+TYPE_FIELDS = {"id": str, "displayName": str, "memoryInGb": int}
+TYPE_FIELDS |= dict.fromkeys(("securePrice", "secureSpotPrice", "communityPrice", "communitySpotPrice"), "number")
 
 
 def answer(body: bytes, what: str) -> dict[str, Any]:
@@ -37,14 +38,15 @@ def parse_catalog(body: bytes) -> tuple[list[RunpodGpuType], list[str], list[str
     """The GPU types, the listed data centres and the community's country codes."""
     data = answer(body, "catalog")
     types: list[RunpodGpuType] = [
-        {k: t[k] for k in TYPE_FIELDS if k in t}  # type: ignore[misc]
+        typed(t, TYPE_FIELDS)  # type: ignore[misc]
         for t in objects(data, "gpuTypes")
         if isinstance(t.get("id"), str) and isinstance(t.get("displayName"), str)
     ]
     if not types:
         raise PageShapeError("runpod: the catalog lists no GPU type")
     centres = [c["id"] for c in objects(data, "dataCenters") if c.get("listed") and isinstance(c.get("id"), str)]
-    countries = [c for c in data.get("countryCodes") or [] if isinstance(c, str) and c]
+    codes = data.get("countryCodes")
+    countries = [c for c in codes if isinstance(c, str) and c] if isinstance(codes, list) else []
     return types, centres, countries
 
 
@@ -55,16 +57,10 @@ def parse_stock(body: bytes, place: str, gpu_count: int) -> list[RunpodStock]:
     found: list[RunpodStock] = []
     for gpu in objects(data, "gpuTypes"):
         lowest = gpu.get("lowestPrice")
-        if not isinstance(lowest, dict) or not lowest.get("stockStatus") or not isinstance(gpu.get("id"), str):
+        if not isinstance(lowest, dict) or not isinstance(gpu.get("id"), str):
             continue
-        found.append(
-            {
-                "gpu_type": gpu["id"],
-                "place": place,
-                "gpu_count": gpu_count,
-                "stockStatus": lowest["stockStatus"],
-                "uninterruptablePrice": lowest.get("uninterruptablePrice"),
-                "minimumBidPrice": lowest.get("minimumBidPrice"),
-            }
-        )
+        kept = typed(lowest, {"stockStatus": str, "uninterruptablePrice": "number", "minimumBidPrice": "number"})
+        if not kept.get("stockStatus"):
+            continue
+        found.append({"gpu_type": gpu["id"], "place": place, "gpu_count": gpu_count, **kept})  # type: ignore[typeddict-item]
     return found

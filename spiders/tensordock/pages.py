@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spiders.pages import PageShapeError, load_json, member, objects
+from spiders.pages import PageShapeError, is_number, load_json, member, objects, typed
 from spiders.tensordock.items import TensorDockGpu, TensorDockHostnode
 
 
@@ -27,7 +27,7 @@ def _gpus(node: dict[str, Any]) -> tuple[list[TensorDockGpu], int]:
     odd = 0
     for gpu in objects(node, "available_resources", "gpus"):
         name, count, price = gpu.get("v0Name"), gpu.get("availableCount"), gpu.get("price_per_hr")
-        if not isinstance(name, str) or not name or not isinstance(count, int) or price in (None, ""):
+        if not isinstance(name, str) or not name or not isinstance(count, int) or not is_number(price):
             odd += 1
             continue
         gpus.append({"v0Name": name, "availableCount": count, "price_per_hr": price})
@@ -48,15 +48,14 @@ def parse_hostnodes(body: bytes) -> tuple[list[TensorDockHostnode], int]:
             continue
         gpus, bad = _gpus(node)
         odd += bad
-        location = node.get("location") if isinstance(node.get("location"), dict) else {}
+        where = node.get("location")
+        location = typed(where, {"city": str, "country": str, "tier": int}) if isinstance(where, dict) else {}
         nodes.append(
             {
                 "id": node["id"],
                 "gpus": gpus,
-                "city": location.get("city"),
-                "country": location.get("country"),
-                "tier": location.get("tier"),
-                "uptime_percentage": node.get("uptime_percentage"),
+                **location,  # type: ignore[typeddict-item]
+                **typed(node, {"uptime_percentage": "number"}),  # type: ignore[typeddict-item]
             }
         )
     return nodes, odd

@@ -13,10 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from spiders.pages import PageShapeError, json_page
+from spiders.pages import PageShapeError, json_page, typed
 from spiders.vastai.items import VastOffer
 
-KEPT = ("id", "gpu_name", "num_gpus", "dph_total", "gpu_ram", "min_bid", "geolocation", "verification", "reliability")
+# The fields kept and their kinds; one of another kind reads as absent.
+KEPT = {
+    "id": (int, str),
+    "gpu_name": str,
+    "num_gpus": int,
+    "dph_total": "number",
+    "gpu_ram": "number",
+    "min_bid": "number",
+    "geolocation": str,
+    "verification": str,
+    "reliability": "number",
+}
 REQUIRED = ("id", "gpu_name", "num_gpus", "dph_total")
 
 
@@ -26,10 +37,11 @@ def parse_offers(body: bytes) -> tuple[list[VastOffer], int]:
     offers: list[VastOffer] = []
     odd = 0
     for offer in page["offers"]:
-        if not isinstance(offer, dict) or any(offer.get(k) in (None, "") for k in REQUIRED):
+        kept = typed(offer, KEPT) if isinstance(offer, dict) else {}
+        if any(kept.get(k) in (None, "") for k in REQUIRED):
             odd += 1
             continue
-        offers.append({k: offer[k] for k in KEPT if k in offer})  # type: ignore[misc]
+        offers.append(kept)  # type: ignore[arg-type]
     if page["offers"] and not offers:
         raise PageShapeError(f"vastai: none of the {len(page['offers'])} offers has {', '.join(REQUIRED)}")
     return offers, odd
