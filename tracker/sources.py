@@ -58,6 +58,7 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
@@ -70,9 +71,11 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.spider import TencentSpider
     from spiders.tensordock.spider import TensordockSpider
     from spiders.vastai.spider import VastaiSpider
+    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
+    from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
     from tracker.normalize.providers import (
         alibaba,
@@ -80,6 +83,7 @@ def _registry() -> dict[str, Source]:
         aws,
         aws_bulk,
         azure,
+        digitalocean,
         gcp,
         huawei,
         matpool,
@@ -87,7 +91,9 @@ def _registry() -> dict[str, Source]:
         tencent,
         tensordock,
         vastai,
+        verda,
         volcengine,
+        vultr,
     )
 
     sources = (
@@ -105,8 +111,6 @@ def _registry() -> dict[str, Source]:
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
         Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
-        # GPU clouds with list prices.
-        Source("runpod", "runpod", RunpodSpider, runpod.normalize),
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
         Source("autodl", "autodl", AutodlSpider, autodl.normalize, kind="marketplace", needs_api_key=True),
@@ -115,6 +119,11 @@ def _registry() -> dict[str, Source]:
         Source(
             "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True
         ),
+        # GPU clouds.
+        Source("vultr", "vultr", VultrSpider, vultr.normalize),
+        Source("runpod", "runpod", RunpodSpider, runpod.normalize),
+        Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
+        Source("verda", "verda", VerdaSpider, verda.normalize, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

@@ -169,6 +169,17 @@ class MatpoolSettings(ProviderSettings):
     user_id: str | None = Field(None, description="sent as x-matpool-user-id when set")
 
 
+class VerdaSettings(ProviderSettings):
+    """[providers.verda]: the API client (Verda's console, Keys) that the
+    verda source authenticates with; it takes no api_key."""
+
+    client_id: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_VERDA_CLIENT_ID")
+    client_secret: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_VERDA_CLIENT_SECRET")
+
+    def missing_keys(self) -> list[str]:
+        return [k for k in ("client_id", "client_secret") if getattr(self, k) is None]
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
@@ -177,6 +188,7 @@ PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "matpool": MatpoolSettings,
     "runpod": RunpodSettings,
     "tencent": KeyPairSettings,
+    "verda": VerdaSettings,
     "volcengine": VolcengineSettings,
 }
 
