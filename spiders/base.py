@@ -101,6 +101,21 @@ class ProviderSpider(scrapy.Spider):
             )
         self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
 
+    def key_hint(self) -> str:
+        """Where the source's key goes: its setting and environment variable."""
+        env = f"GPU_TRACKER_{self.provider.upper().replace('-', '_')}_API_KEY"
+        return f"set [providers.{self.provider}] api_key or {env}"
+
+    def require_key(self, key: str, noun: str = "API key") -> None:
+        """A live crawl without its key stops with one sentence; a replay needs none."""
+        if not key and not self.settings.get("GPU_TRACKER_REPLAY"):
+            raise SourceFailure(f"{self.name}: no {noun} ({self.key_hint()})")
+
+    def refused(self, response: Response, noun: str = "API key") -> None:
+        """An answer that refuses the key (HTTP 401 or 403) fails the run saying so."""
+        if response.status in (401, 403):
+            raise SourceFailure(f"{self.name}: the {noun} was refused (HTTP {response.status}); {self.key_hint()}")
+
     def fetched(self, response: Response) -> None:
         """Counts a page, or raises when the answer is not a usable one."""
         if response.status != 200:

@@ -73,12 +73,11 @@ class AutodlSpider(ProviderSpider):
             cb_kwargs={"number": number},
         )
 
+    def key_hint(self) -> str:
+        return "copy your AutoDL console token into [providers.autodl] api_key or GPU_TRACKER_AUTODL_API_KEY"
+
     async def start(self) -> AsyncIterator[Any]:
-        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
-            raise SourceFailure(
-                "autodl: no token (copy your AutoDL console token into [providers.autodl] api_key "
-                "or GPU_TRACKER_AUTODL_API_KEY)"
-            )
+        self.require_key(self.api_key, "token")
         yield self.page(1)
 
     def parse(self, response: Response, number: int) -> Iterable[Any]:

@@ -45,20 +45,15 @@ class MatpoolSpider(ProviderSpider):
             page_url(number, self.api_url), self.parse, headers=headers, dont_filter=True, cb_kwargs={"number": number}
         )
 
+    def key_hint(self) -> str:
+        return "copy your MatPool console token into [providers.matpool] api_key or GPU_TRACKER_MATPOOL_API_KEY"
+
     async def start(self) -> AsyncIterator[Any]:
-        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
-            raise SourceFailure(
-                "matpool: no token (copy your MatPool console token into [providers.matpool] api_key "
-                "or GPU_TRACKER_MATPOOL_API_KEY)"
-            )
+        self.require_key(self.api_key, "token")
         yield self.page(1)
 
     def parse(self, response: Response, number: int) -> Iterable[Any]:
-        if response.status in (401, 403):
-            raise SourceFailure(
-                f"matpool: the token was refused (HTTP {response.status}); "
-                "copy a fresh one from the MatPool console into [providers.matpool] api_key"
-            )
+        self.refused(response, "token")
         self.fetched(response)
         machines, odd, pages = parse_machines(response.body)
         if odd:

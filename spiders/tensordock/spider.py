@@ -28,19 +28,12 @@ class TensordockSpider(ProviderSpider):
         self.api_url = api_url
 
     async def start(self) -> AsyncIterator[Any]:
-        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
-            raise SourceFailure(
-                "tensordock: no API token (set [providers.tensordock] api_key or GPU_TRACKER_TENSORDOCK_API_KEY)"
-            )
+        self.require_key(self.api_key, "API token")
         headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
         yield self.request(self.api_url, self.parse, headers=headers, dont_filter=True)
 
     def parse(self, response: Response) -> Iterable[Any]:
-        if response.status in (401, 403):
-            raise SourceFailure(
-                f"tensordock: the API token was refused (HTTP {response.status}); "
-                "set [providers.tensordock] api_key or GPU_TRACKER_TENSORDOCK_API_KEY"
-            )
+        self.refused(response, "API token")
         self.fetched(response)
         nodes, odd = parse_hostnodes(response.body)
         if odd:

@@ -58,18 +58,13 @@ class VastaiSpider(ProviderSpider):
         self.api_url = api_url
 
     async def start(self) -> AsyncIterator[Any]:
-        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
-            raise SourceFailure("vastai: no API key (set [providers.vastai] api_key or GPU_TRACKER_VASTAI_API_KEY)")
+        self.require_key(self.api_key)
         headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
         for count in (*COUNTS, None):
             yield self.request(search_url(count, self.api_url), self.parse, headers=headers, dont_filter=True)
 
     def parse(self, response: Response) -> Iterable[Any]:
-        if response.status in (401, 403):
-            raise SourceFailure(
-                f"vastai: the API key was refused (HTTP {response.status}); "
-                "set [providers.vastai] api_key or GPU_TRACKER_VASTAI_API_KEY"
-            )
+        self.refused(response)
         self.fetched(response)
         offers, odd = parse_offers(response.body)
         if odd:

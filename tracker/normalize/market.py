@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import make_quote
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 
 # Attrs list at most this many of a group's countries.
 MAX_COUNTRIES = 12
@@ -197,3 +198,29 @@ def aggregate(
             )
         )
     return quotes
+
+
+def normalized(
+    provider: str,
+    offers: list[MarketOffer],
+    items: list[dict[str, Any]],
+    *,
+    currency: str,
+    source_url: str,
+    notes: list[str],
+    regions: list[str] | None,
+) -> Normalized:
+    """A marketplace normalizer's result: the offers aggregated, observed when
+    the crawl began, a note naming the GPUs its spec table lacks; `regions`
+    the snapshot covers (None: those of its quotes; [] every one). No group
+    at all is an error, never an empty market."""
+    unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
+    if unknown:
+        notes.append(
+            f"{provider}: no gpu_specs/{provider}.csv row for {', '.join(unknown)}; stored without a GPU model"
+        )
+    observed = min(parse_time(i["observed_at"]) for i in items)
+    quotes = aggregate(provider, offers, currency=currency, observed_at=observed, source_url=source_url)
+    if not quotes:
+        raise NormalizeError(f"{provider}: no offer could be read")
+    return Normalized(quotes=quotes, notes=notes, scope=regions)

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate
+from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.market import MarketOffer, normalized
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import spec_table
 
@@ -69,13 +69,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     if len(by_id) != len(items):
         notes.append(f"autodl: {len(items) - len(by_id)} machines were listed twice; counted once")
     offers = [o for machine in by_id.values() for o in _offers(machine, notes)]
-    unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
-    if unknown:
-        notes.append(f"autodl: no gpu_specs/autodl.csv row for {', '.join(unknown)}; stored without a GPU model")
-    observed = min(parse_time(i["observed_at"]) for i in items)
-    quotes = aggregate(PROVIDER, offers, currency="CNY", observed_at=observed, source_url=MARKET_URL)
-    if not quotes:
-        raise NormalizeError("autodl: no machine could be read")
     # Every region asked (all when none was), so that a region with nothing free now still counts.
     asked = sorted({r for i in items for r in i.get("regions") or []})
-    return Normalized(quotes=quotes, notes=notes, scope=asked)
+    return normalized(PROVIDER, offers, items, currency="CNY", source_url=MARKET_URL, notes=notes, regions=asked)

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate
+from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.market import MarketOffer, normalized
 from tracker.normalize.specs import spec_table
 
 PROVIDER = "matpool"
@@ -57,11 +57,4 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     for item in items:
         by_id.setdefault(item["data"]["agent_id"], item["data"])
     offers = [o for machine in by_id.values() for o in _offers(machine, notes)]
-    unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
-    if unknown:
-        notes.append(f"matpool: no gpu_specs/matpool.csv row for {', '.join(unknown)}; stored without a GPU model")
-    observed = min(parse_time(i["observed_at"]) for i in items)
-    quotes = aggregate(PROVIDER, offers, currency="CNY", observed_at=observed, source_url=MARKET_URL)
-    if not quotes:
-        raise NormalizeError("matpool: no machine has a GPU free")
-    return Normalized(quotes=quotes, notes=notes, scope=[REGION])
+    return normalized(PROVIDER, offers, items, currency="CNY", source_url=MARKET_URL, notes=notes, regions=[REGION])

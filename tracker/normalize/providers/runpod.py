@@ -26,7 +26,7 @@ from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
-from tracker.normalize.market import MarketOffer, aggregate, macro_region, scope
+from tracker.normalize.market import MarketOffer, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, spec_table
 
@@ -144,12 +144,7 @@ def normalize_community(items: Iterable[dict[str, Any]]) -> Normalized:
                 continue
             if per_gpu is not None:
                 offers.append(MarketOffer(hourly=per_gpu * count, price_model=model, **base))
-    unknown = {o.gpu_label for o in offers if o.gpu_model is None}
-    observed = min(parse_time(i["observed_at"]) for i in items)
-    quotes = aggregate(PROVIDER, offers, currency="USD", observed_at=observed, source_url=CONSOLE_URL)
-    if not quotes:
-        raise NormalizeError("runpod-community: no GPU type is in stock in the countries asked")
     # The regions of the countries asked (the crawl's regions are countries; every one when none was).
     asked = {r for i in items if i["kind"] == "runpod.gpu_type" for r in i.get("regions") or []}
     covered = scope(macro_region(c) for c in asked)
-    return Normalized(quotes=quotes, notes=notes + _unknown_note(unknown), scope=covered)
+    return normalized(PROVIDER, offers, items, currency="USD", source_url=CONSOLE_URL, notes=notes, regions=covered)

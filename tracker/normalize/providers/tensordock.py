@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region, scope
+from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.market import MarketOffer, country_code, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import spec_table
 
@@ -67,13 +67,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     notes: list[str] = []
     wanted = {r for i in items for r in i.get("regions") or []}
     offers = [o for i in items for o in _offers(i["data"], notes) if not wanted or o.region in wanted]
-    unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
-    if unknown:
-        notes.append(
-            f"tensordock: no gpu_specs/tensordock.csv row for {', '.join(unknown)}; stored without a GPU model"
-        )
-    observed = min(parse_time(i["observed_at"]) for i in items)
-    quotes = aggregate(PROVIDER, offers, currency="USD", observed_at=observed, source_url=MARKET_URL)
-    if not quotes:
-        raise NormalizeError("tensordock: no hostnode has a GPU free")
-    return Normalized(quotes=quotes, notes=notes, scope=scope(wanted))
+    return normalized(
+        PROVIDER, offers, items, currency="USD", source_url=MARKET_URL, notes=notes, regions=scope(wanted)
+    )

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel
-from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.market import MarketOffer, aggregate, country_code, macro_region, scope
+from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize.market import MarketOffer, country_code, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, spec_table
 
@@ -82,11 +82,6 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     if len(by_id) != len(items):
         notes.append(f"vastai: {len(items) - len(by_id)} offers were listed twice; counted once")
     offers = [o for data in by_id.values() for o in _offers(data, notes) if not wanted or o.region in wanted]
-    unknown = sorted({o.gpu_label for o in offers if o.gpu_model is None})
-    if unknown:
-        notes.append(f"vastai: no gpu_specs/vastai.csv row for {', '.join(unknown)}; stored without a GPU model")
-    observed = min(parse_time(i["observed_at"]) for i in items)
-    quotes = aggregate(PROVIDER, offers, currency="USD", observed_at=observed, source_url=MARKET_URL)
-    if not quotes:
-        raise NormalizeError("vastai: no offer could be read")
-    return Normalized(quotes=quotes, notes=notes, scope=scope(wanted))
+    return normalized(
+        PROVIDER, offers, items, currency="USD", source_url=MARKET_URL, notes=notes, regions=scope(wanted)
+    )
