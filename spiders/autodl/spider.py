@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 import scrapy
 from scrapy.http import Response
 
 from spiders.autodl.pages import api_error, parse_machines
-from spiders.base import ProviderSpider, SourceFailure
+from spiders.base import BearerSpider, SourceFailure
 from spiders.har import SECRET_PLACEHOLDER
 from spiders.pages import load_json
 
@@ -46,15 +46,12 @@ def list_body(regions: list[str], page: int) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-class AutodlSpider(ProviderSpider):
+class AutodlSpider(BearerSpider):
+    """A `BearerSpider` but for the header: AutoDL takes the token bare."""
+
     name = "autodl"
     provider = "autodl"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
-
-    def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.api_key = api_key
-        self.api_url = api_url
+    api_url = API_URL
 
     def page(self, number: int) -> scrapy.Request:
         headers = {
@@ -81,18 +78,14 @@ class AutodlSpider(ProviderSpider):
         yield self.page(1)
 
     def parse(self, response: Response, number: int) -> Iterable[Any]:
+        self.refused(response, "token")
         error = api_error(load_json(response.body, "autodl: the machine list"))
-        if (error and error[0].startswith(AUTH_CODES)) or response.status in (401, 403):
-            raise SourceFailure(
-                f"autodl: the token was refused ({error[0] if error else response.status}); "
-                "copy a fresh one from the AutoDL console into [providers.autodl] api_key"
-            )
+        if error and error[0].startswith(AUTH_CODES):
+            raise SourceFailure(f"autodl: the token was refused ({error[0]}: {error[1]}); {self.key_hint()}")
         self.fetched(response)
         machines, odd, last = parse_machines(response.body)
         if odd:
             self.notes.append(f"autodl: page {number}: skipped {odd} machines without a region, GPU, count or price")
         yield from self.items(response, "autodl.machine", machines, regions=self.regions)
-        if number < min(last, MAX_PAGES):
+        if self.more_pages(number, last, MAX_PAGES):
             yield self.page(number + 1)
-        elif last > MAX_PAGES:
-            raise SourceFailure(f"autodl: the list has {last} pages, more than the {MAX_PAGES} read")

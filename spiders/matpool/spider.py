@@ -6,14 +6,13 @@ captures keep a placeholder for the token."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlencode
 
 import scrapy
 from scrapy.http import Response
 
-from spiders.base import ProviderSpider, SourceFailure
-from spiders.har import SECRET_PLACEHOLDER
+from spiders.base import BearerSpider
 from spiders.matpool.pages import parse_machines
 
 API_URL = "https://matpool.com/api/machines"
@@ -26,19 +25,17 @@ def page_url(number: int, api_url: str = API_URL) -> str:
     return f"{api_url}?{urlencode({'page': number, 'per_page': PER_PAGE, 'machine_category': GPU_CATEGORY})}"
 
 
-class MatpoolSpider(ProviderSpider):
+class MatpoolSpider(BearerSpider):
     name = "matpool"
     provider = "matpool"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+    api_url = API_URL
 
-    def __init__(self, api_key: str = "", user_id: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
+    def __init__(self, user_id: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.api_key = api_key
         self.user_id = user_id
-        self.api_url = api_url
 
     def page(self, number: int) -> scrapy.Request:
-        headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
+        headers = self.bearer_headers()
         if self.user_id:
             headers["x-matpool-user-id"] = self.user_id
         return self.request(
@@ -59,7 +56,5 @@ class MatpoolSpider(ProviderSpider):
         if odd:
             self.notes.append(f"matpool: page {number}: skipped {odd} machines without a GPU, its counts or a price")
         yield from self.items(response, "matpool.machine", machines, regions=self.regions)
-        if number < min(pages, MAX_PAGES):
+        if self.more_pages(number, pages, MAX_PAGES):
             yield self.page(number + 1)
-        elif pages > MAX_PAGES:
-            raise SourceFailure(f"matpool: the market has {pages} pages, more than the {MAX_PAGES} read")

@@ -6,30 +6,24 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy.http import Response
 
-from spiders.base import ProviderSpider, SourceFailure
-from spiders.har import SECRET_PLACEHOLDER
+from spiders.base import BearerSpider, SourceFailure
 from spiders.tensordock.pages import parse_hostnodes
 
 API_URL = "https://dashboard.tensordock.com/api/v2/hostnodes"
 
 
-class TensordockSpider(ProviderSpider):
+class TensordockSpider(BearerSpider):
     name = "tensordock"
     provider = "tensordock"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
-
-    def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.api_key = api_key
-        self.api_url = api_url
+    api_url = API_URL
 
     async def start(self) -> AsyncIterator[Any]:
         self.require_key(self.api_key, "API token")
-        headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
+        headers = self.bearer_headers()
         yield self.request(self.api_url, self.parse, headers=headers, dont_filter=True)
 
     def parse(self, response: Response) -> Iterable[Any]:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import quote
 
 from scrapy.http import Response
 
-from spiders.base import ProviderSpider, SourceFailure
-from spiders.har import SECRET_PLACEHOLDER
+from spiders.base import BearerSpider, SourceFailure
 from spiders.vastai.pages import parse_offers
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
@@ -47,19 +46,14 @@ def search_url(count: int | None, api_url: str = API_URL) -> str:
     return f"{api_url}?q={quote(text, safe='')}"
 
 
-class VastaiSpider(ProviderSpider):
+class VastaiSpider(BearerSpider):
     name = "vastai"
     provider = "vastai"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
-
-    def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.api_key = api_key
-        self.api_url = api_url
+    api_url = API_URL
 
     async def start(self) -> AsyncIterator[Any]:
         self.require_key(self.api_key)
-        headers = {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}
+        headers = self.bearer_headers()
         for count in (*COUNTS, None):
             yield self.request(search_url(count, self.api_url), self.parse, headers=headers, dont_filter=True)
 
