@@ -33,6 +33,12 @@ class Source:
     # A live crawl needs [providers.<provider>] api_key, or for the `-api` sources
     # access_key_id and access_key_secret (or their environment variables).
     needs_api_key: bool = False
+    # What the providers table (docs/providers.md, tracker/cli/providers.py)
+    # says of the source: the price models it stores (PriceModel values), the
+    # regions it covers, and where it states stock ("" when it does not).
+    price_models: tuple[str, ...] = ()
+    regions: str = ""
+    stock: str = ""
 
     @property
     def spider_path(self) -> str:
@@ -58,13 +64,17 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.coreweave.spider import CoreWeaveSpider
     from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
+    from spiders.lambda_.spider import LambdaSpider
     from spiders.matpool.spider import MatpoolSpider
+    from spiders.nebius.spider import NebiusSpider
+    from spiders.oci.spider import OciSpider
     from spiders.runpod.spider import RunpodCommunitySpider, RunpodSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
@@ -83,10 +93,14 @@ def _registry() -> dict[str, Source]:
         aws,
         aws_bulk,
         azure,
+        coreweave,
         digitalocean,
         gcp,
         huawei,
+        lambda_,
         matpool,
+        nebius,
+        oci,
         runpod,
         tencent,
         tensordock,
@@ -96,34 +110,242 @@ def _registry() -> dict[str, Source]:
         vultr,
     )
 
+    every = "every region, or those named"
+    od_spot = ("on_demand", "spot")
+    subscription = ("on_demand", "monthly", "yearly")
     sources = (
-        Source("azure", "azure", AzureSpider, azure.normalize),
-        Source("aws", "aws", AwsSpider, aws.normalize),
-        Source("aws-reserved", "aws", AwsReservedSpider, aws_bulk.normalize),
-        Source("alibaba", "alibaba", AlibabaSpider, alibaba.normalize, keeps_state=True),
-        Source("alibaba-cn", "alibaba", AlibabaChinaSpider, alibaba.normalize, keeps_state=True),
-        Source("volcengine", "volcengine", VolcengineSpider, volcengine.normalize, keeps_state=True),
-        Source("tencent", "tencent", TencentSpider, tencent.normalize),
-        Source("huawei", "huawei", HuaweiSpider, huawei.normalize),
-        Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
-        # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
-        Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
-        Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
-        Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
-        Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
-        # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
-        Source("vastai", "vastai", VastaiSpider, vastai.normalize, kind="marketplace", needs_api_key=True),
-        Source("autodl", "autodl", AutodlSpider, autodl.normalize, kind="marketplace", needs_api_key=True),
-        Source("matpool", "matpool", MatpoolSpider, matpool.normalize, kind="marketplace", needs_api_key=True),
-        Source("runpod-community", "runpod", RunpodCommunitySpider, runpod.normalize_community, kind="marketplace"),
         Source(
-            "tensordock", "tensordock", TensordockSpider, tensordock.normalize, kind="marketplace", needs_api_key=True
+            "azure",
+            "azure",
+            AzureSpider,
+            azure.normalize,
+            price_models=(*od_spot, "low_priority", "reserved", "savings_plan"),
+            regions="2 regions by default, or those named",
+        ),
+        Source("aws", "aws", AwsSpider, aws.normalize, price_models=od_spot, regions=every),
+        Source(
+            "aws-reserved",
+            "aws",
+            AwsReservedSpider,
+            aws_bulk.normalize,
+            price_models=("reserved", "savings_plan", "on_demand"),
+            regions="5 regions by default (a 1 GB file each), or those named",
+        ),
+        Source(
+            "alibaba",
+            "alibaba",
+            AlibabaSpider,
+            alibaba.normalize,
+            keeps_state=True,
+            price_models=(*subscription, "spot"),
+            regions=every,
+        ),
+        Source(
+            "alibaba-cn",
+            "alibaba",
+            AlibabaChinaSpider,
+            alibaba.normalize,
+            keeps_state=True,
+            price_models=(*subscription, "spot"),
+            regions=every,
+        ),
+        Source(
+            "volcengine",
+            "volcengine",
+            VolcengineSpider,
+            volcengine.normalize,
+            keeps_state=True,
+            price_models=("on_demand", "monthly"),
+            regions=every,
+            stock="per zone",
+        ),
+        Source(
+            "tencent",
+            "tencent",
+            TencentSpider,
+            tencent.normalize,
+            price_models=(*od_spot, "monthly"),
+            regions="2 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source("huawei", "huawei", HuaweiSpider, huawei.normalize, price_models=subscription, regions=every),
+        Source(
+            "gcp",
+            "gcp",
+            GcpSpider,
+            gcp.normalize,
+            needs_api_key=True,
+            price_models=(*od_spot, "reserved"),
+            regions=every,
+        ),
+        # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
+        Source(
+            "tencent-api",
+            "tencent",
+            TencentApiSpider,
+            tencent.normalize_api,
+            needs_api_key=True,
+            price_models=(*od_spot, "monthly", "yearly"),
+            regions="3 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source(
+            "alibaba-api",
+            "alibaba",
+            AlibabaApiSpider,
+            alibaba.normalize_api,
+            needs_api_key=True,
+            price_models=(*subscription, "spot"),
+            regions="3 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source(
+            "huawei-api",
+            "huawei",
+            HuaweiApiSpider,
+            huawei.normalize_api,
+            needs_api_key=True,
+            price_models=subscription,
+            regions="3 regions by default, or those named",
+        ),
+        Source(
+            "volcengine-api",
+            "volcengine",
+            VolcengineApiSpider,
+            volcengine.normalize_api,
+            needs_api_key=True,
+            price_models=subscription,
+            regions="3 regions by default, or those named",
+            stock="per zone",
         ),
         # GPU clouds.
-        Source("vultr", "vultr", VultrSpider, vultr.normalize),
-        Source("runpod", "runpod", RunpodSpider, runpod.normalize),
-        Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
-        Source("verda", "verda", VerdaSpider, verda.normalize, needs_api_key=True),
+        Source(
+            "vultr",
+            "vultr",
+            VultrSpider,
+            vultr.normalize,
+            price_models=od_spot,
+            regions="the regions a plan can be deployed in, or those named",
+            stock="per region",
+        ),
+        Source(
+            "digitalocean",
+            "digitalocean",
+            DigitalOceanSpider,
+            digitalocean.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="the regions a size can be created in",
+            stock="per region",
+        ),
+        Source(
+            "verda",
+            "verda",
+            VerdaSpider,
+            verda.normalize,
+            needs_api_key=True,
+            price_models=od_spot,
+            regions="every location",
+            stock="per location",
+        ),
+        Source(
+            "lambda",
+            "lambda",
+            LambdaSpider,
+            lambda_.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions=every,
+            stock="per region",
+        ),
+        Source(
+            "oci",
+            "oci",
+            OciSpider,
+            oci.normalize,
+            price_models=("on_demand",),
+            regions="one list price for every region, stored under those named",
+        ),
+        Source(
+            "nebius",
+            "nebius",
+            NebiusSpider,
+            nebius.normalize,
+            price_models=od_spot,
+            regions="the regions each platform is sold in",
+        ),
+        Source(
+            "coreweave",
+            "coreweave",
+            CoreWeaveSpider,
+            coreweave.normalize,
+            price_models=od_spot,
+            regions="North America (the page's one region)",
+        ),
+        Source(
+            "runpod",
+            "runpod",
+            RunpodSpider,
+            runpod.normalize,
+            price_models=od_spot,
+            regions="every data centre, or those named",
+            stock="per data centre and GPU count",
+        ),
+        # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
+        Source(
+            "vastai",
+            "vastai",
+            VastaiSpider,
+            vastai.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=od_spot,
+            regions="macro regions of the hosts' countries",
+            stock="offers per GPU, count, region and tier",
+        ),
+        Source(
+            "tensordock",
+            "tensordock",
+            TensordockSpider,
+            tensordock.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="macro regions of the hosts' countries",
+            stock="hostnodes per GPU, count, region and tier",
+        ),
+        Source(
+            "runpod-community",
+            "runpod",
+            RunpodCommunitySpider,
+            runpod.normalize_community,
+            kind="marketplace",
+            price_models=od_spot,
+            regions="macro regions of every country, or of those named",
+            stock="countries per GPU, count and region",
+        ),
+        Source(
+            "autodl",
+            "autodl",
+            AutodlSpider,
+            autodl.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="AutoDL's regions (北京B区 ...), every one or those named",
+            stock="machines with GPUs free, per GPU, count and region",
+        ),
+        Source(
+            "matpool",
+            "matpool",
+            MatpoolSpider,
+            matpool.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="one market (china)",
+            stock="machines with GPUs free, per GPU and count",
+        ),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

@@ -169,6 +169,12 @@ class MatpoolSettings(ProviderSettings):
     user_id: str | None = Field(None, description="sent as x-matpool-user-id when set")
 
 
+class OciSettings(ProviderSettings):
+    """[providers.oci]: the currency of Oracle's price list."""
+
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="the price list's currency (USD, EUR, JPY...)")
+
+
 class VerdaSettings(ProviderSettings):
     """[providers.verda]: the API client (Verda's console, Keys) that the
     verda source authenticates with; it takes no api_key."""
@@ -187,6 +193,7 @@ PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "huawei": KeyPairSettings,
     "matpool": MatpoolSettings,
     "runpod": RunpodSettings,
+    "oci": OciSettings,
     "tencent": KeyPairSettings,
     "verda": VerdaSettings,
     "volcengine": VolcengineSettings,
