@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from alerts import market_card
 from db.money import amount, readable, readable_pair, whole
 from db.schema import Change, ChangeKind, effective_hourly
 
@@ -161,6 +162,12 @@ def _price_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
 
 
 def _price_card(change: Change, kind: ChangeKind, title: str, width: int) -> Card:
+    pct = f" {_signed(change.percent)}" if kind in (ChangeKind.price_drop, ChangeKind.price_increase) else ""
+    if "offers" in change.detail:  # a marketplace group (docs/marketplaces.md)
+        headline, subject = market_card.headline(change, title, pct)
+        facts, summary = market_card.facts(change, _per(change), per_gpu_hour)
+        facts = [(k, clip(v, width)) for k, v in facts]
+        return Card(clip(headline, 300), facts, change.source_url, summary, subject=clip(subject, 200))
     where = f"{change.instance_type} in {change.region}" if change.region else change.instance_type
     gpus = f"{_plain(change.gpu_count)} × {change.gpu_model}" if change.gpu_count and change.gpu_model else ""
     if gpus:

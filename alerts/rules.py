@@ -1,7 +1,8 @@
 """Rules: which changes reach which channels, and when.
 
 A rule filters changes (kind, provider, region, GPU model and count,
-instance type, price model, the stock a change leads to), then applies its thresholds to price moves. Thresholds are measured
+instance type, price model, the stock a change leads to, a marketplace
+group's offers), then applies its thresholds to price moves. Thresholds are measured
 against the price the rule last *notified* (or the first price it saw), so
 ten moves of 1% add up to one alert of 10% instead of being lost one by one.
 Hysteresis asks a move back against the last alert to go further, so a
@@ -114,6 +115,12 @@ class Rule:
         if s.gpu_count and (change.gpu_count is None or change.gpu_count not in s.gpu_count):
             shown = "(none)" if change.gpu_count is None else format(change.gpu_count.normalize(), "f")
             return f"gpu_count {shown} is not {' or '.join(format(n.normalize(), 'f') for n in s.gpu_count)}"
+        if s.min_offers is not None:
+            # A marketplace change names its offers (a sold-out one, those it had).
+            offers = max(_offers(change.detail.get("offers")), _offers(change.detail.get("old_offers")))
+            if offers < s.min_offers:
+                shown = "not a marketplace group" if "offers" not in change.detail else f"{offers} offers"
+                return f"{shown}, not at least {s.min_offers}"
         if s.availability:
             # Only an availability change says which stock it leads to.
             stock = change.detail.get("new_availability", "")
@@ -203,6 +210,10 @@ class Rule:
 
     def _at(self, day: date, moment: time) -> datetime:
         return datetime.combine(day, moment, tzinfo=self.zone)
+
+
+def _offers(text: str | None) -> int:
+    return int(text) if text and text.isdigit() else 0
 
 
 def _equal(value: str, wanted: str) -> bool:

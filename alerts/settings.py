@@ -119,6 +119,9 @@ class RuleSettings(_Strict):
         default_factory=list, description="GPUs per instance: 8, or [4, 8]"
     )
     availability: Names = Field(default_factory=list, description="the stock a change leads to: available or sold_out")
+    min_offers: int | None = Field(
+        None, ge=1, description="marketplace groups only, backed by at least this many offers (docs/marketplaces.md)"
+    )
     min_percent: Decimal | None = Field(None, ge=0, description="a price must move this many percent")
     min_amount: Decimal | None = Field(None, ge=0, description="and this much in its own currency and unit")
     hysteresis: Decimal = Field(

@@ -60,6 +60,9 @@ QUOTE_VALUE_FIELDS = (
     "vcpu",
     "memory_gb",
 )
+# A marketplace aggregate's own figures (see docs/marketplaces.md): part of its
+# value only when set, so that the value hash of every other quote stays as it was.
+MARKET_VALUE_FIELDS = ("median_price", "offer_count")
 
 
 def _hash_part(part: Any) -> str:
@@ -79,6 +82,7 @@ def stable_hash(parts: tuple[Any, ...], *, length: int = 32) -> str:
 
 _identity = operator.itemgetter(*QUOTE_IDENTITY_FIELDS)
 _values = operator.itemgetter(*QUOTE_VALUE_FIELDS)
+_market = operator.itemgetter(*MARKET_VALUE_FIELDS)
 
 
 def quote_key(fields: Mapping[str, Any]) -> str:
@@ -93,6 +97,8 @@ def quote_value_hash(fields: Mapping[str, Any]) -> str:
     """`stable_hash` of a quote's value fields and attrs, given by name
     (inlined: this runs for every row of a bulk ingest)."""
     parts = ["" if v is None else str(v.normalize()) if type(v) is Decimal else str(v) for v in _values(fields)]
+    if fields.get("offer_count") is not None:
+        parts.extend("" if v is None else str(v.normalize()) if type(v) is Decimal else str(v) for v in _market(fields))
     attrs = fields["attrs"]
     if attrs:
         parts.extend(map(str, sorted(attrs.items())))
@@ -138,11 +144,20 @@ class PriceQuote(SQLModel):
     source_url: str = ""
     observed_at: datetime
     attrs: dict[str, str] = Field(default_factory=dict)
+    # A marketplace aggregate (offer_count set): `price` is the lowest offer of
+    # the group, `median_price` the median, `offer_count` how many offers stand
+    # behind them. None for every list price.
+    median_price: Decimal | None = None
+    offer_count: int | None = Field(default=None, ge=0)
 
     @field_validator("observed_at")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
         return aware_time(value)
+
+    @property
+    def is_market(self) -> bool:
+        return self.offer_count is not None
 
     @field_validator("currency")
     @classmethod
@@ -179,6 +194,9 @@ class TrackedPrice:
     price: Decimal
     availability: str | None
     missed_runs: int
+    # A marketplace row's figures (None for a list price): the diff's tolerance reads them.
+    median_price: Decimal | None = None
+    offer_count: int | None = None
 
 
 # The fields whose change is a change of the offer (what the offer diff sees).

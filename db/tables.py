@@ -100,6 +100,9 @@ class PricePoint(SQLModel, table=True):
     availability: str | None = None
     source_url: str = ""
     attrs: str = "{}"
+    # A marketplace aggregate's figures (migration 0009): None for a list price.
+    median_price: str | None = None
+    offer_count: int | None = None
     valid_from: datetime = _time()
     valid_to: datetime | None = _time(default=None)
     # The run that wrote the row. Not a foreign key: runs are never deleted,

@@ -12,7 +12,7 @@ from scrapy.http import Response
 from scrapy_playwright.page import PageMethod
 from twisted.python.failure import Failure
 
-from spiders.har import browser_capture_path, mask_query
+from spiders.har import SECRET_PLACEHOLDER, browser_capture_path, mask_query
 from spiders.middlewares import SECRET_PARAMS_SETTING
 
 
@@ -101,6 +101,28 @@ class ProviderSpider(scrapy.Spider):
             )
         self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
 
+    def key_hint(self) -> str:
+        """Where the source's key goes: its setting and environment variable."""
+        env = f"GPU_TRACKER_{self.provider.upper().replace('-', '_')}_API_KEY"
+        return f"set [providers.{self.provider}] api_key or {env}"
+
+    def require_key(self, key: str, noun: str = "API key") -> None:
+        """A live crawl without its key stops with one sentence; a replay needs none."""
+        if not key and not self.settings.get("GPU_TRACKER_REPLAY"):
+            raise SourceFailure(f"{self.name}: no {noun} ({self.key_hint()})")
+
+    def refused(self, response: Response, noun: str = "API key") -> None:
+        """An answer that refuses the key (HTTP 401 or 403) fails the run saying so."""
+        if response.status in (401, 403):
+            raise SourceFailure(f"{self.name}: the {noun} was refused (HTTP {response.status}); {self.key_hint()}")
+
+    def more_pages(self, number: int, last: int, most: int) -> bool:
+        """Whether to ask for page `number + 1` of `last`; a listing longer
+        than the `most` pages we read fails the run rather than end short."""
+        if last > most and number >= most:
+            raise SourceFailure(f"{self.name}: the listing has {last} pages, more than the {most} read")
+        return number < last
+
     def fetched(self, response: Response) -> None:
         """Counts a page, or raises when the answer is not a usable one."""
         if response.status != 200:
@@ -121,3 +143,20 @@ class ProviderSpider(scrapy.Spider):
         source_url = self.public_url(response.url)
         for record in records:
             yield {"kind": kind, "observed_at": observed, "source_url": source_url, **extra, "data": record}
+
+
+class BearerSpider(ProviderSpider):
+    """A spider of a JSON API that takes the user's key as a Bearer token
+    (`[providers.<provider>] api_key`); captures keep a placeholder for it
+    (spiders/middlewares.py CREDENTIAL_HEADERS), and a replay needs none."""
+
+    api_url: ClassVar[str]
+    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+
+    def __init__(self, api_key: str = "", api_url: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.api_key = api_key
+        self.api_url = api_url or type(self).api_url
+
+    def bearer_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key or SECRET_PLACEHOLDER}", "Accept": "application/json"}

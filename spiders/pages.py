@@ -94,3 +94,25 @@ def count(value: Any, what: str) -> Decimal:
     if not number.is_finite():
         raise PageShapeError(f"{what} is not a finite number")
     return number
+
+
+def is_number(value: object) -> bool:
+    """A finite JSON number (a boolean is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return False
+    return isinstance(value, int) or Decimal(str(value)).is_finite()
+
+
+def typed(record: dict[str, Any], kinds: dict[str, Any]) -> dict[str, Any]:
+    """The fields of `record` named in `kinds` whose value is of their kind
+    (`number` for a finite number, else a type or a tuple of types); a field
+    of another kind is left out, as if absent: optional fields stay optional,
+    and the caller checks the ones it needs."""
+    out = {}
+    for name, kind in kinds.items():
+        value = record.get(name)
+        if value is None or (isinstance(value, bool) and kind is not bool):
+            continue
+        if (kind == "number" and is_number(value)) or (kind != "number" and isinstance(value, kind)):
+            out[name] = value
+    return out

@@ -24,6 +24,8 @@ class Source:
     # None for a source whose rows come from a file (`gpu-tracker import`).
     spider: type[Any] | None
     normalizer: Normalizer | None
+    # "prices", "offers", or "marketplace": host offers stored as aggregates
+    # (docs/marketplaces.md), through the same store path as prices.
     kind: str = "prices"
     # The spider remembers what it discovers (a version, a template code) in
     # a state file the tracker names; see spiders/state.py.
@@ -56,6 +58,7 @@ def _registry() -> dict[str, Source]:
     from spiders.alibaba.api import AlibabaApiSpider
     from spiders.alibaba.offers import AlibabaOffersSpider
     from spiders.alibaba.spider import AlibabaChinaSpider, AlibabaSpider
+    from spiders.autodl.spider import AutodlSpider
     from spiders.aws.offers import AwsOffersSpider
     from spiders.aws.reserved import AwsReservedSpider
     from spiders.aws.spider import AwsSpider
@@ -69,11 +72,15 @@ def _registry() -> dict[str, Source]:
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
     from spiders.lambda_.spider import LambdaSpider
+    from spiders.matpool.spider import MatpoolSpider
     from spiders.nebius.spider import NebiusSpider
     from spiders.oci.spider import OciSpider
+    from spiders.runpod.spider import RunpodCommunitySpider, RunpodSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
+    from spiders.tensordock.spider import TensordockSpider
+    from spiders.vastai.spider import VastaiSpider
     from spiders.verda.api import VerdaSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
@@ -82,6 +89,7 @@ def _registry() -> dict[str, Source]:
     from tracker.normalize import offers
     from tracker.normalize.providers import (
         alibaba,
+        autodl,
         aws,
         aws_bulk,
         azure,
@@ -90,9 +98,13 @@ def _registry() -> dict[str, Source]:
         gcp,
         huawei,
         lambda_,
+        matpool,
         nebius,
         oci,
+        runpod,
         tencent,
+        tensordock,
+        vastai,
         verda,
         volcengine,
         vultr,
@@ -269,6 +281,70 @@ def _registry() -> dict[str, Source]:
             coreweave.normalize,
             price_models=od_spot,
             regions="North America (the page's one region)",
+        ),
+        Source(
+            "runpod",
+            "runpod",
+            RunpodSpider,
+            runpod.normalize,
+            price_models=od_spot,
+            regions="every data centre, or those named",
+            stock="per data centre and GPU count",
+        ),
+        # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
+        Source(
+            "vastai",
+            "vastai",
+            VastaiSpider,
+            vastai.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=od_spot,
+            regions="macro regions of the hosts' countries",
+            stock="offers per GPU, count, region and tier",
+        ),
+        Source(
+            "tensordock",
+            "tensordock",
+            TensordockSpider,
+            tensordock.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="macro regions of the hosts' countries",
+            stock="hostnodes per GPU, count, region and tier",
+        ),
+        Source(
+            "runpod-community",
+            "runpod",
+            RunpodCommunitySpider,
+            runpod.normalize_community,
+            kind="marketplace",
+            price_models=od_spot,
+            regions="macro regions of every country, or of those named",
+            stock="countries per GPU, count and region",
+        ),
+        Source(
+            "autodl",
+            "autodl",
+            AutodlSpider,
+            autodl.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="AutoDL's regions (北京B区 ...), every one or those named",
+            stock="machines with GPUs free, per GPU, count and region",
+        ),
+        Source(
+            "matpool",
+            "matpool",
+            MatpoolSpider,
+            matpool.normalize,
+            kind="marketplace",
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="one market (china)",
+            stock="machines with GPUs free, per GPU and count",
         ),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),

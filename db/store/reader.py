@@ -39,6 +39,7 @@ PRICE_DECIMALS = (
     "price",
     "list_price",
     "upfront_fee",
+    "median_price",
 )
 CHANGE_DECIMALS = ("gpu_count", "old_price", "new_price", "percent")
 # The time columns, by table: SQLite hands them back as text.

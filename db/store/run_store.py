@@ -34,6 +34,7 @@ from db.bulk.writer import BulkWriter, bulk_time
 from db.schema import Change, ChangeKind, Offer, RunStatus, TrackedPrice
 from db.store.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
+from db.store.reader import utc_time
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of
@@ -186,18 +187,14 @@ class RunStore:
         not in SQL: given it, SQLite's planner walks the (source, region)
         index instead of the key index, a thousand times slower."""
         t = PricePoint.__table__
-        columns = (t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs, t.c.source)
+        columns = (*tracked_columns(t), t.c.source)
         found: dict[str, TrackedPrice] = {}
         with self._turn():
             conn = self.session.connection()
             for start in range(0, len(keys), IN_LIST):
                 among = _among(self._postgres, t.c.key, keys[start : start + IN_LIST])
                 stmt = sa.select(*columns).where(t.c.valid_to.is_(None), among)
-                found.update(
-                    (r.key, TrackedPrice(r.id, r.value_hash, Decimal(r.price), r.availability, r.missed_runs))
-                    for r in conn.execute(stmt)
-                    if r.source == self.source
-                )
+                found.update((r[0], tracked_price(r)) for r in conn.execute(stmt) if r.source == self.source)
         return found
 
     def identify(self, keys: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -230,11 +227,25 @@ class RunStore:
             conn = self.session.connection()
             for start in range(0, len(keys), IN_LIST):
                 stmt = take_statement(self.session, self.source, keys[start : start + IN_LIST], self._observed)
-                taken.update(
-                    (key, TrackedPrice(pid, value_hash, Decimal(price), availability, missed))
-                    for key, pid, value_hash, price, availability, missed in conn.execute(stmt)
-                )
+                taken.update((r[0], tracked_price(r)) for r in conn.execute(stmt))
         return taken
+
+    def last_closed(self, keys: Sequence[str]) -> dict[str, datetime]:
+        """When the last closed row of each of these keys ended (keys with
+        none are left out): whether a marketplace group was seen before."""
+        t = PricePoint.__table__
+        found: dict[str, datetime] = {}
+        with self._turn():
+            conn = self.session.connection()
+            for start in range(0, len(keys), IN_LIST):
+                among = _among(self._postgres, t.c.key, keys[start : start + IN_LIST])
+                stmt = (
+                    sa.select(t.c.key, sa.func.max(t.c.valid_to))
+                    .where(among, t.c.source == self.source, t.c.valid_to.is_not(None))
+                    .group_by(t.c.key)
+                )
+                found.update((key, utc_time(ended)) for key, ended in conn.execute(stmt) if ended is not None)
+        return found
 
     def apply_prices(self, inserts: Sequence[StagedQuote], input_hashes: dict[int, str]) -> None:
         """One chunk's writes: new rows (queued to the writer), and the file
@@ -360,7 +371,21 @@ def take_statement(session: Session, source: str, keys: Sequence[str], valid_to:
         sa.update(t)
         .where(_among(postgres, t.c.key, keys), of_source, t.c.valid_to.is_(None))
         .values(valid_to=valid_to)
-        .returning(t.c.key, t.c.id, t.c.value_hash, t.c.price, t.c.availability, t.c.missed_runs)
+        .returning(*tracked_columns(t))
+    )
+
+
+def tracked_columns(t: sa.Table) -> tuple[sa.Column[Any], ...]:
+    """What the diff needs of an open row, in `tracked_price`'s order."""
+    c = t.c
+    return (c.key, c.id, c.value_hash, c.price, c.availability, c.missed_runs, c.median_price, c.offer_count)
+
+
+def tracked_price(row: Any) -> TrackedPrice:
+    """A row of `tracked_columns` (the key first) as the diff holds it."""
+    _, pid, value_hash, price, availability, missed, median, offers = row[:8]
+    return TrackedPrice(
+        pid, value_hash, Decimal(price), availability, missed, None if median is None else Decimal(median), offers
     )
 
 

@@ -73,6 +73,7 @@ COMPARE_COLUMNS = [
     "monthly_discount_percent",
     "three_year_total",
     "availability",
+    "offer_count",
     "source",
 ]
 TCO_COLUMNS = [

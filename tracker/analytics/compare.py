@@ -185,4 +185,6 @@ def _ranked_row(
         "spot_saving_percent": spot_saving(rates.get("on_demand"), own_spot),
         "monthly_discount_percent": monthly_discount(rates.get("on_demand"), own_monthly),
         "three_year_total": _q(hourly * THREE_YEARS_HOURS * conversion.rate, MONEY),
+        # A marketplace group's offers (pandas holds a column with gaps as floats).
+        "offer_count": None if row.get("offer_count") is None else int(row["offer_count"]),
     }

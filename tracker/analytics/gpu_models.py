@@ -73,7 +73,8 @@ def gpu_models() -> dict[str, GpuModel]:
 
 
 def lookup(gpu_model: str | None) -> GpuModel | None:
-    return gpu_models().get(gpu_model.lower()) if gpu_model else None
+    """The row of a GPU model; None for none (a frame's missing model is NaN, a float)."""
+    return gpu_models().get(gpu_model.lower()) if isinstance(gpu_model, str) and gpu_model else None
 
 
 def missing_models(names: Iterable[str | None]) -> list[str]:

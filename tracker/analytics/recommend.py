@@ -240,6 +240,7 @@ def _option(
         "cost_per_million_samples": (total / samples * 1_000_000).quantize(RATE) if samples else None,
         "_mix": mix,
         "_rates": inst.rates,
+        "_offers": row.get("offer_count"),  # a marketplace group's (pandas: NaN for a list price)
     }
 
 
@@ -287,6 +288,9 @@ def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
         parts.append(f"{option['instances']} instances: their GPUs meet over the network, not NVLink")
     if option["other_regions"]:
         parts.append(f"cheapest of {option['other_regions'] + 1} regions")
+    offers = option.get("_offers")
+    if isinstance(offers, (int, float)) and offers == offers:  # a marketplace group (NaN: a list price)
+        parts.append(f"marketplace: the lowest of {int(offers)} host offer{'s' if offers != 1 else ''}")
     return "; ".join(parts)
 
 

@@ -115,7 +115,9 @@ class References:
     region_groups: dict[tuple[str, str], str]
 
     def region_group(self, provider: str, region: str) -> str:
-        return self.region_groups.get((provider, region), "")
+        """The group of a region; a provider's row for region `*` groups the
+        regions it does not name (every AutoDL region is in China)."""
+        return self.region_groups.get((provider, region)) or self.region_groups.get((provider, "*"), "")
 
 
 def load_references(settings: AnalyticsSettings | None = None) -> References:

@@ -52,6 +52,8 @@ PRICE_COLUMNS = [
     "local_ssd_gib",
     "local_ssd_hourly",
     "availability",
+    "median_price",
+    "offer_count",
     "source_url",
     "observed_at",
     "attrs",
@@ -333,6 +335,8 @@ def change_dict(change: Change | ChangeRow | dict[str, Any], *, words: bool = Tr
 
     moved = card(Change.model_validate({**row, "detail": raw}), 80)
     facts = dict(moved.facts)
-    row["change"] = facts.get("Availability") or facts.get("Price") or moved.summary
+    # A marketplace group's move is of its lowest price; its stock changes read as the summary.
+    lowest = facts.get("Lowest", "")
+    row["change"] = facts.get("Availability") or facts.get("Price") or (lowest if "→" in lowest else moved.summary)
     row["instance"] = row.get("instance_type") or raw.get("title") or row.get("source") or ""
     return row

@@ -89,6 +89,9 @@ def _price(row: dict[str, Any]) -> str:
     text = f"{_money(price)}{per}" if price is not None else ""
     if isinstance(upfront, Decimal) and upfront:
         text += f" + {readable(upfront)} upfront"
+    offers = row.get("offer_count")
+    if offers is not None:  # a marketplace group: its lowest offer, and how many stand behind it
+        text = f"from {text} ({offers} offer{'' if offers == 1 else 's'})"
     return text
 
 

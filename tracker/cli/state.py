@@ -134,6 +134,8 @@ class State:
             min_row_ratio=d.min_row_ratio,
             max_price_factor=d.max_price_factor,
             common_factor=d.common_factor,
+            market_tolerance=d.market_tolerance,
+            market_count_tolerance=d.market_count_tolerance,
         )
         # Changes become outbox rows in the crawl's own transaction.
         return Pipeline(engine=self.engine, policy=policy, on_changes=alert_hook(self.config))

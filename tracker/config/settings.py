@@ -45,6 +45,18 @@ class DiffSettings(Strict):
     common_factor: Decimal = Field(
         Decimal(5), gt=1, description="most matched prices moving by one factor this big is a slip, quarantined"
     )
+    market_tolerance: Decimal = Field(
+        Decimal("0.10"),
+        ge=0,
+        lt=1,
+        description="a marketplace row changes when its lowest price moves by more than this fraction "
+        "of the stored one (docs/marketplaces.md)",
+    )
+    market_count_tolerance: Decimal = Field(
+        Decimal("0.5"),
+        ge=0,
+        description="a marketplace row's offer count is rewritten (quietly) when it moves by this fraction",
+    )
 
 
 class CrawlSettings(Strict):
@@ -144,6 +156,22 @@ class AwsSettings(ProviderSettings):
     )
 
 
+class RunpodSettings(ProviderSettings):
+    """[providers.runpod]: `regions` are the secure cloud's data centres
+    (EU-RO-1, US-TX-3 ...); `countries` the community cloud's."""
+
+    countries: list[str] | None = Field(
+        None, description="runpod-community: the country codes to ask (US, SE ...); default: every one RunPod lists"
+    )
+
+
+class MatpoolSettings(ProviderSettings):
+    """[providers.matpool]: the console token is `api_key`; the web console
+    also sends the account's user id, which `user_id` sets."""
+
+    user_id: str | None = Field(None, description="sent as x-matpool-user-id when set")
+
+
 class OciSettings(ProviderSettings):
     """[providers.oci]: the currency of Oracle's price list."""
 
@@ -166,6 +194,8 @@ PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
+    "matpool": MatpoolSettings,
+    "runpod": RunpodSettings,
     "oci": OciSettings,
     "tencent": KeyPairSettings,
     "verda": VerdaSettings,

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, NotRequired, get_args, get_origin, get_type_
 from pydantic import TypeAdapter, ValidationError
 
 from db.bulk.encoding import STORED_FIELDS, StagedQuote, decimal_text
-from db.schema import QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
+from db.schema import MARKET_VALUE_FIELDS, QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
 
 # Past this many distinct texts a field is not worth remembering.
 CACHE_LIMIT = 4096
@@ -221,6 +221,7 @@ class RowValidator:
         at = [reader.name for reader in self.readers].index
         self.identity = itemgetter(*map(at, QUOTE_IDENTITY_FIELDS))
         self.value = itemgetter(*map(at, QUOTE_VALUE_FIELDS))  # attrs, when any, follow them
+        self.market = itemgetter(*map(at, MARKET_VALUE_FIELDS))  # when the offer count is set
         self.stored = itemgetter(*map(at, STORED_FIELDS), at("attrs"))
         self.attrs = at("attrs")
 
@@ -276,7 +277,10 @@ class RowValidator:
         hashed = [_part(column, 0) for column in cells]
         identity = map("\x1f".join, zip(*self.identity(hashed)))
         keys = [sha256(text.encode()).hexdigest()[:32] for text in identity]
-        values = map("\x1f".join, zip(*self.value(hashed)))
+        values: Iterable[str] = map("\x1f".join, zip(*self.value(hashed)))
+        median, count = self.market(hashed)
+        if type(count) is not repeat or next(count):  # a column that names no offer count is the usual case
+            values = (v + f"\x1f{m}\x1f{n}" if n else v for v, m, n in zip(values, median, count))
         attrs = hashed[self.attrs]
         value_hashes = [
             sha256((text + "\x1f" + extra if extra else text).encode()).hexdigest()[:16]

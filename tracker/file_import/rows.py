@@ -16,7 +16,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Annotated, Any, NotRequired
 
-from pydantic import AfterValidator, ValidationError
+from pydantic import AfterValidator, Field, ValidationError
 from typing_extensions import TypedDict
 
 from db.bulk.encoding import StagedQuote
@@ -130,6 +130,8 @@ class QuoteRow(TypedDict):
     source_url: NotRequired[str]
     observed_at: Annotated[datetime, AfterValidator(aware_time)]
     attrs: NotRequired[dict[str, str]]
+    median_price: NotRequired[Decimal | None]
+    offer_count: NotRequired[Annotated[int, Field(ge=0)] | None]
 
 
 _ROWS = RowValidator(QuoteRow)

@@ -65,6 +65,12 @@ class Normalized:
     # `SnapshotDiff.recognize`; None when it holds none). A bad row raises
     # NormalizeError mid-run.
     staged: Callable[[Recognizer | None], Iterable[Sequence[StagedQuote]]] | None = None
+    # The regions this snapshot covers in full, when the normalizer knows them
+    # better than the crawl (a marketplace asked per country stores macro
+    # regions, and a region none of whose groups is listed now still counts):
+    # the diff compares against the stored rows of these regions (of every
+    # region the source has, when empty).
+    scope: list[str] | None = None
 
 
 # Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).

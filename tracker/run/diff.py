@@ -34,9 +34,11 @@ from db.bulk.fingerprints import (
 )
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import Held, NormalizeError
+from tracker.run import market
 
 _KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
 _REGION = itemgetter(STORED_FIELDS.index("region"))
+_OFFERS = STORED_FIELDS.index("offer_count")  # set on a marketplace aggregate
 
 # The open rows of the given keys, from wherever the previous snapshot lives.
 Lookup = Callable[[Sequence[str]], Mapping[str, TrackedPrice]]
@@ -55,6 +57,11 @@ class DiffPolicy:
     # whatever `max_price_factor` says. At least COMMON_MIN prices must share it.
     common_factor: Decimal = Decimal(5)
     common_share: Decimal = Decimal("0.5")
+    # A marketplace row moves when its lowest price moves by more than this
+    # fraction of the stored one; its median and offer count are rewritten
+    # quietly past these (tracker/run/market.py).
+    market_tolerance: Decimal = market.PRICE_TOLERANCE
+    market_count_tolerance: Decimal = market.COUNT_TOLERANCE
 
 
 # Fewer matched prices than this moving together say nothing of a slip.
@@ -241,6 +248,8 @@ class SnapshotDiff:
             unchanged = set(compress(map(_KEY, quotes), same.tolist()))
             self.misses.update((self.missed[key].id, 0) for key in self.missed.keys() & unchanged)
         changed = list(compress(quotes, (old & ~same).tolist()))
+        if changed and any(q.columns[_OFFERS] is not None for q in changed):
+            changed = self._past_wobbles(changed, lookup)
         if changed:
             befores = (take or lookup)([q.key for q in changed])
             for quote in changed:
@@ -258,6 +267,23 @@ class SnapshotDiff:
             befores = lookup([q.key for q in relearn])
             writes.input_hashes = {befores[q.key].id: q.input_hash for q in relearn if q.input_hash}
         return writes
+
+    def _past_wobbles(self, changed: list[StagedQuote], lookup: Lookup) -> list[StagedQuote]:
+        """The changed quotes less the marketplace aggregates that only
+        wobbled within tolerance: their open rows stay as they are (and are
+        never taken, so never closed), seen this run."""
+        aggregates = [q for q in changed if q.columns[_OFFERS] is not None]
+        befores = lookup([q.key for q in aggregates])
+        wobbles = {
+            q.key for q in aggregates if q.key in befores and self._move(q.fields, befores[q.key]) is market.Move.wobble
+        }
+        if self.missed:
+            self.misses.update((self.missed[key].id, 0) for key in self.missed.keys() & wobbles)
+        return [q for q in changed if q.key not in wobbles]
+
+    def _move(self, fields: Mapping[str, Any], before: TrackedPrice) -> market.Move:
+        p = self.policy
+        return market.judge(fields, before, tolerance=p.market_tolerance, count_tolerance=p.market_count_tolerance)
 
     def _first_sightings(
         self, quotes: Sequence[StagedQuote], keys: np.ndarray, values: np.ndarray, at: np.ndarray
@@ -291,7 +317,16 @@ class SnapshotDiff:
             )
         return keep
 
-    def _change(self, kind: ChangeKind, quote: StagedQuote, old: Decimal | None, **detail: str) -> Change:
+    def _change(
+        self,
+        kind: ChangeKind,
+        quote: StagedQuote,
+        old: Decimal | None,
+        before: TrackedPrice | None = None,
+        **detail: str,
+    ) -> Change:
+        if quote.columns[_OFFERS] is not None:
+            detail = {**market.detail(quote.fields, before), **detail}
         return quote_change(
             kind, quote, source=self.source, old=old, new=quote.fields["price"], observed_at=self.observed_at, **detail
         )
@@ -300,14 +335,17 @@ class SnapshotDiff:
         writes.inserts.append(quote)
         fields = quote.fields
         price, availability = fields["price"], fields["availability"]
+        if fields["offer_count"] is not None and self._move(fields, before) is not market.Move.move:
+            return  # a marketplace row's median or count moved: rewritten, not announced
         if price != before.price:
             kind = ChangeKind.price_drop if price < before.price else ChangeKind.price_increase
-            self.changes.append(self._change(kind, quote, before.price))
+            self.changes.append(self._change(kind, quote, before.price, before))
         if availability != before.availability:
             change = self._change(
                 ChangeKind.availability_changed,
                 quote,
                 before.price,
+                before,
                 old_availability=before.availability or "",
                 new_availability=availability or "",
             )

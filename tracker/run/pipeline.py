@@ -10,6 +10,7 @@ or not at all.
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,11 +22,12 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from db.bulk.encoding import StagedQuote
-from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
+from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, TrackedPrice
 from db.store.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.normalize import Held, Normalized, NormalizeError, Recognizer
+from tracker.run import market
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
@@ -267,7 +269,10 @@ class Pipeline:
             changes = self._apply_offers(store, source, normalized, observed, last_ok)
             regions = list(result.regions)
         else:
-            scope = result.regions or sorted({q.region for q in normalized.quotes})
+            # A normalizer's scope wins (an empty one: every region the source has).
+            scope = normalized.scope
+            if scope is None:
+                scope = result.regions or sorted({q.region for q in normalized.quotes})
             staged = (
                 _guarded(normalized.staged, source.name) if normalized.staged else partial(_chunks, normalized.quotes)
             )
@@ -353,6 +358,8 @@ class Pipeline:
             removed_ids, diff.misses = [], {}
         removed = store.close_prices(removed_ids, diff.misses)
         diff.changes.extend(removal_change(p, observed) for p in removed)
+        # A marketplace group that came or went is stock that came or went.
+        diff.changes = market.restate(diff.changes, store.last_closed)
         return diff
 
     def _apply_offers(
@@ -399,6 +406,12 @@ def _chunks(quotes: Sequence[PriceQuote], _: Recognizer | None) -> Iterator[list
 
 
 def removal_change(point: PricePoint, observed: datetime) -> Change:
+    detail = {}
+    if point.offer_count is not None:  # a marketplace group: no offer backs it any more
+        median = None if point.median_price is None else Decimal(point.median_price)
+        fields = {"offer_count": 0, "median_price": None, "attrs": json.loads(point.attrs or "{}")}
+        before = TrackedPrice(0, "", Decimal(point.price), point.availability, 0, median, point.offer_count)
+        detail = market.detail(fields, before)
     return Change(
         kind=ChangeKind.sku_removed,
         provider=point.provider,
@@ -419,4 +432,5 @@ def removal_change(point: PricePoint, observed: datetime) -> Change:
         unit=point.unit,
         source_url=point.source_url,
         observed_at=observed,
+        detail=detail,
     )
