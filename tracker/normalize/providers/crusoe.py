@@ -76,14 +76,18 @@ def read_card(item: dict[str, Any], notes: list[str]) -> Card | None:
     found = _VENDOR.match(name)
     if not found:
         return None  # a CPU, storage or service card
-    tags = [str(t) for t in data.get("tags") or []]
+    tags = (
+        [str(t) for t in data.get("tags") or [] if isinstance(t, (str, int))]
+        if isinstance(data.get("tags"), list)
+        else []
+    )
     words = " ".join([name, *tags])
     memory = _GB.search(words)
     shown = " ".join([name, *tags])
     if memory is None:
         notes.append(f"crusoe: card {shown!r} skipped: it states no GPU memory")
         return None
-    prices = [str(p) for p in data.get("prices") or []]
+    prices = [str(p) for p in data["prices"]] if isinstance(data.get("prices"), list) else []
     price = _PRICE.match(prices[0].strip()) if prices else None
     if price is None:
         said = prices[0] if prices else "no price"
@@ -177,6 +181,9 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in items:
+        if not isinstance(item.get("data"), dict):
+            out.notes.append(f"crusoe: a {item.get('kind')} record that is not an object skipped")
+            continue
         by_kind[str(item.get("kind"))].append(item)
     unknown = set(by_kind) - {"crusoe.price", "crusoe.type", "crusoe.capacity"}
     if unknown:
