@@ -23,6 +23,8 @@ from tracker.normalize.offers import normalize, slug
 PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
 CURRENCY = {"aws": "USD", "azure": "USD", "gcp": "USD"}
 FIELDS = ("kind", "amount", "currency", "min_spend", "duration_days", "eligibility")
+
+
 def pages(provider: str) -> list[dict[str, Any]]:
     real = FIXTURES / f"{provider}-offers" / "real"
     return [{**p, "path": real / p["file"]} for p in tomllib.loads((real / "expected.toml").read_text())["page"]]
