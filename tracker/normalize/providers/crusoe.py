@@ -31,6 +31,7 @@ from typing import Any
 
 from db.schema import PriceModel, PriceQuote
 from tracker.normalize import Normalized, NormalizeError, spec_quote
+from tracker.normalize.money import whole_number
 from tracker.normalize.specs import GpuSpec, lookup
 
 PROVIDER = "crusoe"
@@ -51,16 +52,6 @@ _GB = re.compile(r"\b(\d+)\s*GB\b", re.I)
 _PRICE = re.compile(r"^\$\s*(\d+(?:\.\d+)?)\s*/\s*GPU[- ]?(?:hr|hour)\b", re.I)
 _TYPE_GPU = re.compile(r"^(?P<model>[A-Za-z0-9]+)(?:[-_][A-Za-z]+)*[-_](?P<gb>\d+)GB$", re.I)
 _PRODUCT = re.compile(r"^(?P<model>[a-z0-9]+)-(?P<gb>\d+)gb\b", re.I)
-
-
-def _whole(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Decimal) and value == value.to_integral_value():
-        return int(value)
-    return None
 
 
 class Card:
@@ -117,7 +108,7 @@ def price_of(gpu: tuple[str, int, bool], cards: list[Card]) -> Card | None:
 
 def derived_spec(kind: dict[str, Any], gpu: tuple[str, int, bool], count: int) -> GpuSpec:
     name = str(kind["product_name"])
-    cores, memory = _whole(kind.get("cpu_cores")), _whole(kind.get("memory_gb"))
+    cores, memory = whole_number(kind.get("cpu_cores")), whole_number(kind.get("memory_gb"))
     spec = GpuSpec(
         instance_type=name,
         gpu_model=GPU_MODELS.get(gpu[:2]),
@@ -139,7 +130,7 @@ def stock(items: list[dict[str, Any]], notes: list[str]) -> dict[str, dict[str, 
     found: dict[str, dict[str, int]] = defaultdict(dict)
     for item in items:
         data = item["data"]
-        kind, location, quantity = data.get("type"), data.get("location"), _whole(data.get("quantity"))
+        kind, location, quantity = data.get("type"), data.get("location"), whole_number(data.get("quantity"))
         if not isinstance(kind, str) or not isinstance(location, str) or quantity is None or quantity < 0:
             notes.append(f"crusoe: a capacity entry skipped: {dict(data)!r}")
             continue
@@ -151,7 +142,7 @@ def type_quotes(
     item: dict[str, Any], cards: list[Card], capacity: dict[str, int], wanted: set[str]
 ) -> list[PriceQuote]:
     kind = item["data"]
-    count = _whole(kind.get("num_gpu"))
+    count = whole_number(kind.get("num_gpu"))
     gpu = type_gpu(kind)
     if count is None or count <= 0:
         raise NormalizeError(f"its num_gpu is {kind.get('num_gpu')!r}")
