@@ -1,7 +1,9 @@
 """What the official-API spiders share: an AccessKey pair (or placeholders on
 replay), requests the provider's SDK signs, and one way to read an answer:
 a provider error code fails the run with that code, except throttling, which
-is retried with backoff."""
+is retried with backoff, and the codes a provider documents for the one item
+asked (a price not found for one type), which are recorded for that item
+alone (an `<provider>.api.unpriced` item) while the rest is stored."""
 
 from __future__ import annotations
 
@@ -59,6 +61,9 @@ class SignedApiSpider(ProviderSpider):
     sdk_module: ClassVar[str]  # the SDK package that signs and describes the requests
     auth_codes: ClassVar[tuple[str, ...]] = ()  # prefixes: the key is wrong or lacks rights
     retry_codes: ClassVar[tuple[str, ...]] = ()  # prefixes: the provider asks us to slow down
+    # Codes: the one item a call asks about cannot be priced now (its context
+    # names it as `item`); the answer is not broken as a whole.
+    item_codes: ClassVar[tuple[str, ...]] = ()
     max_attempts: ClassVar[int] = 4
     backoff_seconds: ClassVar[float] = 2.0
 
@@ -110,6 +115,12 @@ class SignedApiSpider(ProviderSpider):
     def error_of(self, status: int, data: Any) -> ApiError | None:
         raise NotImplementedError
 
+    def unpriced(self, response: Response, call: ApiCall, error: ApiError) -> Iterable[Any]:
+        """The record of items a call could not price: what it asked about,
+        and the provider's code and message."""
+        records = [{**call.context["item"], "code": error.code, "message": error.message}]
+        return self.items(response, f"{self.provider}.api.unpriced", records, region=call.region)
+
     # -- shared ---------------------------------------------------------------
 
     def send(self, call: ApiCall) -> scrapy.Request:
@@ -155,6 +166,10 @@ class SignedApiSpider(ProviderSpider):
                 yield out
             return
         where = f"{self.name}: {call.action} in {call.region}"
+        if error.code in self.item_codes and isinstance(call.context.get("item"), Mapping):
+            for out in self.unpriced(response, call, error):
+                yield out
+            return
         if error.code.startswith((*self.retry_codes, *RETRY_STATUSES)):
             if call.attempt + 1 < self.max_attempts:
                 wait = error.retry_after if error.retry_after is not None else self.backoff_seconds * 2**call.attempt

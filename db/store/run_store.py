@@ -191,6 +191,27 @@ class RunStore:
                 )
         return found
 
+    def identify(self, keys: Sequence[str]) -> dict[str, dict[str, str]]:
+        """What item each open row of these keys prices (region, instance
+        type, price model, term): the diff asks it of the rows a run did not
+        see, to tell an item the run held at its last price from one gone."""
+        t = PricePoint.__table__
+        columns = (t.c.key, t.c.source, t.c.region, t.c.instance_type, t.c.price_model, t.c.term)
+        found: dict[str, dict[str, str]] = {}
+        with self._turn():
+            conn = self.session.connection()
+            for start in range(0, len(keys), IN_LIST):
+                among = _among(self._postgres, t.c.key, keys[start : start + IN_LIST])
+                for r in conn.execute(sa.select(*columns).where(t.c.valid_to.is_(None), among)):
+                    if r.source == self.source:
+                        found[r.key] = {
+                            "region": r.region,
+                            "instance_type": r.instance_type,
+                            "price_model": str(r.price_model),
+                            "term": r.term or "",
+                        }
+        return found
+
     def take(self, keys: Sequence[str]) -> dict[str, TrackedPrice]:
         """`tracked`, and those rows closed at the observed time, in one
         statement (UPDATE ... RETURNING) rather than a read and a write."""

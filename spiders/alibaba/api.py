@@ -75,6 +75,9 @@ class AlibabaApiSpider(SignedApiSpider):
         "InvalidAccessKeySecret",
     )
     retry_codes: ClassVar[tuple[str, ...]] = ("Throttling", "ServiceUnavailable")
+    # DescribePrice's documented errors for the one type asked: no price now
+    # (HTTP 400), the type withdrawn or short of supply (HTTP 403).
+    item_codes: ClassVar[tuple[str, ...]] = ("PriceNotFound", "InstanceType.Offline")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -116,7 +119,7 @@ class AlibabaApiSpider(SignedApiSpider):
             region,
             query,
             self.parse_price,
-            context={"variant": variant, "instance_type": instance_type},
+            context={"item": {"instance_type": instance_type, "variant": variant}},
         )
 
     def sign(self, call: ApiCall) -> Signed:
@@ -166,5 +169,5 @@ class AlibabaApiSpider(SignedApiSpider):
                 yield self.send(self.price_call(call.region, instance_type, variant))
 
     def parse_price(self, response: Response, data: Any, call: ApiCall) -> Iterable[Any]:
-        record = {**parse_price(data), **call.context}
+        record = {**parse_price(data), **call.context["item"]}
         yield from self.items(response, "alibaba.api.price", [record], region=call.region)

@@ -1,7 +1,9 @@
 """Cloud Billing Catalog pages: `{skus: [...], nextPageToken}` for one service.
 
-Only the Compute SKUs that can price a GPU machine are kept: the GPU, CPU and
-RAM resource groups (N1's cores and RAM share the group `N1Standard`).
+Only the SKUs that can price a GPU machine are kept: Compute's GPU, CPU and
+RAM resource groups (N1's cores and RAM share the group `N1Standard`), and
+the Local SSD group (`LocalSSD`, under Storage or Compute), which prices the
+Local SSD that some GPU machines come with.
 """
 
 from __future__ import annotations
@@ -11,15 +13,15 @@ from typing import Any
 from spiders.pages import PageShapeError, json_page
 
 PART_GROUPS = {"GPU", "CPU", "RAM", "N1Standard"}
+SSD_GROUP, SSD_FAMILIES = "LocalSSD", {"Storage", "Compute"}
 
 
 def _kept(sku: Any) -> bool:
     category = sku.get("category") if isinstance(sku, dict) else None
-    return (
-        isinstance(category, dict)
-        and category.get("resourceFamily") == "Compute"
-        and category.get("resourceGroup") in PART_GROUPS
-    )
+    if not isinstance(category, dict):
+        return False
+    family, group = category.get("resourceFamily"), category.get("resourceGroup")
+    return (family == "Compute" and group in PART_GROUPS) or (family in SSD_FAMILIES and group == SSD_GROUP)
 
 
 def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:

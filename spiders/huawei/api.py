@@ -138,11 +138,13 @@ class HuaweiApiSpider(SignedApiSpider):
     def parse_prices(self, response: Response, data: Any, call: ApiCall) -> Iterable[Any]:
         variant, flavors = call.context["variant"], call.context["flavors"]
         rated = parse_on_demand(data) if variant == "on_demand" else parse_period(data)
-        missing = [f for n, f in enumerate(flavors) if str(n) not in rated]
-        if missing:
+        if not rated:
             from spiders.base import SourceFailure
 
-            # A partial answer is a failed run, never a partial snapshot.
-            raise SourceFailure(f"huawei-api: {call.action} in {call.region} left out {', '.join(missing)}")
-        records = [{"flavor": f, "variant": variant, **rated[str(n)]} for n, f in enumerate(flavors)]
+            # An answer that prices none of the batch is broken as a whole.
+            raise SourceFailure(f"huawei-api: {call.action} in {call.region} priced none of {len(flavors)} flavors")
+        # A flavor the answer leaves out is that flavor's problem: recorded, the rest stored.
+        missing = [{"flavor": f, "variant": variant} for n, f in enumerate(flavors) if str(n) not in rated]
+        records = [{"flavor": f, "variant": variant, **rated[str(n)]} for n, f in enumerate(flavors) if str(n) in rated]
         yield from self.items(response, "huawei.api.price", records, region=call.region, currency="CNY")
+        yield from self.items(response, "huawei.api.unpriced", missing, region=call.region, action=call.action)

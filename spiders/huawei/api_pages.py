@@ -15,11 +15,35 @@ from typing import Any
 
 from spiders.pages import PageShapeError, member, name, objects
 
-# cond:operation:status / the state in cond:operation:az
-SALE_STATES = {"normal": "available", "promotion": "available", "obt": "available", "sellout": "sold_out"}
+# cond:operation:status and each zone's state in cond:operation:az (the SDK
+# model FlavorExtraSpec lists normal, abandon, sellout, obt, promotion; spot
+# adds private and test): `abandon` is not shown (that zone, or the flavor
+# where no zone says otherwise); public beta (obt) and private or trial sale
+# need an application first: limited. Answers also carry compound states
+# such as obt_sellout (beta, sold out): any state ending in sellout is sold out.
+SALE_STATES = {
+    "normal": "available",
+    "promotion": "available",
+    "obt": "limited",
+    "private": "limited",
+    "test": "limited",
+    "sellout": "sold_out",
+}
+ABANDON = "abandon"
 AZ_STATE = re.compile(r"\s*([a-z0-9-]+)\(([a-z_]+)\)\s*")
 GPU_TYPES = {"gpu"}
+# The classification key: ecs:performancetype, or hws:performancetype on flavors registered early.
+PERFORMANCE_KEYS = ("ecs:performancetype", "hws:performancetype")
 YUAN = 1
+
+
+def sale_state(state: str) -> str | None:
+    """available, sold_out or limited for a documented state; None for one we do not know."""
+    if state in SALE_STATES:
+        return SALE_STATES[state]
+    if state.endswith("sellout"):
+        return "sold_out"
+    return None
 
 
 def api_error(status: int, data: Any) -> tuple[str, str] | None:
@@ -52,8 +76,11 @@ def _gpu(specs: dict[str, Any]) -> tuple[str | None, int | None]:
 
 
 def parse_flavors(data: Any) -> list[dict[str, Any]]:
-    """The GPU flavors on sale (ecs:performancetype gpu, or a GPU
-    passthrough alias), with per-zone availability."""
+    """The GPU flavors on sale (performance type gpu under either key, or a
+    GPU passthrough alias), with per-zone availability. A flavor whose
+    region-wide status is abandon is kept when its zones say it is sold in
+    some (the API reference's own example); the abandoned zones are left out.
+    A state we do not know is kept raw in `unknown_states`."""
     if not isinstance(member(data, "flavors"), list):
         raise PageShapeError("huawei-api: the ListFlavors answer has no flavors list")
     out = []
@@ -63,12 +90,15 @@ def parse_flavors(data: Any) -> list[dict[str, Any]]:
         if not isinstance(specs, dict):
             raise PageShapeError(f"huawei-api: os_extra_specs of {flavor_name} is not an object")
         model, cards = _gpu(specs)
-        if str(specs.get("ecs:performancetype")) not in GPU_TYPES and not model:
+        kinds = {str(specs.get(key)) for key in PERFORMANCE_KEYS if specs.get(key)}
+        if not kinds & GPU_TYPES and not model:
             continue
         status = str(specs.get("cond:operation:status") or "normal")
-        if status == "abandon":
+        states = {m.group(1): m.group(2) for m in AZ_STATE.finditer(str(specs.get("cond:operation:az") or ""))}
+        zones = {z: st for z, st in states.items() if st != ABANDON}
+        if status == ABANDON and not zones:
             continue
-        zones = {m.group(1): m.group(2) for m in AZ_STATE.finditer(str(specs.get("cond:operation:az") or ""))}
+        unknown = sorted({st for st in [status, *zones.values()] if st != ABANDON and sale_state(st) is None})
         out.append(
             {
                 "flavor": flavor_name,
@@ -76,8 +106,10 @@ def parse_flavors(data: Any) -> list[dict[str, Any]]:
                 "memory_mib": flavor.get("ram"),
                 "gpu_model": model,
                 "gpu_count": cards,
-                "status": SALE_STATES.get(status),
-                "zones": {z: SALE_STATES.get(st, st) for z, st in zones.items() if st != "abandon"},
+                # Zones not named in cond:operation:az take the region-wide status.
+                "status": None if status == ABANDON else sale_state(status),
+                "zones": {z: sale_state(st) for z, st in zones.items()},
+                **({"unknown_states": unknown} if unknown else {}),
             }
         )
     return out

@@ -151,13 +151,13 @@ class VolcengineApiSpider(SignedApiSpider):
         lines = parse_prices(data, call.action)
         asked = {line["ConfigurationCode"] for line in call.params["ConfigList"]}
         got = {line["configuration_code"] for line in lines}
-        if asked - got:
-            # A partial answer is a failed run, never a partial snapshot.
+        if not got & asked:
+            # An answer that prices none of what was asked is broken as a whole.
             from spiders.base import SourceFailure
 
-            raise SourceFailure(
-                f"volcengine-api: {call.action} in {call.region} left out {', '.join(sorted(asked - got))}"
-            )
-        yield from self.items(
-            response, "volcengine.api.price", lines, region=call.region, variant=call.context["variant"]
-        )
+            raise SourceFailure(f"volcengine-api: {call.action} in {call.region} priced none of {len(asked)} types")
+        variant = call.context["variant"]
+        yield from self.items(response, "volcengine.api.price", lines, region=call.region, variant=variant)
+        # A type the answer leaves out is that type's problem: recorded, the rest stored.
+        missing = [{"instance_type": t, "variant": variant} for t in sorted(asked - got)]
+        yield from self.items(response, "volcengine.api.unpriced", missing, region=call.region, action=call.action)

@@ -121,14 +121,13 @@ def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
         if p["os"] == "linux" and p["unit"] == "hour"
     ]
     # 8 GPUs always on for 36 months: instances x 720 h x the hourly price in USD x 36,
-    # once per machine and place (a price quoted per zone counts once, at its cheapest).
+    # once per machine and place (a price quoted per zone counts once, at its cheapest);
+    # a GCP machine's bundled Local SSD is billed with it, every hour.
     totals: dict[tuple[str, str, str], Decimal] = {}
     for p in on_demand:
+        hourly = Decimal(p["price"]) + Decimal(p["local_ssd_hourly"] or 0)
         total = (
-            Decimal(math.ceil(Decimal(8) / Decimal(p["gpu_count"])))
-            * 720
-            * (Decimal(p["price"]) * usd_rate(p["currency"]))
-            * 36
+            Decimal(math.ceil(Decimal(8) / Decimal(p["gpu_count"]))) * 720 * (hourly * usd_rate(p["currency"])) * 36
         ).quantize(Decimal("0.01"))
         key = (p["provider"], p["region"], p["instance_type"])
         totals[key] = min(total, totals.get(key, total))

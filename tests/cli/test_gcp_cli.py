@@ -31,7 +31,7 @@ def test_a_gpu_sku_change_alone_is_explained_as_such(cli) -> None:
     first = replay(cli, EARLY)
     assert first.code == 0, first.err
     assert json.loads(first.out) == []
-    assert len(json.loads(cli("prices", "--provider", "gcp", "--format", "json").out)) == 502
+    assert len(json.loads(cli("prices", "--provider", "gcp", "--format", "json").out)) == 512
 
     second = replay(cli, LATE)
     assert second.code == 0, second.err
@@ -168,7 +168,7 @@ def test_live_crawl_keeps_the_key_out_of_captures_logs_and_output(
     urls = [e["request"]["url"] for e in read_har(har)["log"]["entries"]]
     assert all("key=REDACTED" in u for u in urls) and len(urls) == 3
     prices = sqlite_cli("prices", "--provider", "gcp", "--format", "json").out
-    assert len(json.loads(prices)) == 502
+    assert len(json.loads(prices)) == 512
     runs = sqlite_cli("runs", "--format", "json").out
     assert SECRET not in har.read_text() + live.out + live.err + prices + runs
     assert SECRET not in _everything_written(home)

@@ -85,12 +85,23 @@ MACHINES = [
     ("a2-ultragpu-8g", "us-east4", "on_demand", "", "40.221616"),
     # 208 x 0.0295 + 1872 x 0.00395 + 8 x 9.79655057
     ("a3-highgpu-8g", "us-central1", "on_demand", "", "91.90280456"),
-    # 208 x 0.0295 + 1872 x 0.00395 + 8 x 10.604
-    ("a3-megagpu-8g", "us-central1", "on_demand", "", "98.3624"),
-    # 224 x 0.0129 + 2952 x 0.0017 + 8 x 3.95
+    # A3 Mega from its own A3Plus cores and RAM and the "H100 80GB Plus" GPU of us-central1:
+    # 208 x 0.026924 + 1872 x 0.002344 + 8 x 10.344276 (A3 High's cores and RAM would give 91.28...)
+    ("a3-megagpu-8g", "us-central1", "on_demand", "", "92.742368"),
+    # 208 x 0.01481 + 1872 x 0.001289 + 8 x 4.1377
+    ("a3-megagpu-8g", "us-central1", "spot", "", "38.595088"),
+    # 208 x 0.012116 + 1872 x 0.001055 + 8 x 4.498983869
+    ("a3-megagpu-8g", "us-central1", "reserved", "3yr", "40.486958952"),
+    # us-east4 names the same GPU "Mega": 208 x 0.026924 + 1872 x 0.002344 + 8 x 11.06
+    ("a3-megagpu-8g", "us-east4", "on_demand", "", "98.46816"),
+    # 224 x 0.0129 + 2952 x 0.0017 + 8 x 3.95 (A3Ultra cores and RAM, the "H200 141GB GPU")
     ("a3-ultragpu-8g", "us-central1", "spot", "", "39.508"),
-    # 224 x 0.0212 + 3968 x 0.0028 + 8 x 7.4025
-    ("a4-highgpu-8g", "us-central1", "reserved", "1yr", "75.0792"),
+    # A4: no core or RAM SKUs, the slice is the machine per GPU: 8 x 16.11
+    ("a4-highgpu-8g", "us-central1", "on_demand", "", "128.88"),
+    # 8 x 10.1493
+    ("a4-highgpu-8g", "us-central1", "reserved", "1yr", "81.1944"),
+    # 8 x 4.9542: the spot slice the catalogue files under usageType OnDemand
+    ("a4-highgpu-8g", "us-central1", "spot", "", "39.6336"),
     # 4 x 0.024988 + 16 x 0.002927 + 1 x 0.56004
     ("g2-standard-4", "us-central1", "on_demand", "", "0.706824"),
     # 8 x 0.031611 + 30 x 0.004237 + 1 x 0.35
@@ -127,7 +138,8 @@ def test_machine_fields_and_attrs() -> None:
     h200 = find(quotes, "a3-ultragpu-8g", "us-central1", "on_demand")
     assert (h200.gpu_model, h200.gpu_count, h200.gpu_memory_gb) == ("H200", Decimal(8), Decimal(1128))
     b200 = find(quotes, "a4-highgpu-8g", "us-central1", "reserved", "1yr")
-    assert b200.hourly_rate() == Decimal("75.0792") and b200.per_gpu_hour() == Decimal("9.3849")
+    assert b200.hourly_rate() == Decimal("81.1944") and b200.per_gpu_hour() == Decimal("10.1493")
+    assert "core_rate" not in b200.attrs and b200.attrs["formula"].startswith("8 x 10.1493 (a GPU slice")
 
 
 def test_each_part_is_a_quote_of_its_own() -> None:
@@ -141,7 +153,7 @@ def test_each_part_is_a_quote_of_its_own() -> None:
 
 def test_every_price_is_unique_and_complete() -> None:
     quotes = normalize(raw_items()).quotes
-    assert len({q.key for q in quotes}) == len(quotes) == 502
+    assert len({q.key for q in quotes}) == len(quotes) == 512
     assert {q.region for q in quotes} == {"us-central1", "us-east4", "europe-west4"}
     # Europe has A2, N1 and T4 SKUs only: its machines are those alone.
     europe = {q.instance_type for q in quotes if q.region == "europe-west4" and ":" not in q.instance_type}
@@ -170,22 +182,123 @@ def test_regions_limit_the_quotes() -> None:
 
 
 @pytest.mark.parametrize(
-    "description, usage, expected",
+    "description, usage, group, expected",
     [
-        ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", ("gpu", "nvidia-tesla-a100")),
-        ("Nvidia L4 GPU attached to Spot Preemptible VMs running in Belgium", "Preemptible", ("gpu", "nvidia-l4")),
-        ("Commitment v1: Nvidia L4 GPU in Frankfurt for 3 Years", "Commit3Yr", ("gpu", "nvidia-l4")),
-        ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", ("gpu", "nvidia-b200")),
-        ("Spot Preemptible A2 Instance Ram running in EMEA", "Preemptible", ("ram", "a2")),
-        ("Commitment v1: Cpu in Americas for 1 Year", "Commit1Yr", ("cpu", "n1")),
-        ("N1 Predefined Instance Core running in Americas", "OnDemand", ("cpu", "n1")),
-        ("E2 Instance Core running in Americas", "OnDemand", None),
-        ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "OnDemand", None),
-        ("Reserved A2 Core running in Americas", "OnDemand", None),
+        ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-tesla-a100")),
+        (
+            "Nvidia L4 GPU attached to Spot Preemptible VMs running in Belgium",
+            "Preemptible",
+            "GPU",
+            ("gpu", "nvidia-l4"),
+        ),
+        ("Commitment v1: Nvidia L4 GPU in Frankfurt for 3 Years", "Commit3Yr", "GPU", ("gpu", "nvidia-l4")),
+        ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-b200")),
+        (
+            "Commitment v1: A4 Nvidia B200 (1 gpu slice) in Americas for 1 Year",
+            "Commit1Yr",
+            "GPU",
+            ("gpu", "nvidia-b200"),
+        ),
+        # The H100 of A3 Mega, under every name the catalogue has given it.
+        ("Nvidia H100 80GB Mega GPU running in Frankfurt", "OnDemand", "GPU", ("gpu", "nvidia-h100-mega-80gb")),
+        ("Nvidia H100 80GB Plus GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-h100-mega-80gb")),
+        ("Nvidia H100 Mega 80GB GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-h100-mega-80gb")),
+        (
+            "Commitment v1: Nvidia H100 80GB Plus GPU running in Americas for 3 Years",
+            "Commit3Yr",
+            "GPU",
+            ("gpu", "nvidia-h100-mega-80gb"),
+        ),
+        ("Nvidia H100 80GB GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-h100-80gb")),
+        # Newer SKUs drop the vendor.
+        ("H200 141GB GPU running in Belgium", "OnDemand", "GPU", ("gpu", "nvidia-h200-141gb")),
+        ("Nvidia H200 141GB GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-h200-141gb")),
+        ("RTX 6000 96GB running in Oregon", "OnDemand", "GPU", ("gpu", "nvidia-rtx-pro-6000")),
+        ("Nvidia A100 80GB GPU running in Americas", "OnDemand", "GPU", ("gpu", "nvidia-a100-80gb")),
+        ("Spot Preemptible A2 Instance Ram running in EMEA", "Preemptible", "RAM", ("ram", "a2")),
+        ("Commitment v1: Cpu in Americas for 1 Year", "Commit1Yr", "CPU", ("cpu", "n1")),
+        ("N1 Predefined Instance Core running in Americas", "OnDemand", "N1Standard", ("cpu", "n1")),
+        ("A3Plus Instance Core running in Americas", "OnDemand", "CPU", ("cpu", "a3plus")),
+        ("Spot Preemptible A3Plus Instance Ram running in Americas", "Preemptible", "RAM", ("ram", "a3plus")),
+        ("Commitment v1: A3Plus Cpu in Americas for 3 Years", "Commit3Yr", "CPU", ("cpu", "a3plus")),
+        # Both spellings of A3 Ultra are one family.
+        ("A3 Ultra Instance Core running in Americas", "OnDemand", "CPU", ("cpu", "a3ultra")),
+        ("A3Ultra Instance Ram running in Americas", "OnDemand", "RAM", ("ram", "a3ultra")),
+        ("SSD backed Local Storage", "OnDemand", "LocalSSD", ("ssd", "local")),
+        ("SSD backed Local Storage in Bangkok", "OnDemand", "LocalSSD", ("ssd", "local")),
+        ("SSD backed Local Storage attached to Spot Preemptible VMs", "Preemptible", "LocalSSD", ("ssd", "local")),
+        ("Commitment v1: Local SSD In Americas for 1 Year", "Commit1Yr", "LocalSSD", ("ssd", "local")),
+        ("C4 Instance Local SSD running in Americas", "OnDemand", "LocalSSD", None),
+        ("DWS Defined Duration SSD backed Local Storage running in Americas", "OnDemand", "LocalSSD", None),
+        ("E2 Instance Core running in Americas", "OnDemand", "CPU", ("cpu", "e2")),
+        ("N2 Custom Instance Core running in Americas", "OnDemand", "CPU", None),
+        ("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas", "OnDemand", "GPU", None),
+        ("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode", "OnDemand", "GPU", None),
+        ("Reserved A2 Core running in Americas", "OnDemand", "CPU", None),
     ],
 )
-def test_descriptions(description: str, usage: str, expected) -> None:
-    assert recognise(description, usage) == expected
+def test_descriptions(description: str, usage: str, group: str, expected) -> None:
+    assert recognise(description, usage, group) == expected
+
+
+def test_every_gpu_sku_and_accelerator_family_not_placed_is_named() -> None:
+    """Nothing is dropped in silence: a GPU no machine carries (the G4's RTX
+    6000, the K80) and a core SKU of an accelerator family we do not build
+    (G4) are counted and named in the run's note."""
+    notes = [n for n in normalize(raw_items()).notes if "could not be placed" in n]
+    assert len(notes) == 1
+    assert notes[0].startswith("gcp: 4 GPU or accelerator-family SKUs could not be placed in a machine")
+    for named in ("'RTX 6000 96GB running in Americas'", "'Nvidia Tesla K80 GPU running in Americas'", "family g4"):
+        assert named in notes[0]
+
+
+def test_an_unreadable_gpu_description_is_named_not_dropped() -> None:
+    items = _edit(A100, lambda s: s.update(description="Nvidia Quantum QX1 GPU running in Americas"))
+    out = normalize(items)
+    assert any("no GPU model we know in its description: 'nvidia quantum qx1 gpu'" in n for n in out.notes)
+    assert not [
+        q
+        for q in out.quotes
+        if q.instance_type == "a2-highgpu-1g" and q.region == "us-central1" and q.price_model == "on_demand"
+    ]
+
+
+def test_bundled_local_ssd_is_stated_beside_the_price() -> None:
+    quotes = normalize(raw_items()).quotes
+    mega = find(quotes, "a3-megagpu-8g", "us-central1", "on_demand")
+    # The price stays GPUs + cores + RAM; the SSD is stated beside it: 6000 GiB x 0.08 / 730 per GiB-hour.
+    assert mega.price == Decimal("92.742368")
+    assert mega.attrs["local_ssd_gib"] == "6000" and mega.attrs["local_ssd_rate"] == "0.000109589041"
+    assert mega.attrs["local_ssd_hourly"] == "0.657534246"
+    # With it, Google's own figure for a3-megagpu-8g in us-central1 ($93.40 an hour).
+    assert (mega.price + Decimal(mega.attrs["local_ssd_hourly"])).quantize(Decimal("0.01")) == Decimal("93.40")
+    ultra = find(quotes, "a2-ultragpu-1g", "us-central1", "on_demand")
+    assert ultra.attrs["local_ssd_gib"] == "375" and ultra.attrs["local_ssd_hourly"] == "0.04109589"
+    # 12 x 0.031611 + 170 x 0.004237 + 3.92808, plus 375 GiB: Google's a2-ultragpu-1g figure, $5.0688.
+    assert (ultra.price + Decimal("0.04109589")).quantize(Decimal("0.0001")) == Decimal("5.0688")
+    assert "local_ssd_gib" not in find(quotes, "a2-highgpu-1g", "us-central1", "on_demand").attrs
+    # No 3-year Local SSD commitment in the capture: stated, not priced, and said.
+    three = find(quotes, "a3-highgpu-8g", "us-central1", "reserved", "3yr")
+    assert three.attrs["local_ssd_gib"] == "6000" and "local_ssd_hourly" not in three.attrs
+    assert any(
+        n.startswith("gcp: no 3yr Local SSD rate in us-central1, us-east4") for n in normalize(raw_items()).notes
+    )
+
+
+def test_a3_mega_uses_its_own_cores_where_the_mega_gpu_is_sold() -> None:
+    quotes = normalize(raw_items()).quotes
+    mega = [q for q in quotes if q.instance_type == "a3-megagpu-8g"]
+    assert {(q.region, str(q.price_model), q.term) for q in mega} == {
+        ("us-central1", "on_demand", ""),
+        ("us-central1", "spot", ""),
+        ("us-central1", "reserved", "1yr"),
+        ("us-central1", "reserved", "3yr"),
+        ("us-east4", "on_demand", ""),
+        ("us-east4", "spot", ""),
+    }
+    assert {q.attrs["core_sku"] for q in mega} == {
+        find(quotes, "cpu:a3plus", q.region, str(q.price_model), q.term).attrs["sku"] for q in mega
+    }
 
 
 def test_spec_table_is_complete() -> None:
@@ -221,7 +334,6 @@ def _expr(sku: dict) -> dict:
         (lambda s: _expr(s)["tieredRates"][0]["unitPrice"].pop("currencyCode"), "no unitPrice with a currencyCode"),
         (lambda s: s["pricingInfo"].append(s["pricingInfo"][0]), "2 pricingInfo entries"),
         (lambda s: _expr(s).update(usageUnit="mo"), "priced per 'mo', expected 'h'"),
-        (lambda s: s.update(description="Commitment v1: " + s["description"]), "does not agree with its usageType"),
     ],
 )
 def test_shapes_we_cannot_read_fail_loudly(change, reason: str) -> None:
@@ -229,13 +341,23 @@ def test_shapes_we_cannot_read_fail_loudly(change, reason: str) -> None:
         normalize(_edit(A100, change))
 
 
-def test_two_rates_for_one_part_are_ambiguous() -> None:
+def test_two_rates_for_one_part_skip_its_machines_there_and_keep_their_prices() -> None:
     items = raw_items()
     twin = copy.deepcopy(next(i for i in items if i["data"]["description"] == A100))
     twin["data"]["skuId"] = "FFFF-0000-1111"
     _expr(twin["data"])["tieredRates"][0]["unitPrice"]["units"] = "3"
-    with pytest.raises(NormalizeError, match="two on_demand prices for gpu:nvidia-tesla-a100 in us-central1"):
-        normalize(items + [twin])
+    out = normalize(items + [twin])
+    assert any("two on_demand rates for gpu:nvidia-tesla-a100 in us-central1" in n for n in out.notes)
+    assert not [
+        q
+        for q in out.quotes
+        if q.instance_type == "a2-highgpu-1g"
+        and q.price_model == "on_demand"
+        and q.region in ("us-central1", "us-east4")
+    ]
+    assert find(out.quotes, "a2-highgpu-1g", "europe-west4", "on_demand").price == Decimal("4.04076")
+    held = {(h.region, h.instance_type, h.price_model) for h in out.held}
+    assert ("us-central1", "a2-highgpu-1g", "on_demand") in held
 
 
 def test_an_unknown_region_is_named() -> None:

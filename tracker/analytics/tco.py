@@ -17,11 +17,20 @@ The arithmetic, per instance type (n instances = ceil(GPUs / GPUs per instance))
 A term total is the effective hourly rate (upfront fee amortised) times the
 term's hours; commitments are bought in whole terms. The break-even point is
 the hours of use a month above which a reserved term costs less than on demand.
+
+What a price row states beside its price counts too (its attrs):
+- `local_ssd_hourly`: the Local SSD a machine comes with (GCP's a2-ultragpu,
+  a3, a4), billed with it; added to the hourly rate of that price model.
+- `hourly_steps`: an hourly price tiered by hours of use (Tencent's "from 0 h:
+  12.5; from 96 h: 11; from 360 h: 9.8"); on demand and spot then cost the
+  schedule over each instance's hours of use in the horizon (hours/month x
+  months, counted from the first hour), not the first step times the hours.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -91,14 +100,62 @@ def parse_mix(text: str) -> dict[str, Decimal]:
     return {k: v for k, v in mix.items() if v}
 
 
+# A step of a tiered hourly price: the hour of use it starts at, and its rate.
+Steps = list[tuple[Decimal, Decimal]]
+_STEP = re.compile(r"from (\d+) h: (\d+(?:\.\d+)?)")
+
+
 @dataclass
 class PricedInstance:
     row: dict[str, Any]
     fx: set[str] = field(default_factory=set)
     rates: dict[str, Decimal] = field(default_factory=dict)
+    # Tiered hourly prices by model, the schedule of the rate kept in `rates`.
+    steps: dict[str, Steps] = field(default_factory=dict)
 
-    def offer(self, model: str, value: Decimal) -> None:
-        self.rates[model] = min(value, self.rates.get(model, value))
+    def offer(self, model: str, value: Decimal, steps: Steps | None = None) -> None:
+        if model in self.rates and self.rates[model] <= value:
+            return
+        self.rates[model] = value
+        if steps:
+            self.steps[model] = steps
+        else:
+            self.steps.pop(model, None)
+
+
+def _attrs(row: dict[str, Any]) -> dict[str, Any]:
+    attrs = row.get("attrs")
+    return attrs if isinstance(attrs, dict) else {}
+
+
+def bundled_hourly(row: dict[str, Any]) -> Decimal:
+    """What the machine's bundled Local SSD adds to each hour (attrs `local_ssd_hourly`), else 0."""
+    value = _attrs(row).get("local_ssd_hourly")
+    try:
+        return Decimal(str(value)) if value not in (None, "") else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
+
+
+def hourly_steps(row: dict[str, Any], rate: Decimal) -> Steps | None:
+    """The step schedule of a tiered hourly price (attrs `hourly_steps`),
+    each step scaled as the row's price is to `rate`; None when untiered."""
+    found = [
+        (Decimal(start), Decimal(value)) for start, value in _STEP.findall(str(_attrs(row).get("hourly_steps", "")))
+    ]
+    if len(found) < 2 or found[0][0] != 0 or not found[0][1]:
+        return None
+    scale = rate / found[0][1]
+    return [(start, value * scale) for start, value in found]
+
+
+def stepped_cost(steps: Steps, hours: Decimal) -> Decimal:
+    """The cost of `hours` of use under a step schedule."""
+    cost = Decimal(0)
+    for n, (start, rate) in enumerate(steps):
+        end = steps[n + 1][0] if n + 1 < len(steps) else hours
+        cost += max(Decimal(0), min(hours, end) - start) * rate
+    return cost
 
 
 def instance_rates(prices: pd.DataFrame, refs: References, currency: str) -> dict[tuple, PricedInstance]:
@@ -111,15 +168,15 @@ def instance_rates(prices: pd.DataFrame, refs: References, currency: str) -> dic
         if hourly is None or not row.get("gpu_count") or row["os"] != "linux":
             continue
         conversion = refs.fx.conversion(row["currency"], currency)
-        hourly *= conversion.rate
+        hourly = (hourly + bundled_hourly(row)) * conversion.rate
         inst = found.setdefault(instance_key(row), PricedInstance(row))
         if row["currency"] != currency:
             inst.fx.add(f"{conversion.label(row['currency'], currency)} ({conversion.date})")
         model = row["price_model"]
         if model == "on_demand" and row["unit"] == "hour":
-            inst.offer("on_demand", hourly)
+            inst.offer("on_demand", hourly, hourly_steps(row, hourly))
         elif model in SPOT_MODELS:
-            inst.offer("spot", hourly)
+            inst.offer("spot", hourly, hourly_steps(row, hourly))
         elif model == "monthly":
             inst.offer("monthly", hourly * HOURS_PER_MONTH)
         elif model in COMMITMENT_MODELS:
@@ -215,6 +272,10 @@ def period_cost(inst: PricedInstance, inputs: TcoInputs, model: str, share: Deci
     and how many periods the horizon buys: a month for hourly and monthly
     prices, a whole term for 1- and 3-year terms."""
     fleet, rate = share * fleet_size(inst, inputs), inst.rates[model]
+    if model in inst.steps:
+        # A tiered hourly price: each instance's hours over the horizon, step by step.
+        hours = inputs.hours_per_month * inputs.months * (inputs.spot_overhead if model == "spot" else 1)
+        return fleet * stepped_cost(inst.steps[model], hours), 1
     if model == "on_demand":
         return fleet * inputs.hours_per_month * rate, inputs.months
     if model == "spot":

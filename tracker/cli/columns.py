@@ -49,6 +49,8 @@ PRICE_COLUMNS = [
     "gpu_bf16_tflops",
     "price_per_tflop_hour",
     "price_per_gb_vram_hour",
+    "local_ssd_gib",
+    "local_ssd_hourly",
     "availability",
     "source_url",
     "observed_at",

@@ -33,6 +33,8 @@ DERIVED_FIELDS = frozenset(
         "gpu_bf16_tflops",
         "price_per_tflop_hour",
         "price_per_gb_vram_hour",
+        "local_ssd_gib",
+        "local_ssd_hourly",
         "valid_from",
         "valid_to",
         "source",

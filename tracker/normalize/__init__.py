@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -21,11 +21,45 @@ class NormalizeError(ValueError):
     """A raw item says something we cannot read without guessing."""
 
 
+@dataclass(frozen=True)
+class Held:
+    """An item the provider could not price in this run, though the rest of
+    its answer was whole: a type DescribePrice answers `PriceNotFound` for, a
+    flavor a price answer left out. The run's note names it; its stored rows
+    keep their last price and count no miss, so the diff never takes it for
+    removed. `price_model` and `term` None: every price of the item."""
+
+    region: str
+    instance_type: str
+    price_model: str | None = None
+    term: str | None = None
+
+    def covers(self, row: Mapping[str, Any]) -> bool:
+        """Whether a stored row (its region, instance_type, price_model and term) is this item's."""
+        return (
+            row.get("region") == self.region
+            and row.get("instance_type") == self.instance_type
+            and (self.price_model is None or str(row.get("price_model")) == self.price_model)
+            and (self.term is None or (row.get("term") or "") == self.term)
+        )
+
+
+def hold(
+    out: Normalized, source: str, region: str, name: str, variant: str, model: Any, term: str | None, why: str
+) -> None:
+    """Skip one item with a note naming it, and keep its last price (see `Held`).
+    `model` None (a variant we do not know): every price of the item."""
+    out.notes.append(f"{source}: {name} ({variant}) in {region} skipped, its last price kept: {why}")
+    out.held.append(Held(region, name, str(model) if model is not None else None, term))
+
+
 @dataclass
 class Normalized:
     quotes: list[PriceQuote] = field(default_factory=list)
     offers: list[Offer] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Items skipped with a note whose last prices stand (see `Held`).
+    held: list[Held] = field(default_factory=list)
     # Instead of `quotes`, for inputs too big to hold: chunks read lazily,
     # given the diff's recognizer of file rows it already holds (see
     # `SnapshotDiff.recognize`; None when it holds none). A bad row raises

@@ -33,13 +33,15 @@ from db.bulk.fingerprints import (
     hex_texts,
 )
 from db.schema import Change, ChangeKind, TrackedPrice
-from tracker.normalize import NormalizeError
+from tracker.normalize import Held, NormalizeError
 
 _KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
 _REGION = itemgetter(STORED_FIELDS.index("region"))
 
 # The open rows of the given keys, from wherever the previous snapshot lives.
 Lookup = Callable[[Sequence[str]], Mapping[str, TrackedPrice]]
+# What item each open row of the given keys prices: region, instance_type, price_model, term.
+Identify = Callable[[Sequence[str]], Mapping[str, Mapping[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,8 @@ class SnapshotDiff:
         observed_at: datetime,
         missed: Mapping[str, TrackedPrice] | None = None,
         inputs: PriceFingerprints | None = None,
+        held: Sequence[Held] = (),
+        identify: Identify | None = None,
     ) -> None:
         self.previous = previous
         self.previous_count = len(previous)
@@ -171,6 +175,9 @@ class SnapshotDiff:
         # File row hashes, sorted, and the position of the key each gave (-1: gone).
         self.inputs = inputs if inputs is not None and len(inputs) else None
         self._input_at = previous.find(inputs.values) if self.inputs is not None else None
+        # Items the run skipped with a note: their unseen rows stand, counting no miss.
+        self.held, self.identify = list(held), identify
+        self.held_rows = 0
 
     def recognize(self, input_hashes: Sequence[bytes]) -> list[bool]:
         """Whether each file row is the very one an open row came from: then
@@ -300,16 +307,23 @@ class SnapshotDiff:
 
     def finish(self, lookup: Lookup) -> list[int]:
         """Checks the run as a whole; counts a miss for every previous key
-        not seen, and returns the ids of those missed often enough to go."""
+        not seen (but those of a held item, which keep their miss count), and
+        returns the ids of those missed often enough to go."""
         if not self.count:
             raise Implausible("the crawl found no prices")
-        if self.previous_count and self.count < self.previous_count * self.policy.min_row_ratio:
+        unseen = hex_texts(self.previous.keys[~self.seen])
+        if self.held and self.identify is not None and unseen:
+            items = self.identify(unseen)
+            standing = {key for key, item in items.items() if any(h.covers(item) for h in self.held)}
+            unseen = [key for key in unseen if key not in standing]
+            self.held_rows = len(standing)
+        if self.previous_count and self.count + self.held_rows < self.previous_count * self.policy.min_row_ratio:
             raise Implausible(
                 f"the crawl found {self.count} prices, less than {self.policy.min_row_ratio:%} "
                 f"of the {self.previous_count} of the last complete run"
             )
         removed = []
-        for before in lookup(hex_texts(self.previous.keys[~self.seen])).values():
+        for before in lookup(unseen).values():
             missed = before.missed_runs + 1
             if missed >= self.policy.removal_confirmations:
                 removed.append(before.id)

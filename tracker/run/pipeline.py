@@ -25,7 +25,7 @@ from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus
 from db.store.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
-from tracker.normalize import Normalized, NormalizeError, Recognizer
+from tracker.normalize import Held, Normalized, NormalizeError, Recognizer
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
@@ -213,7 +213,7 @@ class Pipeline:
             scope = result.regions or sorted({q.region for q in normalized.quotes})
             staged = normalized.staged or partial(_chunks, normalized.quotes)
             try:
-                diff = self._apply_prices(store, staged, scope, observed, last_ok)
+                diff = self._apply_prices(store, staged, scope, observed, last_ok, held=normalized.held)
             except DuplicateQuote as exc:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
@@ -261,6 +261,8 @@ class Pipeline:
         regions: Sequence[str],
         observed: datetime,
         last_ok: CrawlRun | None,
+        *,
+        held: Sequence[Held] = (),
     ) -> SnapshotDiff:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
@@ -275,6 +277,8 @@ class Pipeline:
                     observed_at=observed,
                     missed=store.tracked(before.missed),
                     inputs=before.inputs,
+                    held=held,
+                    identify=store.identify,
                 )
                 del before
                 for chunk in staged(diff.recognize if diff.inputs else None):

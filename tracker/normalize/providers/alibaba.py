@@ -22,9 +22,17 @@ What the ECS API answers mean (alibaba-api).
   pay as you go and spot, per month (1mo), per year (1yr) and for the whole
   three years (3yr). `TradePrice` is paid, `OriginalPrice` the list price.
 - `DescribeAvailableResource` says, per zone, whether a type is Available or
-  SoldOut for that way of paying: each price is stored once per zone that
-  lists the type, with that zone's availability; a type no zone lists keeps
-  one regional row with no availability.
+  SoldOut for that way of paying (either casing the references use): each
+  price is stored once per zone that lists the type, with that zone's
+  availability; a type no zone lists keeps one regional row with no
+  availability.
+- The price is the instance's own line of `DetailInfos` (the SDK's
+  `DetailInfo` or the reference's `ResourcePriceModel`). An answer with no
+  lines at all is stored at its order total, with a note and `price_basis`
+  in attrs; an answer whose lines name no instance is skipped with a note.
+- A type DescribePrice cannot price (`PriceNotFound`, `InstanceType.Offline`)
+  or whose line is missing is skipped with a note naming it; its last price
+  stands (never "removed"), and the rest of the run is stored.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -170,11 +178,26 @@ def _gpu_fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, 
     return fields
 
 
+def _unpriced(item: dict[str, Any]) -> str | None:
+    """Why a price item prices nothing (DescribePrice's error for the one
+    type, or an answer whose lines name no instance); None if it does."""
+    data = item["data"]
+    if item.get("kind") == "alibaba.api.unpriced":
+        return f"DescribePrice answered {data.get('code')}: {data.get('message')}"
+    if data.get("basis") == "unknown":
+        return (
+            "DescribePrice has price lines (DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel) "
+            f"but none for the instance (Resource {', '.join(data.get('resources') or [])})"
+        )
+    return None
+
+
 def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     types: dict[str, dict[str, Any]] = {}
-    stock: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
+    stock: dict[tuple[str, str, str], list[tuple[str, str | None]]] = defaultdict(list)
     prices: list[dict[str, Any]] = []
+    odd_stock: set[str] = set()
     for item in items:
         data, kind = item.get("data"), item.get("kind")
         if not isinstance(data, dict):
@@ -182,19 +205,28 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
         if kind == "alibaba.api.type":
             types[str(data["instance_type"])] = data
         elif kind == "alibaba.api.stock":
+            if data.get("availability") is None and data.get("status"):
+                odd_stock.add(f"{data['instance_type']} in {data['zone']} ({data['status']})")
             for variant in item.get("variants") or ():
-                stock[item["region"], str(data["instance_type"]), variant].append((data["zone"], data["availability"]))
-        elif kind == "alibaba.api.price":
+                stock[item["region"], str(data["instance_type"]), variant].append(
+                    (data["zone"], data.get("availability"))
+                )
+        elif kind in ("alibaba.api.price", "alibaba.api.unpriced"):
             prices.append(item)
         else:
             raise NormalizeError(f"alibaba-api: unknown item kind {kind!r}")
     unknown: set[str] = set()
+    totals: list[str] = []
     for item in prices:
         data, region = item["data"], str(item["region"])
         instance_type, variant = str(data["instance_type"]), str(data["variant"])
         if variant not in VARIANTS:
             raise NormalizeError(f"alibaba-api: unknown price variant {variant!r}")
         model, term, unit = VARIANTS[variant]
+        why = _unpriced(item)
+        if why:
+            hold(out, "alibaba-api", region, instance_type, variant, model, term, why)
+            continue
         try:
             price = to_decimal(data["price"], what="TradePrice")
             listed = (
@@ -208,6 +240,10 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
             continue
         if fields.get("gpu_model") is None:
             unknown.add(instance_type)
+        attrs = {}
+        if data.get("basis") == "total":
+            attrs["price_basis"] = "order total"
+            totals.append(f"{instance_type} ({variant}) in {region}")
         out.quotes.extend(
             zone_quotes(
                 "alibaba",
@@ -221,8 +257,21 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
                 unit=unit,
                 price=price,
                 currency=str(data.get("currency") or "CNY"),
+                attrs=attrs,
                 **fields,
             )
+        )
+    if prices and not out.quotes and out.held:
+        raise NormalizeError(f"alibaba-api: no type could be priced; {out.notes[0].removeprefix('alibaba-api: ')}")
+    if totals:
+        out.notes.append(
+            "alibaba-api: DescribePrice gave no DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel line for "
+            f"{', '.join(totals)}; stored at the order total (it may count an image or disks), "
+            "attrs price_basis 'order total'"
+        )
+    if odd_stock:
+        out.notes.append(
+            f"alibaba-api: stock status not known for {', '.join(sorted(odd_stock))}; stored without availability"
         )
     out.notes.extend(f"alibaba-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out

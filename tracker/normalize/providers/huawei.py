@@ -21,10 +21,19 @@
 
 What the Huawei Cloud official API answers mean (huawei-api).
 
-- ECS `ListFlavors`: a GPU flavor's vCPUs and memory (MiB), its GPU from
-  `pci_passthrough:alias` ("nvidia-t4:1"); the spec table's names win when it
-  knows the flavor. `cond:operation:az` gives each zone's sale state (normal,
-  sellout...), `cond:operation:status` the flavor's.
+- ECS `ListFlavors`: a GPU flavor (`ecs:performancetype` gpu, or
+  `hws:performancetype` on flavors registered early, or a GPU passthrough
+  alias), its vCPUs and memory (MiB), its GPU from `pci_passthrough:alias`
+  ("nvidia-t4:1"); the spec table's names win when it knows the flavor.
+  `cond:operation:az` gives each zone's sale state, `cond:operation:status`
+  the flavor's: normal and promotion are available, sellout (and compound
+  states such as obt_sellout) sold out, obt (public beta), private and test
+  limited; abandon is not sold there. A flavor abandoned region-wide but
+  normal in some zones (the reference's own example) is stored for those
+  zones.
+- A flavor a rating answer leaves out is skipped with a note naming it; its
+  last price stands (never "removed"). An answer that prices none of its
+  batch fails the run.
 - BSS `ListOnDemandResourceRatings` for one hour is on demand per hour;
   `ListRateOnPeriodDetail` for one month or one year is 1mo / 1yr. The paid
   price is `amount` (on demand) or the best optional discount (periods), the
@@ -41,7 +50,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, make_quote, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -279,14 +288,21 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
     flavors: dict[tuple[str, str], dict[str, Any]] = {}
     prices: list[dict[str, Any]] = []
+    odd_states: set[str] = set()
     for item in items:
         data, kind = item.get("data"), item.get("kind")
         if not isinstance(data, dict):
             raise NormalizeError("huawei-api: an item has no data record")
         if kind == "huawei.api.flavor":
             flavors[str(item["region"]), str(data["flavor"])] = data
+            if data.get("unknown_states"):
+                odd_states.add(f"{data['flavor']} ({', '.join(data['unknown_states'])})")
         elif kind == "huawei.api.price":
             prices.append(item)
+        elif kind == "huawei.api.unpriced":
+            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
+            why = f"the {item.get('action') or 'rating'} answer left it out"
+            hold(out, "huawei-api", str(item["region"]), str(data["flavor"]), str(data["variant"]), model, term, why)
         else:
             raise NormalizeError(f"huawei-api: unknown item kind {kind!r}")
     unknown: set[str] = set()
@@ -325,6 +341,12 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
                 currency=str(item.get("currency") or "CNY"),
                 **fields,
             )
+        )
+    if prices and not out.quotes and out.held:
+        raise NormalizeError(f"huawei-api: no flavor could be priced; {out.notes[0].removeprefix('huawei-api: ')}")
+    if odd_states:
+        out.notes.append(
+            f"huawei-api: sale state not known for {', '.join(sorted(odd_states))}; stored without availability"
         )
     out.notes.extend(f"huawei-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out

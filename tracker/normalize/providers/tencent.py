@@ -28,6 +28,10 @@ What a CVM API `DescribeZoneInstanceConfigInfos` item means (tencent-api).
   (`...OneYear`) and three years (`...ThreeYear`, the whole term's price).
 - `Status` SELL is available, SOLD_OUT sold out. An item with no usable price
   (a sold-out one quoted 0, an odd one) is skipped with a note, never the run.
+- Tiered hourly prices (both sources): when `Price` has `UnitPriceSecondStep`
+  / `UnitPriceThirdStep` (and their `Discount` twins), `UnitPrice` covers the
+  first 96 hours of use only (the SDK model's own words); the first step is
+  stored as the price and the schedule in attrs `hourly_steps`, with a note.
 """
 
 from __future__ import annotations
@@ -50,6 +54,33 @@ CHARGE_TYPES: dict[str, tuple[PriceModel, str, Unit, str, str]] = {
     "PREPAID": (PriceModel.monthly, "1mo", Unit.month, "OriginalPrice", "DiscountPrice"),
 }
 HOURLY_CHARGE_UNITS = {"", "HOUR"}
+# Tiered hourly prices (ItemPrice, SDK model): when the answer has a second
+# step, UnitPrice(Discount) covers hours 0-96 of use, ...SecondStep 96-360
+# and ...ThirdStep 360 on. The first step is stored as the price, the whole
+# schedule in attrs `hourly_steps` ("from 0 h: 12.5; from 96 h: 11; ...").
+STEPS = ((96, "SecondStep"), (360, "ThirdStep"))
+STEPS_NOTE = (
+    "{source}: {count} hourly prices are tiered by hours of use (UnitPrice covers the first 96 h, "
+    "then UnitPriceSecondStep to 360 h and UnitPriceThirdStep after): stored at the first step, "
+    "the steps in attrs hourly_steps, which tco and recommend follow"
+)
+
+
+def hourly_steps(price_info: dict[str, Any], first: Decimal, paid: bool) -> str | None:
+    """The step schedule of a tiered hourly price, or None when the answer
+    has no later step (absent, or 0 as the references' untiered examples give it)."""
+    steps = [f"from 0 h: {first.normalize():f}"]
+    for start, suffix in STEPS:
+        names = (f"UnitPriceDiscount{suffix}", f"UnitPrice{suffix}") if paid else (f"UnitPrice{suffix}",)
+        for field_name in names:
+            value = price_info.get(field_name)
+            if value in (None, ""):
+                continue
+            amount = to_decimal(value, what=f"Price.{field_name}")
+            if amount > 0:
+                steps.append(f"from {start} h: {amount.normalize():f}")
+                break
+    return "; ".join(steps) if len(steps) > 1 else None
 
 
 def _fields(data: dict[str, Any]) -> dict[str, Any]:
@@ -111,8 +142,10 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
             out.notes.append(f"tencent: {instance_type} ({charge_type}) in {zone} is sold out with no price; skipped")
             return None
         raise NormalizeError(f"Tencent: {instance_type} ({charge_type}) in {zone} is on sale at {price}")
+    steps = hourly_steps(price_info, price, paid=stated is not None) if unit == Unit.hour else None
     return make_quote(
         "tencent",
+        attrs={"hourly_steps": steps} if steps else {},
         region=str(item.get("region") or zone.rsplit("-", 1)[0]),
         zone=zone,
         instance_type=instance_type,
@@ -152,6 +185,9 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         out.quotes.append(quote)
     if odd and not out.quotes:
         raise NormalizeError(odd[0])
+    stepped = sum(1 for q in out.quotes if "hourly_steps" in q.attrs)
+    if stepped:
+        out.notes.append(STEPS_NOTE.format(source="tencent", count=stepped))
     out.notes.extend(f"tencent: skipped: {reason}" for reason in odd)
     out.notes.extend(f"tencent: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
     return out
@@ -179,8 +215,11 @@ def _variants(data: dict[str, Any]) -> list[dict[str, Any]]:
     price, charge_type = data["Price"], str(data["InstanceChargeType"])
     if charge_type in HOURLY:
         unit_price = _amount(price, "UnitPrice")
-        paid = _amount(price, "UnitPriceDiscount") or unit_price
-        return [{"price_model": HOURLY[charge_type], "term": "", "unit": Unit.hour, "price": paid, "list": unit_price}]
+        discounted = _amount(price, "UnitPriceDiscount")
+        paid = discounted or unit_price
+        variant = {"price_model": HOURLY[charge_type], "term": "", "unit": Unit.hour, "price": paid, "list": unit_price}
+        steps = hourly_steps(price, paid, paid=discounted is not None) if paid else None
+        return [{**variant, "attrs": {"hourly_steps": steps}} if steps else variant]
     if charge_type != "PREPAID":
         raise NormalizeError(f"tencent-api: unknown InstanceChargeType {charge_type!r}")
     out = []
@@ -239,8 +278,12 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
                     availability=API_AVAILABILITY[status],
                     source_url=str(item.get("source_url") or ""),
                     observed_at=parse_time(item.get("observed_at")),
+                    attrs=v.get("attrs") or {},
                     **fields,
                 )
             )
+    stepped = sum(1 for q in out.quotes if "hourly_steps" in q.attrs)
+    if stepped:
+        out.notes.append(STEPS_NOTE.format(source="tencent-api", count=stepped))
     out.notes.extend(f"tencent-api: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
     return out

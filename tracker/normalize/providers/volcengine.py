@@ -24,6 +24,9 @@ What the Volcano Engine OpenAPI answers mean (volcengine-api).
 - ECS `DescribeAvailableResource` (pay as you go) says per zone whether a
   type is Available or SoldOut: on-demand prices are stored once per zone
   with that availability; subscription prices once per region.
+- A type a price answer leaves out is skipped with a note naming it; its
+  last price stands (never "removed"). An answer that prices none of the
+  types asked fails the run.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from tracker.normalize import Normalized, NormalizeError, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -161,6 +164,19 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
             stock[str(item["region"]), str(data["instance_type"])].append((data["zone"], data["availability"]))
         elif kind == "volcengine.api.price":
             prices.append(item)
+        elif kind == "volcengine.api.unpriced":
+            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
+            why = f"the {item.get('action') or 'price'} answer left it out"
+            hold(
+                out,
+                "volcengine-api",
+                str(item["region"]),
+                str(data["instance_type"]),
+                str(data["variant"]),
+                model,
+                term,
+                why,
+            )
         else:
             raise NormalizeError(f"volcengine-api: unknown item kind {kind!r}")
     unknown: set[str] = set()
@@ -197,6 +213,10 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
                 currency=str(data.get("currency") or "CNY"),
                 **fields,
             )
+        )
+    if prices and not out.quotes and out.held:
+        raise NormalizeError(
+            f"volcengine-api: no type could be priced; {out.notes[0].removeprefix('volcengine-api: ')}"
         )
     out.notes.extend(f"volcengine-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
     return out
