@@ -65,6 +65,7 @@ def _registry() -> dict[str, Source]:
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
     from spiders.coreweave.spider import CoreWeaveSpider
+    from spiders.crusoe.spider import CrusoeSpider
     from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
@@ -94,6 +95,7 @@ def _registry() -> dict[str, Source]:
         aws_bulk,
         azure,
         coreweave,
+        crusoe,
         digitalocean,
         gcp,
         huawei,
@@ -345,6 +347,16 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="one market (china)",
             stock="machines with GPUs free, per GPU and count",
+        ),
+        Source(
+            "crusoe",
+            "crusoe",
+            CrusoeSpider,
+            crusoe.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="the locations Crusoe states capacity in, or those named",
+            stock="per location",
         ),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),

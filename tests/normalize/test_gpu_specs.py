@@ -19,7 +19,19 @@ BANDWIDTH = {2: {300}, 3: {600}, 4: {900, 600}, 5: {1800}}  # 600: the H100 NVL 
 
 
 def rows() -> list[tuple[str, GpuSpec]]:
-    providers = ("aws", "azure", "gcp", "vultr", "digitalocean", "verda", "lambda", "oci", "nebius", "coreweave")
+    providers = (
+        "aws",
+        "azure",
+        "gcp",
+        "vultr",
+        "digitalocean",
+        "verda",
+        "lambda",
+        "oci",
+        "nebius",
+        "coreweave",
+        "crusoe",
+    )
     return [(p, s) for p in providers for s in spec_table(p).values()]
 
 

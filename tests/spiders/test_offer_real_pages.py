@@ -1,7 +1,10 @@
 """The offers sources on real page structures (tests/fixtures/<provider>-offers/real/), whose
 offers were written down before the spiders ran on them: every real offer block is emitted with
 its full text under a fixed id, and the report counts offers read exactly, partly or missed, and
-the blocks stored that state no offer (the reader's to drop)."""
+the blocks stored that state no offer (the reader's to drop). An offer is a block that states a
+credit, voucher, discount, free GPU or trial time with its amount or size (issue 28): the
+expected.toml files hold to that one definition, with a comment wherever a block's side needs a
+reason. An offer read from a block besides the block's own names that block (`block`)."""
 
 from __future__ import annotations
 
@@ -20,23 +23,6 @@ from tracker.normalize.offers import normalize, slug
 PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
 CURRENCY = {"aws": "USD", "azure": "USD", "gcp": "USD"}
 FIELDS = ("kind", "amount", "currency", "min_spend", "duration_days", "eligibility")
-# Where the reader (tracker/normalize/offer_reader.py) judges otherwise than these pages'
-# expected.toml, by its rule that an offer states its amount or size: free trials and free
-# tiers that give no length or amount are no offers; "for free ... for one year" is a
-# 365-day trial, in an FAQ answer too.
-READER_DROPS = {
-    "aws-lambda",  # "1 Million free requests per month": a free tier's quota, no trial length
-    "free-tier",  # "free usage ... up to specified monthly limits"
-    "if-you-are-already-a-google-cloud-customer",
-    "free-test/华为云免费试用",  # "0 元试用", no length
-    "free-test/弹性云服务器-ecs",  # "新用户专享 免费试用", no length
-    "free-test/gpu-加速型云服务器",
-}
-READER_READS = {
-    "guide-q1-what-is-the-aws-free-tier",  # "... for free up to specified limits for one year ..."
-    "guide-q2-when-does-the-aws-free-tier-expire",
-    "new-云产品体验-renewal-discount",  # the block's "续费一年3.3折起": a renewal discount of its own
-}
 
 
 def pages(provider: str) -> list[dict[str, Any]]:
@@ -100,18 +86,19 @@ def test_every_real_offer_block_is_emitted_with_its_text_under_a_fixed_id(provid
     for page in pages(provider):
         got = {r["id"]: r for r in records(page)}
         for want in page["offers"]:
-            assert want["id"] in got, f"{page['file']}: no block {want['id']!r}; blocks: {sorted(got)}"
-            block = got[want["id"]]
+            name = want.get("block", want["id"])
+            assert name in got, f"{page['file']}: no block {name!r}; blocks: {sorted(got)}"
+            block = got[name]
             assert want["contains"] in f"{block['title']} {block['text']}"
         # Ids are the page's: a second crawl of the same page names the same blocks.
         assert [r["id"] for r in records(page)] == list(got)
         # Only the blocks written down (offers and non-offers) come out: no others.
-        assert set(got) <= {w["id"] for w in page["offers"]} | set(page["not_offers"])
+        assert set(got) <= {w.get("block", w["id"]) for w in page["offers"]} | set(page["not_offers"])
 
 
 def test_report_offers_found_on_real_pages(capsys: pytest.CaptureFixture[str]) -> None:
-    """Prints the before-and-after figure's "after" row; asserts only what the sources
-    guarantee (nothing missed)."""
+    """Prints the before-and-after figure's "after" row; asserts that the reader and the
+    pages' expected offers agree on what is an offer (nothing missed, nothing stored that is none)."""
     totals = {"offers": 0, "exact": 0, "partly": 0, "missed": 0, "noise": 0, "not_offers": 0}
     lines = []
     for provider in PROVIDERS:
@@ -129,8 +116,8 @@ def test_report_offers_found_on_real_pages(capsys: pytest.CaptureFixture[str]) -
             lines += [f"    partly {i}: {diff}" for i, diff in result["partly"]]
             lines += [f"    missed {i}" for i in result["missed"]]
             lines += [f"    non-offer stored {i}" for i in result["noise"]]
-            assert set(result["missed"]) <= READER_DROPS, (provider, page["file"], result["missed"])
-            assert set(result["noise"]) <= READER_READS, (provider, page["file"], result["noise"])
+            assert not result["missed"], (provider, page["file"], result["missed"])
+            assert not result["noise"], (provider, page["file"], result["noise"])
     with capsys.disabled():
         print("\n" + "\n".join(lines))
         print(

@@ -189,10 +189,19 @@ class VerdaSettings(ProviderSettings):
         return [k for k in ("client_id", "client_secret") if getattr(self, k) is None]
 
 
+class CrusoeSettings(KeyPairSettings):
+    """[providers.crusoe]: the API access key (Crusoe's console, API Keys) that
+    signs the crusoe source's API requests, and the project whose VM types to read."""
+
+    project_id: str | None = Field(None, description="default: the first project the access key sees")
+    pricing_url: str | None = Field(None, description="the public pricing page; default www.crusoe.ai/cloud/pricing")
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
+    "crusoe": CrusoeSettings,
     "huawei": KeyPairSettings,
     "matpool": MatpoolSettings,
     "runpod": RunpodSettings,

@@ -27,6 +27,17 @@ def to_decimal(value: object, *, what: str = "price") -> Decimal:
     return result
 
 
+def whole_number(value: object) -> int | None:
+    """A JSON integer (not a boolean, not a fraction; a whole Decimal counts), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    return None
+
+
 def fraction(text: str) -> Decimal:
     """'1/6' -> Decimal of one sixth; '2' -> 2."""
     num, sep, den = text.partition("/")

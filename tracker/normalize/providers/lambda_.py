@@ -24,20 +24,10 @@ from typing import Any
 from db.schema import PriceModel, Unit
 from spiders.lambda_.items import LambdaItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize.money import whole_number
 from tracker.normalize.specs import lookup, no_count_notes
 
 PROVIDER = "lambda"
-
-
-def _whole(value: object) -> int | None:
-    """A JSON integer (not a boolean, not a fraction), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Decimal) and value == value.to_integral_value():
-        return int(value)
-    return None
 
 
 def _odd(record: Any) -> str | None:
@@ -47,11 +37,11 @@ def _odd(record: Any) -> str | None:
         return "no instance_type object"
     if not isinstance(instance_type.get("name"), str) or not instance_type["name"]:
         return "no name"
-    cents = _whole(instance_type.get("price_cents_per_hour"))
+    cents = whole_number(instance_type.get("price_cents_per_hour"))
     if cents is None or cents <= 0:
         return f"price_cents_per_hour is {instance_type.get('price_cents_per_hour')!r}"
     specs = instance_type.get("specs")
-    if not isinstance(specs, dict) or _whole(specs.get("gpus")) is None:
+    if not isinstance(specs, dict) or whole_number(specs.get("gpus")) is None:
         return "no specs.gpus count"
     capacity = record.get("regions_with_capacity_available")
     if not isinstance(capacity, list) or not all(isinstance(r, dict) and r.get("name") for r in capacity):
@@ -64,12 +54,12 @@ def _fields(instance_type: dict[str, Any]) -> dict[str, Any]:
     specs = instance_type["specs"]
     spec = lookup(PROVIDER, instance_type["name"])
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
-    count = Decimal(_whole(specs["gpus"]) or 0)
+    count = Decimal(whole_number(specs["gpus"]) or 0)
     if spec and spec.gpu_count and spec.gpu_memory_gb is not None and count != spec.gpu_count:
         fields["gpu_memory_gb"] = spec.gpu_memory_gb / spec.gpu_count * count
     fields["gpu_count"] = count
     for name, key in (("vcpu", "vcpus"), ("memory_gb", "memory_gib")):
-        value = _whole(specs.get(key))
+        value = whole_number(specs.get(key))
         if value:
             fields[name] = Decimal(value)
     return fields
@@ -109,7 +99,7 @@ def normalize(items: Iterable[LambdaItem]) -> Normalized:
             unknown.add(name)
         capacity = {str(r["name"]) for r in record["regions_with_capacity_available"]}
         regions = [r for r in asked if not listed or r in listed] or list(listed) or sorted(capacity)
-        price = Decimal(_whole(instance_type["price_cents_per_hour"]) or 0) / 100
+        price = Decimal(whole_number(instance_type["price_cents_per_hour"]) or 0) / 100
         observed = parse_time(item["observed_at"])
         for region in regions:
             out.quotes.append(
