@@ -131,6 +131,7 @@ def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
     assert "tencent:cvm-newuser-10000" not in ids and len(ids) == 4
 
 
+@pytest.mark.backends("sqlite")  # the crawl's verdict: the store is not involved
 def test_broken_or_empty_page_is_source_broken_not_removal(cli, tmp_path: Path) -> None:
     assert replay(cli, "tencent", fixture("tencent")).code == 0
 

@@ -13,6 +13,10 @@ import pytest
 
 from tests.helpers.localserver import Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 STATIC = """<!doctype html><html><head><meta charset="utf-8"><title>Promotions</title></head><body>
 <section id="promos">
   <div class="offer" id="welcome-credit">
