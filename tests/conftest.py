@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -83,10 +84,29 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("store_backend", names, ids=names)
 
 
+_TERMINAL = ("COLUMNS", "LINES")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # The process that drops the databases shared by a run's workers: the
     # xdist controller (its workers inherit the variable), or pytest itself.
     os.environ.setdefault(stores.OWNER_VARIABLE, str(os.getpid()))
+    # xdist's workers start with COLUMNS=80 and LINES=24 in their environment,
+    # which the CLI's tables obey: give them the terminal pytest was started in.
+    if hasattr(config, "workerinput"):
+        for name in _TERMINAL:
+            os.environ.pop(name, None)
+            if config.workerinput.get(name):
+                os.environ[name] = config.workerinput[name]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist's controller, before a worker starts.)"""
+    node.workerinput.update({name: _STARTED_WITH.get(name) for name in _TERMINAL})
+
+
+_STARTED_WITH = {name: os.environ.get(name) for name in _TERMINAL}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
