@@ -12,6 +12,7 @@ its enumerations (`db/kinds.py`) and the hourly arithmetic (`db/money.py`).
 from __future__ import annotations
 
 import hashlib
+import json
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -196,6 +197,7 @@ OFFER_VALUE_FIELDS = (
     "valid_until",
     "unparsed",
     "text_hash",
+    "terms",
 )
 
 
@@ -222,6 +224,11 @@ class Offer(SQLModel):
     text: str = ""
     text_hash: str = ""
     unparsed: bool = False
+    # The terms read from the text beyond the columns above, stored so that no
+    # reader parses text again: GPU time, a ladder tier, caps, the price models
+    # and purchases covered, an order-length limit (tracker/normalize/
+    # offer_reader.terms_record). None: stored before terms were (0008).
+    terms: dict[str, Any] | None = None
 
     @field_validator("observed_at", "valid_from", "valid_until")
     @classmethod
@@ -240,8 +247,13 @@ class Offer(SQLModel):
         return value.upper()
 
     @property
+    def terms_text(self) -> str | None:
+        """The terms as stored: canonical JSON."""
+        return None if self.terms is None else json.dumps(self.terms, sort_keys=True, ensure_ascii=False)
+
+    @property
     def value_hash(self) -> str:
-        parts = tuple(getattr(self, f) for f in OFFER_VALUE_FIELDS)
+        parts = tuple(self.terms_text if f == "terms" else getattr(self, f) for f in OFFER_VALUE_FIELDS)
         return stable_hash(parts + tuple(sorted(self.products)), length=16)
 
 

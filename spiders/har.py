@@ -64,9 +64,28 @@ def mask_query(url: str, secret_params: Iterable[str]) -> str:
     return parts._replace(query=query).geturl()
 
 
+def mask_json_body(body: bytes | None, secret_params: Iterable[str]) -> bytes | None:
+    """`body` with the secret names among its JSON object's top-level members
+    (an OAuth token request's client_secret, its answer's access_token) written
+    as SECRET_PLACEHOLDER; any other body unchanged."""
+    secret = {p.lower() for p in secret_params}
+    if not body or not secret:
+        return body
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return body
+    if not isinstance(data, dict) or not any(str(k).lower() in secret for k in data):
+        return body
+    masked = {k: SECRET_PLACEHOLDER if str(k).lower() in secret else v for k, v in data.items()}
+    return json.dumps(masked).encode("utf-8")
+
+
 def request_key(
     method: str, url: str, body: bytes | str | None = None, secret_params: Iterable[str] = ()
 ) -> tuple[Any, ...]:
+    """What a request is matched by. The values of `secret_params`, in the
+    query or as top-level members of a JSON body, match any value."""
     parts = urlsplit(mask_query(url, secret_params))
     query = tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
     return (
@@ -75,14 +94,15 @@ def request_key(
         parts.netloc.lower(),
         unquote(parts.path) or "/",
         query,
-        _body_key(method, body),
+        _body_key(method, body, secret_params),
     )
 
 
-def _body_key(method: str, body: bytes | str | None) -> str:
+def _body_key(method: str, body: bytes | str | None, secret_params: Iterable[str] = ()) -> str:
     if method.upper() not in {"POST", "PUT", "PATCH"} or not body:
         return ""
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    raw = body.encode("utf-8") if isinstance(body, str) else body
+    text = (mask_json_body(raw, secret_params) or b"").decode("utf-8", "replace")
     try:
         return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
     except ValueError:

@@ -16,10 +16,12 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
 
-from spiders.har import SECRET_PLACEHOLDER, HarArchive, har_entry, mask_query, write_har
+from spiders.har import SECRET_PLACEHOLDER, HarArchive, har_entry, mask_json_body, mask_query, write_har
 
-# A spider lists here the query parameters that carry secrets (API keys): they
-# are written to captures as a placeholder and ignored when replaying.
+# A spider lists here the query parameters that carry secrets (API keys), and
+# the top-level JSON members of request or response bodies that do (an OAuth
+# client secret, an access token): they are written to captures as a
+# placeholder and ignored when replaying.
 SECRET_PARAMS_SETTING = "GPU_TRACKER_SECRET_QUERY_PARAMS"
 # Set when a replay goes through Chromium (a capture without rendered pages).
 BROWSER_REPLAY_SETTING = "GPU_TRACKER_BROWSER_REPLAY"
@@ -160,10 +162,10 @@ class HarRecordMiddleware:
                     for name in [k.decode("latin-1")]
                     for v in vs
                 ],
-                request_body=request.body or None,
+                request_body=mask_json_body(request.body or None, self.secret_params),
                 status=response.status,
                 response_headers=headers,
-                body=response.body,
+                body=mask_json_body(response.body, self.secret_params) or b"",
                 mime_type=content_type,
                 started=started,
                 elapsed_ms=(time.monotonic() - t0) * 1000,

@@ -55,6 +55,7 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
@@ -63,11 +64,25 @@ def _registry() -> dict[str, Source]:
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
+    from spiders.verda.api import VerdaSpider
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
+    from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
-    from tracker.normalize.providers import alibaba, aws, aws_bulk, azure, gcp, huawei, tencent, volcengine
+    from tracker.normalize.providers import (
+        alibaba,
+        aws,
+        aws_bulk,
+        azure,
+        digitalocean,
+        gcp,
+        huawei,
+        tencent,
+        verda,
+        volcengine,
+        vultr,
+    )
 
     sources = (
         Source("azure", "azure", AzureSpider, azure.normalize),
@@ -84,6 +99,10 @@ def _registry() -> dict[str, Source]:
         Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
         Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
         Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
+        # GPU clouds.
+        Source("vultr", "vultr", VultrSpider, vultr.normalize),
+        Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
+        Source("verda", "verda", VerdaSpider, verda.normalize, needs_api_key=True),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

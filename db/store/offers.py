@@ -52,6 +52,7 @@ class OfferPoint(SQLModel, table=True):
     text: str = ""
     text_hash: str = ""
     unparsed: bool = False
+    terms: str | None = None  # JSON, see Offer.terms
     valid_from: datetime = _time()
     valid_to: datetime | None = _time(default=None)
     first_run_id: int | None = Field(default=None, foreign_key="crawl_runs.id")
@@ -73,6 +74,7 @@ VALUE_COLUMNS = (
     "offer_valid_until",
     "unparsed",
     "text_hash",
+    "terms",
 )
 
 
@@ -106,6 +108,7 @@ def offer_to_row(offer: Offer, *, source: str, run_id: int, valid_from: datetime
         value_hash=offer.value_hash,
         source=source,
         products=json.dumps(sorted(offer.products)),
+        terms=offer.terms_text,
         offer_valid_from=offer.valid_from,
         offer_valid_until=offer.valid_until,
         valid_from=valid_from,
@@ -122,6 +125,7 @@ def offer_point_dict(point: OfferPoint) -> dict[str, Any]:
     for name in _DECIMAL_FIELDS:
         out[name] = _undec(out[name])
     out["products"] = json.loads(point.products or "[]")
+    out["terms"] = json.loads(point.terms) if point.terms else None
     out["offer_valid_from"], out["offer_valid_until"] = point.offer_valid_from, point.offer_valid_until
     return out
 

@@ -1,5 +1,12 @@
-"""Azure: the free account page, one card per offer with its offer id
-(MS-AZR-0044P is the free account)."""
+"""Azure: the free account's offer page (MS-AZR-0044P: the credit and its
+terms) and the free services table (one row per service: what is free, how
+much, for how long).
+
+Evidence (docs/providers/azure.md): stored copies of the offer pages under
+azure.microsoft.com/<locale>/offers/ and /pricing/offers/; the free services
+page read row by row by a public client (jumping-dragon/freebies-analyzer,
+src/server/api/routers/azure.ts: service, description, type, free amount,
+free period)."""
 
 from __future__ import annotations
 
@@ -7,19 +14,22 @@ from typing import Any
 
 from parsel import Selector
 
-from spiders.offers import OfferPage, OfferSpider, cards
+from spiders.offers import OfferPage, OfferSpider, page_blocks
 
-OFFERS_URL = "https://azure.microsoft.com/en-us/free/"
+OFFER_URL = "https://azure.microsoft.com/en-us/pricing/offers/ms-azr-0044p/"
+FREE_SERVICES_URL = "https://azure.microsoft.com/en-us/pricing/free-services/"
 
 
-def parse_free_page(page: Selector) -> list[dict[str, Any]]:
-    return cards(
-        page, "[data-offer-id]", id_attr="data-offer-id", title_css="h3", body_css="p", what="Azure free account"
-    )
+def parse_offer(page: Selector) -> list[dict[str, Any]]:
+    return page_blocks(page, what="Azure free account offer", prefix="ms-azr-0044p")
+
+
+def parse_free_services(page: Selector) -> list[dict[str, Any]]:
+    return page_blocks(page, what="Azure free services", prefix="free-services", levels=(), rows=True)
 
 
 class AzureOffersSpider(OfferSpider):
     name = "azure-offers"
     provider = "azure"
     currency = "USD"
-    offer_pages = (OfferPage(OFFERS_URL, parse_free_page),)
+    offer_pages = (OfferPage(OFFER_URL, parse_offer), OfferPage(FREE_SERVICES_URL, parse_free_services))

@@ -1,4 +1,10 @@
-"""GCP: the free program page (the Free Trial credit and the Free Tier)."""
+"""GCP: the free program's documentation page (the Free Trial credit, the
+Free Tier and its usage limits), a static docs page.
+
+Evidence (docs/providers/gcp.md): the stored copy of
+docs.cloud.google.com/free/docs/free-cloud-features (a term list for new
+and existing customers, then "Google Cloud Free Trial", "Free Tier" and
+their sub-sections with anchors such as #free-tier and #free-tier-usage-limits)."""
 
 from __future__ import annotations
 
@@ -6,24 +12,17 @@ from typing import Any
 
 from parsel import Selector
 
-from spiders.offers import OfferPage, OfferSpider, cards
+from spiders.offers import OfferPage, OfferSpider, page_blocks
 
-FREE_URL = "https://cloud.google.com/free"
+FREE_DOCS_URL = "https://docs.cloud.google.com/free/docs/free-cloud-features"
 
 
-def parse_free_page(page: Selector) -> list[dict[str, Any]]:
-    return cards(
-        page,
-        "section[data-program-id]",
-        id_attr="data-program-id",
-        title_css="h2",
-        body_css=".program-summary, .program-terms li",
-        what="GCP free program",
-    )
+def parse_free_docs(page: Selector) -> list[dict[str, Any]]:
+    return page_blocks(page, what="GCP free program docs", levels=(1, 2, 3), rows=True, terms=True)
 
 
 class GcpOffersSpider(OfferSpider):
     name = "gcp-offers"
     provider = "gcp"
     currency = "USD"
-    offer_pages = (OfferPage(FREE_URL, parse_free_page),)
+    offer_pages = (OfferPage(FREE_DOCS_URL, parse_free_docs),)

@@ -1,4 +1,7 @@
-"""Volcano Engine: the compute promotion page."""
+"""Volcano Engine: the Ark Coding Plan activity page, the one Volcano Engine
+activity page public material shows (www.volcengine.com/activity/codingplan);
+no public page of GPU compute promotions was found, so the former
+/activity/compute URL is gone (docs/providers/volcengine.md)."""
 
 from __future__ import annotations
 
@@ -6,24 +9,17 @@ from typing import Any
 
 from parsel import Selector
 
-from spiders.offers import OfferPage, OfferSpider, cards
+from spiders.offers import OfferPage, OfferSpider, page_blocks
 
-PROMOTION_URL = "https://www.volcengine.com/activity/compute"
+CODING_PLAN_URL = "https://www.volcengine.com/activity/codingplan"
 
 
-def parse_promotions(page: Selector) -> list[dict[str, Any]]:
-    return cards(
-        page,
-        "[data-activity-id]",
-        id_attr="data-activity-id",
-        title_css=".title",
-        body_css=".desc, .tag",
-        what="Volcengine promotions",
-    )
+def parse_coding_plan(page: Selector) -> list[dict[str, Any]]:
+    return page_blocks(page, what="Volcengine Coding Plan page", levels=(1, 2, 3), items=True, rows=True)
 
 
 class VolcengineOffersSpider(OfferSpider):
     name = "volcengine-offers"
     provider = "volcengine"
     currency = "CNY"
-    offer_pages = (OfferPage(PROMOTION_URL, parse_promotions),)
+    offer_pages = (OfferPage(CODING_PLAN_URL, parse_coding_plan),)

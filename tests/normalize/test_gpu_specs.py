@@ -1,4 +1,4 @@
-"""The GPU spec tables of AWS, Azure and GCP speak one interconnect
+"""The GPU spec tables of AWS, Azure, GCP and the GPU clouds speak one interconnect
 language (see tracker/normalize/gpu_specs/README.md)."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ BANDWIDTH = {2: {300}, 3: {600}, 4: {900, 600}, 5: {1800}}  # 600: the H100 NVL 
 
 
 def rows() -> list[tuple[str, GpuSpec]]:
-    return [(p, s) for p in ("aws", "azure", "gcp") for s in spec_table(p).values()]
+    providers = ("aws", "azure", "gcp", "vultr", "digitalocean", "verda")
+    return [(p, s) for p in providers for s in spec_table(p).values()]
 
 
 @pytest.mark.parametrize("provider, spec", rows(), ids=lambda v: v if isinstance(v, str) else v.instance_type)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from db.schema import Offer
 from db.store.offers import TrackedOffer, offer_values
-from tracker.normalize.offers import build_offer
+from tracker.normalize.offers import build_offer, build_offers
 from tracker.run.diff import DiffPolicy
 from tracker.run.offer_diff import diff_offers
 
@@ -59,9 +59,45 @@ def test_wording_alone_is_offer_changed_and_volatile_text_is_nothing() -> None:
     assert same.changes == [] and same.inserts == [] and same.closes == []
 
 
-def test_unreadable_amount_is_flagged_not_guessed() -> None:
-    o = offer("GPU加速型云服务器 免费试用", "限量发放")
-    assert o.unparsed and o.amount is None and o.percent_off is None
+def test_a_block_without_an_amount_or_size_is_no_offer() -> None:
+    """It was stored as an "unparsed" offer; now it is left out, with why."""
+    built = build_offers(
+        provider="huawei",
+        offer_id="huawei:x",
+        data={"title": "GPU加速型云服务器 免费试用", "text": "限量发放"},
+        observed_at=WHEN,
+        source_url="https://activity.huaweicloud.com/",
+        default_currency="CNY",
+    )
+    assert built.offers == [] and built.why_not == "no amount, percentage or free time"
+
+
+def test_a_change_of_terms_alone_is_an_offer_change_and_terms_read_first_are_no_change() -> None:
+    before, after = offer("新用户4小时免费A100"), offer("新用户8小时免费A100")
+    assert before.terms == {"gpu_time": {"amount": "4", "unit": "gpu_hour", "gpu": "A100"}}
+    assert kinds(diff([before], [after])) == [("offer_changed", None, None, "terms")]
+    values = {**offer_values(before), "terms": None}  # a row stored before offers kept their terms (0008)
+    legacy = TrackedOffer(1, before.offer_id, "hash-without-terms", 0, before.source_url, values)
+    result = diff_offers(
+        {before.offer_id: legacy}, {before.offer_id: before}, DiffPolicy(), source="huawei-offers", observed_at=WHEN
+    )
+    assert result.changes == [] and result.inserts == [before] and result.closes == [1]
+
+
+def test_every_tier_of_a_ladder_is_its_own_offer() -> None:
+    built = build_offers(
+        provider="tencent",
+        offer_id="tencent:newcomer",
+        data={"title": "新客专享", "text": "满1000减300、满3000减900、满5000减1500"},
+        observed_at=WHEN,
+        source_url="https://cloud.tencent.com/act/new",
+        default_currency="CNY",
+    )
+    assert [(o.offer_id, o.amount, o.min_spend, o.eligibility, o.terms["ladder"]) for o in built.offers] == [
+        ("tencent:newcomer-1000", 300, 1000, "new_users", "tencent:newcomer"),
+        ("tencent:newcomer-3000", 900, 3000, "new_users", "tencent:newcomer"),
+        ("tencent:newcomer-5000", 1500, 5000, "new_users", "tencent:newcomer"),
+    ]
 
 
 def test_added_removed_and_empty() -> None:

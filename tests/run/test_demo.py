@@ -15,6 +15,9 @@ from tests.conftest import CliResult
 from tests.helpers.stores import DemoRun, copy_home
 from tracker.run.captures import demo_captures
 
+# Demo sources whose captures state no offer (precision first: no block becomes a "discount").
+NO_OFFER_SOURCES = {"volcengine-offers"}
+
 
 def run_cli(*args: str) -> CliResult:
     """The CLI in-process, outside any test's capsys (for module fixtures)."""
@@ -52,14 +55,17 @@ def test_demo_loads_and_shows_changes(demo_run: DemoRun, sqlite_cli, tmp_path: P
     sources = {s for s, _ in demo_captures()}
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
     assert {r["source"] for r in runs} == sources
-    assert all(r["status"] == "ok" for r in runs)
+    # The Volcano Engine offers capture states no offer (no amount, percentage or
+    # free time): that source fails, in one sentence, and the demo goes on.
+    assert all(r["status"] == "ok" for r in runs if r["source"] not in NO_OFFER_SOURCES)
+    assert all("states an offer" in r["error"] for r in runs if r["source"] in NO_OFFER_SOURCES)
     assert {"alibaba", "alibaba-cn", "volcengine"} <= sources
     a100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "A100", "--format", "json").out)
     assert {"alibaba", "volcengine"} <= {p["provider"] for p in a100}
     assert {"USD", "CNY"} <= {p["currency"] for p in a100 if p["provider"] == "alibaba"}
 
     offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
-    assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}
+    assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei"}
     logged = json.loads(sqlite_cli("--home", str(target), "changes", "--format", "json").out)
     credit = [c for c in logged if c["kind"] == "credit_changed"]
     assert [(c["provider"], c["old_price"], c["new_price"]) for c in credit] == [("tencent", "200", "300")]
@@ -67,9 +73,11 @@ def test_demo_loads_and_shows_changes(demo_run: DemoRun, sqlite_cli, tmp_path: P
 
     again = sqlite_cli("demo", "--home", str(target))
     assert again.code == 0 and "already in the store" in again.err
-    assert len(json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)) == len(
-        runs
-    )
+    rerun = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
+    # Only a source whose pages state no offer is tried again (it never had a good run to skip from).
+    assert [r for r in rerun if r["source"] not in NO_OFFER_SOURCES] == [
+        r for r in runs if r["source"] not in NO_OFFER_SOURCES
+    ]
 
 
 def test_demo_captures_ship_as_package_data() -> None:
@@ -90,9 +98,9 @@ def test_demo_without_chromium_loads_every_source(demo_run: DemoRun, sqlite_cli,
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)
     loaded = {r["source"] for r in runs if r["status"] == "ok"}
     assert {"alibaba", "alibaba-cn", "volcengine", "aws-offers"} <= loaded
-    assert loaded == {s for s, _ in demo_captures()}
+    assert loaded == {s for s, _ in demo_captures()} - NO_OFFER_SOURCES
     offers = json.loads(sqlite_cli("--home", str(target), "offers", "--format", "json").out)
-    assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}
+    assert {o["provider"] for o in offers} == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei"}
     assert [o for o in offers if o["provider"] == "aws" and o["offer_id"] == "aws:activate-founders"]
     cny = json.loads(sqlite_cli("--home", str(target), "prices", "--format", "json").out)
     assert {"alibaba", "tencent", "huawei", "volcengine"} <= {r["provider"] for r in cny if r["currency"] == "CNY"}

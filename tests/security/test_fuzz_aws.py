@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spiders.aws.bulk_pages import GpuProducts, parse_offer_file, parse_region_index, subset_body
-from spiders.aws.offers import parse_free_plan
+from spiders.aws.offers import parse_free_tier
 from spiders.aws.pages import (
     parse_locations,
     parse_metadata,
@@ -58,15 +58,15 @@ SPOT_ADVISOR = {
     "ranges": [{"index": 0, "label": "<5%"}],
     "spot_advisor": {"us-east-1": {"Linux": {"p3.2xlarge": {"s": 70, "r": 0}}}},
 }
-FREE_PLAN = {
-    "metadata": {},
+FREE_TIER = {
+    "metadata": {"count": 1, "totalHits": 1},
     "items": [
         {
             "item": {
-                "id": "x",
-                "name": "credits",
-                "additionalFields": {"title": "$200 credits", "body": "for new accounts", "ctaLink": "/free"},
-            }
+                "id": "free-tier-products#amazon-ec2",
+                "additionalFields": {"serviceName": "Amazon EC2", "calloutLarge": "750 Hours", "frontCtaUrl": "/ec2/"},
+            },
+            "tags": [{"id": "free-tier-products#tier#12monthsfree"}],
         }
     ],
 }
@@ -155,7 +155,7 @@ def test_the_valid_documents_parse() -> None:
     assert parse_ondemand_page(json.dumps(ONDEMAND).encode(), "US East (N. Virginia)")[1]
     assert parse_spot_feed(json.dumps(SPOT_FEED).encode())
     assert parse_spot_advisor(json.dumps(SPOT_ADVISOR).encode())
-    assert parse_free_plan(json.dumps(FREE_PLAN).encode())
+    assert parse_free_tier(json.dumps(FREE_TIER).encode())
     assert parse_region_index(json.dumps(REGION_INDEX).encode(), "https://pricing.us-east-1.amazonaws.com/")
     assert parse_offer_file(json.dumps(OFFER_FILE).encode(), KEEP_PRODUCTS)[1]
     assert parse_plan_index(json.dumps(PLAN_INDEX).encode(), "https://pricing.us-east-1.amazonaws.com/")
@@ -167,9 +167,9 @@ def test_the_valid_documents_parse() -> None:
     [
         (parse_spot_feed, b'{"config": []}', "no config.regions list"),
         (parse_spot_feed, b'{"config": {"regions": [1]}}', "is not {region, instanceTypes"),
-        (parse_free_plan, b'{"items": [true]}', "an entry has no item object"),
-        (parse_free_plan, b'{"items": 1}', "has no items list"),
-        (parse_free_plan, b"[" * 5000, "is not valid JSON"),
+        (parse_free_tier, b'{"items": [true]}', "1 of 1 cards have no item.id or serviceName"),
+        (parse_free_tier, b'{"items": 1}', "has no items"),
+        (parse_free_tier, b"[" * 5000, "is not valid JSON"),
         (parse_spot_advisor, b'{"ranges": [], "spot_advisor": {"us-east-1": [1]}}', "is not {Linux|Windows"),
     ],
 )
@@ -197,9 +197,9 @@ def test_spot_feed_and_advisor(feed: bytes, wrapper: bytes, advisor: bytes) -> N
 
 
 @FUZZ
-@given(bodies(FREE_PLAN))
-def test_free_plan_directory(body: bytes) -> None:
-    only_shape_errors(parse_free_plan, body)
+@given(bodies(FREE_TIER))
+def test_free_tier_directory(body: bytes) -> None:
+    only_shape_errors(parse_free_tier, body)
 
 
 @FUZZ

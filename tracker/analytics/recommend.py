@@ -26,8 +26,8 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -37,11 +37,10 @@ import pandas as pd
 from db.schema import HOURS_PER_MONTH
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
-from tracker.analytics.offer_credits import COMPUTE_PRODUCTS, OfferCredit, credits_for, usable_offers
-from tracker.analytics.offer_discounts import discount_saving, usable_discounts
+from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend_fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
 from tracker.analytics.reference import References
-from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, instance_costs, instance_rates
+from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, instance_rates
 from tracker.errors import UserError
 
 WORKLOADS = ("training", "inference")
@@ -151,45 +150,6 @@ def mix_label(mix: dict[str, Decimal]) -> str:
     return ",".join(f"{model}={share.normalize():f}" for model, share in mix.items())
 
 
-@dataclass(frozen=True)
-class Applied:
-    """The one offer an option counts (offers do not stack): its id and condition."""
-
-    offer_id: str
-    conditions: str
-
-
-def _best_offer(
-    inst: PricedInstance,
-    refs: References,
-    inputs: TcoInputs,
-    credits: Sequence[OfferCredit],
-    discounts: Sequence[dict[str, Any]],
-) -> tuple[dict[str, Any], Applied | None]:
-    """The costs under the one offer that saves most: a credit, GPU time or a discount."""
-    base = instance_costs(replace(inst, fx=set(inst.fx)), refs, inputs)
-    best, chosen = base, None
-    for offer in credits:
-        if not offer.applies_to(inputs.mix):
-            continue
-        costs = instance_costs(replace(inst, fx=set(inst.fx)), refs, replace(inputs, credit=offer.credit))
-        if costs["total"] < best["total"]:
-            best, chosen = costs, Applied(offer.credit.label.removeprefix("offer "), offer.conditions)
-    for row in discounts:
-        found = discount_saving(inst, inputs, row)
-        if found is None or base["total"] - found[0] >= best["total"]:
-            continue
-        total = base["total"] - found[0]
-        best = {**base, "credits": found[0], "total": total, "per_gpu_hour": _per_gpu_hour(total, inputs)}
-        chosen = Applied(str(row["offer_id"]), found[1])
-    return best, chosen
-
-
-def _per_gpu_hour(total: Decimal, inputs: TcoInputs) -> Decimal | None:
-    hours = inputs.count * inputs.hours_per_month * inputs.months
-    return (total / hours).quantize(Decimal("0.0001")) if hours else None
-
-
 def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> pd.DataFrame:
     """The ranked options for `needs`; `frame.attrs["notes"]` says what was left out and why."""
     if needs.workload not in WORKLOADS:
@@ -197,7 +157,6 @@ def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, need
     check_gpus(needs.gpus)
     fitting = fit(prices, needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share)
     usable = usable_offers(offers, needs.qualifies)
-    discounts = usable_discounts(offers, needs.qualifies, COMPUTE_PRODUCTS)
     notes: list[str] = list(fitting.attrs.get("notes", []))
     options: dict[tuple, dict[str, Any]] = {}
     regions: dict[tuple, int] = {}
@@ -210,7 +169,7 @@ def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, need
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(row.get("gpu_model")))
             continue
-        applicable = credits_for(inst, usable, needs.hours_per_month, needs.currency)
+        applicable = [o for o in usable if o.get("provider") == row["provider"]]
         for mix in _mixes(inst, needs):
             inputs = TcoInputs(
                 count=needs.gpus,
@@ -222,7 +181,7 @@ def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, need
                 egress_gb_per_month=needs.egress_gb_per_month,
                 currency=needs.currency,
             )
-            costs, offer = _best_offer(inst, refs, inputs, applicable, discounts)
+            costs, offer = best_offer(inst, refs, inputs, applicable)
             option = _option(row, inst, costs, offer, mix, needs, speed)
             key = (row["provider"], row["instance_type"], option["mix"])
             regions[key] = regions.get(key, 0) + 1
@@ -256,7 +215,7 @@ def _option(
     row: dict[str, Any],
     inst: PricedInstance,
     costs: dict[str, Any],
-    offer: Applied | None,
+    offer: Worth | None,
     mix: dict[str, Decimal],
     needs: Needs,
     speed: Decimal | None,

@@ -9,8 +9,10 @@ The arithmetic, per instance type (n instances = ceil(GPUs / GPUs per instance))
 - reserved_1yr: share x n x 1-year term total x ceil(months / 12)
 - reserved_3yr: share x n x 3-year term total x ceil(months / 36)
 - egress:       GB/month x rate x months;  storage: GB x rate per GB-month x months
-- credits:      min(credit, spend in the credit's validity window), only for its
-                provider and when the whole spend reaches its minimum.
+- credits:      min(credit, spend in the credit's validity window, its per-hour or
+                per-month cap over that window), only for its provider and when
+                the whole spend reaches its minimum; for a 满减 ladder, the best
+                tier the whole spend reaches.
 
 A term total is the effective hourly rate (upfront fee amortised) times the
 term's hours; commitments are bought in whole terms. The break-even point is
@@ -47,6 +49,9 @@ class Credit:
     months: int | None = None
     min_spend: Decimal | None = None
     label: str = "credit"
+    tiers: tuple[tuple[Decimal, Decimal], ...] = ()  # a 满减 ladder: (minimum spend, amount) steps
+    cap_per_hour: Decimal | None = None  # at most this much of it a hour of use
+    cap_per_month: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -84,27 +89,6 @@ def parse_mix(text: str) -> dict[str, Decimal]:
     elif total != 1:
         raise UserError(f"--mix: the shares add up to {total}, not 1 (or 100%)")
     return {k: v for k, v in mix.items() if v}
-
-
-def credit_from_offer(offers: pd.DataFrame, offer_id: str) -> Credit:
-    """A credit from the offers table, with its provider, validity and minimum spend."""
-    if offers.empty or "offer_id" not in offers.columns:
-        raise UserError("the store has no offers; crawl an offers source first, or give --credit AMOUNT")
-    match = offers[offers["offer_id"] == offer_id]
-    if match.empty:
-        raise UserError(f"no current offer {offer_id!r}; see gpu-tracker offers")
-    row = records(match)[0]
-    if not row.get("amount") or not row.get("currency"):
-        raise UserError(f"offer {offer_id!r} has no credit amount to apply (it may be a percentage discount)")
-    days = row.get("duration_days")
-    return Credit(
-        amount=Decimal(str(row["amount"])),
-        currency=str(row["currency"]),
-        provider=row.get("provider"),
-        months=math.ceil(int(days) / 30) if days else None,
-        min_spend=Decimal(str(row["min_spend"])) if row.get("min_spend") else None,
-        label=f"offer {offer_id}",
-    )
 
 
 @dataclass
@@ -259,8 +243,18 @@ def _credit(inputs: TcoInputs, refs: References, provider: str, subtotal: Decima
     conversion = refs.fx.conversion(credit.currency, inputs.currency)
     if credit.currency != inputs.currency:
         fx.add(f"{conversion.label(credit.currency, inputs.currency)} ({conversion.date})")
-    if credit.min_spend is not None and subtotal < credit.min_spend * conversion.rate:
+    amount = credit.amount
+    if credit.tiers:
+        reached = [off for low, off in credit.tiers if subtotal >= low * conversion.rate]
+        if not reached:
+            return Decimal(0)
+        amount = max(reached)
+    elif credit.min_spend is not None and subtotal < credit.min_spend * conversion.rate:
         return Decimal(0)
     window = min(credit.months or inputs.months, inputs.months)
     usable = subtotal * window / inputs.months
-    return min(credit.amount * conversion.rate, usable)
+    if credit.cap_per_hour is not None:
+        usable = min(usable, credit.cap_per_hour * conversion.rate * inputs.hours_per_month * window)
+    if credit.cap_per_month is not None:
+        usable = min(usable, credit.cap_per_month * conversion.rate * window)
+    return min(amount * conversion.rate, usable)

@@ -201,6 +201,7 @@ OFFER_COLUMNS = [
     "duration_days",
     "eligibility",
     "products",
+    "conditions",
     "valid_from",
     "valid_until",
     "unparsed",

@@ -141,12 +141,24 @@ class AwsSettings(ProviderSettings):
     )
 
 
+class VerdaSettings(ProviderSettings):
+    """[providers.verda]: the API client (Verda's console, Keys) that the
+    verda source authenticates with; it takes no api_key."""
+
+    client_id: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_VERDA_CLIENT_ID")
+    client_secret: SecretStr | None = Field(None, description="falls back to $GPU_TRACKER_VERDA_CLIENT_SECRET")
+
+    def missing_keys(self) -> list[str]:
+        return [k for k in ("client_id", "client_secret") if getattr(self, k) is None]
+
+
 # Providers whose section takes more keys than ProviderSettings.
 PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
     "tencent": KeyPairSettings,
+    "verda": VerdaSettings,
     "volcengine": VolcengineSettings,
 }
 

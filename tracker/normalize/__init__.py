@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from db.bulk.encoding import StagedQuote
 from db.schema import Offer, PriceQuote
+
+if TYPE_CHECKING:
+    from tracker.normalize.specs import GpuSpec
 
 
 class NormalizeError(ValueError):
@@ -67,6 +70,20 @@ def zone_quotes(
         )
         for zone, availability in zones
     ]
+
+
+def spec_quote(provider: str, item: dict[str, Any], spec: GpuSpec, **fields: Any) -> PriceQuote:
+    """An hourly Linux quote of the type `spec` describes, observed with the
+    raw `item` (the GPU clouds' APIs: one price per type, region and model)."""
+    return make_quote(
+        provider,
+        instance_type=spec.instance_type,
+        unit="hour",
+        source_url=str(item.get("source_url") or ""),
+        observed_at=parse_time(item.get("observed_at")),
+        **spec.as_fields(),
+        **fields,
+    )
 
 
 def parse_time(value: object) -> datetime:

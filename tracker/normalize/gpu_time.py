@@ -1,6 +1,7 @@
 """Offers measured in GPU time rather than money: "4 free A100 hours",
-"100 GPU hours on H100", "a 7-day trial of ecs.gn7i-c8g1.2xlarge",
-"A100 GPU 4 小时", "GPU 云服务器免费试用 7 天".
+"100 GPU hours on H100", "free 8×H100 for 2 hours" (16 GPU-hours),
+"4小时免费A100", "a 7-day trial of ecs.gn7i-c8g1.2xlarge", "A100 GPU 4 小时",
+"GPU 云服务器免费试用 7 天".
 
 `parse_gpu_time(text)` gives the amount, its unit (`gpu_hour`: hours of one
 GPU; `day`: days of the named instance or GPU) and the GPU model or instance
@@ -15,7 +16,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tracker.normalize.offer_text import _EN_NUMBERS, _cn_small_number
+from tracker.normalize.numbers import EN_WORDS, amount_of
 
 
 @dataclass(frozen=True)
@@ -26,10 +27,7 @@ class GpuTime:
     instance: str | None = None
 
 
-_N = (
-    r"(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十]+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
-    r"twenty-four|thirty|sixty|ninety|an?)"
-)
+_N = rf"(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十]+|{EN_WORDS})"
 # Upper case only, and single-digit names only where real (T4, L4, P4): "V0" is a user tier.
 _GPU = (
     r"(?<![A-Za-z0-9])(?P<gpu>(?:MI\d{3}X?|[ABHLV]\d{2,3}[GS]?|P\d{2,3}|[TLP]4|RTX\s?(?:PRO\s)?\d{4})"
@@ -42,6 +40,8 @@ _INSTANCE = (
 _HOURS_EN = r"(?:hours?|hrs?)(?![A-Za-z])"
 _HOURS_CN = r"(?:个)?(?:小时|卡时|机时)"
 _GPU_HOURS = [
+    # "free 8×H100 for 2 hours", "8 x A100 free for 4 hours": count x hours GPU-hours
+    re.compile(rf"(?:free\s)?(?P<count>\d+)\s?[x×*]\s?{_GPU}\s(?:GPUs?\s)?(?:free\s)?for\s{_N}\s?{_HOURS_EN}", re.I),
     # "4 free A100 hours", "4 A100 GPU hours"
     re.compile(rf"{_N}\s?(?:free\s)?{_GPU}\s?(?:GPU\s?)?(?:compute\s)?{_HOURS_EN}", re.I),
     # "4 free hours of A100", "100 GPU hours on H100", "10 hours of free T4 time"
@@ -76,16 +76,6 @@ _GPU_ANYWHERE = re.compile(_GPU)
 _INSTANCE_ANYWHERE = re.compile(_INSTANCE)
 
 
-def _amount(raw: str) -> Decimal | None:
-    if raw[0].isdigit():
-        return Decimal(raw)
-    if raw.isascii():
-        value = _EN_NUMBERS.get(raw.lower())
-    else:
-        value = _cn_small_number(raw)
-    return Decimal(value) if value else None
-
-
 def _group(match: re.Match[str], name: str) -> str | None:
     value = match.groupdict().get(name)
     return " ".join(value.split()) if value else None
@@ -94,11 +84,12 @@ def _group(match: re.Match[str], name: str) -> str | None:
 def parse_gpu_time(text: str) -> GpuTime | None:
     for pattern in _GPU_HOURS:
         match = pattern.search(text)
-        if match and (amount := _amount(match.group("n"))):
-            return GpuTime(amount, "gpu_hour", _group(match, "gpu"))
+        if match and (amount := amount_of(match.group("n"))):
+            count = match.groupdict().get("count")
+            return GpuTime(amount * int(count) if count else amount, "gpu_hour", _group(match, "gpu"))
     for pattern in _DAYS:
         match = pattern.search(text)
-        if not match or not (amount := _amount(match.group("n"))) or not _NAMES_A_GPU.search(text):
+        if not match or not (amount := amount_of(match.group("n"))) or not _NAMES_A_GPU.search(text):
             continue
         gpu, instance = _group(match, "gpu"), _group(match, "inst")
         if gpu is None and instance is None:

@@ -7,13 +7,20 @@ values as seen: `id` and `title` (required), `text`, and where the page
 states them separately, `kind`, `eligibility`, `products`, `amount`,
 `currency`, `percent_off`, `min_spend`, `duration_days`, `valid_from`,
 `valid_until`, `url`. Stated values win over what the text says; the text is
-read by `offer_text.parse_terms` after its volatile parts are taken out.
+read by `offer_reader.read_offers` after its volatile parts are taken out.
+
+Precision first: a block that states no offer (a heading, an FAQ answer, a
+price, a rule) is left out and counted in the run's note, never stored as a
+"discount"; a page none of whose blocks states an offer is judged like a page
+that lists none (the run fails with one sentence, a `source_broken` change).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -21,7 +28,8 @@ from typing import Any
 from db.schema import Eligibility, Offer, OfferKind, stable_hash
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.offer_text import OfferTerms, parse_terms
+from tracker.normalize.offer_reader import read_offers, terms_record
+from tracker.normalize.offer_text import OfferTerms
 from tracker.normalize.volatile import clean_text, clean_url
 
 _SLUG = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")
@@ -59,7 +67,51 @@ def _enum(cls: type[OfferKind] | type[Eligibility], value: object, where: str) -
         raise NormalizeError(f"{where}: unknown {cls.__name__} {value!r}") from None
 
 
-def build_offer(
+@dataclass
+class Built:
+    """What one block of a page gave: its offers, or why it gave none."""
+
+    offers: list[Offer] = field(default_factory=list)
+    why_not: str = ""
+
+
+def _stated_days(data: dict[str, Any], where: str) -> int | None:
+    days = _stated_decimal(data, "duration_days", where)
+    if days is None:
+        return None
+    if days != days.to_integral_value() or days <= 0:
+        raise NormalizeError(f"{where}: duration_days {data['duration_days']!r} is not a whole number of days")
+    return int(days)
+
+
+def _stated_terms(
+    data: dict[str, Any], block: OfferTerms, where: str, default_currency: str | None
+) -> OfferTerms | None:
+    """The one offer a page states in separate fields (a JSON `amount`,
+    `discount`...), the words filling what it leaves out; None when it
+    states no amount, percentage or length."""
+    amount = _stated_decimal(data, "amount", where)
+    percent = _stated_decimal(data, "percent_off", where)
+    spend = _stated_decimal(data, "min_spend", where)
+    days = _stated_days(data, where)
+    stated_kind = _enum(OfferKind, data.get("kind"), where)
+    if amount is None and percent is None and not (days is not None and stated_kind is not None):
+        return None
+    terms = replace(block, tiers=[], caps=list(block.caps))
+    if amount is not None:
+        terms.amount, terms.currency = amount, data.get("currency") or block.currency or default_currency
+        terms.min_spend = spend
+    if percent is not None:
+        terms.percent_off = percent
+    if days is not None:
+        terms.duration_days = days
+    if stated_kind is None:
+        stated_kind = OfferKind.voucher if spend is not None else terms.kind
+    terms.kind = stated_kind or (OfferKind.free_credit if amount is not None else OfferKind.discount)
+    return terms
+
+
+def build_offers(
     *,
     provider: str,
     offer_id: str,
@@ -68,52 +120,89 @@ def build_offer(
     source_url: str,
     default_currency: str | None = None,
     ignore: Sequence[re.Pattern[str]] = (),
-    fallback_kind: OfferKind | None = None,
-) -> Offer:
-    """One Offer from what a page said about it."""
+) -> Built:
+    """The offers one block of a page states (each tier of a 满减 ladder its
+    own, `<offer_id>-<threshold>`), or none and why."""
     where = f"{provider}: offer {offer_id}"
     title = clean_text(str(data.get("title") or ""), ignore)[:120]
     text = clean_text(" ".join(str(p) for p in (data.get("title"), data.get("text")) if p), ignore)
     if not title and not text:
         raise NormalizeError(f"{where} has neither a title nor a text")
-    terms: OfferTerms = parse_terms(text, default_currency=default_currency)
-    amount = _stated_decimal(data, "amount", where)
-    if amount is not None:
-        terms.amount, terms.currency = amount, data.get("currency") or terms.currency or default_currency
-    for name in ("percent_off", "min_spend"):
-        stated = _stated_decimal(data, name, where)
-        if stated is not None:
-            setattr(terms, name, stated)
-    if data.get("duration_days") not in (None, ""):
-        terms.duration_days = int(str(data["duration_days"]))
-    kind = _enum(OfferKind, data.get("kind"), where) or terms.kind or fallback_kind or OfferKind.discount
-    terms.kind = kind
-    eligibility = _enum(Eligibility, data.get("eligibility"), where) or terms.eligibility or Eligibility.all
-    products = sorted(set(terms.products) | {str(p) for p in data.get("products") or []})
-    return Offer(
-        provider=provider,
-        offer_id=offer_id,
-        kind=kind,
-        title=title or text[:80],
-        amount=terms.amount,
-        currency=terms.currency if terms.amount is not None or terms.min_spend is not None else None,
-        percent_off=terms.percent_off,
-        min_spend=terms.min_spend,
-        duration_days=terms.duration_days,
-        eligibility=eligibility,
-        products=products,
-        valid_from=_stated_time(data.get("valid_from")) or terms.valid_from,
-        valid_until=_stated_time(data.get("valid_until")) or terms.valid_until,
-        source_url=clean_url(str(data.get("url") or source_url)),
-        observed_at=observed_at,
-        text=text,
-        text_hash=stable_hash((text,), length=16),
-        unparsed=not terms.says_something(),
-    )
+    reading = read_offers(text, default_currency=default_currency)
+    stated = _stated_terms(data, reading.block, where, default_currency)
+    found = [stated] if stated is not None else reading.offers
+    if not found:
+        return Built(why_not=reading.why_not)
+    hint = _enum(OfferKind, data.get("kind"), where)
+    if stated is None and hint is not None and len(found) == 1:
+        found[0].kind = hint  # a kind the page (or the watch's configuration) names
+    ladder = offer_id if len(found) > 1 and all(t.tiers for t in found) else None
+    eligibility = _enum(Eligibility, data.get("eligibility"), where)
+    products = {str(p) for p in data.get("products") or []}
+    offers = []
+    for terms in found:
+        if ladder:
+            ident = f"{offer_id}-{slug(format(terms.tiers[0].min_spend, 'f'))}"
+        elif terms is found[0]:
+            ident = offer_id
+        else:
+            ident = f"{offer_id}-{slug(str(terms.kind))}"
+        offers.append(
+            Offer(
+                provider=provider,
+                offer_id=ident,
+                kind=terms.kind or OfferKind.free_trial,
+                title=title or text[:80],
+                amount=terms.amount,
+                currency=terms.currency if terms.amount is not None or terms.min_spend is not None else None,
+                percent_off=terms.percent_off,
+                min_spend=terms.min_spend,
+                duration_days=terms.duration_days,
+                eligibility=eligibility or terms.eligibility or Eligibility.all,
+                products=sorted(set(terms.products) | products),
+                valid_from=_stated_time(data.get("valid_from")) or terms.valid_from,
+                valid_until=_stated_time(data.get("valid_until")) or terms.valid_until,
+                source_url=clean_url(str(data.get("url") or source_url)),
+                observed_at=observed_at,
+                text=text,
+                text_hash=stable_hash((text,), length=16),
+                terms=terms_record(terms, reading.conditions, ladder=ladder),
+            )
+        )
+    return Built(offers)
+
+
+def build_offer(**block: Any) -> Offer:
+    """The one offer a block states (see `build_offers`); a NormalizeError
+    when it states none, or several."""
+    built = build_offers(**block)
+    if len(built.offers) != 1:
+        what = built.why_not or f"{len(built.offers)} offers"
+        raise NormalizeError(f"{block.get('provider')}: offer {block.get('offer_id')} states {what}, not one offer")
+    return built.offers[0]
+
+
+def dropped_note(what: str, dropped: dict[str, str]) -> str:
+    """One sentence for the run's note: how many blocks stated no offer, and why."""
+    reasons = Counter(dropped.values())
+    why = "; ".join(f"{reason}: {n}" for reason, n in reasons.most_common())
+    sample = ", ".join(list(dropped)[:3]) + (", ..." if len(dropped) > 3 else "")
+    return f"{what}: {len(dropped)} blocks stated no offer and were left out ({why}): {sample}"
+
+
+NO_OFFER = "states an offer (a credit, voucher, discount or free time with its amount or size)"
+
+
+def states_no_offer(error: str | None) -> bool:
+    """Whether a run failed because its page states no offer (the demo shows
+    that, as any source broken for that reason, and goes on)."""
+    return bool(error) and NO_OFFER in str(error)
 
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
+    dropped: dict[str, str] = {}
+    provider = ""
     for item in items:
         if item.get("kind") != "offer":
             raise NormalizeError(f"an offer source gave an item of kind {item.get('kind')!r}")
@@ -121,15 +210,20 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         provider = str(item["provider"])
         if not data.get("id"):
             raise NormalizeError(f"{provider}: an offer on {item['source_url']} has no id")
-        offer = build_offer(
+        ident = f"{provider}:{slug(data['id'])}"
+        built = build_offers(
             provider=provider,
-            offer_id=f"{provider}:{slug(data['id'])}",
+            offer_id=ident,
             data=data,
             observed_at=parse_time(item["observed_at"]),
             source_url=item["source_url"],
             default_currency=item.get("currency"),
         )
-        if offer.unparsed:
-            out.notes.append(f"{offer.offer_id}: no amount or percentage could be read; stored as unparsed")
-        out.offers.append(offer)
+        out.offers.extend(built.offers)
+        if not built.offers:
+            dropped[ident] = built.why_not
+    if dropped:
+        if not out.offers:
+            raise NormalizeError(f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
+        out.notes.append(dropped_note(provider, dropped))
     return out

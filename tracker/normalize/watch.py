@@ -1,5 +1,8 @@
-"""What the matches of a watch page mean: one offer each, or with
-`kind = "price"` one price each. The user's ignore patterns and the built-in
+"""What the matches of a watch page mean: the offers each states (none for a
+match that states no offer, counted in the run's note; every tier of a 满减
+ladder its own), or with `kind = "price"` one price each. A page none of
+whose matches states an offer fails the run with one sentence, as a source
+that lists no offers does. The user's ignore patterns and the built-in
 volatile patterns are taken out of the text first, so a countdown or a stock
 counter never looks like a change.
 
@@ -15,7 +18,7 @@ from typing import Any
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.offer_text import parse_rate
-from tracker.normalize.offers import build_offer, slug
+from tracker.normalize.offers import NO_OFFER, build_offers, dropped_note, slug
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore
 
 _RATE_MODELS = {
@@ -51,25 +54,34 @@ def _price(item: dict[str, Any], ident: str, text: str) -> PriceQuote:
 
 def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     out = Normalized()
+    dropped: dict[str, str] = {}
+    name = ""
     for item in items:
         data = item["data"]
+        name = f"watch:{item['watch']}"
         try:
             ignore = compile_ignore(item.get("ignore") or [])
         except IgnorePatternError as exc:
-            raise NormalizeError(f"watch:{item['watch']}: {exc}") from None
+            raise NormalizeError(f"{name}: {exc}") from None
         ident = slug(data.get("id") or "") or str(data["index"])
         if item.get("offer_kind") == "price":
             out.quotes.append(_price(item, ident, clean_text(data["text"], ignore)))
             continue
-        fallback = OfferKind(item["offer_kind"]) if item.get("offer_kind") else None
-        offer = build_offer(
+        hint = OfferKind(item["offer_kind"]) if item.get("offer_kind") else None
+        built = build_offers(
             provider=item["provider"],
-            offer_id=f"watch:{item['watch']}:{ident}",
-            data={"title": data["text"], "kind": fallback},
+            offer_id=f"{name}:{ident}",
+            data={"title": data["text"], "kind": hint},
             observed_at=parse_time(item["observed_at"]),
             source_url=item["source_url"],
             default_currency=item.get("currency"),
             ignore=ignore,
         )
-        out.offers.append(offer)
+        out.offers.extend(built.offers)
+        if not built.offers:
+            dropped[f"{name}:{ident}"] = built.why_not
+    if dropped:
+        if not out.offers and not out.quotes:
+            raise NormalizeError(f"{name}: none of the {len(dropped)} matches of the page {NO_OFFER}")
+        out.notes.append(dropped_note(name, dropped))
     return out

@@ -5,8 +5,10 @@ just seen to changes, and to the writes that move the snapshot forward.
   baseline); a missing one is offer_removed only after
   `removal_confirmations` complete runs without it.
 - An amount that moved is credit_changed, a percentage that moved
-  discount_changed, with old and new values; any other change of the terms,
-  or of the (cleaned) text, is offer_changed.
+  discount_changed, with old and new values; any other change of the terms
+  (the columns, or the terms read beyond them: GPU time, tier, caps, models),
+  or of the (cleaned) text, is offer_changed. A row stored before offers kept
+  their read terms (terms NULL) is rewritten with them, silently.
 - An empty snapshot, or one much smaller than the last, is not diffed: the
   result carries the reason and the caller keeps the last good data.
 """
@@ -98,7 +100,7 @@ def offer_change(
 
 def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: datetime) -> list[Change]:
     old, new = before.values, offer_values(offer)
-    fields = sorted(k for k in new if new[k] != old.get(k))
+    fields = sorted(k for k in new if new[k] != old.get(k) and not (k == "terms" and old.get(k) is None))
     terms = _terms("old", old) | _terms("new", new)
     common = {
         **terms,

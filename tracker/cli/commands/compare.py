@@ -121,8 +121,16 @@ def tco(
     ] = None,
     credit_min_spend: Annotated[str | None, typer.Option(help="The credit applies only from this spend.")] = None,
     offer: Annotated[
-        str | None, typer.Option(help="Apply this offer's credit (an offer_id from the offers table).")
+        str | None,
+        typer.Option(
+            help="Apply this offer's credit (an offer_id from the offers table); "
+            "for a tier of a 满减 ladder, the best tier each option's spend reaches."
+        ),
     ] = None,
+    new_account: Annotated[
+        bool,
+        typer.Option("--new-account", help="You are a new customer: an --offer for new users only may count."),
+    ] = False,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
@@ -136,9 +144,12 @@ def tco(
     reserved term beats on demand.
 
     Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
+
+    Example: gpu-tracker tco --gpu A100 --count 8 --offer tencent:cvm-newuser-1000 --new-account --currency CNY
     """
     from tracker.analytics.history import offers_frame, prices_frame, records
-    from tracker.analytics.tco import Credit, TcoInputs, credit_from_offer, parse_mix, tco_frame
+    from tracker.analytics.offer_value import credit_from_offer
+    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_frame
 
     target = parse_currency(currency)
     if credit is not None and offer is not None:
@@ -154,7 +165,7 @@ def tco(
             min_spend=decimal_option(credit_min_spend, "--credit-min-spend"),
         )
     elif offer is not None:
-        chosen = credit_from_offer(offers_frame(engine), offer)
+        chosen = credit_from_offer(offers_frame(engine), offer, {"new_users"} if new_account else set())
     inputs = TcoInputs(
         count=decimal_option(count, "--count", minimum=Decimal(1)) or Decimal(1),
         hours_per_month=decimal_option(hours_per_month, "--hours-per-month") or Decimal(0),

@@ -142,6 +142,7 @@ def demo(
     Example: gpu-tracker demo --home /tmp/gpu-demo
     """
     from spiders.api import sdk_installed
+    from tracker.normalize.offers import states_no_offer
     from tracker.run.captures import browser_missing, capture_time, demo_captures
     from tracker.run.service import load_captures, start_replays
     from tracker.sources import SOURCES
@@ -186,7 +187,7 @@ def demo(
             pipeline = st.pipeline()
             for source, capture, report in load_captures(pipeline, st.config, replays):
                 stderr.print(f"{escape(summary(report))} [dim]({capture.name})[/dim]", highlight=False)
-                if not report.ok:
+                if not report.ok and not states_no_offer(report.error):
                     raise UserError(f"the demo capture {capture.name} did not load: {report.error}")
                 if source in seen:
                     later.extend(change_dict(c) for c in report.changes)

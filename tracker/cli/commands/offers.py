@@ -26,15 +26,18 @@ app = typer.Typer(no_args_is_help=False)
 def offer_dict(point: OfferPoint) -> dict[str, Any]:
     from alerts.cards import offer_terms, writes_chinese
     from db.store.offers import offer_point_dict
+    from tracker.normalize.offer_reader import describe
 
     row = offer_point_dict(point)
+    row["conditions"] = "; ".join(describe(row.pop("terms")))
     row["valid_from"], row["valid_until"] = row.pop("offer_valid_from"), row.pop("offer_valid_until")
     row["products"] = ",".join(row["products"])
     row["observed_at"] = point.valid_from
     row["seen_from"], row["seen_to"] = point.valid_from, point.valid_to
     # For the table alone: the terms in words, as alerts write them (满1000减300, $300, 40% off).
     values = {k: None if row.get(k) is None else str(row[k]) for k in _TERMS}
-    row["terms"] = offer_terms(values, writes_chinese(row.get("title") or "", row.get("currency")))
+    words = offer_terms(values, writes_chinese(row.get("title") or "", row.get("currency")))
+    row["terms"] = "; ".join(p for p in (words, row["conditions"]) if p)
     if row.get("unparsed") and not row["terms"]:
         row["terms"] = "(not read)"
     return row
@@ -56,8 +59,9 @@ def offers(
 ) -> None:
     """List the current offers: free credits, vouchers, trials and discounts.
 
-    An offer whose amount could not be read is listed with unparsed = true and
-    its text; no number is made up for it.
+    A block of a page that states no offer (no amount, percentage or free
+    time) is not listed; `conditions` says what an offer asks and limits
+    (GPU time, caps, price models, an order-length limit).
 
     Example: gpu-tracker offers --provider tencent --kind voucher --format json
     """

@@ -55,6 +55,13 @@ def recommend(
         list[Qualify] | None,
         typer.Option(help="Count offers for this kind of customer too (new_users, startups...); repeatable."),
     ] = None,
+    new_account: Annotated[
+        bool,
+        typer.Option(
+            "--new-account",
+            help="You are a new customer of these clouds: count offers for new users only (same as --qualify new_users).",
+        ),
+    ] = False,
     mix: Annotated[
         list[str] | None,
         typer.Option(help="Also weigh this mix of price models, e.g. on_demand=0.25,reserved_3yr=0.75; repeatable."),
@@ -73,14 +80,18 @@ def recommend(
     the TCO simulator: compute, egress and storage at dated rates, less the
     one offer from the offers table that saves most and that you qualify for
     (credits, vouchers, free GPU hours, trial days, percent discounts on the
-    purchases they cover). Each row says why it
-    ranks there. A throughput table turns the ranking into cost per unit of work.
+    purchases they cover; of a 满减 ladder, the best tier the spend reaches).
+    Offers for new users count only with --new-account. Each row says why it
+    ranks there, with the offer's caps and conditions. A throughput table
+    turns the ranking into cost per unit of work.
 
     --min-gpu-memory is compared with usable memory: the datasheet GB times
     --usable-memory-share. Instances that share one GPU (a 1/2 or 1/6 slice)
     count only for a need below one GPU (--gpus 0.5).
 
     Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload training --hours-per-month 500 --months 36 --currency CNY
+
+    Example: gpu-tracker recommend --gpus 1 --gpu A100 --hours-per-month 100 --months 3 --new-account
     """
     from tracker.analytics.history import offers_frame, prices_frame, records
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
@@ -101,7 +112,7 @@ def recommend(
         spot_overhead=decimal_option(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
         storage_gb=decimal_option(storage_gb, "--storage-gb") or Decimal(0),
         egress_gb_per_month=decimal_option(egress_gb, "--egress-gb") or Decimal(0),
-        qualifies=frozenset(q.value for q in qualify or []),
+        qualifies=frozenset(q.value for q in qualify or []) | ({"new_users"} if new_account else set()),
         throughput=load_throughput(throughput) if throughput else None,
         mixes=tuple(parse_mix(m) for m in mix or []),
         region_group=region_group.value if region_group else None,
