@@ -62,6 +62,7 @@ def _printed(capsys: pytest.CaptureFixture[str], rows: list[dict[str, Any]], arg
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_simple_queries_on_a_demo_store_match_the_orm_path(
     demo_cli, demo_db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

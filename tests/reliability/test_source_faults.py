@@ -141,6 +141,7 @@ def scale_price(factor: str):
     return edit
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "edit, message, status",
     [

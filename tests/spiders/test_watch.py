@@ -124,6 +124,7 @@ def test_watch_page_live(cli) -> None:
     _scenario(cli, STATIC, browser=False)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_CHROMIUM, reason="Chromium is not installed (apt-get install chromium)")
 def test_watch_page_live_in_the_browser(sqlite_cli) -> None:
     _scenario(sqlite_cli, RENDERED, browser=True)
