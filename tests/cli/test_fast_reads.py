@@ -63,6 +63,8 @@ def _printed(capsys: pytest.CaptureFixture[str], rows: list[dict[str, Any]], arg
 
 
 @pytest.mark.slow
+# Thousands of rows drawn as tables, twice per format: minutes when the cores are shared.
+@pytest.mark.timeout(900)
 def test_simple_queries_on_a_demo_store_match_the_orm_path(
     demo_cli, demo_db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
