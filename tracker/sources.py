@@ -31,6 +31,12 @@ class Source:
     # A live crawl needs [providers.<provider>] api_key, or for the `-api` sources
     # access_key_id and access_key_secret (or their environment variables).
     needs_api_key: bool = False
+    # What the providers table (docs/providers.md, tracker/cli/providers.py)
+    # says of the source: the price models it stores (PriceModel values), the
+    # regions it covers, and where it states stock ("" when it does not).
+    price_models: tuple[str, ...] = ()
+    regions: str = ""
+    stock: str = ""
 
     @property
     def spider_path(self) -> str:
@@ -55,12 +61,16 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.spider import AwsSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
+    from spiders.coreweave.spider import CoreWeaveSpider
     from spiders.digitalocean.spider import DigitalOceanSpider
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
     from spiders.huawei.offers import HuaweiOffersSpider
     from spiders.huawei.spider import HuaweiSpider
+    from spiders.lambda_.spider import LambdaSpider
+    from spiders.nebius.spider import NebiusSpider
+    from spiders.oci.spider import OciSpider
     from spiders.tencent.api import TencentApiSpider
     from spiders.tencent.offers import TencentOffersSpider
     from spiders.tencent.spider import TencentSpider
@@ -75,34 +85,191 @@ def _registry() -> dict[str, Source]:
         aws,
         aws_bulk,
         azure,
+        coreweave,
         digitalocean,
         gcp,
         huawei,
+        lambda_,
+        nebius,
+        oci,
         tencent,
         verda,
         volcengine,
         vultr,
     )
 
+    every = "every region, or those named"
+    od_spot = ("on_demand", "spot")
+    subscription = ("on_demand", "monthly", "yearly")
     sources = (
-        Source("azure", "azure", AzureSpider, azure.normalize),
-        Source("aws", "aws", AwsSpider, aws.normalize),
-        Source("aws-reserved", "aws", AwsReservedSpider, aws_bulk.normalize),
-        Source("alibaba", "alibaba", AlibabaSpider, alibaba.normalize, keeps_state=True),
-        Source("alibaba-cn", "alibaba", AlibabaChinaSpider, alibaba.normalize, keeps_state=True),
-        Source("volcengine", "volcengine", VolcengineSpider, volcengine.normalize, keeps_state=True),
-        Source("tencent", "tencent", TencentSpider, tencent.normalize),
-        Source("huawei", "huawei", HuaweiSpider, huawei.normalize),
-        Source("gcp", "gcp", GcpSpider, gcp.normalize, needs_api_key=True),
+        Source(
+            "azure",
+            "azure",
+            AzureSpider,
+            azure.normalize,
+            price_models=(*od_spot, "low_priority", "reserved", "savings_plan"),
+            regions="2 regions by default, or those named",
+        ),
+        Source("aws", "aws", AwsSpider, aws.normalize, price_models=od_spot, regions=every),
+        Source(
+            "aws-reserved",
+            "aws",
+            AwsReservedSpider,
+            aws_bulk.normalize,
+            price_models=("reserved", "savings_plan", "on_demand"),
+            regions="5 regions by default (a 1 GB file each), or those named",
+        ),
+        Source(
+            "alibaba",
+            "alibaba",
+            AlibabaSpider,
+            alibaba.normalize,
+            keeps_state=True,
+            price_models=(*subscription, "spot"),
+            regions=every,
+        ),
+        Source(
+            "alibaba-cn",
+            "alibaba",
+            AlibabaChinaSpider,
+            alibaba.normalize,
+            keeps_state=True,
+            price_models=(*subscription, "spot"),
+            regions=every,
+        ),
+        Source(
+            "volcengine",
+            "volcengine",
+            VolcengineSpider,
+            volcengine.normalize,
+            keeps_state=True,
+            price_models=("on_demand", "monthly"),
+            regions=every,
+            stock="per zone",
+        ),
+        Source(
+            "tencent",
+            "tencent",
+            TencentSpider,
+            tencent.normalize,
+            price_models=(*od_spot, "monthly"),
+            regions="2 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source("huawei", "huawei", HuaweiSpider, huawei.normalize, price_models=subscription, regions=every),
+        Source(
+            "gcp",
+            "gcp",
+            GcpSpider,
+            gcp.normalize,
+            needs_api_key=True,
+            price_models=(*od_spot, "reserved"),
+            regions=every,
+        ),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
-        Source("tencent-api", "tencent", TencentApiSpider, tencent.normalize_api, needs_api_key=True),
-        Source("alibaba-api", "alibaba", AlibabaApiSpider, alibaba.normalize_api, needs_api_key=True),
-        Source("huawei-api", "huawei", HuaweiApiSpider, huawei.normalize_api, needs_api_key=True),
-        Source("volcengine-api", "volcengine", VolcengineApiSpider, volcengine.normalize_api, needs_api_key=True),
+        Source(
+            "tencent-api",
+            "tencent",
+            TencentApiSpider,
+            tencent.normalize_api,
+            needs_api_key=True,
+            price_models=(*od_spot, "monthly", "yearly"),
+            regions="3 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source(
+            "alibaba-api",
+            "alibaba",
+            AlibabaApiSpider,
+            alibaba.normalize_api,
+            needs_api_key=True,
+            price_models=(*subscription, "spot"),
+            regions="3 regions by default, or those named",
+            stock="per zone",
+        ),
+        Source(
+            "huawei-api",
+            "huawei",
+            HuaweiApiSpider,
+            huawei.normalize_api,
+            needs_api_key=True,
+            price_models=subscription,
+            regions="3 regions by default, or those named",
+        ),
+        Source(
+            "volcengine-api",
+            "volcengine",
+            VolcengineApiSpider,
+            volcengine.normalize_api,
+            needs_api_key=True,
+            price_models=subscription,
+            regions="3 regions by default, or those named",
+            stock="per zone",
+        ),
         # GPU clouds.
-        Source("vultr", "vultr", VultrSpider, vultr.normalize),
-        Source("digitalocean", "digitalocean", DigitalOceanSpider, digitalocean.normalize, needs_api_key=True),
-        Source("verda", "verda", VerdaSpider, verda.normalize, needs_api_key=True),
+        Source(
+            "vultr",
+            "vultr",
+            VultrSpider,
+            vultr.normalize,
+            price_models=od_spot,
+            regions="the regions a plan can be deployed in, or those named",
+            stock="per region",
+        ),
+        Source(
+            "digitalocean",
+            "digitalocean",
+            DigitalOceanSpider,
+            digitalocean.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="the regions a size can be created in",
+            stock="per region",
+        ),
+        Source(
+            "verda",
+            "verda",
+            VerdaSpider,
+            verda.normalize,
+            needs_api_key=True,
+            price_models=od_spot,
+            regions="every location",
+            stock="per location",
+        ),
+        Source(
+            "lambda",
+            "lambda",
+            LambdaSpider,
+            lambda_.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions=every,
+            stock="per region",
+        ),
+        Source(
+            "oci",
+            "oci",
+            OciSpider,
+            oci.normalize,
+            price_models=("on_demand",),
+            regions="one list price for every region, stored under those named",
+        ),
+        Source(
+            "nebius",
+            "nebius",
+            NebiusSpider,
+            nebius.normalize,
+            price_models=od_spot,
+            regions="the regions each platform is sold in",
+        ),
+        Source(
+            "coreweave",
+            "coreweave",
+            CoreWeaveSpider,
+            coreweave.normalize,
+            price_models=od_spot,
+            regions="North America (the page's one region)",
+        ),
         Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
         Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
         Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),

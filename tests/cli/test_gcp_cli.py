@@ -14,7 +14,7 @@ import pytest
 
 from spiders.har import read_har
 from tests.conftest import DEMO_CAPTURES
-from tests.helpers.harutil import page_json, set_page_json, shifted
+from tests.helpers.harutil import one_error_line, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
@@ -29,13 +29,6 @@ PATH = "/v1/services/6F81-5844-456A/skus"
 
 def replay(cli, har: Path, *extra: str):
     return cli("crawl", "gcp", "--replay", str(har), "--format", "json", *extra)
-
-
-def one_error_line(result) -> str:
-    assert result.code == 1 and "Traceback" not in result.err
-    errors = [line for line in result.err.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1, result.err
-    return errors[0]
 
 
 def test_a_gpu_sku_change_alone_is_explained_as_such(cli) -> None:

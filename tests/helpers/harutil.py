@@ -49,3 +49,11 @@ def only(quotes: list[Any], **want: str) -> Any:
     found = [q for q in quotes if all(str(getattr(q, k)) == v for k, v in want.items())]
     assert len(found) == 1, (want, found)
     return found[0]
+
+
+def one_error_line(result: Any) -> str:
+    """The one `error:` line of a failed CLI call (exit 1, no traceback)."""
+    assert result.code == 1 and "Traceback" not in result.err
+    errors = [line for line in result.err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.err
+    return errors[0]

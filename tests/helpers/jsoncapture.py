@@ -47,6 +47,11 @@ def write_capture(path: Path, requests: list[dict[str, Any]], when: datetime) ->
     """`requests` (json_entry's keyword arguments, `url` and `answer` among
     them), a second apart from `when`, written gzipped to `path`."""
     entries = [json_entry(when=when + timedelta(seconds=n), **request) for n, request in enumerate(requests)]
+    write_entries(path, entries)
+
+
+def write_entries(path: Path, entries: list[dict[str, Any]]) -> None:
+    """HAR `entries` written gzipped to `path`, the same bytes each time."""
     with tempfile.TemporaryDirectory() as folder:
         plain = Path(folder) / "capture.har"
         write_har(plain, entries)

@@ -185,7 +185,9 @@ def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, need
             option = _option(row, inst, costs, offer, mix, needs, speed)
             key = (row["provider"], row["instance_type"], option["mix"])
             regions[key] = regions.get(key, 0) + 1
-            if key not in options or _rank_key(option) < _rank_key(options[key]):
+            # One region per instance and mix: the cheapest that can be rented now.
+            option["sold_out"] = row.get("availability") == "sold_out"
+            if key not in options or _region_key(option) < _region_key(options[key]):
                 options[key] = option
     if no_throughput:
         notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
@@ -239,6 +241,12 @@ def _option(
         "_mix": mix,
         "_rates": inst.rates,
     }
+
+
+def _region_key(option: dict[str, Any]) -> tuple:
+    """Which region of an instance to recommend: one with stock (a provider
+    that states none counts as having it), then the cheapest."""
+    return (option["sold_out"], _rank_key(option))
 
 
 def _rank_key(option: dict[str, Any]) -> tuple:

@@ -141,6 +141,12 @@ class AwsSettings(ProviderSettings):
     )
 
 
+class OciSettings(ProviderSettings):
+    """[providers.oci]: the currency of Oracle's price list."""
+
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="the price list's currency (USD, EUR, JPY...)")
+
+
 class VerdaSettings(ProviderSettings):
     """[providers.verda]: the API client (Verda's console, Keys) that the
     verda source authenticates with; it takes no api_key."""
@@ -157,6 +163,7 @@ PROVIDER_SETTINGS: dict[str, type[ProviderSettings]] = {
     "alibaba": AlibabaSettings,
     "aws": AwsSettings,
     "huawei": KeyPairSettings,
+    "oci": OciSettings,
     "tencent": KeyPairSettings,
     "verda": VerdaSettings,
     "volcengine": VolcengineSettings,

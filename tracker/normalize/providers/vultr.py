@@ -48,7 +48,7 @@ def derived_spec(plan: dict[str, Any]) -> GpuSpec:
     names no GPU we know)."""
     plan_id = plan.get("id")
     gpu_type, vram = plan.get("gpu_type"), plan.get("gpu_vram_gb")
-    if gpu_type not in GPU_TYPES:
+    if not isinstance(gpu_type, str) or gpu_type not in GPU_TYPES:
         raise NormalizeError(f"its GPU type {gpu_type!r} is not one we know (add it to gpu_specs/vultr.csv)")
     model, card = GPU_TYPES[gpu_type]
     share = to_decimal(vram, what="gpu_vram_gb")

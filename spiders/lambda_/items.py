@@ -1,0 +1,46 @@
+"""The raw items of the Lambda source: the API's own records, values as
+seen (Lambda Cloud API 1.10.0, `InstanceTypesItem` and `Region`)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class LambdaRegion(TypedDict):
+    name: str
+    description: str
+
+
+class LambdaSpecs(TypedDict):
+    vcpus: int
+    memory_gib: int
+    storage_gib: int
+    gpus: int
+
+
+class LambdaInstanceType(TypedDict):
+    name: str
+    description: str
+    gpu_description: str
+    price_cents_per_hour: int
+    specs: LambdaSpecs
+
+
+class LambdaTypeRecord(TypedDict):
+    """One value of `data` in the instance-types answer, with its key."""
+
+    key: str
+    instance_type: LambdaInstanceType
+    regions_with_capacity_available: list[LambdaRegion]
+
+
+class LambdaItem(TypedDict):
+    """The envelope the spider yields (spiders/base.py `items`): kind
+    `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
+    LambdaRegion. `regions` are the regions the crawl was asked for."""
+
+    kind: str
+    observed_at: str
+    source_url: str
+    regions: list[str]
+    data: Any

@@ -1,0 +1,26 @@
+"""The raw items of the Nebius source: one price row of the Compute pricing
+page (docs.nebius.com, as Markdown), words as written."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class NebiusPriceRow(TypedDict):
+    section: str  # the platform's heading: "NVIDIA® H200 NVLink with Intel Sapphire Rapids"
+    regions: list[str]  # the region codes the section names; empty: every region
+    period: str  # the table's qualifier: "", "from October 1, 2026", "before October 1, 2026"
+    item: str  # "Preemptible NVIDIA® H200 ...", "NVIDIA® L40S PCIe with Intel Ice Lake. GPU"
+    price: str  # "\\$3.50" as written
+    unit: str  # "1 GPU hour", "1 vCPU hour", "1 GiB hour"
+
+
+class NebiusItem(TypedDict):
+    """The envelope the spider yields (spiders/base.py `items`), kind
+    `nebius.price`; `regions` are the regions the crawl was asked for."""
+
+    kind: str
+    observed_at: str
+    source_url: str
+    regions: list[str]
+    data: NebiusPriceRow
