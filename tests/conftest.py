@@ -4,14 +4,17 @@ CLI run in-process with its own home folder."""
 from __future__ import annotations
 
 import os
-import uuid
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+
+from tests.helpers import stores
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # The demo's bundled captures are the replay fixtures of their sources too:
@@ -51,30 +54,110 @@ def pg_problem() -> str | None:
     return _PG_PROBLEM  # type: ignore[return-value]
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A PostgreSQL URL whose search_path is a fresh schema, dropped after."""
+def _require_pg() -> None:
     problem = pg_problem()
     if problem:
         if REQUIRE_PG:
             pytest.fail(f"PostgreSQL is required but unreachable at {PG_URL}: {problem}")
         pytest.skip(f"PostgreSQL unreachable: {problem}")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'create schema "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'drop schema "{schema}" cascade'))
-    admin.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'store.db'}"
-    return request.getfixturevalue("pg_url")
+@pytest.fixture
+def pg_url(pg_server: stores.PgServer) -> Iterator[str]:
+    """A PostgreSQL URL whose search_path is a fresh, empty schema, dropped
+    after: for the tests that migrate from nothing (most take `db_url`)."""
+    with pg_server.schema() as url:
+        yield url
+
+
+# Which back ends a test that takes `db_url` (or `demo_cli`) runs on: both,
+# unless it is marked `@pytest.mark.backends("sqlite")` (a whole crawl
+# replayed end to end tests the spider, which does not depend on the store).
+BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "store_backend" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("backends")
+        names = list(marker.args) if marker else list(BACKENDS)
+        assert set(names) <= set(BACKENDS), names
+        metafunc.parametrize("store_backend", names, ids=names)
+
+
+_TERMINAL = ("COLUMNS", "LINES")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The process that drops the databases shared by a run's workers: the
+    # xdist controller (its workers inherit the variable), or pytest itself.
+    os.environ.setdefault(stores.OWNER_VARIABLE, str(os.getpid()))
+    # xdist's workers start with COLUMNS=80 and LINES=24 in their environment,
+    # which the CLI's tables obey: give them the terminal pytest was started in.
+    if hasattr(config, "workerinput"):
+        for name in _TERMINAL:
+            os.environ.pop(name, None)
+            if config.workerinput.get(name):
+                os.environ[name] = config.workerinput[name]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(xdist's controller, before a worker starts.)"""
+    node.workerinput.update({name: _STARTED_WITH.get(name) for name in _TERMINAL})
+
+
+_STARTED_WITH = {name: os.environ.get(name) for name in _TERMINAL}
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    owner = not hasattr(config, "workerinput") and os.environ.get(stores.OWNER_VARIABLE) == str(os.getpid())
+    if owner and not pg_problem():
+        stores.drop_owned(PG_URL, os.getpid())
+
+
+@pytest.fixture(scope="session")
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder all workers of this run share (and only they)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite store, made once per worker; tests get copies."""
+    return stores.migrated_sqlite(tmp_path_factory.mktemp("template") / "store.db")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[stores.PgServer]:
+    _require_pg()
+    server = stores.PgServer(PG_URL)
+    server.sweep()
+    yield server
+    server.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_migrations(pg_server: stores.PgServer) -> stores.Statements:
+    """What the migrations send to an empty schema, recorded once per worker."""
+    return pg_server.migration_statements()
+
+
+@pytest.fixture
+def pg_store_url(pg_server: stores.PgServer, pg_migrations: stores.Statements) -> Iterator[str]:
+    """A PostgreSQL URL whose search_path is a migrated schema of its own."""
+    with pg_server.schema(pg_migrations) as url:
+        yield url
+
+
+@pytest.fixture
+def db_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated store of the test's own, on each back end."""
+    if store_backend == "sqlite":
+        path = tmp_path / "store.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        return f"sqlite:///{path}"
+    return request.getfixturevalue("pg_store_url")
 
 
 @pytest.fixture
@@ -83,9 +166,41 @@ def engine(db_url: str) -> Iterator[sa.Engine]:
     from db.store.engine import make_engine, migrate
 
     engine = make_engine(db_url)
-    migrate(engine)
+    migrate(engine)  # a no-op: the copy is current
     yield engine
     engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def demo_run(shared_tmp: Path) -> stores.DemoRun:
+    """The demo on SQLite, run once per test run (its workers share it).
+    Never write to its home: copy it (`stores.copy_home`, or `demo_cli`)."""
+    run = stores.shared_demo(shared_tmp / "demo-sqlite")
+    assert run.code == 0, run.err
+    return run
+
+
+@pytest.fixture(scope="session")
+def pg_demo(shared_tmp: Path, pg_server: stores.PgServer) -> stores.DemoRun:
+    """The demo on PostgreSQL, run once per test run into a database of its
+    own that tests copy (dropped by the process that started the run)."""
+    name = stores.unique_name("demo", int(os.environ[stores.OWNER_VARIABLE]))
+    run = stores.shared_demo(shared_tmp / "demo-postgres", lambda: pg_server.create_database(name))
+    assert run.code == 0, run.err
+    return run
+
+
+@pytest.fixture
+def demo_db_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A copy of the demo's store, on each back end."""
+    if store_backend == "sqlite":
+        path = tmp_path / "store.db"
+        shutil.copyfile(request.getfixturevalue("demo_run").home / "tracker.db", path)
+        yield f"sqlite:///{path}"
+        return
+    name = sa.engine.make_url(request.getfixturevalue("pg_demo").url).database or ""
+    with request.getfixturevalue("pg_server").database_copy(name) as url:
+        yield url
 
 
 @dataclass
@@ -128,4 +243,20 @@ def cli(home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest
 @pytest.fixture
 def sqlite_cli(home: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
     """The CLI against the default SQLite store in its home folder."""
+    return Cli(home, capsys)
+
+
+@pytest.fixture
+def demo_cli(
+    home: Path,
+    demo_db_url: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Cli:
+    """The CLI after `gpu-tracker demo`, on each back end: a copy of the
+    demo's store and of its home folder (kept captures, spider state)."""
+    run = request.getfixturevalue("demo_run" if demo_db_url.startswith("sqlite") else "pg_demo")
+    stores.copy_home(run.home, home, store=False)
+    monkeypatch.setenv("GPU_TRACKER_DATABASE_URL", demo_db_url)
     return Cli(home, capsys)

@@ -43,10 +43,9 @@ def hourly(row: dict) -> Decimal:
 
 
 @pytest.fixture
-def demo(cli):
-    result = cli("demo")
-    assert result.code == 0, result.err
-    return cli
+def demo(demo_cli):
+    """The CLI after `gpu-tracker demo`, on each back end (a copy of the session's demo)."""
+    return demo_cli
 
 
 def thousand_rows() -> list[dict]:

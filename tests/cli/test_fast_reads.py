@@ -62,17 +62,14 @@ def _printed(capsys: pytest.CaptureFixture[str], rows: list[dict[str, Any]], arg
     return capsys.readouterr().out
 
 
-@pytest.fixture
-def demo(cli, db_url: str):
-    result = cli("demo")
-    assert result.code == 0, result.err
-    return cli
-
-
+@pytest.mark.slow
+# Thousands of rows drawn as tables, twice per format: minutes when the cores are shared.
+@pytest.mark.timeout(900)
 def test_simple_queries_on_a_demo_store_match_the_orm_path(
-    demo, db_url: str, capsys: pytest.CaptureFixture[str]
+    demo_cli, demo_db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # One demo store per back end (it takes seconds to build) for the three checks.
+    # A copy of the demo's store on each back end for the three checks.
+    demo, db_url = demo_cli, demo_db_url
     reads_what_the_orm_reads(db_url)
     prices_print_what_the_orm_path_prints(demo, db_url, capsys)
     runs_and_changes_print_what_the_orm_path_prints(demo, db_url, capsys)

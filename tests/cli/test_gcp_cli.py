@@ -17,6 +17,10 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import one_error_line, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "gcp" / "2026-08-03-us-central1+us-east4+europe-west4.har.gz"
 LATE = DEMO_CAPTURES / "gcp" / "2026-09-03-us-central1+us-east4+europe-west4.har.gz"
 SECRET = "AIzaSyD-not-a-real-key-0123456789abcdef"

@@ -63,6 +63,7 @@ def test_reserved_rows_show_upfront_fees_and_the_payment_option(capsys: pytest.C
     assert exact[1]["price"] == "70.5280000000" and exact[0]["upfront_fee"] == "239000.0000000000"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [80, 120])
 def test_every_listing_fits_the_terminal(sqlite_cli, monkeypatch: pytest.MonkeyPatch, width: int) -> None:
     crawl_azure(sqlite_cli)

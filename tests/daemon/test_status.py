@@ -16,8 +16,8 @@ from tracker.run.captures import prune_captures
 from tracker.sources import SOURCES
 
 
-def test_status_after_the_demo_shows_every_source(cli) -> None:
-    assert cli("demo").code == 0
+def test_status_after_the_demo_shows_every_source(demo_cli) -> None:
+    cli = demo_cli
     result = cli("status", "--format", "json")
     assert result.code == 0, result.err
     rows = {r["source"]: r for r in json.loads(result.out)}

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.stores import DemoRun, copy_home
+
 ROOT = Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -67,17 +69,9 @@ def test_cli_reference_is_current() -> None:
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("demo-home")
-    done = subprocess.run(
-        [sys.executable, "-m", "tracker.cli", "--home", str(home), "demo"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "GPU_TRACKER_HOME": str(home), "HOME": str(home)},
-    )
-    assert done.returncode == 0, done.stderr
-    return home
+def demo_home(demo_run: DemoRun, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the session's demo (run as a user runs it: tests/helpers/stores.py)."""
+    return copy_home(demo_run.home, tmp_path_factory.mktemp("demo-home") / "home")
 
 
 @pytest.mark.slow

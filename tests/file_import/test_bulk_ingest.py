@@ -69,6 +69,7 @@ def _open_rows(pipeline: Pipeline, source: str = "bulk") -> dict[str, str]:
         return {p.instance_type: p.price for p in store.query_prices(session=session) if p.source == source}
 
 
+@pytest.mark.slow
 def test_a_file_of_several_chunks_is_one_run_and_then_a_diff(pipeline: Pipeline, tmp_path: Path) -> None:
     first = import_file(pipeline, write_csv(tmp_path / "a.csv", N), source="bulk")
     assert (first.ok, first.rows_written, first.prices, first.items, first.changes) == (True, N, N, N, [])

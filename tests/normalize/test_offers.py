@@ -186,6 +186,7 @@ def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
     assert "tencent:new-满10000" not in ids and "tencent:new-满100" in ids
 
 
+@pytest.mark.backends("sqlite")  # the crawl's verdict: the store is not involved
 def test_broken_or_empty_page_is_source_broken_not_removal(cli, tmp_path: Path) -> None:
     assert replay(cli, "tencent", fixture("tencent")).code == 0
     good = json.loads(cli("offers", "--provider", "tencent", "--format", "json").out)

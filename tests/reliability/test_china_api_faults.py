@@ -17,6 +17,10 @@ from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 from tests.helpers.localserver import Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 TENCENT = DEMO_CAPTURES / "tencent-api" / "2026-11-02-ap-guangzhou.har.gz"
 ALIBABA = FIXTURES / "alibaba-api" / "alibaba-api-cn-beijing-2026-11-02.har"
 VOLCENGINE = DEMO_CAPTURES / "volcengine-api" / "2026-11-02-cn-beijing.har.gz"

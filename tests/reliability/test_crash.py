@@ -127,6 +127,7 @@ def one_error(proc: subprocess.Popen) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_crawler_files_too_large_is_a_clear_error(tmp_path: Path) -> None:
     home = tmp_path / "home"
     line = one_error(
@@ -153,6 +154,7 @@ def tiny_disk(tmp_path: Path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@pytest.mark.slow
 def test_full_disk_under_the_store_is_a_clear_error(tmp_path: Path, tiny_disk: Path) -> None:
     home = tmp_path / "home"
     env = {"GPU_TRACKER_DATABASE_URL": f"sqlite:///{tiny_disk / 'tracker.db'}"}

@@ -14,6 +14,10 @@ from spiders.har import read_har, write_har
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 LATER = datetime(2026, 9, 10, tzinfo=UTC)
 
@@ -137,6 +141,7 @@ def scale_price(factor: str):
     return edit
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "edit, message, status",
     [

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliResult
+from tests.helpers.stores import DemoRun, copy_home
 from tracker.run.captures import demo_captures
 
 # Demo sources whose captures state no offer (precision first: no block becomes a "discount").
@@ -29,22 +30,21 @@ def run_cli(*args: str) -> CliResult:
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One demo run (about a minute here) shared by the read-only tests below."""
-    target = tmp_path_factory.mktemp("shared-demo") / "home"
+def demo_home(demo_run: DemoRun, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A copy of the session's demo home, shared by the read-only tests below."""
+    target = copy_home(demo_run.home, tmp_path_factory.mktemp("shared-demo") / "home")
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv("GPU_TRACKER_DATABASE_URL", raising=False)
         mp.setenv("GPU_TRACKER_HOME", str(target))
-        result = run_cli("demo", "--home", str(target))
-        assert result.code == 0, result.err
         yield target
 
 
-def test_demo_loads_and_shows_changes(sqlite_cli, tmp_path: Path) -> None:
-    target = tmp_path / "demo-home"
-    result = sqlite_cli("demo", "--home", str(target))
+def test_demo_loads_and_shows_changes(demo_run: DemoRun, sqlite_cli, tmp_path: Path) -> None:
+    """The session's demo (tests/conftest.py: `demo_run`) into a fresh folder."""
+    result = demo_run
     assert result.code == 0, result.err
-    assert (target / "tracker.db").exists()
+    assert (demo_run.home / "tracker.db").exists()
+    target = copy_home(demo_run.home, tmp_path / "demo-home")
     assert "price_drop" in result.out and "Standard_ND96amsr_A100_v4" in result.out
     assert "p5.48xlarge" in result.out  # AWS on demand and reserved both moved
     h100 = json.loads(sqlite_cli("--home", str(target), "prices", "--gpu", "H100", "--format", "json").out)
@@ -86,15 +86,13 @@ def test_demo_captures_ship_as_package_data() -> None:
     assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
 
 
-def test_demo_without_chromium_loads_every_source(sqlite_cli, tmp_path: Path) -> None:
-    """Chromium is installed here: the configured browser_path points at a
-    missing file, and that is the one the demo checks. Replaying a capture
-    never needs the browser, so every source loads, pages rendered by
-    JavaScript (AWS Activate) included."""
-    target = tmp_path / "no-browser"
-    target.mkdir()
-    (target / "config.toml").write_text('[crawl]\nbrowser_path = "/nonexistent/chromium-x"\n')
-    result = sqlite_cli("demo", "--home", str(target))
+def test_demo_without_chromium_loads_every_source(demo_run: DemoRun, sqlite_cli, tmp_path: Path) -> None:
+    """Chromium is installed here: the session's demo runs with a configured
+    browser_path that points at a missing file (`stores.NO_BROWSER`), and that
+    is the one the demo checks. Replaying a capture never needs the browser,
+    so every source loads, pages rendered by JavaScript (AWS Activate) included."""
+    target = copy_home(demo_run.home, tmp_path / "no-browser")
+    result = demo_run
     assert result.code == 0, result.err
     assert "need Chromium" not in result.err and "skipped:" not in result.err
     runs = json.loads(sqlite_cli("--home", str(target), "runs", "--limit", "200", "--format", "json").out)

@@ -19,6 +19,10 @@ from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 from tests.helpers.localserver import Received, Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "alibaba" / "2026-08-03-ap-northeast-1+ap-southeast-1.har.gz"
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
 CHINA = DEMO_CAPTURES / "alibaba-cn" / "2026-08-03-cn-hangzhou+cn-beijing.har.gz"

@@ -17,6 +17,10 @@ from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
 from tests.reliability.test_source_faults import one_error_line
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "aws" / "2026-08-06-us-east-1.har.gz"
 LATE = DEMO_CAPTURES / "aws" / "2026-09-06-us-east-1.har.gz"
 THREE = FIXTURES / "aws" / "aws-3-regions-2026-08-06.har"

@@ -21,6 +21,10 @@ from tests.helpers.localserver import Reply, serve
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.aws_bulk import normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
 KEEP = GpuProducts.for_systems(["Linux", "Windows"])
 

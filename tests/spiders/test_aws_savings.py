@@ -25,6 +25,10 @@ from tracker.normalize import NormalizeError
 from tracker.normalize.providers.aws_bulk import normalize
 from tracker.run.captures import demo_captures
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 CAPTURE = FIXTURES / "aws" / "aws-reserved-2026-08-06.har"
 KEEP = GpuRates.for_systems(["Linux", "Windows"])
 US_GPU = {"p4d.24xlarge", "p5.48xlarge", "g5.xlarge", "g6e.xlarge", "g6f.large"}

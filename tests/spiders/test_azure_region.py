@@ -8,7 +8,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from benchmarks.azure_region import write_region
+
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
 
 
 def test_every_gpu_meter_of_a_paged_region_is_stored(cli, tmp_path: Path) -> None:

@@ -15,6 +15,10 @@ from tests.conftest import FIXTURES
 from tests.helpers import sdk_models
 from tests.helpers.localserver import Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 DEMO = Path(__file__).resolve().parents[2] / "tracker" / "demo_captures"
 SOURCES = {
     "tencent-api": "ap-guangzhou",

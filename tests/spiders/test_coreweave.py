@@ -20,6 +20,10 @@ from tests.helpers.harutil import only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.coreweave import normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "coreweave" / "2026-11-02-north-america.har.gz"
 LATE = DEMO_CAPTURES / "coreweave" / "2026-12-01-north-america.har.gz"
 TABLE = Path(__file__).parents[1] / "fixtures" / "coreweave" / "2026-08-03-table-layout.har.gz"

@@ -19,6 +19,10 @@ from tests.helpers.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.huawei import normalize, parse_card
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 CAPTURE = DEMO_CAPTURES / "huawei" / "2026-11-02-cn-north-4+cn-east-3.har.gz"
 LATER = datetime(2026, 11, 9, 3, tzinfo=UTC)
 

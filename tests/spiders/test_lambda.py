@@ -21,6 +21,10 @@ from tests.helpers.localserver import Received, Reply, serve
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.lambda_ import normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 NAME = "us-east-1+us-west-1+europe-central-1.har.gz"
 EARLY = DEMO_CAPTURES / "lambda" / f"2026-11-02-{NAME}"
 LATE = DEMO_CAPTURES / "lambda" / f"2026-12-01-{NAME}"

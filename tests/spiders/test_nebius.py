@@ -21,6 +21,10 @@ from tests.helpers.harutil import only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.nebius import _in_force, normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 NAME = "eu-north1+us-central1+uk-south1.har.gz"
 EARLY = DEMO_CAPTURES / "nebius" / f"2026-09-03-{NAME}"
 LATE = DEMO_CAPTURES / "nebius" / f"2026-10-03-{NAME}"

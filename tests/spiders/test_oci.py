@@ -20,6 +20,10 @@ from tests.helpers.localserver import Reply, serve
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.oci import normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "oci" / "2026-11-02-us-ashburn-1+eu-frankfurt-1.har.gz"
 LATE = DEMO_CAPTURES / "oci" / "2026-12-01-us-ashburn-1+eu-frankfurt-1.har.gz"
 REGIONS = ["us-ashburn-1", "eu-frankfurt-1"]

@@ -20,6 +20,10 @@ from tests.helpers.harutil import only, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.tencent import normalize
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 CAPTURE = DEMO_CAPTURES / "tencent" / "2026-11-02-ap-guangzhou+ap-beijing.har.gz"
 LATER = datetime(2026, 11, 9, 2, tzinfo=UTC)
 

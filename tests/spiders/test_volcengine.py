@@ -14,6 +14,10 @@ import pytest
 from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, set_page_json, shifted
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "volcengine" / "2026-08-03-cn-beijing+cn-shanghai.har.gz"
 NEW_TEMPLATE = FIXTURES / "volcengine" / "volcengine-2026-09-03-new-template.har"
 OLD, NEW = "CLT7310571628986405164", "CLT7412250034519861248"

@@ -13,6 +13,10 @@ import pytest
 
 from tests.helpers.localserver import Reply, serve
 
+# A whole crawl replayed end to end tests the spider and the pipeline, which do
+# not depend on the store: SQLite only (the store's own tests run on both).
+pytestmark = pytest.mark.backends("sqlite")
+
 STATIC = """<!doctype html><html><head><meta charset="utf-8"><title>Promotions</title></head><body>
 <section id="promos">
   <div class="offer" id="welcome-credit">
@@ -120,6 +124,7 @@ def test_watch_page_live(cli) -> None:
     _scenario(cli, STATIC, browser=False)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_CHROMIUM, reason="Chromium is not installed (apt-get install chromium)")
 def test_watch_page_live_in_the_browser(sqlite_cli) -> None:
     _scenario(sqlite_cli, RENDERED, browser=True)
