@@ -18,6 +18,9 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize.providers.autodl import normalize
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "autodl" / "2026-11-02-beijing-B+west-B.har.gz"
 LATER = DEMO_CAPTURES / "autodl" / "2026-12-01-beijing-B+west-B.har.gz"
 REGIONS = ["beijing-B", "west-B"]

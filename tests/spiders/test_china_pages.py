@@ -16,6 +16,9 @@ from tracker.normalize import NormalizeError
 from tracker.normalize.providers.alibaba import normalize as normalize_alibaba
 from tracker.normalize.providers.volcengine import normalize as normalize_volcengine
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 PAGE_URLS = [
     "https://g.alicdn.com/aliyun/ecs-price-info-intl/2.0.433/price/js_price/filter_price/instanceTypePrice_2.js",
     "https://g.alicdn.com/aliyun/ecs-price-info/2.0.97/price/js_price/disk_price/diskPrice.js",

@@ -18,6 +18,9 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize.providers.digitalocean import normalize
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 FOLDER = DEMO_CAPTURES / "digitalocean"
 EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 HOST = "api.digitalocean.com"

@@ -18,6 +18,9 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize.providers.runpod import normalize, normalize_community
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 SECURE = sorted((DEMO_CAPTURES / "runpod").glob("*.har.gz"))
 COMMUNITY = sorted((DEMO_CAPTURES / "runpod-community").glob("*.har.gz"))
 CENTRES = ["EU-RO-1", "US-TX-3"]

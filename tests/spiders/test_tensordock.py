@@ -17,6 +17,9 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize.providers.tensordock import normalize
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "tensordock" / "2026-11-02-europe+north-america.har.gz"
 LATER = DEMO_CAPTURES / "tensordock" / "2026-12-01-europe+north-america.har.gz"
 

@@ -21,6 +21,9 @@ from tests.helpers.harutil import only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.vastai import normalize
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 EARLY = DEMO_CAPTURES / "vastai" / "2026-11-02-europe+north-america+asia.har.gz"
 LATER = DEMO_CAPTURES / "vastai" / "2026-12-01-europe+north-america+asia.har.gz"
 REGIONS = ["europe", "north-america", "asia"]

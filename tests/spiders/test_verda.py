@@ -20,6 +20,9 @@ from tests.helpers.harutil import only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.verda import normalize
 
+# A whole crawl replayed end to end tests the spider, which does not depend on the store.
+pytestmark = pytest.mark.backends("sqlite")
+
 FOLDER = DEMO_CAPTURES / "verda"
 EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 
