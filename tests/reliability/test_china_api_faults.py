@@ -1,7 +1,7 @@
 """The official-API sources under bad input and faults: a missing or refused
 key is one sentence naming where the key goes; a provider error code fails
-the run with that code, throttling is retried; a partial answer stores
-nothing and announces nothing but the broken source."""
+the run with that code, throttling is retried; one item left out of
+an answer is held at its last price; most of it left out is a broken source."""
 
 from __future__ import annotations
 
@@ -176,21 +176,43 @@ def test_throttling_that_never_ends_fails_the_run(cli, tmp_path: Path) -> None:
     assert json.loads(cli("prices", "--format", "json").out) == []
 
 
-def test_a_partial_answer_stores_nothing_and_alerts_nothing(cli, tmp_path: Path) -> None:
-    assert cli("crawl", "volcengine-api", "-r", "cn-beijing", "--replay", str(VOLCENGINE)).code == 0
-    before = cli("prices", "--format", "json").out
+def _without_lines(keep: int, subscriptions: bool = True):
+    """Keeps the first `keep` price lines of each price answer (and none of
+    the subscription answers unless `subscriptions`)."""
 
-    def drop_a_line(i: int, entry: dict) -> None:
+    def drop(i: int, entry: dict) -> None:
         page = page_json(entry)
         if "ConfigList" in page.get("Result", {}):
-            page["Result"]["ConfigList"] = page["Result"]["ConfigList"][:1]
+            monthly = "Subscription" in entry["request"]["url"]
+            page["Result"]["ConfigList"] = page["Result"]["ConfigList"][: 0 if monthly and not subscriptions else keep]
             set_page_json(entry, page)
 
-    broken = shifted(VOLCENGINE, tmp_path / "partial.har", LATER, drop_a_line)
+    return drop
+
+
+def test_an_answer_missing_most_lines_is_a_broken_source(cli, tmp_path: Path) -> None:
+    """Most of the catalogue left out of the price answer: the last good
+    prices stay and the only change is the broken source."""
+    assert cli("crawl", "volcengine-api", "-r", "cn-beijing", "--replay", str(VOLCENGINE)).code == 0
+    before = cli("prices", "--format", "json").out
+    broken = shifted(VOLCENGINE, tmp_path / "partial.har", LATER, _without_lines(1, subscriptions=False))
     line = error_line(cli("crawl", "volcengine-api", "-r", "cn-beijing", "--replay", str(broken)))
-    assert "left out ecs.pni2.28xlarge" in line
+    assert "priced none of 2 types" in line
     assert cli("prices", "--format", "json").out == before
     assert [c["kind"] for c in json.loads(cli("changes", "--format", "json").out)] == ["source_broken"]
+
+
+def test_an_answer_missing_one_line_holds_it(cli, tmp_path: Path) -> None:
+    """One flavor left out is held at its last price with a note (issue 29):
+    no removal, no price change, the run is ok."""
+    assert cli("crawl", "volcengine-api", "-r", "cn-beijing", "--replay", str(VOLCENGINE)).code == 0
+    before = cli("prices", "--format", "json").out
+    partial = shifted(VOLCENGINE, tmp_path / "partial.har", LATER, _without_lines(1))
+    result = cli("crawl", "volcengine-api", "-r", "cn-beijing", "--replay", str(partial))
+    assert result.code == 0, result.err
+    assert "skipped, its last price kept" in " ".join(result.err.split())
+    assert cli("prices", "--format", "json").out == before
+    assert json.loads(cli("changes", "--format", "json").out) == []
 
 
 def test_a_gateway_429_without_json_is_retried(cli, tmp_path: Path) -> None:

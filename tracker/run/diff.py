@@ -393,9 +393,13 @@ class SnapshotDiff:
             standing = {key for key, item in items.items() if any(h.covers(item) for h in self.held)}
             unseen = [key for key in unseen if key not in standing]
             self.held_rows = len(standing)
-        if self.previous_count and self.count + self.held_rows < self.previous_count * self.policy.min_row_ratio:
+        # Held rows keep their last price but do not make a thin answer
+        # plausible: one left-out item is held, most of a catalogue left out
+        # is a broken source.
+        if self.previous_count and self.count < self.previous_count * self.policy.min_row_ratio:
+            held = f" ({self.held_rows} more left out of the answer)" if self.held_rows else ""
             raise Implausible(
-                f"the crawl found {self.count} prices, less than {self.policy.min_row_ratio:%} "
+                f"the crawl found {self.count} prices{held}, less than {self.policy.min_row_ratio:%} "
                 f"of the {self.previous_count} of the last complete run"
             )
         removed = []
