@@ -30,7 +30,7 @@ EXPECTED = {
         "aws:activate-portfolio": ("startup_credit", "100000", "USD", None, None, None, "startups", False),
     },
     "azure": {
-        "azure:ms-azr-0044p-azure-free-account": ("free_credit", "200", "USD", None, None, 30, "all", False),
+        "azure:ms-azr-0044p-azure-free-account": ("free_credit", "200", "USD", None, None, 30, "new_users", False),
         "azure:free-services-linux-virtual-machines": ("free_trial", None, None, None, None, 365, "all", False),
         "azure:free-services-blob-storage": ("free_trial", None, None, None, None, 365, "all", False),
     },

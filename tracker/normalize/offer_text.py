@@ -118,7 +118,8 @@ _ELIGIBILITY = (
         Eligibility.new_users,
         re.compile(
             r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
-            r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer",
+            r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
+            r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内",
             re.I,
         ),
     ),
