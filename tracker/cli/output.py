@@ -119,6 +119,10 @@ def _compose(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> tuple[li
             cells["terms"] = " ".join(str(_cell(p)) for p in parts if p)
         if "price" in folded:
             cells["price"] = _price(r)
+        zone = r.get("zone")
+        if zone and "region" in cells and "zone" not in out_columns:  # rows of two zones must not look alike
+            region = cells["region"]
+            cells["region"] = zone if zone.startswith(region) else f"{region} {zone}"
         if cells.get("change"):
             cells["change"] = re.sub(r"/(hour|month|year)\b", lambda m: "/" + _UNITS[m.group(1)], cells["change"])
         for c in _PER_CURRENCY:
