@@ -230,6 +230,24 @@ T = TypeVar("T")
 RUN_CHANGES_SHOWN = 40
 
 
+def emit_run_changes(changes: Sequence[Any], fmt: OutputFormat, *, wide: bool = False) -> None:
+    """A run's changes as `crawl` and `import` print them: the first
+    RUN_CHANGES_SHOWN in a table (and how many more there are), all of them
+    in JSON and CSV."""
+    from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
+
+    emit(
+        [change_dict(c) for c in shown(changes, fmt)],
+        fmt,
+        columns=CHANGE_COLUMNS,
+        table_columns=CHANGE_TABLE,
+        empty="no changes",
+        at_most=RUN_CHANGES_SHOWN,
+        total=len(changes),
+        wide=wide,
+    )
+
+
 def shown(items: Sequence[T], fmt: OutputFormat) -> Sequence[T]:
     """The items a run's output will show: a table shows the first
     RUN_CHANGES_SHOWN (and says how many more there are), JSON and CSV all."""

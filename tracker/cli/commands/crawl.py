@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
-from tracker.cli.output import RUN_CHANGES_SHOWN, FormatOption, OutputFormat, WideOption, emit, shown, stderr
+from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, emit_run_changes, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
 
@@ -119,16 +119,7 @@ def crawl(
     if not report.ok:
         raise CrawlFailed(summary(report))
     stderr.print(summary(report), highlight=False, markup=False)
-    emit(
-        [change_dict(c) for c in shown(report.changes, fmt)],
-        fmt,
-        columns=CHANGE_COLUMNS,
-        table_columns=CHANGE_TABLE,
-        empty="no changes",
-        at_most=RUN_CHANGES_SHOWN,
-        total=len(report.changes),
-        wide=wide,
-    )
+    emit_run_changes(report.changes, fmt, wide=wide)
 
 
 def demo(

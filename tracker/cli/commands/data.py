@@ -10,8 +10,7 @@ import typer
 from rich.markup import escape
 
 from tracker.cli import output
-from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
-from tracker.cli.output import RUN_CHANGES_SHOWN, FormatOption, OutputFormat, emit, shown, stderr
+from tracker.cli.output import FormatOption, OutputFormat, emit_run_changes, stderr
 from tracker.cli.state import parse_since, state
 from tracker.errors import CrawlFailed
 
@@ -103,15 +102,7 @@ def import_(
         highlight=False,
         markup=False,
     )
-    emit(
-        [change_dict(c) for c in shown(report.changes, fmt)],
-        fmt,
-        columns=CHANGE_COLUMNS,
-        table_columns=CHANGE_TABLE,
-        empty="no changes",
-        at_most=RUN_CHANGES_SHOWN,
-        total=len(report.changes),
-    )
+    emit_run_changes(report.changes, fmt)
 
 
 def register(app: typer.Typer) -> None:
