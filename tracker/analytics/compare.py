@@ -147,7 +147,10 @@ def compare_frame(
         row["rank"] = rank
         del row["per_gpu_hour_exact"], row["exact_hourly"]
         row.update({alias: row[name] for name, alias in TABLE_ALIASES.items()})
-    return pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+    frame = pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+    # Counts with gaps stay whole numbers (pandas would make the column float).
+    frame["offer_count"] = pd.Series([r["offer_count"] for r in out], index=frame.index, dtype=object)
+    return frame
 
 
 def _exact(row: dict[str, Any]) -> dict[str, Any]:

@@ -90,7 +90,8 @@ def _price(row: dict[str, Any]) -> str:
     if isinstance(upfront, Decimal) and upfront:
         text += f" + {readable(upfront)} upfront"
     offers = row.get("offer_count")
-    if offers is not None:  # a marketplace group: its lowest offer, and how many stand behind it
+    if offers is not None and offers == offers:  # a marketplace group (NaN: a frame's row of another kind)
+        offers = int(offers)  # a frame may carry the count as a float
         text = f"from {text} ({offers} offer{'' if offers == 1 else 's'})"
     return text
 
