@@ -11,7 +11,7 @@ help:
 	@echo "make lint       ruff check and ruff format --check"
 	@echo "make format     ruff check --fix and ruff format"
 	@echo "make types      mypy over spiders tracker alerts db"
-	@echo "make test-fast  the fast loop: every room, without the tests marked slow"
+	@echo "make test-fast  the fast loop: every room on SQLite, without the tests marked slow"
 	@echo "make test       the whole suite, as CI runs it"
 	@echo "make generate   regenerate docs/cli.md and deploy/k8s/cronjobs.yaml"
 	@echo "make ci         bash .ci/run (installs, lint, the whole suite)"
@@ -31,7 +31,7 @@ types:
 	$(PY) -m mypy
 
 test-fast:
-	$(PY) -m pytest -m "not slow" -q
+	GPU_TRACKER_TEST_BACKENDS=sqlite $(PY) -m pytest -m "not slow and not postgres" -q
 
 test:
 	$(PY) -m pytest

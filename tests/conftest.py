@@ -73,7 +73,17 @@ def pg_url(pg_server: stores.PgServer) -> Iterator[str]:
 # Which back ends a test that takes `db_url` (or `demo_cli`) runs on: both,
 # unless it is marked `@pytest.mark.backends("sqlite")` (a whole crawl
 # replayed end to end tests the spider, which does not depend on the store).
+# GPU_TRACKER_TEST_BACKENDS=sqlite (the fast loop) runs them on SQLite only.
 BACKENDS = ("sqlite", "postgres")
+BACKENDS_ENV = "GPU_TRACKER_TEST_BACKENDS"
+
+
+def _allowed_backends() -> list[str]:
+    wanted = [n.strip() for n in os.environ.get(BACKENDS_ENV, ",".join(BACKENDS)).split(",") if n.strip()]
+    unknown = set(wanted) - set(BACKENDS)
+    if unknown or not wanted:
+        raise pytest.UsageError(f"{BACKENDS_ENV} takes a comma-separated list of {', '.join(BACKENDS)}")
+    return wanted
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -81,6 +91,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         marker = metafunc.definition.get_closest_marker("backends")
         names = list(marker.args) if marker else list(BACKENDS)
         assert set(names) <= set(BACKENDS), names
+        allowed = _allowed_backends()
+        names = [n for n in names if n in allowed]
         metafunc.parametrize("store_backend", names, ids=names)
 
 
