@@ -31,7 +31,7 @@ types:
 	$(PY) -m mypy
 
 test-fast:
-	GPU_TRACKER_TEST_BACKENDS=sqlite $(PY) -m pytest -m "not slow and not postgres" -q
+	GPU_TRACKER_TEST_BACKENDS=sqlite GPU_TRACKER_FUZZ_SCALE=0.2 $(PY) -m pytest -m "not slow and not postgres" -q
 
 test:
 	$(PY) -m pytest

@@ -76,6 +76,19 @@ def pg_url(pg_server: stores.PgServer) -> Iterator[str]:
 # GPU_TRACKER_TEST_BACKENDS=sqlite (the fast loop) runs them on SQLite only.
 BACKENDS = ("sqlite", "postgres")
 BACKENDS_ENV = "GPU_TRACKER_TEST_BACKENDS"
+FUZZ_SCALE_ENV = "GPU_TRACKER_FUZZ_SCALE"  # the fast loop tries a fifth of the property tests' examples
+
+
+def examples(n: int) -> int:
+    """How many examples a property test tries: n, scaled by $GPU_TRACKER_FUZZ_SCALE."""
+    return max(5, round(n * float(os.environ.get(FUZZ_SCALE_ENV, "1"))))
+
+
+if os.environ.get(FUZZ_SCALE_ENV):  # property tests that keep hypothesis' default of 100
+    from hypothesis import settings as _hypothesis
+
+    _hypothesis.register_profile("scaled", max_examples=examples(100))
+    _hypothesis.load_profile("scaled")
 
 
 def _allowed_backends() -> list[str]:

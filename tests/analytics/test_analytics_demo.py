@@ -65,6 +65,7 @@ def thousand_rows() -> list[dict]:
     ]
 
 
+@pytest.mark.slow
 def test_import_of_1000_rows_ranks_with_the_crawled_ones(demo, tmp_path: Path) -> None:
     result = demo("import", str(write_jsonl(tmp_path / "deals.jsonl", thousand_rows())), "--source", "deals")
     assert result.code == 0, result.err

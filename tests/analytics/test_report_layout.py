@@ -54,6 +54,7 @@ def _not_blank(path: Path) -> None:
     assert rgb.std() > 0.05 and len(np.unique((rgb * 255).astype(np.uint8), axis=0)) > 20
 
 
+@pytest.mark.slow
 def test_report_layout_in_chromium(sqlite_cli, home: Path, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 

@@ -28,6 +28,7 @@ from db.bulk.encoding import StagedQuote
 from db.schema import PriceModel, PriceQuote, Unit
 from db.store.engine import make_engine, migrate
 from db.tables import PricePoint
+from tests.conftest import examples
 from tracker.errors import UserError
 from tracker.file_import import worker as import_worker
 from tracker.file_import.importing import import_file
@@ -226,7 +227,7 @@ FIELDS = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.fixed_dictionaries({}, optional=FIELDS), min_size=1, max_size=6))
 def test_column_validator_agrees_with_price_quote(datas: list[dict[str, str]]) -> None:
     stamp = T0.isoformat()

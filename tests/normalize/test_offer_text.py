@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from db.kinds import OfferKind
+from tests.conftest import examples
 from tests.helpers.offer_score import got, want
 from tracker.normalize.offer_reader import read_offers
 from tracker.normalize.offer_text import parse_terms
@@ -72,14 +73,14 @@ def test_amounts_print_plainly() -> None:
     assert str(parse_terms("1.5万元代金券").amount) == "15000"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text())
 def test_never_raises_on_any_text(text: str) -> None:
     parse_terms(text)
     clean_text(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="0123456789０１２３４５６７８９.,$¥￥元万亿折满减%天个月年 -", max_size=40))
 def test_never_raises_on_number_soup(text: str) -> None:
     terms = parse_terms(text)
@@ -102,7 +103,7 @@ def test_reading(case: dict) -> None:
         assert reading.why_not
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text())
 def test_reader_never_raises(text: str) -> None:
     reading = read_offers(text, default_currency="CNY")
@@ -116,7 +117,7 @@ def _digits(value: Decimal) -> str:
     return format(value, "f")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=_SOUP, max_size=60))
 def test_reader_never_invents_an_amount(text: str) -> None:
     """Without multipliers (万, 千, k...), every amount, minimum spend and GPU
@@ -134,7 +135,7 @@ def test_reader_never_invents_an_amount(text: str) -> None:
             assert _digits(t.gpu_time.amount) in plain
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 99999), st.integers(1, 99999)), min_size=1, max_size=6))
 def test_every_tier_of_a_ladder_is_a_voucher(steps: list[tuple[int, int]]) -> None:
     tiers = sorted({(low + off, off) for low, off in steps}, key=lambda s: s[0])

@@ -28,6 +28,7 @@ from parsel import Selector
 
 from db.schema import CrawlResult, RunStatus
 from db.store.engine import make_engine, migrate
+from tests.conftest import examples
 from tests.conftest import DEMO_CAPTURES
 from tests.security.shapes import mutated
 from tracker.normalize import Normalized, NormalizeError
@@ -38,7 +39,7 @@ from tracker.sources import SOURCES, Source
 # snapshot, few enough that one example takes milliseconds.
 PER_KIND = 8
 EXAMPLES = settings(
-    max_examples=int(os.environ.get("GPU_TRACKER_FUZZ_EXAMPLES", "15")),
+    max_examples=examples(int(os.environ.get("GPU_TRACKER_FUZZ_EXAMPLES", "15"))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

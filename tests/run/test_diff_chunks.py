@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from db.bulk.encoding import StagedQuote
 from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, GrowingFingerprints, PriceFingerprints, byte_array, hex_texts
 from db.schema import PriceModel, PriceQuote, TrackedPrice, Unit
+from tests.conftest import examples
 from tracker.run.diff import DiffPolicy, DuplicateQuote, SnapshotDiff
 
 WHEN = datetime(2026, 9, 1, tzinfo=UTC)
@@ -42,7 +43,7 @@ snapshots = st.dictionaries(st.integers(0, 30), prices, max_size=25)
 runs = st.lists(st.tuples(st.integers(0, 30), prices), max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(previous=snapshots, run=runs, cut=st.lists(st.integers(1, 10), min_size=1, max_size=8))
 def test_chunked_diff_matches_the_definition(
     previous: dict[int, int], run: list[tuple[int, int]], cut: list[int]

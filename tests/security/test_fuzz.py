@@ -14,12 +14,13 @@ from hypothesis import strategies as st
 from spiders.azure.pages import parse_retail_page
 from spiders.har import HarArchive, HarError, read_har
 from spiders.pages import PageShapeError
+from tests.conftest import examples
 from tracker.config.settings import load_config
 from tracker.errors import ConfigError
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.azure import normalize as normalize_azure
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -23,6 +23,7 @@ from spiders.tencent import offers as tencent
 from spiders.volcengine import offers as volcengine
 from spiders.volcengine.pages import parse_table, parse_template, pick_template_code, template_codes
 from spiders.watch import parse_matches
+from tests.conftest import examples
 from tests.security.shapes import bodies, html_pages
 from tests.security.test_fuzz import FUZZ
 
@@ -98,7 +99,7 @@ WATCH_SELECTORS = [".offer", "li", "a[href]", "*", "div > p:nth-child(2)", "[dat
 
 
 # Building an HTML tree is slower than a JSON body: fewer examples.
-HTML_FUZZ = settings(FUZZ, max_examples=60)
+HTML_FUZZ = settings(FUZZ, max_examples=examples(60))
 
 
 def only_shape_errors(parse, *args, **kw) -> None:
