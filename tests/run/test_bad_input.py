@@ -28,8 +28,7 @@ from parsel import Selector
 
 from db.schema import CrawlResult, RunStatus
 from db.store.engine import make_engine, migrate
-from tests.conftest import examples
-from tests.conftest import DEMO_CAPTURES
+from tests.conftest import DEMO_CAPTURES, examples
 from tests.security.shapes import mutated
 from tracker.normalize import Normalized, NormalizeError
 from tracker.run.pipeline import Pipeline
