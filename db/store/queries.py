@@ -136,7 +136,7 @@ def query_prices(
         PricePoint.price_model,
         PricePoint.term,
         PricePoint.os,
-        PricePoint.valid_from,
+        col(PricePoint.valid_from),
     )
     return list(session.exec(stmt).all())
 
@@ -172,8 +172,8 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         if conn.dialect.name == "postgresql":
             with cursor.copy(f"COPY changes ({columns}) FROM STDIN") as copy:
                 copy.set_types(copy_types(ChangeRow.__table__, names))
-                for row in rows:
-                    copy.write_row(row)
+                for line in rows:
+                    copy.write_row(line)
         else:
             cursor.executemany(f"INSERT INTO changes ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
     finally:
