@@ -175,7 +175,7 @@ class SlackBlocks(NotifySlack):
 
     def send(self, body: str, title: str = "", notify_type: object = None, **kwargs: object) -> bool:
         if self.prepared is None or self.mode not in (SlackMode.WEBHOOK, SlackMode.WEBHOOK_GOV):
-            return super().send(body, title=title, **kwargs)  # type: ignore[arg-type]
+            return super().send(body, title=title, **kwargs)
         base = self.webhook_url if self.mode is SlackMode.WEBHOOK else self.webhook_gov_url
         url = f"{base}/{self.token_a}/{self.token_b}/{self.token_c}"
         return self._send(url, dict(self.prepared)) is not False

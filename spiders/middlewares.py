@@ -52,7 +52,7 @@ class PoliteRetryMiddleware(RetryMiddleware):
     async def process_response(
         self,
         request: Request,
-        response: Response,  # type: ignore[override]
+        response: Response,
         spider: Spider | None = None,
     ) -> Request | Response:
         wait = retry_after_seconds(response)

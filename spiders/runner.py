@@ -153,7 +153,7 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
 def load_spider(path: str) -> type[Any]:
     """'spiders.azure.spider:AzureSpider' -> the class."""
     module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), attr)
 
 
 class _Crawl:

@@ -152,7 +152,7 @@ def _main(argv: list[str] | None) -> int:
     except (typer.TyperException, click.ClickException) as exc:
         # Usage errors carry exit code 2, other click errors 1.
         exc.show()  # type: ignore[union-attr]
-        return int(exc.exit_code)  # type: ignore[union-attr]
+        return int(exc.exit_code)
     except TrackerError as exc:
         if str(exc) in WARNINGS:
             WARNINGS.remove(str(exc))  # said once, as the error

@@ -177,7 +177,7 @@ class Validator:
 
     def _here(self, slot: Slot) -> Validated:
         name, args = slot.job
-        return getattr(self.batch, name)(*args)  # type: ignore[no-any-return]
+        return getattr(self.batch, name)(*args)
 
     def _worker_gone(self) -> None:
         self.worker.gone()

@@ -75,7 +75,10 @@ class Normalized:
 
 # Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).
 Recognizer = Callable[[Sequence[bytes]], list[bool]]
-Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
+# A source's raw items as its spider wrote them (JSON lines); each normalizer
+# declares their shape with the TypedDicts of spiders/<provider>/items.py,
+# which the registry (tracker/sources.py) takes on trust.
+Normalizer = Callable[[Iterable[Any]], Normalized]
 
 
 def make_quote(provider: str, **fields: Any) -> PriceQuote:

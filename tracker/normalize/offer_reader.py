@@ -160,7 +160,9 @@ def _read(text: str, default_currency: str | None) -> Reading:
                 )
             )
     elif terms.amount is not None:
-        kind: OfferKind = terms.kind if terms.kind in {OfferKind.voucher, OfferKind.startup_credit} else OfferKind.free_credit
+        kind: OfferKind = (
+            terms.kind if terms.kind in {OfferKind.voucher, OfferKind.startup_credit} else OfferKind.free_credit
+        )
         reading.offers.append(
             OfferTerms(
                 kind=kind,

@@ -191,7 +191,7 @@ class SnapshotDiff:
         self.regions: set[str] = set()
         # File row hashes, sorted, and the position of the key each gave (-1: gone).
         self.inputs = inputs if inputs is not None and len(inputs) else None
-        self._input_at = previous.find(inputs.values) if self.inputs is not None else None
+        self._input_at = previous.find(self.inputs.values) if self.inputs is not None else None
         # Items the run skipped with a note: their unseen rows stand, counting no miss.
         self.held, self.identify = list(held), identify
         self.held_rows = 0
