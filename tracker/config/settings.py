@@ -236,15 +236,11 @@ class Config(Strict):
             try:
                 models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
             except ValidationError as exc:
-                errors.extend(
-                    {
-                        "type": e["type"],
-                        "loc": (name, *e["loc"]),
-                        "input": e["input"],
-                        **({"ctx": e["ctx"]} if "ctx" in e else {}),
-                    }
-                    for e in exc.errors()
-                )
+                for e in exc.errors():
+                    detail: InitErrorDetails = {"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"]}
+                    if "ctx" in e:
+                        detail["ctx"] = e["ctx"]
+                    errors.append(detail)
         if errors:
             raise ValidationError.from_exception_data("providers", errors)
         return models

@@ -16,7 +16,7 @@ one diffs and writes the last (`import_worker`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -190,7 +190,7 @@ def import_file(
         )
         run_id = pipeline.begin(src, spider=f"import:{fmt}", mode="import", regions=stored)
 
-        def streamed(_: list[dict[str, Any]]) -> Normalized:
+        def streamed(_: Iterable[Any]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
                 return staged_chunks(
                     path, fmt, now.isoformat(), extra, summary.rows, worker, recognize, progress, remember=remember
