@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from parsel import Selector
-from scrapy.http import Response
+from parsel import Selector, SelectorList
+from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
 from spiders.pages import PageShapeError
@@ -49,7 +49,7 @@ class OfferSpider(ProviderSpider):
             else:
                 yield self.request(page.url, self.parse, headers=page.headers, cb_kwargs={"page": page})
 
-    def parse(self, response: Response, page: OfferPage) -> Iterable[Any]:
+    def parse(self, response: TextResponse, page: OfferPage) -> Iterable[Any]:  # type: ignore[override]  # HTML asked for: Scrapy answers with a TextResponse
         self.fetched(response)
         records = page.parse(response.body if page.json else response.selector)
         absolute = [{**r, "url": response.urljoin(r["url"])} if r.get("url") else r for r in records]
@@ -59,7 +59,7 @@ class OfferSpider(ProviderSpider):
 _TEXT = ".//text()[not(ancestor::script) and not(ancestor::style)]"
 
 
-def text_of(node: Selector | None) -> str:
+def text_of(node: Selector | SelectorList[Selector] | None) -> str:
     if node is None:
         return ""
     return " ".join(t.strip() for t in node.xpath(_TEXT).getall() if t.strip())

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
 from spiders.pages import PageShapeError
@@ -47,7 +47,7 @@ class WatchSpider(ProviderSpider):
     def page_request(self) -> Any:
         return self.request(self.url, self.parse)
 
-    def parse(self, response: Response) -> Iterable[Any]:
+    def parse(self, response: TextResponse) -> Iterable[Any]:  # type: ignore[override]  # HTML asked for: Scrapy answers with a TextResponse
         self.fetched(response)
         records = parse_matches(response.selector, self.selector, what=f"watch:{self.watch} ({response.url})")
         yield from self.items(response, "watch.match", records, **self.extra)

@@ -17,7 +17,7 @@ from spiders.pages import PageShapeError, load_json, member, objects, typed
 from spiders.runpod.items import RunpodGpuType, RunpodStock
 
 # The fields kept and their kinds; one of another kind reads as absent.
-TYPE_FIELDS = {"id": str, "displayName": str, "memoryInGb": int}
+TYPE_FIELDS: dict[str, Any] = {"id": str, "displayName": str, "memoryInGb": int}
 TYPE_FIELDS |= dict.fromkeys(("securePrice", "secureSpotPrice", "communityPrice", "communitySpotPrice"), "number")
 
 

@@ -12,7 +12,7 @@ class TensorDockGpu(TypedDict):
 
     v0Name: str
     availableCount: int
-    price_per_hr: Decimal | int
+    price_per_hr: Decimal | int | float  # a JSON number (read exactly, a Decimal)
 
 
 class TensorDockHostnode(TypedDict):
