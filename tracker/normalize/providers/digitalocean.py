@@ -45,7 +45,7 @@ def derived_spec(size: dict[str, Any]) -> GpuSpec:
     count = info.get("count")
     if not isinstance(count, int) or count <= 0:
         raise NormalizeError(f"its gpu_info.count is {count!r}")
-    vram = info.get("vram") if isinstance(info.get("vram"), dict) else {}
+    vram = stated if isinstance(stated := info.get("vram"), dict) else {}
     unit = VRAM_UNITS.get(str(vram.get("unit", "")).lower())
     amount = vram.get("amount")
     memory = size.get("memory")

@@ -150,14 +150,14 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
         )
     expression = infos[0].get("pricingExpression") if isinstance(infos[0], dict) else None
     tiers = expression.get("tieredRates") if isinstance(expression, dict) else None
-    if not isinstance(tiers, list) or not tiers:
+    if not isinstance(expression, dict) or not isinstance(tiers, list) or not tiers:
         raise NormalizeError(f"GCP: SKU {sku_id} has no tieredRates")
     first = [t for t in tiers if isinstance(t, dict) and _number(t.get("startUsageAmount", 0), sku_id) == 0]
     if len(first) != 1:
         raise NormalizeError(f"GCP: SKU {sku_id} has {len(first)} tiers starting at 0 usage, expected one")
     price = first[0].get("unitPrice")
     currency = price.get("currencyCode") if isinstance(price, dict) else None
-    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
+    if not isinstance(price, dict) or not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
         raise NormalizeError(f"GCP: SKU {sku_id} has no unitPrice with a currencyCode")
     units = _number(price.get("units", "0"), sku_id)
     nanos = _number(price.get("nanos", 0), sku_id)
@@ -208,7 +208,7 @@ def read_parts(items: Iterable[dict[str, Any]]) -> Catalogue:
         category = sku.get("category") if isinstance(sku, dict) else None
         usage_type = str(category.get("usageType")) if isinstance(category, dict) else ""
         model = USAGE_TYPES.get(usage_type)
-        if model is None:
+        if model is None or not isinstance(category, dict):
             continue
         description = str(sku.get("description", ""))
         found = read(description, str(category.get("resourceGroup")))

@@ -145,7 +145,7 @@ def plans(data: dict[str, Any]) -> list[Any]:
     seen: set[tuple[str, str]] = set()
     found = []
     for key in ("planList", "bakPlanList"):
-        for plan in data.get(key) if isinstance(data.get(key), list) else []:
+        for plan in listed if isinstance(listed := data.get(key), list) else []:
             which = (str(plan.get("billingMode")), str(plan.get("periodNum") or 1)) if isinstance(plan, dict) else None
             if which is None or which not in seen:
                 found.append(plan)

@@ -54,7 +54,7 @@ def _offers(data: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
         return []
     country = country_code(data.get("geolocation"))
     spec = gpu_spec(label, data.get("gpu_ram"))
-    base = {
+    base: dict[str, Any] = {
         "region": macro_region(country) if country else "other",
         "gpu_label": spec.instance_type if spec else label,
         "gpu_count": count,

@@ -52,10 +52,10 @@ def _size(part: Any, key: str) -> Decimal | None:
 
 
 def derived_spec(kind: dict[str, Any]) -> GpuSpec:
-    gpu = kind.get("gpu") if isinstance(kind.get("gpu"), dict) else {}
+    gpu = stated if isinstance(stated := kind.get("gpu"), dict) else {}
     found = _COUNTED.match(str(gpu.get("description", "")).strip())
     model = GPU_MODELS.get(found.group("model")) if found else None
-    if model is None:
+    if found is None or model is None:
         raise NormalizeError(f"its GPU {gpu.get('description')!r} is not one we know")
     count = _size(gpu, "number_of_gpus")
     if count is None or count <= 0 or count != int(found.group("count")):
