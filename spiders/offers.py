@@ -24,13 +24,14 @@ from parsel import Selector, SelectorList
 from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
+from spiders.items import OfferRecord
 from spiders.pages import PageShapeError
 
 
 @dataclass(frozen=True)
 class OfferPage:
     url: str
-    parse: Callable[[Any], list[dict[str, Any]]]
+    parse: Callable[[Any], list[OfferRecord]]
     json: bool = False
     headers: dict[str, str] = field(default_factory=dict)
     # A CSS selector: render the page in Chromium and wait for it.
@@ -99,8 +100,13 @@ class _Block:
     parts: list[str] = field(default_factory=list)
     children: int = 0
 
-    def record(self) -> dict[str, Any]:
-        record = {"id": self.key, "title": self.title, "text": _clean(" ".join(self.parts)), "url": self.url}
+    def record(self) -> OfferRecord:
+        record: OfferRecord = {
+            "id": self.key,
+            "title": self.title,
+            "text": _clean(" ".join(self.parts)),
+            "url": self.url,
+        }
         if self.section:
             record["section"] = self.section
         return record
@@ -220,7 +226,7 @@ def page_blocks(
     rows: bool = False,
     terms: bool = False,
     root: str = "main, article, [role=main]",
-) -> list[dict[str, Any]]:
+) -> list[OfferRecord]:
     """The page's blocks, in order, as raw offer records `{id, title, text,
     url, section?}`: each heading (levels) with its words up to the next
     heading of any level (a section whose words all sit under sub-headings

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class LambdaRegion(TypedDict):
     name: str
@@ -34,13 +36,7 @@ class LambdaTypeRecord(TypedDict):
     regions_with_capacity_available: list[LambdaRegion]
 
 
-class LambdaItem(TypedDict):
-    """The envelope the spider yields (spiders/base.py `items`): kind
-    `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
-    LambdaRegion. `regions` are the regions the crawl was asked for."""
-
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: Any
+# The envelope the spider yields (spiders/base.py `items`): kind
+# `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
+# LambdaRegion. `regions` are the regions the crawl was asked for.
+LambdaItem = RegionalItem[Any]
