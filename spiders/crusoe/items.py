@@ -47,3 +47,7 @@ class Capacity(TypedDict, total=False):
 
 # kind: crusoe.price, crusoe.type or crusoe.capacity
 CrusoeItem = RegionalItem[PriceCard | VmType | Capacity]
+# One kind each: crusoe.price, crusoe.type, crusoe.capacity.
+CrusoePriceItem = RegionalItem[PriceCard]
+CrusoeTypeItem = RegionalItem[VmType]
+CrusoeCapacityItem = RegionalItem[Capacity]

@@ -34,3 +34,4 @@ class RunpodStock(TypedDict):
 
 # kind: "runpod.gpu_type" (data: RunpodGpuType) or "runpod.stock" (data: RunpodStock)
 RunpodItem = RegionalItem[RunpodGpuType | RunpodStock]
+RunpodStockItem = RegionalItem[RunpodStock]

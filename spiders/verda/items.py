@@ -63,3 +63,9 @@ class VerdaItem(RawItem[InstanceType | Location | Availability]):
     """kind: verda.type (with the regions asked for), verda.location or verda.availability."""
 
     regions: NotRequired[list[str]]
+
+
+class VerdaTypeItem(RawItem[InstanceType]):
+    """kind: verda.type."""
+
+    regions: NotRequired[list[str]]
