@@ -8,7 +8,7 @@ is a type error. Values are as seen: JSON numbers read as Decimal."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Generic, NotRequired, TypedDict, TypeVar
+from typing import Generic, NotRequired, TypedDict, TypeVar
 
 DataT = TypeVar("DataT")
 
@@ -59,5 +59,20 @@ class OfferItem(RawItem[OfferRecord]):
     currency: str
 
 
-# A record of a page or answer not declared field by field (kept as seen).
-Record = dict[str, Any]
+class WatchMatch(TypedDict):
+    """An element a `[[watch]]` page's selector matched (spiders/watch.py)."""
+
+    index: int  # its place among the matches
+    id: str  # its own id or data attribute, else ""
+    text: str
+    href: str
+
+
+class WatchItem(RawItem[WatchMatch]):
+    """kind: watch.match, with the `[[watch]]` entry's settings."""
+
+    watch: str
+    provider: str
+    offer_kind: str  # an OfferKind, "price", or "" to read it from the words
+    ignore: list[str]  # patterns of volatile words
+    currency: str | None

@@ -11,6 +11,7 @@ from parsel import Selector
 from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
+from spiders.items import WatchMatch
 from spiders.pages import PageShapeError
 
 
@@ -73,11 +74,11 @@ def element_id(element: Selector) -> str:
     return ""
 
 
-def parse_matches(page: Selector, selector: str, *, what: str) -> list[dict[str, Any]]:
+def parse_matches(page: Selector, selector: str, *, what: str) -> list[WatchMatch]:
     matches = page.css(selector)
     if not matches:
         raise PageShapeError(f"{what}: the selector {selector!r} matched nothing")
-    records = []
+    records: list[WatchMatch] = []
     for index, element in enumerate(matches):
         text = " ".join(t.strip() for t in element.xpath(_TEXT).getall() if t.strip())
         records.append(

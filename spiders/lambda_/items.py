@@ -3,7 +3,7 @@ seen (Lambda Cloud API 1.10.0, `InstanceTypesItem` and `Region`)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from spiders.items import RegionalItem
 
@@ -39,4 +39,5 @@ class LambdaTypeRecord(TypedDict):
 # The envelope the spider yields (spiders/base.py `items`): kind
 # `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
 # LambdaRegion. `regions` are the regions the crawl was asked for.
-LambdaItem = RegionalItem[Any]
+LambdaItem = RegionalItem[LambdaTypeRecord | LambdaRegion]
+LambdaTypeItem = RegionalItem[LambdaTypeRecord]
