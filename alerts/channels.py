@@ -251,7 +251,7 @@ def _recording_send(self: requests.Session, request: Any, **kwargs: Any) -> Any:
 # body); the status and the Retry-After header a flood-controlled channel
 # sends are read here, from the requests Session every plugin goes through.
 # Recording is per thread and only while `Channel.send` runs.
-requests.Session.send = _recording_send  # type: ignore[method-assign]
+requests.Session.send = _recording_send  # type: ignore[method-assign]  # the patch is deliberate (above)
 
 
 def _wait_asked(response: Any) -> float | datetime | None:

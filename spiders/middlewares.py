@@ -104,7 +104,7 @@ class HarReplayMiddleware:
         archive = HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING))
         return cls(archive, browser=crawler.settings.getbool(BROWSER_REPLAY_SETTING))
 
-    def process_request(self, request: Request, spider: Spider | None = None) -> Response:
+    def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
         page = bool(request.meta.get("playwright"))
         if page and self.browser and not self.archive.has_rendered(request.method, request.url, request.body):
             # An old capture without the rendered page: the browser replays
@@ -113,7 +113,7 @@ class HarReplayMiddleware:
             seen = self.archive.lookup(request.method, request.url, request.body, peek=True)
             if seen is not None:
                 request.meta["har_started"] = seen.started
-            return None  # type: ignore[return-value]
+            return None
         found = self.archive.lookup(request.method, request.url, request.body, rendered=page)
         if found is None:
             shown = mask_query(request.url, self.archive.secret_params)

@@ -167,7 +167,7 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         rows.append((*row, detail, run_id))
     names = (*_CHANGE_COLUMNS, "detail", "run_id")
     columns = ", ".join(names)
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # a checked-out connection has its DB-API one
     try:
         if conn.dialect.name == "postgresql":
             with cursor.copy(f"COPY changes ({columns}) FROM STDIN") as copy:

@@ -162,6 +162,6 @@ def parse_spot_advisor(body: bytes) -> list[SpotAdvice]:
 
 def _range_index(value: object) -> int | None:
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]  # any value: the except takes what int() refuses
     except (TypeError, ValueError, OverflowError):
         return None

@@ -156,7 +156,7 @@ def _main(argv: list[str] | None) -> int:
         return 130
     except (typer.TyperException, click.ClickException) as exc:
         # Usage errors carry exit code 2, other click errors 1.
-        exc.show()  # type: ignore[union-attr]
+        exc.show()  # type: ignore[union-attr]  # Typer's exceptions are its own click's, which show()
         return int(exc.exit_code)
     except TrackerError as exc:
         if str(exc) in WARNINGS:

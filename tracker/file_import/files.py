@@ -116,7 +116,7 @@ class RecordFile:
 
     def byte_blocks(self) -> Iterator[tuple[int, bytes]]:
         """JSON Lines in blocks of bytes (`jsonl.byte_blocks`), read before any text is."""
-        return jsonl.byte_blocks(self.fh.buffer)  # type: ignore[attr-defined]
+        return jsonl.byte_blocks(self.fh.buffer)  # type: ignore[attr-defined]  # a text file of open(): a TextIOWrapper
 
     def blocks(self, size: int) -> Iterator[tuple[int, list[str]]]:
         """(number of the first line, lines) of about `size` lines at a time,
@@ -346,7 +346,7 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
 
 
 def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
-    for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]
+    for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]  # a text file of open(): a TextIOWrapper
         found = jsonl.summary_rows(first, data)
         # The columns of each block's first row: a file's rows share theirs.
         summary.columns.update(jsonl.first_keys(data))

@@ -106,11 +106,11 @@ def _hashed_blocks(file: RecordFile, salt: bytes) -> Iterator[tuple[list[tuple[i
     if file.header is None:  # JSON Lines: a line a record, hashed without its observed_at
         for first, data in file.byte_blocks():
             block = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
-            yield block, jsonl.line_hashes(salt, [line for _, line in block])  # type: ignore[misc]
+            yield block, jsonl.line_hashes(salt, [line for _, line in block])  # type: ignore[misc]  # list invariance: JSON lines are bytes
     else:
         records = file.records
         while texts := list(islice(records, CHUNK)):
-            yield texts, [record_digest(salt, text) for _, text in texts]  # type: ignore[misc]
+            yield texts, [record_digest(salt, text) for _, text in texts]  # type: ignore[misc]  # list invariance: CSV records are texts
 
 
 def skypilot_provider(path: Path, provider: str | None) -> str:

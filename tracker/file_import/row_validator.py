@@ -298,7 +298,7 @@ class RowValidator:
 def _part(column: Column, which: int) -> Iterable[Any]:
     kind = type(column)
     if kind is list:
-        return list(map(itemgetter(which), column))  # type: ignore[arg-type]
+        return list(map(itemgetter(which), column))  # type: ignore[arg-type]  # `kind` says which Column this is
     if kind is Plain:
-        return column  # type: ignore[return-value]
-    return repeat(column[which])  # type: ignore[index]
+        return column  # type: ignore[return-value]  # `kind` says which Column this is
+    return repeat(column[which])  # type: ignore[index]  # `kind` says which Column this is

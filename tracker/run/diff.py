@@ -204,7 +204,7 @@ class SnapshotDiff:
         if self.inputs is None or not input_hashes:
             return [False] * len(input_hashes)
         found = self.inputs.find(np.frombuffer(b"".join(input_hashes), dtype=f"S{VALUE_BYTES}"))
-        at = np.where(found >= 0, self._input_at[np.maximum(found, 0)], -1)  # type: ignore[index]
+        at = np.where(found >= 0, self._input_at[np.maximum(found, 0)], -1)  # type: ignore[index]  # set whenever inputs are
         candidates = np.flatnonzero(at >= 0)
         candidates = candidates[~self.seen[at[candidates]]]
         _, first = np.unique(at[candidates], return_index=True)

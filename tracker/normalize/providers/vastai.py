@@ -34,7 +34,7 @@ def gpu_spec(label: str, gpu_ram_mb: object) -> GpuSpec | None:
     memory sizes (A100 PCIE and SXM4: 40 or 80 GB), the row of its size."""
     table = spec_table(PROVIDER)
     try:
-        gb = round(float(gpu_ram_mb) / MB_PER_GB) if gpu_ram_mb not in (None, "") else None  # type: ignore[arg-type]
+        gb = round(float(gpu_ram_mb) / MB_PER_GB) if gpu_ram_mb not in (None, "") else None  # type: ignore[arg-type]  # any value: the except takes what float() refuses
     except (TypeError, ValueError):
         gb = None
     sized = table.get(f"{label} {gb}GB".lower()) if gb else None
