@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tracker.sources import _registry
+from tracker.sources import SOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 # Top-level packages the child has no use for. The China clouds' SDKs load in
@@ -56,7 +56,7 @@ def loaded_by_child(modules: list[str]) -> list[str]:
 
 
 def spider_modules() -> list[str]:
-    return sorted({source.spider_path.partition(":")[0] for source in _registry().values() if source.spider_path})
+    return sorted({source.spider_path.partition(":")[0] for source in SOURCES.values() if source.spider_path})
 
 
 def test_every_registered_spider_is_a_module_of_spiders() -> None:
