@@ -14,7 +14,7 @@ help:
 	@echo "make test-fast  the fast loop: every room on SQLite, without the tests marked slow"
 	@echo "make test       the whole suite, as CI runs it"
 	@echo "make generate   regenerate docs/cli.md and deploy/k8s/cronjobs.yaml"
-	@echo "make ci         bash .ci/run (installs, lint, the whole suite)"
+	@echo "make ci         bash .ci/run (installs, lint, types, the whole suite)"
 
 install:
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[dev]'

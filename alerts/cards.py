@@ -10,6 +10,7 @@ and 6折 on a Chinese page, $300 and 40% off elsewhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -192,7 +193,7 @@ def writes_chinese(title: str, currency: str | None) -> bool:
     return currency == "CNY" or bool(_CJK.search(title))
 
 
-def offer_terms(values: dict[str, str], zh: bool) -> str:
+def offer_terms(values: Mapping[str, str | None], zh: bool) -> str:
     """One offer's terms in words: 满1000减300, 30 天; or $300 credit, 40% off."""
     money, currency = _dec(values.get("amount")), values.get("currency") or ""
     spend, percent = _dec(values.get("min_spend")), _dec(values.get("percent_off"))

@@ -173,9 +173,20 @@ class SlackBlocks(NotifySlack):
 
     prepared: dict | None = None
 
-    def send(self, body: str, title: str = "", notify_type: object = None, **kwargs: object) -> bool:
+    def send(
+        self,
+        body: str,
+        title: str = "",
+        notify_type: object = None,
+        attach: Any = None,
+        body_format: Any = None,
+        body_passthrough: Any = None,
+        **kwargs: Any,
+    ) -> bool:
         if self.prepared is None or self.mode not in (SlackMode.WEBHOOK, SlackMode.WEBHOOK_GOV):
-            return super().send(body, title=title, **kwargs)  # type: ignore[arg-type]
+            return super().send(
+                body, title=title, attach=attach, body_format=body_format, body_passthrough=body_passthrough, **kwargs
+            )
         base = self.webhook_url if self.mode is SlackMode.WEBHOOK else self.webhook_gov_url
         url = f"{base}/{self.token_a}/{self.token_b}/{self.token_c}"
         return self._send(url, dict(self.prepared)) is not False
@@ -240,7 +251,7 @@ def _recording_send(self: requests.Session, request: Any, **kwargs: Any) -> Any:
 # body); the status and the Retry-After header a flood-controlled channel
 # sends are read here, from the requests Session every plugin goes through.
 # Recording is per thread and only while `Channel.send` runs.
-requests.Session.send = _recording_send  # type: ignore[method-assign]
+requests.Session.send = _recording_send  # type: ignore[method-assign]  # the patch is deliberate (above)
 
 
 def _wait_asked(response: Any) -> float | datetime | None:

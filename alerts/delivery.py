@@ -334,7 +334,7 @@ def _mark_failed(
         for row in rows:
             attempts = row.attempts + 1
             if attempts >= policy.max_attempts:
-                values = dict(state=OutboxState.dead)
+                values: dict[str, object] = dict(state=OutboxState.dead)
                 dead = True
             else:
                 retry_at = max(now + policy.backoff(attempts), floor or now)

@@ -6,6 +6,7 @@ group, per GPU-hour, its median and how many offers stand behind it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from db.money import readable, readable_pair
@@ -49,7 +50,9 @@ def headline(change: Change, title: str, signed: str) -> tuple[str, str]:
     return f"{title}{signed}: {change.provider} {subject}", f"{signed.strip()} {subject}".strip()
 
 
-def facts(change: Change, per: str, per_gpu_hour: object) -> tuple[list[tuple[str, str]], str]:
+def facts(
+    change: Change, per: str, per_gpu_hour: Callable[[Change, Decimal | None], Decimal | None]
+) -> tuple[list[tuple[str, str]], str]:
     """The card's facts and its one-line summary. `per` is "USD/hour";
     `per_gpu_hour(change, price)` divides an hourly price by the GPU count."""
     d = change.detail
@@ -76,8 +79,8 @@ def facts(change: Change, per: str, per_gpu_hour: object) -> tuple[list[tuple[st
     else:
         lowest = f"{b} {per}"
     out = [("Stock", stock), ("Lowest", lowest)]
-    gpu_old = per_gpu_hour(change, old) if a else None  # type: ignore[operator]
-    gpu_new = None if gone else per_gpu_hour(change, new)  # type: ignore[operator]
+    gpu_old = per_gpu_hour(change, old) if a else None
+    gpu_new = None if gone else per_gpu_hour(change, new)
     ga, gb = readable_pair(gpu_old, gpu_new)
     if ga or gb:
         out.append(

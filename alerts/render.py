@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from urllib.parse import quote
@@ -270,7 +271,7 @@ def _blocks(header: str, sections: Sequence[str]) -> list[dict]:
     return blocks
 
 
-def sample_change(now: object) -> Change:
+def sample_change(now: datetime) -> Change:
     """The change `notify test` sends."""
     return Change(
         kind=ChangeKind.price_drop,

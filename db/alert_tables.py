@@ -9,6 +9,7 @@ crash carries the same key.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -16,7 +17,7 @@ from sqlmodel import Field, SQLModel
 from db.tables import UTCDateTime
 
 
-def _time(**kw: object) -> object:
+def _time(**kw: Any) -> Any:
     return Field(sa_type=UTCDateTime, **kw)
 
 
@@ -30,6 +31,7 @@ class OutboxState:
 
 class OutboxRow(SQLModel, table=True):
     __tablename__ = "alert_outbox"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
     __table_args__ = (
         sa.Index("ix_alert_outbox_due", "state", "next_attempt_at"),
         sa.Index("ix_alert_outbox_channel_sent", "channel", "sent_at"),
@@ -62,6 +64,7 @@ class NotifiedValue(SQLModel, table=True):
     that thresholds and hysteresis are measured against."""
 
     __tablename__ = "alert_notified"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
     __table_args__ = (sa.UniqueConstraint("rule", "key", name="uq_alert_notified_rule_key"),)
 
     id: int | None = Field(default=None, primary_key=True)

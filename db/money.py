@@ -54,7 +54,11 @@ def readable_pair(old: Decimal | None, new: Decimal | None) -> tuple[str, str]:
     a, b = readable(old, places), readable(new, places)
     # One precision for both: 3.40 → 3.148 reads as 3.400 → 3.148.
     width = max(len(t.partition(".")[2]) for t in (a, b) if t)
-    return tuple(t.partition(".")[0] + "." + t.partition(".")[2].ljust(width, "0") if t else t for t in (a, b))  # type: ignore[return-value]
+
+    def padded(t: str) -> str:
+        return t.partition(".")[0] + "." + t.partition(".")[2].ljust(width, "0") if t else t
+
+    return padded(a), padded(b)
 
 
 def whole(value: Decimal) -> str:

@@ -12,6 +12,7 @@ Times are stored in UTC and always read back time-zone aware.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy.types import TypeDecorator
@@ -36,12 +37,13 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _time(**kw: object) -> object:
+def _time(**kw: Any) -> Any:
     return Field(sa_type=UTCDateTime, **kw)
 
 
 class CrawlRun(SQLModel, table=True):
     __tablename__ = "crawl_runs"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
 
     id: int | None = Field(default=None, primary_key=True)
     source: str = Field(index=True)
@@ -67,6 +69,7 @@ class PricePoint(SQLModel, table=True):
     is null. A re-crawl that sees the same value only moves last_run_id."""
 
     __tablename__ = "price_points"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
     __table_args__ = (
         sa.Index("ix_price_points_open", "source", "region", "valid_to"),
         sa.Index("ix_price_points_key", "key", "valid_to"),
@@ -120,6 +123,7 @@ class PricePoint(SQLModel, table=True):
 
 class ChangeRow(SQLModel, table=True):
     __tablename__ = "changes"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
     __table_args__ = (sa.Index("ix_changes_observed", "observed_at"),)
 
     id: int | None = Field(default=None, primary_key=True)

@@ -187,7 +187,7 @@ class SignedApiSpider(ProviderSpider):
 
 
 def retry_after_header(response: Response) -> float | None:
-    value = response.headers.get("Retry-After", b"").decode("latin-1").strip()
+    value = (response.headers.get("Retry-After") or b"").decode("latin-1").strip()
     return min(float(value), MAX_WAIT) if value.isdigit() else None
 
 

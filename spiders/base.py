@@ -3,7 +3,7 @@ raw item envelope. A spider extracts raw items and nothing more."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -99,7 +99,7 @@ class ProviderSpider(scrapy.Spider):
             where += (
                 "; install Chromium (apt-get install chromium) or point [crawl] browser_path at a Chromium executable"
             )
-        self.failures.append(f"{message}{where}" if message else f"{failure.type.__name__}{where}")
+        self.failures.append(f"{message}{where}" if message else f"{type(failure.value).__name__}{where}")
 
     def key_hint(self) -> str:
         """Where the source's key goes: its setting and environment variable."""
@@ -137,7 +137,7 @@ class ProviderSpider(scrapy.Spider):
         return str(started) if started else datetime.now(UTC).isoformat()
 
     def items(
-        self, response: Response, kind: str, records: Iterable[dict[str, Any]], **extra: Any
+        self, response: Response, kind: str, records: Iterable[Mapping[str, Any]], **extra: Any
     ) -> Iterable[dict[str, Any]]:
         observed = self.observed_at(response)
         source_url = self.public_url(response.url)
@@ -150,8 +150,8 @@ class BearerSpider(ProviderSpider):
     (`[providers.<provider>] api_key`); captures keep a placeholder for it
     (spiders/middlewares.py CREDENTIAL_HEADERS), and a replay needs none."""
 
-    api_url: ClassVar[str]
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+    api_url: str
+    custom_settings: dict[str, Any] | None = {"REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
 
     def __init__(self, api_key: str = "", api_url: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -43,16 +43,19 @@ class PoliteRetryMiddleware(RetryMiddleware):
     """Retries like Scrapy's, but waits as long as a 429 or 503 asks with
     Retry-After (up to RETRY_AFTER_MAX seconds) instead of at once."""
 
+    retry_after_max: float  # set by from_crawler
+
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PoliteRetryMiddleware:
         mw = super().from_crawler(crawler)
         mw.retry_after_max = crawler.settings.getfloat("RETRY_AFTER_MAX", 120)
         return mw
 
-    async def process_response(
+    # Scrapy (2.13+) awaits a coroutine method of a middleware; RetryMiddleware's own is plain.
+    async def process_response(  # type: ignore[override]
         self,
         request: Request,
-        response: Response,  # type: ignore[override]
+        response: Response,
         spider: Spider | None = None,
     ) -> Request | Response:
         wait = retry_after_seconds(response)
@@ -73,7 +76,7 @@ class PoliteRetryMiddleware(RetryMiddleware):
 def retry_after_seconds(response: Response) -> float | None:
     if response.status not in (429, 503):
         return None
-    value = response.headers.get("Retry-After", b"").decode("latin-1").strip()
+    value = (response.headers.get("Retry-After") or b"").decode("latin-1").strip()
     if not value:
         return None
     if value.isdigit():
@@ -101,7 +104,7 @@ class HarReplayMiddleware:
         archive = HarArchive(path, secret_params=crawler.settings.getlist(SECRET_PARAMS_SETTING))
         return cls(archive, browser=crawler.settings.getbool(BROWSER_REPLAY_SETTING))
 
-    def process_request(self, request: Request, spider: Spider | None = None) -> Response:
+    def process_request(self, request: Request, spider: Spider | None = None) -> Response | None:
         page = bool(request.meta.get("playwright"))
         if page and self.browser and not self.archive.has_rendered(request.method, request.url, request.body):
             # An old capture without the rendered page: the browser replays
@@ -110,7 +113,7 @@ class HarReplayMiddleware:
             seen = self.archive.lookup(request.method, request.url, request.body, peek=True)
             if seen is not None:
                 request.meta["har_started"] = seen.started
-            return None  # type: ignore[return-value]
+            return None
         found = self.archive.lookup(request.method, request.url, request.body, rendered=page)
         if found is None:
             shown = mask_query(request.url, self.archive.secret_params)
@@ -122,7 +125,8 @@ class HarReplayMiddleware:
             raise ReplayedTransportError(f"{found.error or 'no response'} for {shown}")
         request.meta["har_started"] = found.started
         headers = dict(found.headers)
-        cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)
+        # Text keys: from_headers looks for bytes ones, so the class comes from the URL and the body.
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=found.body)  # type: ignore[arg-type]
         return cls(url=request.url, status=found.status, headers=headers, body=found.body, request=request)
 
 
@@ -151,7 +155,7 @@ class HarRecordMiddleware:
         started, t0 = request.meta.get("har_sent") or (datetime.now(UTC), time.monotonic())
         request.meta["har_started"] = started.isoformat()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, vs in response.headers.items() for v in vs]
-        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         self.entries.append(
             har_entry(
                 method=request.method,

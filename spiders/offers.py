@@ -20,17 +20,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from parsel import Selector
-from scrapy.http import Response
+from parsel import Selector, SelectorList
+from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
+from spiders.items import OfferRecord
 from spiders.pages import PageShapeError
 
 
 @dataclass(frozen=True)
 class OfferPage:
     url: str
-    parse: Callable[[Any], list[dict[str, Any]]]
+    parse: Callable[[Any], list[OfferRecord]]
     json: bool = False
     headers: dict[str, str] = field(default_factory=dict)
     # A CSS selector: render the page in Chromium and wait for it.
@@ -49,7 +50,7 @@ class OfferSpider(ProviderSpider):
             else:
                 yield self.request(page.url, self.parse, headers=page.headers, cb_kwargs={"page": page})
 
-    def parse(self, response: Response, page: OfferPage) -> Iterable[Any]:
+    def parse(self, response: TextResponse, page: OfferPage) -> Iterable[Any]:  # type: ignore[override]  # HTML asked for: Scrapy answers with a TextResponse
         self.fetched(response)
         records = page.parse(response.body if page.json else response.selector)
         absolute = [{**r, "url": response.urljoin(r["url"])} if r.get("url") else r for r in records]
@@ -59,7 +60,7 @@ class OfferSpider(ProviderSpider):
 _TEXT = ".//text()[not(ancestor::script) and not(ancestor::style)]"
 
 
-def text_of(node: Selector | None) -> str:
+def text_of(node: Selector | SelectorList[Selector] | None) -> str:
     if node is None:
         return ""
     return " ".join(t.strip() for t in node.xpath(_TEXT).getall() if t.strip())
@@ -99,8 +100,13 @@ class _Block:
     parts: list[str] = field(default_factory=list)
     children: int = 0
 
-    def record(self) -> dict[str, Any]:
-        record = {"id": self.key, "title": self.title, "text": _clean(" ".join(self.parts)), "url": self.url}
+    def record(self) -> OfferRecord:
+        record: OfferRecord = {
+            "id": self.key,
+            "title": self.title,
+            "text": _clean(" ".join(self.parts)),
+            "url": self.url,
+        }
         if self.section:
             record["section"] = self.section
         return record
@@ -220,7 +226,7 @@ def page_blocks(
     rows: bool = False,
     terms: bool = False,
     root: str = "main, article, [role=main]",
-) -> list[dict[str, Any]]:
+) -> list[OfferRecord]:
     """The page's blocks, in order, as raw offer records `{id, title, text,
     url, section?}`: each heading (levels) with its words up to the next
     heading of any level (a section whose words all sit under sub-headings

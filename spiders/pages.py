@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class PageShapeError(ValueError):
@@ -96,7 +96,7 @@ def count(value: Any, what: str) -> Decimal:
     return number
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float | Decimal]:
     """A finite JSON number (a boolean is not one)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         return False

@@ -21,7 +21,7 @@ import re
 import sys
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from scrapy import signals
 from scrapy.crawler import Crawler, CrawlerProcess
@@ -43,6 +43,12 @@ BROWSER_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+class _Reactor(Protocol):
+    running: bool
+
+    def stop(self) -> None: ...
 
 
 def _json_default(value: object) -> object:
@@ -153,7 +159,7 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
 def load_spider(path: str) -> type[Any]:
     """'spiders.azure.spider:AzureSpider' -> the class."""
     module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(module), attr)
 
 
 class _Crawl:
@@ -272,9 +278,16 @@ def run_many(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return started
 
     everything = DeferredList([crawl_from(lane, 0) for lane in crawls])
-    from twisted.internet import reactor  # installed by the first crawl
+    from twisted.internet import reactor as installed  # installed by the first crawl
 
-    everything.addBoth(lambda _: reactor.stop() if reactor.running else None)  # type: ignore[attr-defined]
+    # The module stands for the installed reactor; what this needs of it.
+    reactor = cast(_Reactor, installed)
+
+    def stop(_: object) -> None:
+        if reactor.running:
+            reactor.stop()
+
+    everything.addBoth(stop)
     if not everything.called:  # every crawl may have failed before the reactor ran
         process.start(stop_after_crawl=False)
     return results

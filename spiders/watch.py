@@ -8,9 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
+from spiders.items import WatchMatch
 from spiders.pages import PageShapeError
 
 
@@ -47,7 +48,7 @@ class WatchSpider(ProviderSpider):
     def page_request(self) -> Any:
         return self.request(self.url, self.parse)
 
-    def parse(self, response: Response) -> Iterable[Any]:
+    def parse(self, response: TextResponse) -> Iterable[Any]:  # type: ignore[override]  # HTML asked for: Scrapy answers with a TextResponse
         self.fetched(response)
         records = parse_matches(response.selector, self.selector, what=f"watch:{self.watch} ({response.url})")
         yield from self.items(response, "watch.match", records, **self.extra)
@@ -73,11 +74,11 @@ def element_id(element: Selector) -> str:
     return ""
 
 
-def parse_matches(page: Selector, selector: str, *, what: str) -> list[dict[str, Any]]:
+def parse_matches(page: Selector, selector: str, *, what: str) -> list[WatchMatch]:
     matches = page.css(selector)
     if not matches:
         raise PageShapeError(f"{what}: the selector {selector!r} matched nothing")
-    records = []
+    records: list[WatchMatch] = []
     for index, element in enumerate(matches):
         text = " ".join(t.strip() for t in element.xpath(_TEXT).getall() if t.strip())
         records.append(

@@ -179,14 +179,14 @@ class TextFormatter(logging.Formatter):
         return text
 
 
-class CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class CurrentStderrHandler(logging.StreamHandler):
     """Writes to whatever sys.stderr is at the time of each record: the CLI
     also runs in-process (tests, notebooks), where stderr is swapped."""
 
     def __init__(self) -> None:
         super().__init__()
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> object:
         return sys.stderr
 

@@ -94,7 +94,7 @@ class StagedQuote(NamedTuple):
 
     @property
     def region(self) -> str:
-        return self.columns[_REGION]  # type: ignore[no-any-return]
+        return self.columns[_REGION]
 
 
 # A staged quote's stored columns (its fields, then attrs), then the row's own.

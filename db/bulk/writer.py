@@ -59,7 +59,7 @@ def insert_price_rows(*, session: Session, rows: Sequence[tuple[Any, ...]]) -> N
     conn = session.connection()
     columns = ", ".join(PRICE_COLUMNS)
     if conn.dialect.name == "postgresql":
-        with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]
+        with conn.connection.dbapi_connection.cursor() as cursor:  # type: ignore[union-attr]  # a checked-out connection has its DB-API one
             with cursor.copy(f"COPY price_points ({columns}) FROM STDIN") as copy:
                 copy.set_types(copy_types(PricePoint.__table__, PRICE_COLUMNS))
                 for row in rows:

@@ -33,8 +33,8 @@ def _transactional_ddl(connection: sa.Connection) -> Iterator[None]:
         yield
         return
     driver = connection.connection.driver_connection
-    saved = driver.isolation_level  # type: ignore[union-attr]
-    driver.isolation_level = None  # type: ignore[union-attr]
+    saved = driver.isolation_level  # type: ignore[union-attr]  # a live connection has its driver's
+    driver.isolation_level = None  # type: ignore[union-attr]  # a live connection has its driver's
     sa.event.listen(connection, "begin", _begin_immediate)
     try:
         yield
@@ -42,7 +42,7 @@ def _transactional_ddl(connection: sa.Connection) -> Iterator[None]:
         sa.event.remove(connection, "begin", _begin_immediate)
         if connection.in_transaction():
             connection.rollback()
-        driver.isolation_level = saved  # type: ignore[union-attr]
+        driver.isolation_level = saved  # type: ignore[union-attr]  # a live connection has its driver's
 
 
 def run_migrations_online() -> None:

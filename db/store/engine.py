@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import sqlalchemy as sa
@@ -33,8 +33,8 @@ def make_engine(url: str) -> sa.Engine:
     raise StoreError(f"unsupported database URL {mask_url(url)!r}: use sqlite:/// or postgresql+psycopg://")
 
 
-def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
-    cur = dbapi_conn.cursor()  # type: ignore[attr-defined]
+def _sqlite_pragmas(dbapi_conn: Any, _record: object) -> None:
+    cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
@@ -61,8 +61,8 @@ def sqlite_read_only(url: str) -> str | None:
     return f"sqlite:///file:{quote(os.path.abspath(path))}?mode=ro{'&immutable=1' if immutable else ''}&uri=true"
 
 
-def _sqlite_read_pragmas(dbapi_conn: object, _record: object) -> None:
-    cur = dbapi_conn.cursor()  # type: ignore[attr-defined]
+def _sqlite_read_pragmas(dbapi_conn: Any, _record: object) -> None:
+    cur = dbapi_conn.cursor()
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA query_only=1")
     cur.close()

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -30,6 +31,7 @@ from db.tables import UTCDateTime
 
 class CrawlLock(SQLModel, table=True):
     __tablename__ = "crawl_locks"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
 
     name: str = Field(primary_key=True)
     owner: str

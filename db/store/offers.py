@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, col, select
@@ -27,6 +27,7 @@ def _time(**kw: Any) -> Any:
 
 class OfferPoint(SQLModel, table=True):
     __tablename__ = "offers"
+    __table__: ClassVar[sa.Table]  # set by SQLModel; declared for the type checker
     __table_args__ = (
         sa.Index("ix_offers_open", "source", "valid_to"),
         sa.Index("ix_offers_offer_id", "offer_id", "valid_from"),
@@ -164,5 +165,5 @@ def query_offers(
         stmt = stmt.where(OfferPoint.kind == kind)
     if offer_id:
         stmt = stmt.where(OfferPoint.offer_id == offer_id)
-    stmt = stmt.order_by(OfferPoint.provider, OfferPoint.kind, OfferPoint.offer_id, OfferPoint.valid_from)
+    stmt = stmt.order_by(OfferPoint.provider, OfferPoint.kind, OfferPoint.offer_id, col(OfferPoint.valid_from))
     return list(session.exec(stmt).all())

@@ -136,7 +136,7 @@ def query_prices(
         PricePoint.price_model,
         PricePoint.term,
         PricePoint.os,
-        PricePoint.valid_from,
+        col(PricePoint.valid_from),
     )
     return list(session.exec(stmt).all())
 
@@ -167,13 +167,13 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         rows.append((*row, detail, run_id))
     names = (*_CHANGE_COLUMNS, "detail", "run_id")
     columns = ", ".join(names)
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # a checked-out connection has its DB-API one
     try:
         if conn.dialect.name == "postgresql":
             with cursor.copy(f"COPY changes ({columns}) FROM STDIN") as copy:
                 copy.set_types(copy_types(ChangeRow.__table__, names))
-                for row in rows:
-                    copy.write_row(row)
+                for line in rows:
+                    copy.write_row(line)
         else:
             cursor.executemany(f"INSERT INTO changes ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
     finally:

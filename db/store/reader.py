@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote
 
 from db.store.heads import script_heads
@@ -58,6 +58,10 @@ class Unreachable(Exception):
 # "%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d.%(microsecond)06d"
 # and read with datetime.fromisoformat() (the dialect's documentation of
 # sqlalchemy.dialects.sqlite.DATETIME; engine/_processors_cy.py str_to_datetime).
+@overload
+def utc_time(value: datetime | str) -> datetime: ...
+@overload
+def utc_time(value: datetime | str | None) -> datetime | None: ...
 def utc_time(value: datetime | str | None) -> datetime | None:
     """A stored time as `db.tables.UTCDateTime` reads it: SQLite's text by
     `datetime.fromisoformat` (as SQLAlchemy parses it), then aware in UTC."""

@@ -111,8 +111,8 @@ class RunStore:
 
     def broken_announced(self, after: CrawlRun | None) -> bool:
         """Whether a source_broken was recorded for the source after the run `after` (None: ever)."""
-        stmt = sa.select(ChangeRow.id).where(
-            ChangeRow.source == self.source, ChangeRow.kind == ChangeKind.source_broken
+        stmt = sa.select(col(ChangeRow.id)).where(
+            col(ChangeRow.source) == self.source, col(ChangeRow.kind) == ChangeKind.source_broken
         )
         if after is not None and after.id is not None:
             stmt = stmt.where(col(ChangeRow.run_id) > after.id)

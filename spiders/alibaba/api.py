@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 from scrapy.http import Response
 
 from spiders.alibaba.api_pages import api_error, parse_instance_types, parse_price, parse_stock
+from spiders.alibaba.items import ApiType
 from spiders.api import ApiCall, ApiError, Signed, SignedApiSpider
 
 TYPES_ENDPOINT = "ecs.aliyuncs.com"
@@ -81,7 +82,7 @@ class AlibabaApiSpider(SignedApiSpider):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.gpu_types: dict[str, dict[str, Any]] = {}
+        self.gpu_types: dict[str, ApiType] = {}
 
     def start_calls(self) -> Iterable[ApiCall]:
         yield self.types_call("")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spiders.alibaba.items import ApiPrice, ApiStock, ApiType
 from spiders.pages import PageShapeError, count, member, name, objects
 
 # Status (any case) -> availability; StatusCategory when Status says nothing we know.
@@ -35,11 +36,11 @@ def api_error(status: int, data: Any) -> tuple[str, str] | None:
     return None
 
 
-def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
+def parse_instance_types(data: Any) -> tuple[list[ApiType], str]:
     """GPU instance types (GPUAmount > 0) with what we read, and the next page's token."""
     if not isinstance(member(data, "InstanceTypes"), dict):
         raise PageShapeError("alibaba-api: the DescribeInstanceTypes answer has no InstanceTypes object")
-    types = []
+    types: list[ApiType] = []
     for t in objects(data, "InstanceTypes", "InstanceType"):
         type_id = name(t.get("InstanceTypeId"), "alibaba-api: an InstanceTypeId")
         if count(t.get("GPUAmount"), f"alibaba-api: GPUAmount of {type_id}") > 0:
@@ -65,18 +66,18 @@ def _stock_of(supported: dict[str, Any]) -> str | None:
     return STOCK_CATEGORY.get(str(supported.get("StatusCategory") or "").lower())
 
 
-def parse_stock(data: Any) -> list[dict[str, Any]]:
+def parse_stock(data: Any) -> list[ApiStock]:
     """(zone, instance type, availability) of every instance type the answer
     lists; a status we do not know is kept raw, with no availability."""
     if not isinstance(member(data, "AvailableZones"), dict):
         raise PageShapeError("alibaba-api: the DescribeAvailableResource answer has no AvailableZones object")
-    out = []
+    out: list[ApiStock] = []
     for zone in objects(data, "AvailableZones", "AvailableZone"):
         for resource in objects(zone, "AvailableResources", "AvailableResource"):
             if str(resource.get("Type") or "").lower() != "instancetype":
                 continue
             for supported in objects(resource, "SupportedResources", "SupportedResource"):
-                record = {
+                record: ApiStock = {
                     "zone": name(zone.get("ZoneId"), "alibaba-api: a ZoneId"),
                     "instance_type": name(supported.get("Value"), "alibaba-api: a SupportedResource Value"),
                     "availability": _stock_of(supported),
@@ -87,7 +88,7 @@ def parse_stock(data: Any) -> list[dict[str, Any]]:
     return out
 
 
-def parse_price(data: Any) -> dict[str, Any]:
+def parse_price(data: Any) -> ApiPrice:
     """The instance's own price: its line of `DetailInfos` (under either
     container name) when there is one. `basis` says what was read: `instance`
     (its line), `total` (no price lines at all: the order total, which may
@@ -100,7 +101,7 @@ def parse_price(data: Any) -> dict[str, Any]:
     lines = [line for container in PRICE_LINES for line in objects(price, "DetailInfos", container)]
     mine = [d for d in lines if str(d.get("Resource") or "").lower() in INSTANCE_LINES]
     source = mine[0] if mine else price
-    found = {
+    found: ApiPrice = {
         "price": source.get("TradePrice"),
         "list_price": source.get("OriginalPrice"),
         "currency": price.get("Currency") or "CNY",

@@ -7,21 +7,20 @@ public READMEs link them ("开发者试用中心", "国际版免费试用")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 TRIALS_URL = "https://free.aliyun.com/"
 INTL_FREE_URL = "https://www.alibabacloud.com/free"
 
 
-def parse_trials(page: Selector) -> list[dict[str, Any]]:
+def parse_trials(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Alibaba trial centre", prefix="free", levels=(1, 2, 3), items=True, rows=True)
 
 
-def parse_intl_free(page: Selector) -> list[dict[str, Any]]:
+def parse_intl_free(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Alibaba Cloud free page", prefix="intl", levels=(1, 2, 3), items=True, rows=True)
 
 

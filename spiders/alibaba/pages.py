@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from spiders.alibaba.items import PriceFileRecord
 from spiders.pages import PageShapeError, load_json, member, only_one
 
 # gn*, ebmgn*, sgn* and vgn* are the GPU families (vGPU slices included).
@@ -27,7 +28,7 @@ def _load(body: bytes, what: str) -> Any:
     return load_json(body, f"Alibaba: {what}")
 
 
-def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[PriceFileRecord]]:
     """The file's header (currency, version, publicationDate) and one record
     per GPU price key, its period lists as seen."""
     page = _load(body, "the price file")
@@ -35,7 +36,8 @@ def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]
         raise PageShapeError("Alibaba: pricingInfo missing")
     if not page.get("currency"):
         raise PageShapeError("Alibaba: currency missing from the price file")
-    records, bad_keys, bad_lists = [], 0, 0
+    records: list[PriceFileRecord] = []
+    bad_keys, bad_lists = 0, 0
     for key, entry in page["pricingInfo"].items():
         parts = str(key).split("::")
         if len(parts) != 5:
@@ -60,7 +62,9 @@ def parse_price_file(body: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]
                 "network": network,
                 "os": os_name,
                 "io": io,
-                **{k: v or [] for k, v in lists.items()},
+                "hours": lists.get("hours") or [],
+                "months": lists.get("months") or [],
+                "years": lists.get("years") or [],
             }
         )
     total = len(records) + bad_lists

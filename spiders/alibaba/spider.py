@@ -25,6 +25,7 @@ from urllib.parse import quote
 from scrapy import FormRequest
 from scrapy.http import Response
 
+from spiders.alibaba.items import PriceFileRecord
 from spiders.alibaba.pages import parse_describe_price, parse_price_file, pick_version, price_versions
 from spiders.base import ProviderSpider
 from spiders.pages import PageShapeError
@@ -153,7 +154,7 @@ class AlibabaSpider(ProviderSpider):
 
     # -- spot, with credentials ------------------------------------------------
 
-    def spot_requests(self, records: list[dict[str, Any]]) -> Iterable[Any]:
+    def spot_requests(self, records: list[PriceFileRecord]) -> Iterable[Any]:
         if not (self.access_key_id and self.access_key_secret):
             self.notes.append(
                 "alibaba: spot prices skipped: set access_key_id and access_key_secret in "

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class AutodlMachine(TypedDict):
     """One machine of the market list (`POST /api/v1/user/machine/list`):
@@ -21,9 +23,4 @@ class AutodlMachine(TypedDict):
     gpu_memory: NotRequired[int | None]  # bytes
 
 
-class AutodlItem(TypedDict):
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: AutodlMachine
+AutodlItem = RegionalItem[AutodlMachine]

@@ -61,5 +61,5 @@ def parse_machines(body: bytes) -> tuple[list[AutodlMachine], int, int]:
             continue
         kept = typed(m, {"machine_id": str, "region_sign": str, "region_name": str, "gpu_name": str})
         kept |= typed(m, {"gpu_number": int, "gpu_idle_num": int, "gpu_memory": int})
-        machines.append({**kept, "price": price})  # type: ignore[typeddict-item]
+        machines.append({**kept, "price": price})  # type: ignore[typeddict-item]  # typed() checked each field's kind
     return machines, odd, last if isinstance(last, int) else 1

@@ -15,12 +15,13 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import IO, Any
+from typing import IO, Any, cast
 from urllib.parse import urljoin
 
 import ijson
 from ijson.common import ObjectBuilder
 
+from spiders.aws.items import OfferProduct, OfferTerms
 from spiders.aws.pages import looks_like_gpu
 from spiders.pages import PageShapeError, load_json
 
@@ -159,12 +160,12 @@ def _decimal(value: object) -> str:
     raise TypeError(f"cannot write {type(value).__name__}")
 
 
-def parse_offer_file(body: bytes, keep: ProductFilter) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def parse_offer_file(body: bytes, keep: ProductFilter) -> tuple[dict[str, str], list[OfferProduct]]:
     """(header, one record per kept product: {sku, attributes, terms:
     {OnDemand: [term], Reserved: [term]}})."""
     subset = offer_subset(io.BytesIO(body), keep)
     header = {k: subset[k] for k in HEADER_FIELDS if k in subset}
-    records = []
+    records: list[OfferProduct] = []
     for sku, product in subset["products"].items():
         offered = {t: subset["terms"][t].get(sku) or {} for t in TERM_TYPES}  # term code -> term
         if not all(
@@ -176,5 +177,6 @@ def parse_offer_file(body: bytes, keep: ProductFilter) -> tuple[dict[str, str], 
         broken = [t for ts in terms.values() for t in ts if not isinstance(t.get("priceDimensions"), dict)]
         if broken:
             raise PageShapeError(f"AWS: a term of SKU {sku} has no priceDimensions")
-        records.append({"sku": sku, "attributes": product.get("attributes", {}), "terms": terms})
+        # OnDemand and Reserved (TERM_TYPES), each a list of terms.
+        records.append({"sku": sku, "attributes": product.get("attributes", {}), "terms": cast(OfferTerms, terms)})
     return header, records

@@ -10,10 +10,9 @@ field names (`item.id`, `additionalFields.serviceName`, `calloutLarge`,
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 from spiders.pages import PageShapeError, load_json, member
 
@@ -34,7 +33,7 @@ def _words(value: object) -> str:
     return " ".join(t.strip() for t in Selector(text=f"<div>{value}</div>").xpath("//text()").getall() if t.strip())
 
 
-def parse_free_tier(body: bytes) -> list[dict[str, Any]]:
+def parse_free_tier(body: bytes) -> list[OfferRecord]:
     """`{metadata: {count, totalHits}, items: [{item: {id, name, additionalFields:
     {serviceName, calloutLarge, calloutSmall, frontDescription, backDescription,
     offerDetail, ...}}, tags: [{id, name}]}]}`: one record per card. A card
@@ -43,7 +42,7 @@ def parse_free_tier(body: bytes) -> list[dict[str, Any]]:
     items = member(page, "items")
     if not isinstance(items, list) or not items:
         raise PageShapeError("AWS Free Tier: the directory answer has no items")
-    records = []
+    records: list[OfferRecord] = []
     for entry in items:
         item = member(entry, "item")
         fields = member(item, "additionalFields")
@@ -73,11 +72,11 @@ def parse_free_tier(body: bytes) -> list[dict[str, Any]]:
     return records
 
 
-def parse_guide(page: Selector) -> list[dict[str, Any]]:
+def parse_guide(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="AWS Free Tier guide", prefix="guide", levels=(1, 2, 3), root="#main-col-body, main")
 
 
-def parse_activate(page: Selector) -> list[dict[str, Any]]:
+def parse_activate(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="AWS Activate", levels=(2, 3))
 
 

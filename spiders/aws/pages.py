@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from spiders.aws.items import OnDemandRow, SpotAdvice, SpotPrice
 from spiders.pages import PageShapeError, load_json
 
 # GPU instance families: p3, p4d, p5en, p6-b200, g4dn, g6f, gr6 ... (the
@@ -53,7 +54,7 @@ def parse_metadata(body: bytes) -> tuple[list[str], list[str]]:
 ONDEMAND_FIELDS = ("price", "Instance Type", "Location")
 
 
-def parse_ondemand_page(body: bytes, location: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def parse_ondemand_page(body: bytes, location: str) -> tuple[dict[str, Any], list[OnDemandRow]]:
     """One location's on-demand table for one OS: (manifest, GPU rows).
 
     The shape is `{manifest, sets, regions: {Location: {row key: row}}}`;
@@ -82,7 +83,7 @@ def unwrap_callback(body: bytes) -> bytes:
     return found.group("body") if found and not body.lstrip().startswith(b"{") else body
 
 
-def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
+def parse_spot_feed(body: bytes) -> list[SpotPrice]:
     """spot.json (or spot.js, wrapped in a callback):
     `{config: {regions: [{region, instanceTypes: [{type, sizes: [{size,
     valueColumns: [{name, prices: {USD}}]}]}]}]}}`, flattened to one record
@@ -93,7 +94,7 @@ def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
     regions = config.get("regions") if isinstance(config, dict) else None
     if not isinstance(regions, list) or not regions:
         raise PageShapeError("AWS: the spot feed has no config.regions list")
-    records: list[dict[str, str]] = []
+    records: list[SpotPrice] = []
     for region in regions:
         try:
             for group in region["instanceTypes"]:
@@ -117,7 +118,7 @@ def parse_spot_feed(body: bytes) -> list[dict[str, str]]:
     return records
 
 
-def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
+def parse_spot_advisor(body: bytes) -> list[SpotAdvice]:
     """spot-advisor-data.json: `{ranges: [{index, label}], spot_advisor:
     {region: {Linux|Windows: {type: {s: savings %, r: range index}}}}}`,
     one record per region, OS and GPU type, with the range's label."""
@@ -132,7 +133,7 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
         labels = {int(r["index"]): str(r["label"]) for r in page["ranges"]}
     except (KeyError, TypeError, ValueError, OverflowError):
         raise PageShapeError("AWS: a Spot Instance Advisor range lacks index or label") from None
-    records: list[dict[str, str]] = []
+    records: list[SpotAdvice] = []
     for region, systems in page["spot_advisor"].items():
         systems = systems or {}
         if not isinstance(systems, dict) or not all(isinstance(t, dict | None) for t in systems.values()):
@@ -161,6 +162,6 @@ def parse_spot_advisor(body: bytes) -> list[dict[str, str]]:
 
 def _range_index(value: object) -> int | None:
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]  # any value: the except takes what int() refuses
     except (TypeError, ValueError, OverflowError):
         return None

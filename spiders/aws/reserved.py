@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
@@ -68,7 +68,8 @@ class OfferStreamMiddleware:
         if cut is None:
             return None
         status, headers, body = await maybe_deferred_to_future(deferToThread(self.fetch, request.url, cut))
-        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
+        # Text keys: from_headers looks for bytes ones, so the class comes from the URL and the body.
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)  # type: ignore[arg-type]
         return cls(url=request.url, status=status, headers=headers, body=body, request=request)
 
     def fetch(self, url: str, cut: Cut) -> tuple[int, dict[str, str], bytes]:
@@ -77,7 +78,7 @@ class OfferStreamMiddleware:
             with urllib.request.urlopen(ask, timeout=self.timeout) as answer:
                 stream: IO[bytes] = answer
                 if answer.headers.get("Content-Encoding", "").lower() == "gzip":
-                    stream = gzip.GzipFile(fileobj=answer)
+                    stream = cast(IO[bytes], gzip.GzipFile(fileobj=answer))  # a binary file, read only
                 return answer.status, {"Content-Type": "application/json"}, cut(stream)
         except urllib.error.HTTPError as exc:
             return exc.code, {"Content-Type": "text/plain"}, exc.read()[:2000]

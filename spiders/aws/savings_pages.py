@@ -25,6 +25,7 @@ import ijson
 from ijson.common import ObjectBuilder
 
 from spiders.aws.bulk_pages import compact_json, index_regions
+from spiders.aws.items import SavingsPlan
 from spiders.aws.names import OPERATIONS, usage_instance_type
 from spiders.aws.pages import looks_like_gpu
 from spiders.pages import PageShapeError
@@ -228,11 +229,11 @@ def plan_subset_body(stream: IO[bytes], keep: RateFilter) -> bytes:
     )
 
 
-def parse_plan_file(body: bytes, keep: RateFilter) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def parse_plan_file(body: bytes, keep: RateFilter) -> tuple[dict[str, str], list[SavingsPlan]]:
     """(header, one record per plan with kept rates: {sku, productFamily,
     usageType, attributes, leaseContractLength, effectiveDate, rates})."""
     subset = plan_subset(io.BytesIO(body), keep)
-    records = []
+    records: list[SavingsPlan] = []
     for sku, term in subset["terms"].items():
         if not all(isinstance(r.get("discountedRate"), dict) for r in term["rates"]):
             raise PageShapeError(f"AWS: a rate of savings plan {sku} has no discountedRate")

@@ -10,21 +10,20 @@ free period)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 OFFER_URL = "https://azure.microsoft.com/en-us/pricing/offers/ms-azr-0044p/"
 FREE_SERVICES_URL = "https://azure.microsoft.com/en-us/pricing/free-services/"
 
 
-def parse_offer(page: Selector) -> list[dict[str, Any]]:
+def parse_offer(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Azure free account offer", prefix="ms-azr-0044p")
 
 
-def parse_free_services(page: Selector) -> list[dict[str, Any]]:
+def parse_free_services(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Azure free services", prefix="free-services", levels=(), rows=True)
 
 

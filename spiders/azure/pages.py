@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import cast
 
+from spiders.azure.items import RetailPrice
 from spiders.pages import PageShapeError, json_page
 
 # The GPU (and FPGA) families: NC, ND, NG, NP and NV sizes.
 GPU_SKU = re.compile(r"^Standard_N[CDGPV]", re.IGNORECASE)
 
 
-def parse_retail_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
+def parse_retail_page(body: bytes) -> tuple[list[RetailPrice], str | None]:
     """The GPU meters on one page, and the link to the next page (or None)."""
     page = json_page(body, "Azure", "Items")
     if "NextPageLink" not in page:
         raise PageShapeError("Azure: the page has no NextPageLink field")
-    items = [i for i in page["Items"] if isinstance(i, dict) and GPU_SKU.match(str(i.get("armSkuName", "")))]
+    # The meters as the API states them (spiders/azure/items.py).
+    items = cast(
+        list[RetailPrice],
+        [i for i in page["Items"] if isinstance(i, dict) and GPU_SKU.match(str(i.get("armSkuName", "")))],
+    )
     missing = sum(1 for i in items if "retailPrice" not in i or "type" not in i)
     if missing:
         raise PageShapeError(f"Azure: retailPrice or type missing in {missing}/{len(items)} items")

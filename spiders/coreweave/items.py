@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from spiders.items import RegionalItem
+
 
 class CoreWeaveRow(TypedDict):
     name: str  # "NVIDIA HGX H100"
@@ -19,12 +21,6 @@ class CoreWeaveRow(TypedDict):
     spot_price: str  # "$19.71/hr" where the page shows one
 
 
-class CoreWeaveItem(TypedDict):
-    """The envelope the spider yields (spiders/base.py `items`), kind
-    `coreweave.instance`; `regions` are the regions the crawl was asked for."""
-
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: CoreWeaveRow
+# The envelope the spider yields (spiders/base.py `items`), kind
+# `coreweave.instance`; `regions` are the regions the crawl was asked for.
+CoreWeaveItem = RegionalItem[CoreWeaveRow]

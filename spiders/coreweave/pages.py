@@ -82,7 +82,7 @@ def _table(page: Selector, region: str) -> list[CoreWeaveRow]:
             continue  # an empty list item
         record = _blank(name, region)
         for field, value in zip(("gpu_count", "vram_gb", "vcpus", "ram_gb", "storage_tb"), cells[:-1], strict=False):
-            record[field] = value  # type: ignore[literal-required]
+            record[field] = value  # type: ignore[literal-required]  # each a CoreWeaveRow key
         record["price"] = cells[-1] if cells else ""
         records.append(record)
     return records
@@ -106,9 +106,9 @@ def _cards(lines: list[str], region: str) -> list[CoreWeaveRow]:
             for prefix, field in AMOUNTS.items():
                 if label.startswith(prefix):
                     rest = line[len(prefix) :].strip()
-                    records[-1][field] = rest or (lines[i + 1] if i + 1 < end else "")  # type: ignore[literal-required]
+                    records[-1][field] = rest or (lines[i + 1] if i + 1 < end else "")  # type: ignore[literal-required]  # AMOUNTS: CoreWeaveRow keys
             if label in FIGURES and i > start:
-                records[-1][FIGURES[label]] = lines[i - 1]  # type: ignore[literal-required]
+                records[-1][FIGURES[label]] = lines[i - 1]  # type: ignore[literal-required]  # FIGURES: CoreWeaveRow keys
     return records
 
 

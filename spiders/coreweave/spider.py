@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from spiders.base import ProviderSpider
 from spiders.coreweave.pages import parse_gpu_instances
@@ -25,7 +25,7 @@ class CoreWeaveSpider(ProviderSpider):
     async def start(self) -> Any:
         yield self.request(self.page_url, self.parse)
 
-    def parse(self, response: Response) -> Iterable[Any]:
+    def parse(self, response: TextResponse) -> Iterable[Any]:  # type: ignore[override]  # HTML asked for: Scrapy answers with a TextResponse
         self.fetched(response)
         yield from self.items(
             response, "coreweave.instance", parse_gpu_instances(response.selector), regions=self.regions

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from spiders.items import RegionalItem
+
 
 class PriceCard(TypedDict):
     """One card of www.crusoe.ai/cloud/pricing: its heading ("NVIDIA H100"),
@@ -43,9 +45,9 @@ class Capacity(TypedDict, total=False):
     type: str  # a VM type's product_name
 
 
-class CrusoeItem(TypedDict):
-    kind: str  # crusoe.price, crusoe.type or crusoe.capacity
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: PriceCard | VmType | Capacity
+# kind: crusoe.price, crusoe.type or crusoe.capacity
+CrusoeItem = RegionalItem[PriceCard | VmType | Capacity]
+# One kind each: crusoe.price, crusoe.type, crusoe.capacity.
+CrusoePriceItem = RegionalItem[PriceCard]
+CrusoeTypeItem = RegionalItem[VmType]
+CrusoeCapacityItem = RegionalItem[Capacity]

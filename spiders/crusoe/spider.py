@@ -7,10 +7,10 @@ location). Captures keep the Authorization header as a placeholder."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy import Request
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.crusoe.pages import api_error, first_project, parse_capacities, parse_pricing, parse_types
@@ -28,7 +28,7 @@ KEY_HINT = (
 class CrusoeSpider(ProviderSpider):
     name = "crusoe"
     provider = "crusoe"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+    custom_settings: dict[str, Any] | None = {"REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
 
     def __init__(
         self,
@@ -70,7 +70,7 @@ class CrusoeSpider(ProviderSpider):
             raise SourceFailure(f"Crusoe refused the API key ({error}); {KEY_HINT}")
         self.fetched(response)
 
-    def on_pricing(self, response: Response) -> Iterable[Any]:
+    def on_pricing(self, response: TextResponse) -> Iterable[Any]:
         self.fetched(response)
         yield from self.items(response, "crusoe.price", parse_pricing(response.selector), regions=self.regions)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TypedDict
 
+from spiders.items import RegionalItem
+
 
 class GpuVram(TypedDict, total=False):
     amount: int
@@ -33,8 +35,5 @@ class DropletSize(TypedDict, total=False):
     gpu_info: GpuInfo
 
 
-class DropletSizeItem(TypedDict):
-    kind: str  # digitalocean.size
-    observed_at: str
-    source_url: str
-    data: DropletSize
+# kind: digitalocean.size
+DropletSizeItem = RegionalItem[DropletSize]

@@ -8,16 +8,15 @@ their sub-sections with anchors such as #free-tier and #free-tier-usage-limits).
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 FREE_DOCS_URL = "https://docs.cloud.google.com/free/docs/free-cloud-features"
 
 
-def parse_free_docs(page: Selector) -> list[dict[str, Any]]:
+def parse_free_docs(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="GCP free program docs", levels=(1, 2, 3), rows=True, terms=True)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spiders.gcp.items import Sku
 from spiders.pages import PageShapeError, json_page
 
 PART_GROUPS = {"GPU", "CPU", "RAM", "N1Standard"}
@@ -24,7 +25,7 @@ def _kept(sku: Any) -> bool:
     return (family == "Compute" and group in PART_GROUPS) or (family in SSD_FAMILIES and group == SSD_GROUP)
 
 
-def parse_skus_page(body: bytes) -> tuple[list[dict[str, Any]], str | None]:
+def parse_skus_page(body: bytes) -> tuple[list[Sku], str | None]:
     """The machine-part SKUs on one page, and the next page's token (or None)."""
     page = json_page(body, "GCP", "skus")
     token = page.get("nextPageToken", "")

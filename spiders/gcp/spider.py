@@ -5,7 +5,7 @@ parameter; captures, logs and errors carry a placeholder instead."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlencode
 
 from scrapy.http import Response
@@ -23,7 +23,7 @@ class GcpSpider(ProviderSpider):
     name = "gcp"
     provider = "gcp"
     # No Referer: it would repeat the previous page's URL, key and all.
-    custom_settings: ClassVar[dict[str, Any]] = {SECRET_PARAMS_SETTING: ["key"], "REFERER_ENABLED": False}
+    custom_settings: dict[str, Any] | None = {SECRET_PARAMS_SETTING: ["key"], "REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
 
     def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from spiders.huawei.items import ApiFlavor
 from spiders.pages import PageShapeError, member, name, objects
 
 # cond:operation:status and each zone's state in cond:operation:az (the SDK
@@ -75,7 +76,7 @@ def _gpu(specs: dict[str, Any]) -> tuple[str | None, int | None]:
     return match.group(1).upper(), int(match.group(2))
 
 
-def parse_flavors(data: Any) -> list[dict[str, Any]]:
+def parse_flavors(data: Any) -> list[ApiFlavor]:
     """The GPU flavors on sale (performance type gpu under either key, or a
     GPU passthrough alias), with per-zone availability. A flavor whose
     region-wide status is abandon is kept when its zones say it is sold in
@@ -83,7 +84,7 @@ def parse_flavors(data: Any) -> list[dict[str, Any]]:
     A state we do not know is kept raw in `unknown_states`."""
     if not isinstance(member(data, "flavors"), list):
         raise PageShapeError("huawei-api: the ListFlavors answer has no flavors list")
-    out = []
+    out: list[ApiFlavor] = []
     for flavor in objects(data, "flavors"):
         flavor_name = name(flavor.get("name"), "huawei-api: a flavor name")
         specs = flavor.get("os_extra_specs") or {}
@@ -99,19 +100,19 @@ def parse_flavors(data: Any) -> list[dict[str, Any]]:
         if status == ABANDON and not zones:
             continue
         unknown = sorted({st for st in [status, *zones.values()] if st != ABANDON and sale_state(st) is None})
-        out.append(
-            {
-                "flavor": flavor_name,
-                "vcpu": flavor.get("vcpus"),
-                "memory_mib": flavor.get("ram"),
-                "gpu_model": model,
-                "gpu_count": cards,
-                # Zones not named in cond:operation:az take the region-wide status.
-                "status": None if status == ABANDON else sale_state(status),
-                "zones": {z: sale_state(st) for z, st in zones.items()},
-                **({"unknown_states": unknown} if unknown else {}),
-            }
-        )
+        record: ApiFlavor = {
+            "flavor": flavor_name,
+            "vcpu": flavor.get("vcpus"),
+            "memory_mib": flavor.get("ram"),
+            "gpu_model": model,
+            "gpu_count": cards,
+            # Zones not named in cond:operation:az take the region-wide status.
+            "status": None if status == ABANDON else sale_state(status),
+            "zones": {z: sale_state(st) for z, st in zones.items()},
+        }
+        if unknown:
+            record["unknown_states"] = unknown
+        out.append(record)
     return out
 
 

@@ -7,21 +7,20 @@ public READMEs and crawler configurations."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 FREE_TRIAL_URL = "https://activity.huaweicloud.com/free_test/index.html"
 PROMOTION_URL = "https://activity.huaweicloud.com/promotion/"
 
 
-def parse_free_trials(page: Selector) -> list[dict[str, Any]]:
+def parse_free_trials(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Huawei free trials", prefix="free-test", levels=(1, 2, 3), items=True, rows=True)
 
 
-def parse_promotions(page: Selector) -> list[dict[str, Any]]:
+def parse_promotions(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Huawei promotions", prefix="promotion", levels=(1, 2, 3), items=True, rows=True)
 
 

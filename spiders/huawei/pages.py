@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
+from spiders.huawei.items import Flavor
 from spiders.pages import PageShapeError, load_json
 
 # GPU flavors: p (compute), pi (inference), g (graphics) families.
@@ -72,7 +73,7 @@ def _missing(items: list[Any], what: str, bad: Any, noun: str = "items") -> None
         raise PageShapeError(f"Huawei: {what} missing in {count}/{len(items)} {noun}")
 
 
-def parse_product_info(body: bytes) -> list[dict[str, Any]]:
+def parse_product_info(body: bytes) -> list[Flavor]:
     """The GPU flavors of one region, checked for the fields we read."""
     page = _load(body, "productInfo")
     product = page.get("product")
@@ -87,4 +88,4 @@ def parse_product_info(body: bytes) -> list[dict[str, Any]]:
     plans = [p for f in gpus for p in plans_of(f)]
     _missing(plans, "planList[].billingMode", lambda p: not isinstance(p, dict) or not p.get("billingMode"), "plans")
     _missing(plans, "planList[].amount", lambda p: p.get("amount") in (None, ""), "plans")
-    return gpus
+    return cast(list[Flavor], gpus)  # the flavors as the calculator states them

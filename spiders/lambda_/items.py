@@ -3,7 +3,9 @@ seen (Lambda Cloud API 1.10.0, `InstanceTypesItem` and `Region`)."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from spiders.items import RegionalItem
 
 
 class LambdaRegion(TypedDict):
@@ -34,13 +36,8 @@ class LambdaTypeRecord(TypedDict):
     regions_with_capacity_available: list[LambdaRegion]
 
 
-class LambdaItem(TypedDict):
-    """The envelope the spider yields (spiders/base.py `items`): kind
-    `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
-    LambdaRegion. `regions` are the regions the crawl was asked for."""
-
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: Any
+# The envelope the spider yields (spiders/base.py `items`): kind
+# `lambda.instance_type` holds a LambdaTypeRecord, `lambda.region` a
+# LambdaRegion. `regions` are the regions the crawl was asked for.
+LambdaItem = RegionalItem[LambdaTypeRecord | LambdaRegion]
+LambdaTypeItem = RegionalItem[LambdaTypeRecord]

@@ -6,7 +6,7 @@ and the list of regions. Every endpoint needs the user's API key, sent as
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy.http import Response
 
@@ -20,7 +20,7 @@ API_URL = "https://cloud.lambda.ai/api/v1"
 class LambdaSpider(ProviderSpider):
     name = "lambda"
     provider = "lambda"
-    custom_settings: ClassVar[dict[str, Any]] = {"REFERER_ENABLED": False}
+    custom_settings: dict[str, Any] | None = {"REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
 
     def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class MatpoolMachine(TypedDict):
     """One machine of `GET /api/machines`: `gpu_free` of its `gpu_total`
@@ -18,9 +20,4 @@ class MatpoolMachine(TypedDict):
     discount_millicent: NotRequired[int | None]
 
 
-class MatpoolItem(TypedDict):
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: MatpoolMachine
+MatpoolItem = RegionalItem[MatpoolMachine]

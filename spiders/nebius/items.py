@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from spiders.items import RegionalItem
+
 
 class NebiusPriceRow(TypedDict):
     section: str  # the platform's heading: "NVIDIA® H200 NVLink with Intel Sapphire Rapids"
@@ -15,12 +17,6 @@ class NebiusPriceRow(TypedDict):
     unit: str  # "1 GPU hour", "1 vCPU hour", "1 GiB hour"
 
 
-class NebiusItem(TypedDict):
-    """The envelope the spider yields (spiders/base.py `items`), kind
-    `nebius.price`; `regions` are the regions the crawl was asked for."""
-
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: NebiusPriceRow
+# The envelope the spider yields (spiders/base.py `items`), kind
+# `nebius.price`; `regions` are the regions the crawl was asked for.
+NebiusItem = RegionalItem[NebiusPriceRow]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class OciPrice(TypedDict):
     model: str  # PAY_AS_YOU_GO is the only model the SDK's Prices names
@@ -28,15 +30,10 @@ class OciProduct(TypedDict):
     currencyCodeLocalizations: NotRequired[list[OciLocalization]]
 
 
-class OciItem(TypedDict):
+class OciItem(RegionalItem[OciProduct]):
     """The envelope the spider yields (spiders/base.py `items`), kind
     `oci.product`; `regions` are the regions the crawl covers, `currency`
     the one asked for, `last_updated` the price list's own date."""
 
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
     currency: str
     last_updated: str
-    data: OciProduct

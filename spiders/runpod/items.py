@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class RunpodGpuType(TypedDict):
     """One GPU type of the `gpuTypes` query (prices per GPU-hour in USD)."""
@@ -30,9 +32,6 @@ class RunpodStock(TypedDict):
     minimumBidPrice: NotRequired[Decimal | int | None]
 
 
-class RunpodItem(TypedDict):
-    kind: str  # "runpod.gpu_type" (data: RunpodGpuType) or "runpod.stock" (data: RunpodStock)
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: RunpodGpuType | RunpodStock
+# kind: "runpod.gpu_type" (data: RunpodGpuType) or "runpod.stock" (data: RunpodStock)
+RunpodItem = RegionalItem[RunpodGpuType | RunpodStock]
+RunpodStockItem = RegionalItem[RunpodStock]

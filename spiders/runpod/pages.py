@@ -17,7 +17,7 @@ from spiders.pages import PageShapeError, load_json, member, objects, typed
 from spiders.runpod.items import RunpodGpuType, RunpodStock
 
 # The fields kept and their kinds; one of another kind reads as absent.
-TYPE_FIELDS = {"id": str, "displayName": str, "memoryInGb": int}
+TYPE_FIELDS: dict[str, Any] = {"id": str, "displayName": str, "memoryInGb": int}
 TYPE_FIELDS |= dict.fromkeys(("securePrice", "secureSpotPrice", "communityPrice", "communitySpotPrice"), "number")
 
 
@@ -38,7 +38,7 @@ def parse_catalog(body: bytes) -> tuple[list[RunpodGpuType], list[str], list[str
     """The GPU types, the listed data centres and the community's country codes."""
     data = answer(body, "catalog")
     types: list[RunpodGpuType] = [
-        typed(t, TYPE_FIELDS)  # type: ignore[misc]
+        typed(t, TYPE_FIELDS)  # type: ignore[misc]  # typed() checked each field's kind
         for t in objects(data, "gpuTypes")
         if isinstance(t.get("id"), str) and isinstance(t.get("displayName"), str)
     ]
@@ -62,5 +62,5 @@ def parse_stock(body: bytes, place: str, gpu_count: int) -> list[RunpodStock]:
         kept = typed(lowest, {"stockStatus": str, "uninterruptablePrice": "number", "minimumBidPrice": "number"})
         if not kept.get("stockStatus"):
             continue
-        found.append({"gpu_type": gpu["id"], "place": place, "gpu_count": gpu_count, **kept})  # type: ignore[typeddict-item]
+        found.append({"gpu_type": gpu["id"], "place": place, "gpu_count": gpu_count, **kept})  # type: ignore[typeddict-item]  # typed() checked each field's kind
     return found

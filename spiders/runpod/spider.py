@@ -47,7 +47,7 @@ class RunpodSpider(ProviderSpider):
     name = "runpod"
     provider = "runpod"
     secure: ClassVar[bool] = True
-    custom_settings: ClassVar[dict[str, Any]] = {SECRET_PARAMS_SETTING: ["api_key"], "REFERER_ENABLED": False}
+    custom_settings: dict[str, Any] | None = {SECRET_PARAMS_SETTING: ["api_key"], "REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
 
     def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -9,9 +9,10 @@ whose fields the API reference marks optional: an hourly item may carry only
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from spiders.pages import PageShapeError, member
+from spiders.tencent.items import QuotaItem
 from spiders.tencent.pages import is_gpu_item
 
 ITEM_FIELDS = ("InstanceType", "Zone", "InstanceChargeType", "Status", "Price")
@@ -25,7 +26,7 @@ def api_error(data: Any) -> tuple[str, str] | None:
     return None
 
 
-def parse_quota_set(data: Any) -> list[dict[str, Any]]:
+def parse_quota_set(data: Any) -> list[QuotaItem]:
     """The GPU items of one answer, each with the fields we read."""
     response = member(data, "Response")
     if not isinstance(response, dict):
@@ -33,7 +34,8 @@ def parse_quota_set(data: Any) -> list[dict[str, Any]]:
     quota = response.get("InstanceTypeQuotaSet")
     if not isinstance(quota, list):
         raise PageShapeError("tencent-api: Response has no InstanceTypeQuotaSet list")
-    items = [i for i in quota if isinstance(i, dict) and is_gpu_item(i)]
+    # The items as the API states them (spiders/tencent/items.py).
+    items = cast(list[QuotaItem], [i for i in quota if isinstance(i, dict) and is_gpu_item(i)])
     for item in items:
         missing = [n for n in ITEM_FIELDS if item.get(n) in (None, "")]
         if missing or not isinstance(item.get("Price"), dict):

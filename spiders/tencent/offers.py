@@ -9,21 +9,20 @@ stored copy of the page's text."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 NEW_USER_URL = "https://cloud.tencent.com/act/new"
 FREE_AREA_URL = "https://cloud.tencent.com/act/free"
 
 
-def parse_new_user(page: Selector) -> list[dict[str, Any]]:
+def parse_new_user(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Tencent new-customer page", prefix="new", levels=(1, 2, 3), items=True, rows=True)
 
 
-def parse_free_area(page: Selector) -> list[dict[str, Any]]:
+def parse_free_area(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Tencent free area", prefix="free", levels=(1, 2, 3), items=True, rows=True)
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from spiders.pages import PageShapeError, load_json
+from spiders.tencent.items import QuotaItem
 
 CHARGE_TYPES = ("POSTPAID_BY_HOUR", "PREPAID", "SPOTPAID")
 PRICE_FIELDS = {
@@ -50,7 +51,7 @@ def is_gpu_item(item: dict[str, Any]) -> bool:
     return bool(GPU_FAMILY.match(str(item.get("InstanceFamily") or item.get("InstanceType") or "")))
 
 
-def _problem(item: dict[str, Any]) -> str | None:
+def _problem(item: QuotaItem) -> str | None:
     """Why the item cannot be read, or None."""
     for name in ITEM_FIELDS:
         if item.get(name) in (None, ""):
@@ -66,7 +67,7 @@ def _problem(item: dict[str, Any]) -> str | None:
     return None
 
 
-def parse_zone_configs(body: bytes, notes: list[str] | None = None) -> list[dict[str, Any]]:
+def parse_zone_configs(body: bytes, notes: list[str] | None = None) -> list[QuotaItem]:
     """The GPU items of one answer, checked for the fields we read."""
     page = load_json(body, "Tencent: the answer")
     if not isinstance(page, dict):
@@ -85,7 +86,8 @@ def parse_zone_configs(body: bytes, notes: list[str] | None = None) -> list[dict
     quota = response.get("InstanceTypeQuotaSet")
     if not isinstance(quota, list):
         raise PageShapeError("Tencent: data.Response has no InstanceTypeQuotaSet list")
-    items = [i for i in quota if isinstance(i, dict) and is_gpu_item(i)]
+    # The items as the API states them (spiders/tencent/items.py).
+    items = cast(list[QuotaItem], [i for i in quota if isinstance(i, dict) and is_gpu_item(i)])
     problems = Counter(p for p in map(_problem, items) if p is not None)
     if items and sum(problems.values()) == len(items):
         problem, count = problems.most_common(1)[0]

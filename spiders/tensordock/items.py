@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class TensorDockGpu(TypedDict):
     """One GPU model a hostnode has free: `availableCount` of them at
@@ -12,7 +14,7 @@ class TensorDockGpu(TypedDict):
 
     v0Name: str
     availableCount: int
-    price_per_hr: Decimal | int
+    price_per_hr: Decimal | int | float  # a JSON number (read exactly, a Decimal)
 
 
 class TensorDockHostnode(TypedDict):
@@ -26,9 +28,4 @@ class TensorDockHostnode(TypedDict):
     uptime_percentage: NotRequired[Decimal | int | None]
 
 
-class TensorDockItem(TypedDict):
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: TensorDockHostnode
+TensorDockItem = RegionalItem[TensorDockHostnode]

@@ -54,8 +54,8 @@ def parse_hostnodes(body: bytes) -> tuple[list[TensorDockHostnode], int]:
             {
                 "id": node["id"],
                 "gpus": gpus,
-                **location,  # type: ignore[typeddict-item]
-                **typed(node, {"uptime_percentage": "number"}),  # type: ignore[typeddict-item]
+                **location,  # type: ignore[typeddict-item]  # typed() checked each field's kind
+                **typed(node, {"uptime_percentage": "number"}),
             }
         )
     return nodes, odd

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NotRequired, TypedDict
 
+from spiders.items import RegionalItem
+
 
 class VastOffer(TypedDict):
     """One offer of `GET /api/v0/bundles/` (the fields the tracker reads;
@@ -23,11 +25,5 @@ class VastOffer(TypedDict):
     reliability: NotRequired[Decimal | int | None]
 
 
-class VastItem(TypedDict):
-    """The envelope every spider writes (spiders/base.py `items`)."""
-
-    kind: str
-    observed_at: str
-    source_url: str
-    regions: list[str]
-    data: VastOffer
+# The envelope every spider writes (spiders/base.py `items`).
+VastItem = RegionalItem[VastOffer]

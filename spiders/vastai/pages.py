@@ -41,7 +41,7 @@ def parse_offers(body: bytes) -> tuple[list[VastOffer], int]:
         if any(kept.get(k) in (None, "") for k in REQUIRED):
             odd += 1
             continue
-        offers.append(kept)  # type: ignore[arg-type]
+        offers.append(kept)  # type: ignore[arg-type]  # typed() kept KEPT's fields, REQUIRED ones present
     if page["offers"] and not offers:
         raise PageShapeError(f"vastai: none of the {len(page['offers'])} offers has {', '.join(REQUIRED)}")
     return offers, odd

@@ -8,8 +8,8 @@ tokens are written to captures as a placeholder."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from scrapy import Request
 from scrapy.http import Response
@@ -29,7 +29,7 @@ KEY_HINT = (
 class VerdaSpider(ProviderSpider):
     name = "verda"
     provider = "verda"
-    custom_settings: ClassVar[dict[str, Any]] = {
+    custom_settings: dict[str, Any] | None = {  # noqa: RUF012 (scrapy.Spider declares it per instance)
         SECRET_PARAMS_SETTING: ["client_id", "client_secret", "access_token", "refresh_token"],
         "REFERER_ENABLED": False,
     }
@@ -64,7 +64,7 @@ class VerdaSpider(ProviderSpider):
             raise SourceFailure(f"Verda: the API client was refused (HTTP {response.status}); {KEY_HINT}")
         self.fetched(response)
         headers = {"Authorization": f"Bearer {access_token(response.body)}", "Accept": "application/json"}
-        asks = (
+        asks: tuple[tuple[str, Callable[..., Iterable[Any]], dict[str, Any]], ...] = (
             ("instance-types?currency=usd", self.on_types, {}),
             ("locations", self.on_locations, {}),
             ("instance-availability?isSpot=false", self.on_availability, {"spot": False}),

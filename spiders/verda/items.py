@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
+
+from spiders.items import RawItem
 
 
 class Sized(TypedDict, total=False):
@@ -57,8 +59,13 @@ class Availability(TypedDict, total=False):
     spot: bool
 
 
-class VerdaItem(TypedDict):
-    kind: str  # verda.type, verda.location or verda.availability
-    observed_at: str
-    source_url: str
-    data: InstanceType | Location | Availability
+class VerdaItem(RawItem[InstanceType | Location | Availability]):
+    """kind: verda.type (with the regions asked for), verda.location or verda.availability."""
+
+    regions: NotRequired[list[str]]
+
+
+class VerdaTypeItem(RawItem[InstanceType]):
+    """kind: verda.type."""
+
+    regions: NotRequired[list[str]]

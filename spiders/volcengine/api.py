@@ -19,6 +19,7 @@ from scrapy.http import Response
 
 from spiders.api import ApiCall, ApiError, Signed, SignedApiSpider
 from spiders.volcengine.api_pages import api_error, parse_instance_types, parse_prices, parse_stock
+from spiders.volcengine.items import ApiType
 
 ECS_VERSION, BILLING_VERSION = "2020-04-01", "2022-01-01"
 BILLING_HOST = "billing.volcengineapi.com"
@@ -61,7 +62,7 @@ class VolcengineApiSpider(SignedApiSpider):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.gpu_types: dict[str, dict[str, Any]] = {}
+        self.gpu_types: dict[str, ApiType] = {}
 
     def start_calls(self) -> Iterable[ApiCall]:
         yield self.types_call("")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from spiders.pages import PageShapeError, count, member, name, objects
+from spiders.volcengine.items import ApiPrice, ApiStock, ApiType
 
 STOCK = {"Available": "available", "SoldOut": "sold_out"}
 
@@ -31,10 +32,10 @@ def result(data: Any, action: str) -> dict[str, Any]:
     return found
 
 
-def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
+def parse_instance_types(data: Any) -> tuple[list[ApiType], str]:
     """GPU instance types (with GpuDevices), and the next page's token."""
     found = result(data, "DescribeInstanceTypes")
-    out = []
+    out: list[ApiType] = []
     for t in objects(found, "InstanceTypes"):
         type_id = name(t.get("InstanceTypeId"), "volcengine-api: an InstanceTypeId")
         devices = objects(member(t, "Gpu"), "GpuDevices")
@@ -61,8 +62,8 @@ def parse_instance_types(data: Any) -> tuple[list[dict[str, Any]], str]:
     return out, name(token, "volcengine-api: NextToken") if token else ""
 
 
-def parse_stock(data: Any) -> list[dict[str, Any]]:
-    out = []
+def parse_stock(data: Any) -> list[ApiStock]:
+    out: list[ApiStock] = []
     for zone in objects(result(data, "DescribeAvailableResource"), "AvailableZones"):
         for resource in objects(zone, "AvailableResources"):
             if resource.get("Type") != "InstanceType":
@@ -81,9 +82,9 @@ def parse_stock(data: Any) -> list[dict[str, Any]]:
     return out
 
 
-def parse_prices(data: Any, action: str) -> list[dict[str, Any]]:
+def parse_prices(data: Any, action: str) -> list[ApiPrice]:
     found = result(data, action)
-    out = []
+    out: list[ApiPrice] = []
     for line in objects(found, "ConfigList"):
         if line.get("Price") in (None, ""):
             raise PageShapeError(f"volcengine-api: a {action} line has no Price")

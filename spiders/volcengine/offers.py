@@ -5,16 +5,15 @@ no public page of GPU compute promotions was found, so the former
 
 from __future__ import annotations
 
-from typing import Any
-
 from parsel import Selector
 
+from spiders.items import OfferRecord
 from spiders.offers import OfferPage, OfferSpider, page_blocks
 
 CODING_PLAN_URL = "https://www.volcengine.com/activity/codingplan"
 
 
-def parse_coding_plan(page: Selector) -> list[dict[str, Any]]:
+def parse_coding_plan(page: Selector) -> list[OfferRecord]:
     return page_blocks(page, what="Volcengine Coding Plan page", levels=(1, 2, 3), items=True, rows=True)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spiders.pages import PageShapeError, json_type, load_json, member, only_one
+from spiders.volcengine.items import TableRow
 
 # GPU families: gni2 (A10), ini2, pni2, gni3, hpcpni2, g1ve, g1tl...
 GPU_CONFIGURATION = re.compile(r"^ecs\.(?:ebm|hpc)?(?:[gip]n[il]\d|g1[vt][a-z])", re.IGNORECASE)
@@ -131,7 +132,7 @@ def row_region(row: dict[str, Any]) -> str | None:
     return tail if REGION.match(tail) else None
 
 
-def parse_table(body: bytes, notes: list[str] | None = None) -> list[dict[str, Any]]:
+def parse_table(body: bytes, notes: list[str] | None = None) -> list[TableRow]:
     """The ECS GPU rows of the price table, values as seen. A row naming no
     region is left out with a note; when none names one, the shape changed."""
     page = _object(_load(body, "GetTable"), "GetTable")

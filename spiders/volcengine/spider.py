@@ -126,7 +126,8 @@ class VolcengineSpider(ProviderSpider):
         yield from self.use_code(pick_template_code(found, self.state_url), stale)
 
     def state_failed(self, failure: Failure) -> Iterable[Any]:
-        yield self.page_in_browser(failure.request.cb_kwargs["stale"], str(failure.value))
+        request = failure.request  # type: ignore[attr-defined]  # Scrapy sets it on an errback's failure
+        yield self.page_in_browser(request.cb_kwargs["stale"], str(failure.value))
 
     def page_in_browser(self, stale: str, why: str) -> Any:
         self.notes.append(f"volcengine: the page state names no template code ({why}); rendering {self.page_url}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TypedDict
 
+from spiders.items import RegionalItem
+
 
 class VultrPlan(TypedDict, total=False):
     """A Cloud GPU plan (`/v2/plans?type=vcg`) or a bare-metal plan
@@ -32,8 +34,5 @@ class VultrPlan(TypedDict, total=False):
     deploy_preemptible: bool
 
 
-class VultrItem(TypedDict):
-    kind: str  # vultr.plan (Cloud GPU) or vultr.metal (bare metal)
-    observed_at: str
-    source_url: str
-    data: VultrPlan
+# kind: vultr.plan (Cloud GPU) or vultr.metal (bare metal)
+VultrItem = RegionalItem[VultrPlan]

@@ -51,7 +51,7 @@ def gpu_models() -> dict[str, GpuModel]:
     """The bundled table, by lower-cased model name."""
     path = resources.files("tracker") / "data" / "gpu_models.csv"
     table: dict[str, GpuModel] = {}
-    with path.open(encoding="utf-8", newline="") as fh:
+    with resources.as_file(path) as real, real.open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh):
             model = GpuModel(
                 gpu_model=row["gpu_model"].strip(),

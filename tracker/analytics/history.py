@@ -47,13 +47,13 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as plain dicts: NaN and NaT become None, Timestamps datetimes."""
     out = []
     for row in frame.to_dict("records"):
-        clean = {}
+        clean: dict[str, Any] = {}
         for name, value in row.items():
             if isinstance(value, pd.Timestamp):
                 value = None if pd.isna(value) else value.to_pydatetime()
             elif value is pd.NaT or (isinstance(value, float) and value != value):
                 value = None
-            clean[name] = value
+            clean[str(name)] = value
         out.append(clean)
     return out
 
@@ -182,7 +182,7 @@ def resample_history(
             "at": (periods + 1).start_time.tz_localize(UTC),
         }
     )
-    steps["at"] = steps["at"].clip(upper=end)
+    steps["at"] = steps["at"].clip(upper=end)  # type: ignore[call-overload]  # pandas-stubs: no Timestamp bound
     steps = steps.astype({"step": "datetime64[ns, UTC]", "at": "datetime64[ns, UTC]"})
     keys = intervals[["key"]].drop_duplicates()
     grid = keys.merge(steps, how="cross").sort_values("at", kind="stable")
@@ -305,4 +305,5 @@ def source_health(engine: sa.Engine) -> pd.DataFrame:
             entry["last_ok_at"] = run["observed_at"]
         elif entry["last_ok_at"] is None and run["status"] != "running":
             entry["failures_since_ok"] += 1
-    return pd.DataFrame(sorted(latest.values(), key=lambda e: e["source"]))
+    rows = sorted(latest.values(), key=lambda e: e["source"])
+    return pd.DataFrame(rows)

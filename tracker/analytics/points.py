@@ -31,7 +31,8 @@ def price_record(stored: dict[str, Any]) -> dict[str, Any]:
     row["price_per_gpu_hour"] = _round(hourly / count) if hourly is not None and count else None
     row.update(value_fields(row))
     # Bundled Local SSD stated beside the price (GCP): its GiB and what it adds per hour.
-    attrs = row.get("attrs") if isinstance(row.get("attrs"), dict) else {}
+    stated = row.get("attrs")
+    attrs = stated if isinstance(stated, dict) else {}
     row["local_ssd_gib"] = Decimal(attrs["local_ssd_gib"]) if attrs.get("local_ssd_gib") else None
     row["local_ssd_hourly"] = Decimal(attrs["local_ssd_hourly"]) if attrs.get("local_ssd_hourly") else None
     row["observed_at"] = row["valid_from"]

@@ -34,7 +34,7 @@ def _count(value: Any) -> Decimal | None:
     return value if isinstance(value, Decimal) and value > 0 else None
 
 
-def gpu_memory(row: dict[str, Any]) -> Decimal | None:
+def gpu_memory(row: pd.Series) -> Decimal | None:
     """Datasheet GB of memory per GPU; for a slice, the slice's own memory."""
     count, memory = _count(row.get("gpu_count")), row.get("gpu_memory_gb")
     if count is None:
@@ -84,7 +84,7 @@ def fit(prices: pd.DataFrame, gpus: Decimal, min_memory: Decimal | None, share: 
         rows = rows[~small]
     if rows.empty:
         raise UserError("no current price is for whole GPUs; ask for a share of one GPU, e.g. --gpus 0.5")
-    memory = rows.apply(gpu_memory, axis=1)
+    memory = rows.apply(gpu_memory, axis=1)  # type: ignore[call-overload]  # pandas-stubs: no object (Decimal) results
     usable = memory.map(lambda m: (m * share).quantize(Decimal("0.1")) if m is not None else None)
     rows = rows.assign(memory_per_gpu=memory, usable_memory=usable)
     if min_memory is None:

@@ -74,7 +74,7 @@ class ProviderRates:
 
 def _data_rows(name: str) -> list[dict[str, str]]:
     path = resources.files("tracker") / "data" / name
-    with path.open(encoding="utf-8", newline="") as fh:
+    with resources.as_file(path) as real, real.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
 
 

@@ -11,7 +11,7 @@ import logging
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
@@ -90,14 +90,19 @@ def _register() -> None:
 _register()
 
 
-def _commands(command: click.Command) -> list[click.Command]:
+# A command of the tree Typer builds: duck-typed, as in tracker/cli/reference.py
+# (Typer vendors its own click, whose classes are not `click`'s nor public).
+Command = Any
+
+
+def _commands(command: Command) -> list[Command]:
     found = [command]
     for sub in getattr(command, "commands", {}).values():
         found += _commands(sub)
     return found
 
 
-def command() -> click.Command:
+def command() -> Command:
     """The command tree, its help made safe to print: help goes through rich
     markup, which would swallow `[daemon]` or `[[channel]]`, so brackets are
     escaped; and a command's summary in its group's list is its whole first
@@ -111,7 +116,7 @@ def command() -> click.Command:
             cmd.short_help = first
         for param in cmd.params:
             if getattr(param, "help", None):
-                param.help = escape(param.help)  # type: ignore[attr-defined]
+                param.help = escape(param.help)
     return root
 
 
@@ -151,8 +156,8 @@ def _main(argv: list[str] | None) -> int:
         return 130
     except (typer.TyperException, click.ClickException) as exc:
         # Usage errors carry exit code 2, other click errors 1.
-        exc.show()  # type: ignore[union-attr]
-        return int(exc.exit_code)  # type: ignore[union-attr]
+        exc.show()  # type: ignore[union-attr]  # Typer's exceptions are its own click's, which show()
+        return int(exc.exit_code)
     except TrackerError as exc:
         if str(exc) in WARNINGS:
             WARNINGS.remove(str(exc))  # said once, as the error

@@ -25,7 +25,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -75,7 +75,7 @@ def _short(value: Any) -> str:
     """A cell for a person: money at a readable precision, times to the minute."""
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M")
-    if isinstance(value, Decimal) and value.as_tuple().exponent < -4:  # type: ignore[operator]
+    if isinstance(value, Decimal) and value.as_tuple().exponent < -4:  # type: ignore[operator]  # a stored Decimal is finite: its exponent an int
         return readable(value)
     return _cell(value)
 
@@ -212,9 +212,9 @@ def emit(
             if c in shown and _natural(shown, cells) > console.width and not wide:
                 shown.remove(c)
         for c in shown:
-            justify = "right" if _numeric(rows, c) else "left"
+            justify: JustifyMethod = "right" if _numeric(rows, c) else "left"
             header = Text(_HEADERS.get(c, c))
-            table.add_column(header, overflow="fold", justify=justify)  # type: ignore[arg-type]
+            table.add_column(header, overflow="fold", justify=justify)
         for r in cells:
             table.add_row(*[Text(r.get(c, "")) for c in shown])
         console.print(table)

@@ -90,7 +90,7 @@ def rows() -> list[list[str]]:
 
 
 def render() -> str:
-    kinds = defaultdict(int)
+    kinds: defaultdict[str, int] = defaultdict(int)
     for source in SOURCES.values():
         kinds[source.kind] += 1
     providers = {s.provider for s in SOURCES.values()}

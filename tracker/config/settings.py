@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails
 
 from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_references
 from tracker.config.analytics import AnalyticsSettings
@@ -229,22 +230,19 @@ class Config(Strict):
     def _provider_models(cls, value: Any) -> Any:
         if not isinstance(value, dict):
             return value
-        models, errors = {}, []
+        models: dict[str, ProviderSettings] = {}
+        errors: list[InitErrorDetails] = []
         for name, section in value.items():
             try:
                 models[name] = PROVIDER_SETTINGS.get(name, ProviderSettings).model_validate(section)
             except ValidationError as exc:
-                errors.extend(
-                    {
-                        "type": e["type"],
-                        "loc": (name, *e["loc"]),
-                        "input": e["input"],
-                        **({"ctx": e["ctx"]} if "ctx" in e else {}),
-                    }
-                    for e in exc.errors()
-                )
+                for e in exc.errors():
+                    detail: InitErrorDetails = {"type": e["type"], "loc": (name, *e["loc"]), "input": e["input"]}
+                    if "ctx" in e:
+                        detail["ctx"] = e["ctx"]
+                    errors.append(detail)
         if errors:
-            raise ValidationError.from_exception_data("providers", errors)  # type: ignore[arg-type]
+            raise ValidationError.from_exception_data("providers", errors)
         return models
 
     path: Path | None = Field(None, exclude=True)

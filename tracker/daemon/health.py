@@ -91,6 +91,8 @@ def source_health(engine: sa.Engine, config: Config, names: Sequence[str], now: 
                 .limit(1)
             ).first()
             stale = _stale_since(session, name) is not None
+            # Stored runs have their ids.
+            latest = failure if failure and (not ok or (failure.id or 0) > (ok.id or 0)) else ok
             found.append(
                 SourceHealth(
                     source=name,
@@ -98,9 +100,7 @@ def source_health(engine: sa.Engine, config: Config, names: Sequence[str], now: 
                     last_ok_at=ok.finished_at if ok else None,
                     last_failure_at=failure.finished_at if failure else None,
                     last_failure=failure.error if failure else None,
-                    last_status=(failure if failure and (not ok or failure.id > ok.id) else ok).status  # type: ignore[union-attr]
-                    if (ok or failure)
-                    else None,
+                    last_status=latest.status if latest else None,
                     next_run=schedule.next_after(now, settings.every, started) if schedule.enabled else None,
                     stale=stale,
                     open_prices=store.count_open_prices(session=session, source=name),

@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,8 +42,8 @@ BadFile = jsonl.BadLine  # a row that cannot be read at all; the message names i
 def _open_text(path: Path) -> io.TextIOBase:
     try:
         if path.suffix == ".gz":
-            return io.TextIOWrapper(gzip.open(path), encoding="utf-8-sig", newline="")  # type: ignore[return-value]
-        return path.open(encoding="utf-8-sig", newline="")  # type: ignore[return-value]
+            return io.TextIOWrapper(gzip.open(path), encoding="utf-8-sig", newline="")
+        return path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
         raise UserError(f"{path}: cannot read it: {exc.strerror or exc}") from None
 
@@ -116,7 +116,7 @@ class RecordFile:
 
     def byte_blocks(self) -> Iterator[tuple[int, bytes]]:
         """JSON Lines in blocks of bytes (`jsonl.byte_blocks`), read before any text is."""
-        return jsonl.byte_blocks(self.fh.buffer)  # type: ignore[attr-defined]
+        return jsonl.byte_blocks(self.fh.buffer)  # type: ignore[attr-defined]  # a text file of open(): a TextIOWrapper
 
     def blocks(self, size: int) -> Iterator[tuple[int, list[str]]]:
         """(number of the first line, lines) of about `size` lines at a time,
@@ -223,7 +223,7 @@ class Batch:
             for number, data in zip(numbers, datas)
         ]
 
-    def _columns(self, numbers: Sequence[int], texts: Sequence[str]) -> dict[str, Sequence[Any]]:
+    def _columns(self, numbers: Sequence[int], texts: Sequence[str]) -> Mapping[str, Sequence[Any]]:
         if self.header is None:
             return jsonl.columns(numbers, texts)
         return dict(zip(self.header, zip(*_csv_rows(self.header, numbers, texts))))
@@ -346,7 +346,7 @@ def _summarize(path: Path, provider: str | None) -> FileSummary:
 
 
 def _summarize_jsonl(fh: Iterable[str], provider: str | None, summary: FileSummary, stamps: set[str]) -> None:
-    for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]
+    for first, data in jsonl.byte_blocks(fh.buffer):  # type: ignore[attr-defined]  # a text file of open(): a TextIOWrapper
         found = jsonl.summary_rows(first, data)
         # The columns of each block's first row: a file's rows share theirs.
         summary.columns.update(jsonl.first_keys(data))

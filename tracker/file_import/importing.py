@@ -16,7 +16,7 @@ one diffs and writes the last (`import_worker`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -106,11 +106,11 @@ def _hashed_blocks(file: RecordFile, salt: bytes) -> Iterator[tuple[list[tuple[i
     if file.header is None:  # JSON Lines: a line a record, hashed without its observed_at
         for first, data in file.byte_blocks():
             block = [(n, line) for n, line in enumerate(jsonl.block_lines(data), start=first) if line.strip()]
-            yield block, jsonl.line_hashes(salt, [line for _, line in block])  # type: ignore[misc]
+            yield block, jsonl.line_hashes(salt, [line for _, line in block])  # type: ignore[misc]  # list invariance: JSON lines are bytes
     else:
         records = file.records
         while texts := list(islice(records, CHUNK)):
-            yield texts, [record_digest(salt, text) for _, text in texts]  # type: ignore[misc]
+            yield texts, [record_digest(salt, text) for _, text in texts]  # type: ignore[misc]  # list invariance: CSV records are texts
 
 
 def skypilot_provider(path: Path, provider: str | None) -> str:
@@ -190,7 +190,7 @@ def import_file(
         )
         run_id = pipeline.begin(src, spider=f"import:{fmt}", mode="import", regions=stored)
 
-        def streamed(_: list[dict[str, Any]]) -> Normalized:
+        def streamed(_: Iterable[Any]) -> Normalized:
             def staged(recognize: Recognizer | None) -> Iterator[list[StagedQuote]]:
                 return staged_chunks(
                     path, fmt, now.isoformat(), extra, summary.rows, worker, recognize, progress, remember=remember

@@ -136,7 +136,7 @@ def decode_lines(decoder: msgspec.json.Decoder, numbers: Sequence[int], texts: S
     try:
         found = decoder.decode_lines("\n".join(texts))
         if len(found) == len(texts):
-            return found  # type: ignore[no-any-return]
+            return found
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass
     out = []
@@ -155,7 +155,7 @@ def block(data: bytes, lines: int) -> list[Any] | None:
         found = _ROWS.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return found if len(found) == lines else None  # type: ignore[no-any-return]
+    return found if len(found) == lines else None
 
 
 def line_count(data: bytes) -> int:
@@ -190,7 +190,7 @@ def summary_rows(first: int, data: bytes) -> list[Summary]:
     """Each row of a block (`byte_blocks`) as a Summary; the first line that
     is not a JSON object fails them all, naming its line."""
     try:
-        return _SUMMARY.decode_lines(data)  # type: ignore[no-any-return]
+        return _SUMMARY.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass
     numbered = [(n, line.rstrip("\r\n")) for n, line in enumerate(split_lines(data, first), start=first)]

@@ -180,7 +180,7 @@ class FieldReader:
                     cells[i] = cell
         return cells, failed
 
-    def set_default(self, default: Cell) -> None:
+    def set_default(self, default: Cell | Bad) -> None:
         """A new default, forgetting the old one's cached blanks."""
         self.default = default
         if self.cache is not None:
@@ -199,6 +199,16 @@ def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
 
 # A column of cells, or the one cell of every row (a field the file lacks), or texts.
 Column = list[Any] | Cell | Bad | Plain
+
+
+def _without(column: Column, bad: dict[int, str]) -> Column:
+    """A column without the cells of the bad lines (a constant column, one
+    Cell or Bad for every line, stays as it is)."""
+    if type(column) is list:
+        return [cell for i, cell in enumerate(column) if i not in bad]
+    if type(column) is Plain:
+        return Plain(cell for i, cell in enumerate(column) if i not in bad)
+    return column
 
 
 class RowValidator:
@@ -262,12 +272,7 @@ class RowValidator:
         if bad:
             if len(bad) == len(lines):
                 return []
-            cells = [
-                type(column)(cell for i, cell in enumerate(column) if i not in bad)
-                if type(column) in (list, Plain)
-                else column
-                for column in cells
-            ]
+            cells = [_without(column, bad) for column in cells]
             hashes = [h for i, h in enumerate(hashes) if i not in bad]
         return self._staged(cells, hashes)
 
@@ -293,7 +298,7 @@ class RowValidator:
 def _part(column: Column, which: int) -> Iterable[Any]:
     kind = type(column)
     if kind is list:
-        return list(map(itemgetter(which), column))  # type: ignore[arg-type]
+        return list(map(itemgetter(which), column))  # type: ignore[arg-type]  # `kind` says which Column this is
     if kind is Plain:
-        return column  # type: ignore[return-value]
-    return repeat(column[which])  # type: ignore[index]
+        return column  # type: ignore[return-value]  # `kind` says which Column this is
+    return repeat(column[which])  # type: ignore[index]  # `kind` says which Column this is

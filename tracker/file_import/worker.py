@@ -150,7 +150,7 @@ class Validator:
             self._dispatch()
             if head.waiting:
                 head.result = self._here(head)
-            elif not _finishes(head.future, STEAL_AFTER):  # type: ignore[arg-type]
+            elif not _finishes(head.future, STEAL_AFTER):  # type: ignore[arg-type]  # a slot not waiting has its future
                 # Rather than wait longer, validate here the batch the worker would reach last.
                 last = next((slot for slot in reversed(self._slots) if slot.waiting), None)
                 if last is not None:
@@ -169,7 +169,7 @@ class Validator:
 
     def _collect(self, slot: Slot) -> None:
         try:
-            quotes, errors = slot.future.result()  # type: ignore[union-attr]
+            quotes, errors = slot.future.result()  # type: ignore[union-attr]  # a slot not waiting has its future
             slot.result = as_staged(quotes), errors
         except BrokenProcessPool:
             self._worker_gone()
@@ -177,7 +177,7 @@ class Validator:
 
     def _here(self, slot: Slot) -> Validated:
         name, args = slot.job
-        return getattr(self.batch, name)(*args)  # type: ignore[no-any-return]
+        return getattr(self.batch, name)(*args)
 
     def _worker_gone(self) -> None:
         self.worker.gone()

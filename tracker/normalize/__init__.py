@@ -75,7 +75,10 @@ class Normalized:
 
 # Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).
 Recognizer = Callable[[Sequence[bytes]], list[bool]]
-Normalizer = Callable[[Iterable[dict[str, Any]]], Normalized]
+# A source's raw items as its spider wrote them (JSON lines); each normalizer
+# declares their shape with the TypedDicts of spiders/<provider>/items.py,
+# which the registry (tracker/sources.py) takes on trust.
+Normalizer = Callable[[Iterable[Any]], Normalized]
 
 
 def make_quote(provider: str, **fields: Any) -> PriceQuote:
@@ -89,7 +92,7 @@ def make_quote(provider: str, **fields: Any) -> PriceQuote:
 
 
 def zone_quotes(
-    provider: str, zones: Iterable[tuple[str, str | None]], item: dict[str, Any], *, list_price: Any, **fields: Any
+    provider: str, zones: Iterable[tuple[str, str | None]], item: Mapping[str, Any], *, list_price: Any, **fields: Any
 ) -> list[PriceQuote]:
     """One Linux quote per (zone, availability): the official APIs price a
     type once per region and state its stock per zone. A list price of 0
@@ -112,7 +115,7 @@ def zone_quotes(
     ]
 
 
-def spec_quote(provider: str, item: dict[str, Any], spec: GpuSpec, **fields: Any) -> PriceQuote:
+def spec_quote(provider: str, item: Mapping[str, Any], spec: GpuSpec, **fields: Any) -> PriceQuote:
     """An hourly Linux quote of the type `spec` describes, observed with the
     raw `item` (the GPU clouds' APIs: one price per type, region and model)."""
     return make_quote(

@@ -15,7 +15,7 @@ whose medians mean nothing and which come and go with every host.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -203,7 +203,7 @@ def aggregate(
 def normalized(
     provider: str,
     offers: list[MarketOffer],
-    items: list[dict[str, Any]],
+    items: Sequence[Mapping[str, Any]],
     *,
     currency: str,
     source_url: str,

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
-from db.kinds import OfferKind
+from db.kinds import Eligibility, OfferKind
 from tracker.normalize.numbers import tidy
 from tracker.normalize.offer_text import OfferTerms, normal, parse_terms
 
@@ -122,6 +123,15 @@ def read_offers(text: str, *, default_currency: str | None = None) -> Reading:
         return Reading(why_not="unreadable")
 
 
+class _Common(TypedDict):
+    """What every offer read from one block shares."""
+
+    eligibility: Eligibility | None
+    products: list[str]
+    valid_from: datetime | None
+    valid_until: datetime | None
+
+
 def _read(text: str, default_currency: str | None) -> Reading:
     terms = parse_terms(text, default_currency=default_currency)
     reading = Reading(conditions=conditions_of(text, terms), block=terms)
@@ -129,7 +139,7 @@ def _read(text: str, default_currency: str | None) -> Reading:
     tokens = bool(_TOKENS.search(text))
     validity = next((d.days for d in terms.durations if d.role == "validity"), None)
     trial = next((d.days for d in terms.durations if d.role == "trial"), None)
-    common = {
+    common: _Common = {
         "eligibility": terms.eligibility,
         "products": terms.products,
         "valid_from": terms.valid_from,
@@ -150,7 +160,9 @@ def _read(text: str, default_currency: str | None) -> Reading:
                 )
             )
     elif terms.amount is not None:
-        kind = terms.kind if terms.kind in {OfferKind.voucher, OfferKind.startup_credit} else OfferKind.free_credit
+        kind: OfferKind = (
+            terms.kind if terms.kind in {OfferKind.voucher, OfferKind.startup_credit} else OfferKind.free_credit
+        )
         reading.offers.append(
             OfferTerms(
                 kind=kind,

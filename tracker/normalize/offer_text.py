@@ -256,7 +256,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
 
 def tiers(text: str) -> list[Tier]:
     """Every step of a 满减 ladder, in order; none inside an example."""
-    found = []
+    found: list[Tier] = []
     for m in _FULL_REDUCTION.finditer(text):
         if _EXAMPLE.search(text[max(0, m.start() - 8) : m.start()]):
             continue

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from db.schema import Eligibility, Offer, OfferKind, stable_hash
+from spiders.items import OfferItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.offer_reader import read_offers, terms_record
@@ -39,7 +40,7 @@ def slug(raw: object) -> str:
     return _SLUG.sub("-", str(raw).lower()).strip("-")
 
 
-def _stated_decimal(data: dict[str, Any], name: str, where: str) -> Decimal | None:
+def _stated_decimal(data: Mapping[str, Any], name: str, where: str) -> Decimal | None:
     value = data.get(name)
     if value in (None, ""):
         return None
@@ -75,7 +76,7 @@ class Built:
     why_not: str = ""
 
 
-def _stated_days(data: dict[str, Any], where: str) -> int | None:
+def _stated_days(data: Mapping[str, Any], where: str) -> int | None:
     days = _stated_decimal(data, "duration_days", where)
     if days is None:
         return None
@@ -85,7 +86,7 @@ def _stated_days(data: dict[str, Any], where: str) -> int | None:
 
 
 def _stated_terms(
-    data: dict[str, Any], block: OfferTerms, where: str, default_currency: str | None
+    data: Mapping[str, Any], block: OfferTerms, where: str, default_currency: str | None
 ) -> OfferTerms | None:
     """The one offer a page states in separate fields (a JSON `amount`,
     `discount`...), the words filling what it leaves out; None when it
@@ -115,7 +116,7 @@ def build_offers(
     *,
     provider: str,
     offer_id: str,
-    data: dict[str, Any],
+    data: Mapping[str, Any],
     observed_at: datetime,
     source_url: str,
     default_currency: str | None = None,
@@ -199,7 +200,7 @@ def states_no_offer(error: str | None) -> bool:
     return bool(error) and NO_OFFER in str(error)
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[OfferItem]) -> Normalized:
     out = Normalized()
     dropped: dict[str, str] = {}
     provider = ""

@@ -34,7 +34,7 @@ class GpuSpec:
         """The columns this row leaves empty (unknown, never zero)."""
         return [f.name for f in fields(self) if getattr(self, f.name) is None]
 
-    def as_fields(self) -> dict[str, object]:
+    def as_fields(self) -> dict[str, Any]:
         return {
             "gpu_model": self.gpu_model,
             "gpu_count": self.gpu_count,

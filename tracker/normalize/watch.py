@@ -13,9 +13,9 @@ the same offer changing."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
+from spiders.items import WatchItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.offer_text import parse_rate
 from tracker.normalize.offers import NO_OFFER, build_offers, dropped_note, slug
@@ -28,7 +28,7 @@ _RATE_MODELS = {
 }
 
 
-def _price(item: dict[str, Any], ident: str, text: str) -> PriceQuote:
+def _price(item: WatchItem, ident: str, text: str) -> PriceQuote:
     rate = parse_rate(text)
     if rate is None:
         raise NormalizeError(
@@ -52,7 +52,7 @@ def _price(item: dict[str, Any], ident: str, text: str) -> PriceQuote:
     )
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[WatchItem]) -> Normalized:
     out = Normalized()
     dropped: dict[str, str] = {}
     name = ""

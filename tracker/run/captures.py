@@ -40,7 +40,7 @@ def demo_captures() -> list[tuple[str, Path]]:
     """(source, capture) pairs, each source's captures in date order (their
     names are `<date>-<regions>.har.gz`)."""
     root = Path(str(resources.files("tracker") / "demo_captures"))
-    found = []
+    found: list[tuple[str, Path]] = []
     for source in sorted(SOURCES):
         folder = root / source
         if folder.is_dir():

@@ -191,7 +191,7 @@ class SnapshotDiff:
         self.regions: set[str] = set()
         # File row hashes, sorted, and the position of the key each gave (-1: gone).
         self.inputs = inputs if inputs is not None and len(inputs) else None
-        self._input_at = previous.find(inputs.values) if self.inputs is not None else None
+        self._input_at = previous.find(self.inputs.values) if self.inputs is not None else None
         # Items the run skipped with a note: their unseen rows stand, counting no miss.
         self.held, self.identify = list(held), identify
         self.held_rows = 0
@@ -204,7 +204,7 @@ class SnapshotDiff:
         if self.inputs is None or not input_hashes:
             return [False] * len(input_hashes)
         found = self.inputs.find(np.frombuffer(b"".join(input_hashes), dtype=f"S{VALUE_BYTES}"))
-        at = np.where(found >= 0, self._input_at[np.maximum(found, 0)], -1)  # type: ignore[index]
+        at = np.where(found >= 0, self._input_at[np.maximum(found, 0)], -1)  # type: ignore[index]  # set whenever inputs are
         candidates = np.flatnonzero(at >= 0)
         candidates = candidates[~self.seen[at[candidates]]]
         _, first = np.unique(at[candidates], return_index=True)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import TypedDict
 
 from db.schema import Change, ChangeKind, Offer
 from db.store.offers import TrackedOffer, offer_values
@@ -32,6 +33,24 @@ _TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
 
 def _terms(prefix: str, values: Mapping[str, str | None]) -> dict[str, str]:
     return {f"{prefix}_{k}": str(values[k]) for k in _TERMS if values.get(k) is not None}
+
+
+class _About(TypedDict):
+    """Which offer a change is about, as every change of it names it."""
+
+    provider: str
+    source: str
+    offer_id: str
+    title: str
+    offer_kind: str
+    source_url: str
+    observed_at: datetime
+
+
+class _Headline(TypedDict, total=False):
+    new: Decimal | None
+    unit: str
+    currency: str | None
 
 
 @dataclass
@@ -79,7 +98,7 @@ def offer_change(
     new: Decimal | None = None,
     currency: str | None = None,
     unit: str = "",
-    **detail: str,
+    detail: Mapping[str, str] | None = None,
 ) -> Change:
     percent = percent_change(old, new) if old is not None and new is not None else None
     return Change(
@@ -94,7 +113,7 @@ def offer_change(
         unit=unit,
         source_url=source_url,
         observed_at=observed_at,
-        detail={"offer_id": offer_id, "title": title, "offer_kind": offer_kind, **detail},
+        detail={"offer_id": offer_id, "title": title, "offer_kind": offer_kind, **(detail or {})},
     )
 
 
@@ -102,8 +121,7 @@ def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: da
     old, new = before.values, offer_values(offer)
     fields = sorted(k for k in new if new[k] != old.get(k) and not (k == "terms" and old.get(k) is None))
     terms = _terms("old", old) | _terms("new", new)
-    common = {
-        **terms,
+    about: _About = {
         "provider": offer.provider,
         "source": source,
         "offer_id": offer.offer_id,
@@ -121,7 +139,8 @@ def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: da
                 old=_dec(old["amount"]),
                 new=_dec(new["amount"]),
                 currency=offer.currency,
-                **common,
+                detail=terms,
+                **about,
             )
         )
         specific.add("amount")
@@ -132,7 +151,8 @@ def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: da
                 old=_dec(old["percent_off"]),
                 new=_dec(new["percent_off"]),
                 unit="percent_off",
-                **common,
+                detail=terms,
+                **about,
             )
         )
         specific.add("percent_off")
@@ -141,11 +161,13 @@ def _changed(before: TrackedOffer, offer: Offer, *, source: str, observed_at: da
         what = [f for f in rest if f not in _WORDING] or ["text"]
         detail = {f"old_{f}": old.get(f) or "" for f in what if f != "text"}
         detail.update({f"new_{f}": new.get(f) or "" for f in what if f != "text"})
-        changes.append(offer_change(ChangeKind.offer_changed, changed=", ".join(what), **(common | detail)))
+        changes.append(
+            offer_change(ChangeKind.offer_changed, detail={"changed": ", ".join(what), **terms, **detail}, **about)
+        )
     return changes
 
 
-def _headline(offer: Offer) -> dict[str, object]:
+def _headline(offer: Offer) -> _Headline:
     """An added offer's amount, or else its percentage off, as the change's new value."""
     if offer.amount is None and offer.percent_off is not None:
         return {"new": offer.percent_off, "unit": "percent_off"}
@@ -191,8 +213,8 @@ def diff_offers(
                         offer_kind=str(offer.kind),
                         source_url=offer.source_url,
                         observed_at=observed_at,
+                        detail=_terms("new", offer_values(offer)),
                         **_headline(offer),
-                        **_terms("new", offer_values(offer)),
                     )
                 )
             continue
@@ -228,5 +250,5 @@ def removal_change(before: TrackedOffer, *, provider: str, source: str, observed
         observed_at=observed_at,
         old=_dec(v.get("amount")),
         currency=v.get("currency"),
-        **_terms("old", v),
+        detail=_terms("old", v),
     )

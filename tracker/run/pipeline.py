@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session
@@ -26,7 +27,7 @@ from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, Tr
 from db.store.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
-from tracker.normalize import Held, Normalized, NormalizeError, Recognizer
+from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer
 from tracker.run import market
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
@@ -114,6 +115,12 @@ class Rejected(Exception):
         self.reason = reason
 
 
+def _no_normalizer(items: Iterable[Any]) -> Normalized:
+    """A crawled source without a normalizer (only a file's source has none:
+    its rows come in through `gpu-tracker import`) is bad input of its run."""
+    raise NormalizeError("the source has no normalizer")
+
+
 @dataclass
 class Pipeline:
     engine: sa.Engine
@@ -151,7 +158,7 @@ class Pipeline:
             reason = str(exc) if str(exc) else f"interrupted: {type(exc).__name__}"
             self._close(source, run_id, RunStatus.aborted, reason)
             raise
-        return self.ingest(source, run_id, result, source.normalizer)
+        return self.ingest(source, run_id, result, source.normalizer or _no_normalizer)
 
     def _close(self, source: Source, run_id: int, status: RunStatus, reason: str) -> None:
         """Marks a run that must not count, without announcing it; when the
@@ -176,7 +183,7 @@ class Pipeline:
         source: Source,
         run_id: int,
         result: CrawlResult,
-        normalizer: Callable[[list[dict]], Normalized],
+        normalizer: Normalizer,
         *,
         bad_input: RunStatus = RunStatus.failed,
     ) -> RunReport:
@@ -240,7 +247,7 @@ class Pipeline:
         store: RunStore,
         source: Source,
         result: CrawlResult,
-        normalizer: Callable[[list[dict]], Normalized],
+        normalizer: Normalizer,
         bad_input: RunStatus,
     ) -> RunReport:
         if result.error is not None:

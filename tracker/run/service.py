@@ -120,7 +120,7 @@ def crawl_unlocked(
         config, source, regions=regions, replay=replay, record=record, cancel=cancel, watch_args=watch_args
     )
 
-    def crawl(run_id: int):  # type: ignore[no-untyped-def]
+    def crawl(run_id: int):
         request.out_dir = run_folder(config, run_id, source)
         return run_crawl(request, progress)
 

@@ -6,7 +6,7 @@ Create Date: 2026-12-02 16:34:51.334639
 """
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 import db.tables
 
 

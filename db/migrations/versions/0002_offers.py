@@ -5,7 +5,7 @@ Revises: 0001
 """
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 import db.tables
 
 

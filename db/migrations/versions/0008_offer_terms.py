@@ -4,7 +4,7 @@ Revision ID: 0008
 Revises: 0002 (the offers branch; the store's revisions branch from 0001)
 """
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 

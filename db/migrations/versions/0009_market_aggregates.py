@@ -4,7 +4,7 @@ Revision ID: 0009
 Revises: 0007
 """
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 

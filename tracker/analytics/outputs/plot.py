@@ -105,10 +105,15 @@ def render_png(
             ys.append(value)
             xs.append(_naive(stop) if stop else end)
             ys.append(value)
-        (line,) = axes.step(xs, ys, where="post", label=s.label + (f"  [{s.fx}]" if s.fx else ""), linewidth=1.6)
+        # matplotlib plots datetimes through its units registry; its stubs take numbers only.
+        (line,) = axes.step(xs, ys, where="post", label=s.label + (f"  [{s.fx}]" if s.fx else ""), linewidth=1.6)  # type: ignore[arg-type]
         # Dots where a price began: the first observation and every change after it.
         axes.plot(
-            [_naive(a) for a, _, _ in s.steps], [v for _, _, v in s.steps], "o", color=line.get_color(), markersize=5
+            [_naive(a) for a, _, _ in s.steps],  # type: ignore[arg-type]
+            [v for _, _, v in s.steps],
+            "o",
+            color=line.get_color(),
+            markersize=5,
         )
     axes.set_title(title)
     axes.set_ylabel(unit)

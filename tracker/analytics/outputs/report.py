@@ -129,16 +129,16 @@ def _pivot(data: ReportData) -> str:
     for model, kinds in sorted(by_model.items()):
         cells = [cell(escape(model))]
         for kind in KINDS:
-            row = kinds.get(kind)
-            if row is None:
+            best = kinds.get(kind)
+            if best is None:
                 cells.append(cell("", numeric=True))
                 continue
-            who = f"{row['provider']} {row['instance_type']}" + (f" {row['term']}" if row.get("term") else "")
+            who = f"{best['provider']} {best['instance_type']}" + (f" {best['term']}" if best.get("term") else "")
             cells.append(
                 cell(
-                    f'{escape(money(row["per_gpu_hour_converted"]))}<span class="small">{escape(who)}</span>',
+                    f'{escape(money(best["per_gpu_hour_converted"]))}<span class="small">{escape(who)}</span>',
                     numeric=True,
-                    sort=row["per_gpu_hour_converted"],
+                    sort=best["per_gpu_hour_converted"],
                 )
             )
         body.append(f"<tr>{''.join(cells)}</tr>")

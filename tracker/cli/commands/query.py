@@ -52,7 +52,7 @@ def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, A
     from db.store import queries as store
 
     with Session(state(ctx).engine) as session:
-        return [store.point_to_dict(p) for p in store.query_prices(session=session, **filters)]  # type: ignore[arg-type]
+        return [store.point_to_dict(p) for p in store.query_prices(session=session, **filters)]  # type: ignore[arg-type]  # the options, named as query_prices' parameters
 
 
 def prices(

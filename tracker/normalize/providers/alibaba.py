@@ -40,9 +40,19 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.alibaba.items import (
+    AlibabaApiItem,
+    AlibabaItem,
+    ApiPriceItem,
+    ApiStockItem,
+    ApiType,
+    PeriodPrice,
+    PriceFileRecord,
+    SpotPrice,
+)
 from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
@@ -54,17 +64,17 @@ PERIODS = {
 }
 
 
-def _period_one(entries: list[dict[str, Any]], what: str) -> Any | None:
+def _period_one(entries: list[PeriodPrice], what: str) -> Any | None:
     found = [e["price"] for e in entries if str(e.get("period")) == "1"]
     if len(found) > 1 and len(set(map(str, found))) > 1:
         raise NormalizeError(f"Alibaba: two {what} prices for period 1: {', '.join(map(str, found))}")
     return found[0] if found else None
 
 
-def _price_variants(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _price_variants(data: PriceFileRecord) -> list[dict[str, Any]]:
     variants = []
     for field, (model, term, unit) in PERIODS.items():
-        raw = _period_one(data.get(field) or [], field)
+        raw = _period_one(cast(list[PeriodPrice], data.get(field) or []), field)  # hours, months or years
         if raw is None or str(raw).strip() == "":
             continue
         price = to_decimal(raw, what=f"{field} price")
@@ -74,7 +84,7 @@ def _price_variants(data: dict[str, Any]) -> list[dict[str, Any]]:
     return variants
 
 
-def _spot_variant(data: dict[str, Any]) -> dict[str, Any]:
+def _spot_variant(data: SpotPrice) -> dict[str, Any]:
     price = to_decimal(data.get("TradePrice"), what="TradePrice")
     original = data.get("OriginalPrice")
     list_price = to_decimal(original, what="OriginalPrice") if original not in (None, "") else None
@@ -87,28 +97,30 @@ def _spot_variant(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _record_variants(item: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]] | None:
+def _record_variants(item: AlibabaItem) -> tuple[str, str, list[dict[str, Any]]] | None:
     """(currency, OS, price variants) of one item; None for keys not kept."""
-    data = item["data"]
-    instance_type = str(data.get("instance_type", ""))
+    instance_type = str(item["data"].get("instance_type", ""))
+    # `kind` says which record `data` is.
     if item["kind"] == "alibaba.price":
+        data = cast(PriceFileRecord, item["data"])
         if data.get("network") != "vpc" or data.get("io") != "optimized":
             return None
         try:
             variants = _price_variants(data)
         except (MoneyError, NormalizeError) as exc:
             reason = str(exc).removeprefix("Alibaba: ")
-            raise NormalizeError(f"Alibaba: {reason} for {instance_type} in {data.get('region')}") from None
+            raise NormalizeError(f"Alibaba: {reason} for {instance_type} in {item['data'].get('region')}") from None
         return str(item.get("currency", "")), str(data.get("os", "linux")).lower(), variants
     if item["kind"] == "alibaba.spot":
         try:
-            return str(data.get("Currency", "")), "linux", [_spot_variant(data)]
+            spot = cast(SpotPrice, item["data"])
+            return str(spot.get("Currency", "")), "linux", [_spot_variant(spot)]
         except MoneyError as exc:
             raise NormalizeError(f"Alibaba DescribePrice: {exc} for {instance_type}") from None
     raise NormalizeError(f"Alibaba: unknown item kind {item['kind']!r}")
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[AlibabaItem]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     odd: list[str] = []
@@ -160,7 +172,7 @@ VARIANTS: dict[str, tuple[PriceModel, str, Unit]] = {
 VENDOR = re.compile(r"^(NVIDIA|AMD)\s+", re.IGNORECASE)
 
 
-def _gpu_fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, Any]:
+def _gpu_fields(instance_type: str, record: ApiType | None) -> dict[str, Any]:
     """Counts from the API; the GPU's name and memory from the spec table when
     it knows the type (its names are the ones every provider shares), else the
     API's `GPUSpec` without the vendor and `GPUMemorySize` (per card) x count."""
@@ -178,7 +190,7 @@ def _gpu_fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, 
     return fields
 
 
-def _unpriced(item: dict[str, Any]) -> str | None:
+def _unpriced(item: ApiPriceItem) -> str | None:
     """Why a price item prices nothing (DescribePrice's error for the one
     type, or an answer whose lines name no instance); None if it does."""
     data = item["data"]
@@ -192,27 +204,31 @@ def _unpriced(item: dict[str, Any]) -> str | None:
     return None
 
 
-def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize_api(items: Iterable[AlibabaApiItem]) -> Normalized:
     out = Normalized()
-    types: dict[str, dict[str, Any]] = {}
+    types: dict[str, ApiType] = {}
     stock: dict[tuple[str, str, str], list[tuple[str, str | None]]] = defaultdict(list)
-    prices: list[dict[str, Any]] = []
+    prices: list[ApiPriceItem] = []
     odd_stock: set[str] = set()
     for item in items:
-        data, kind = item.get("data"), item.get("kind")
-        if not isinstance(data, dict):
+        kind = item.get("kind")
+        if not isinstance(item.get("data"), dict):
             raise NormalizeError("alibaba-api: an item has no data record")
+        # `kind` says which record `data` is.
         if kind == "alibaba.api.type":
-            types[str(data["instance_type"])] = data
+            described = cast(ApiType, item["data"])
+            types[str(described["instance_type"])] = described
         elif kind == "alibaba.api.stock":
-            if data.get("availability") is None and data.get("status"):
-                odd_stock.add(f"{data['instance_type']} in {data['zone']} ({data['status']})")
-            for variant in item.get("variants") or ():
-                stock[item["region"], str(data["instance_type"]), variant].append(
-                    (data["zone"], data.get("availability"))
+            entry = cast(ApiStockItem, item)
+            row = entry["data"]
+            if row.get("availability") is None and row.get("status"):
+                odd_stock.add(f"{row['instance_type']} in {row['zone']} ({row['status']})")
+            for variant in entry.get("variants") or ():
+                stock[entry["region"], str(row["instance_type"]), variant].append(
+                    (row["zone"], row.get("availability"))
                 )
         elif kind in ("alibaba.api.price", "alibaba.api.unpriced"):
-            prices.append(item)
+            prices.append(cast(ApiPriceItem, item))
         else:
             raise NormalizeError(f"alibaba-api: unknown item kind {kind!r}")
     unknown: set[str] = set()

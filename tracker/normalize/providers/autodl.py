@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
+from spiders.autodl.items import AutodlItem, AutodlMachine
 from tracker.normalize import Normalized, NormalizeError
 from tracker.normalize.market import MarketOffer, normalized
 from tracker.normalize.money import MoneyError, to_decimal
@@ -28,7 +28,7 @@ LI_PER_YUAN = Decimal(1000)
 GIB = 1024**3
 
 
-def _offers(machine: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
+def _offers(machine: AutodlMachine, notes: list[str]) -> list[MarketOffer]:
     try:
         per_gpu = to_decimal(machine["price"], what="price") / LI_PER_YUAN
     except MoneyError as exc:
@@ -40,8 +40,8 @@ def _offers(machine: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
     label = machine["gpu_name"].strip()
     spec = spec_table(PROVIDER).get(label.lower())
     memory = spec.gpu_memory_gb if spec else None
-    if memory is None and isinstance(machine.get("gpu_memory"), int) and machine["gpu_memory"] > 0:
-        memory = Decimal(round(machine["gpu_memory"] / GIB))
+    if memory is None and isinstance(stated := machine.get("gpu_memory"), int) and stated > 0:
+        memory = Decimal(round(stated / GIB))
     free = min(machine["gpu_idle_num"], machine["gpu_number"])
     return [
         MarketOffer(
@@ -58,12 +58,12 @@ def _offers(machine: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
     ]
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[AutodlItem]) -> Normalized:
     items = list(items)
     if not items:
         raise NormalizeError("autodl: the market list has no machine with a GPU free")
     notes: list[str] = []
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, AutodlMachine] = {}
     for item in items:  # a machine rented between two pages can move to the next one
         by_id.setdefault(item["data"]["machine_id"], item["data"])
     if len(by_id) != len(items):

@@ -20,11 +20,12 @@ price).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.aws.items import AwsAdviceItem, AwsItem, AwsOnDemandItem, AwsSpotItem
 from spiders.aws.names import spot_region
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
@@ -49,7 +50,7 @@ def _amount(text: object) -> Decimal | None:
     return value / 1000 if found.group(2).lower() == "megabit" else value
 
 
-def spec_fields(instance_type: str, row: dict[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
+def spec_fields(instance_type: str, row: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], bool]:
     """(GPU and machine fields, whether the spec table knows the type)."""
     spec = lookup("aws", instance_type)
     fields: dict[str, Any] = spec.as_fields() if spec else {}
@@ -76,7 +77,7 @@ def _price(value: object, instance_type: str, where: str) -> Decimal:
     return price
 
 
-def ondemand_quote(item: dict[str, Any]) -> PriceQuote:
+def ondemand_quote(item: AwsOnDemandItem) -> PriceQuote:
     row = item["data"]
     instance_type = str(row["Instance Type"])
     fields, _ = spec_fields(instance_type, row)
@@ -95,7 +96,7 @@ def ondemand_quote(item: dict[str, Any]) -> PriceQuote:
     )
 
 
-def _spot_prices(items: list[dict[str, Any]], notes: list[str]) -> dict[tuple[str, str, str], dict[str, Any]]:
+def _spot_prices(items: list[AwsSpotItem], notes: list[str]) -> dict[tuple[str, str, str], dict[str, Any]]:
     """(region, size, os) -> the one item to keep; see the module notes."""
     kept: dict[tuple[str, str, str], dict[str, Any]] = {}
     conflicts: set[tuple[str, str, str]] = set()
@@ -122,7 +123,7 @@ def _spot_prices(items: list[dict[str, Any]], notes: list[str]) -> dict[tuple[st
     return kept
 
 
-def _advice(items: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str, str]]:
+def _advice(items: list[AwsAdviceItem]) -> dict[tuple[str, str, str], dict[str, str]]:
     advice = {}
     for item in items:
         data = item["data"]
@@ -135,7 +136,7 @@ def _advice(items: list[dict[str, Any]]) -> dict[tuple[str, str, str], dict[str,
     return advice
 
 
-def spot_quotes(items: list[dict[str, Any]], advisor: list[dict[str, Any]], notes: list[str]) -> list[PriceQuote]:
+def spot_quotes(items: list[AwsSpotItem], advisor: list[AwsAdviceItem], notes: list[str]) -> list[PriceQuote]:
     advice = _advice(advisor)
     quotes = []
     for (region, size, os_name), item in sorted(_spot_prices(items, notes).items()):
@@ -172,17 +173,19 @@ def unknown_gpu_notes(instance_types: Iterable[str], table: dict[str, GpuSpec] |
     ] + no_count_notes("aws", types, table)
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[AwsItem]) -> Normalized:
     out = Normalized()
-    by_kind: dict[str, list[dict[str, Any]]] = {"aws.ondemand": [], "aws.spot": [], "aws.spot_advisor": []}
+    by_kind: dict[str, list[AwsItem]] = {"aws.ondemand": [], "aws.spot": [], "aws.spot_advisor": []}
     for item in items:
         if item.get("kind") not in by_kind:
             raise NormalizeError(f"AWS: unknown item kind {item.get('kind')!r}")
         by_kind[item["kind"]].append(item)
     try:
-        out.quotes.extend(ondemand_quote(i) for i in by_kind["aws.ondemand"])
+        out.quotes.extend(ondemand_quote(i) for i in cast(list[AwsOnDemandItem], by_kind["aws.ondemand"]))
     except KeyError as exc:
         raise NormalizeError(f"AWS: an on-demand row lacks {exc}") from None
-    out.quotes.extend(spot_quotes(by_kind["aws.spot"], by_kind["aws.spot_advisor"], out.notes))
+    # Each kind's records are of its own shape (spiders/aws/items.py).
+    spot = cast(list[AwsSpotItem], by_kind["aws.spot"])
+    out.quotes.extend(spot_quotes(spot, cast(list[AwsAdviceItem], by_kind["aws.spot_advisor"]), out.notes))
     out.notes.extend(unknown_gpu_notes(q.instance_type for q in out.quotes))
     return out

@@ -36,9 +36,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.aws.items import (
+    AwsBulkItem,
+    AwsPlanItem,
+    AwsProductItem,
+    OfferProduct,
+    PlanRate,
+    PriceDimension,
+    SavingsPlan,
+    Term,
+)
 from spiders.aws.names import OPERATIONS, usage_instance_type
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
@@ -50,7 +60,7 @@ PAYMENT = {"No Upfront": "no_upfront", "Partial Upfront": "partial_upfront", "Al
 CLASSES = {"standard": "", "convertible": "convertible_"}
 
 
-def _money(dimension: dict[str, Any], where: str) -> tuple[Decimal, str]:
+def _money(dimension: PriceDimension, where: str) -> tuple[Decimal, str]:
     prices = dimension.get("pricePerUnit") or {}
     if len(prices) != 1:
         raise NormalizeError(f"AWS: {where}: expected one currency in pricePerUnit, found {sorted(prices) or 'none'}")
@@ -64,7 +74,7 @@ def _money(dimension: dict[str, Any], where: str) -> tuple[Decimal, str]:
     return value, currency
 
 
-def term_prices(term: dict[str, Any], where: str) -> tuple[Decimal, Decimal | None, str]:
+def term_prices(term: Term, where: str) -> tuple[Decimal, Decimal | None, str]:
     """(hourly rate, upfront fee or None, currency) of one term."""
     hourly: list[tuple[Decimal, str]] = []
     upfront: list[tuple[Decimal, str]] = []
@@ -87,7 +97,7 @@ def term_prices(term: dict[str, Any], where: str) -> tuple[Decimal, Decimal | No
     return hourly[0][0], (upfront[0][0] if upfront else None), currencies.pop()
 
 
-def reserved_variant(term: dict[str, Any], where: str) -> dict[str, Any]:
+def reserved_variant(term: Term, where: str) -> dict[str, Any]:
     attrs = term.get("termAttributes") or {}
     length, cls, option = attrs.get("LeaseContractLength"), attrs.get("OfferingClass"), attrs.get("PurchaseOption")
     if length not in TERMS or cls not in CLASSES or option not in PAYMENT:
@@ -103,7 +113,7 @@ def reserved_variant(term: dict[str, Any], where: str) -> dict[str, Any]:
     }
 
 
-def variants(region: str, record: dict[str, Any], where: str) -> list[dict[str, Any]]:
+def variants(region: str, record: OfferProduct, where: str) -> list[dict[str, Any]]:
     out = [reserved_variant(t, where) for t in record["terms"].get("Reserved", [])]
     if region in CHINA_REGIONS:
         for term in record["terms"].get("OnDemand", []):
@@ -120,16 +130,18 @@ def product_os(attrs: dict[str, Any]) -> str:
     return os_slug(name if software in ("NA", "", None) else f"{name} with {software}")
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[AwsBulkItem]) -> Normalized:
     out = Normalized()
-    plans: list[dict[str, Any]] = []
+    plans: list[AwsPlanItem] = []
     for item in items:
+        # `kind` says which record `data` is.
         if item.get("kind") == "aws.savings_plan":
-            plans.append(item)
+            plans.append(cast(AwsPlanItem, item))
             continue
         if item.get("kind") != "aws.offer_product":
             raise NormalizeError(f"AWS: unknown item kind {item.get('kind')!r}")
-        record = item["data"]
+        product = cast(AwsProductItem, item)
+        record = product["data"]
         attrs = record.get("attributes") or {}
         instance_type = str(attrs.get("instanceType", ""))
         region = str(attrs.get("regionCode") or item["region"])
@@ -170,7 +182,7 @@ PARTITION_CURRENCY = {"aws": "USD", "aws-cn": "CNY"}
 SYSTEMS = {code: os_slug(name) for name, code in OPERATIONS.items()}
 
 
-def plan_term(record: dict[str, Any], where: str) -> str:
+def plan_term(record: SavingsPlan, where: str) -> str:
     """1yr or 3yr, from purchaseTerm or leaseContractLength (which must agree)."""
     named = (record.get("attributes") or {}).get("purchaseTerm")
     lease = record.get("leaseContractLength") or {}
@@ -187,7 +199,7 @@ def plan_term(record: dict[str, Any], where: str) -> str:
     return str(term)
 
 
-def plan_variant(record: dict[str, Any], where: str) -> dict[str, Any]:
+def plan_variant(record: SavingsPlan, where: str) -> dict[str, Any]:
     family = record.get("productFamily")
     option = (record.get("attributes") or {}).get("purchaseOption")
     if family not in PLAN_TYPES or option not in PURCHASE_OPTIONS:
@@ -199,7 +211,7 @@ def plan_variant(record: dict[str, Any], where: str) -> dict[str, Any]:
     }
 
 
-def rate_fields(rate: dict[str, Any], item: dict[str, Any], where: str) -> dict[str, Any]:
+def rate_fields(rate: PlanRate, item: AwsPlanItem, where: str) -> dict[str, Any]:
     """instance_type, os, region, price and currency of one kept rate."""
     usage = str(rate.get("discountedUsageType", ""))
     from_usage = usage_instance_type(usage)
@@ -237,7 +249,7 @@ def rate_fields(rate: dict[str, Any], item: dict[str, Any], where: str) -> dict[
     }
 
 
-def savings_plan_quotes(items: Iterable[dict[str, Any]]) -> list[PriceQuote]:
+def savings_plan_quotes(items: Iterable[AwsPlanItem]) -> list[PriceQuote]:
     """One quote per plan type, term, purchase option, instance type, OS and
     region. The same one listed twice is kept once if the rates agree, and is
     an error if they do not."""

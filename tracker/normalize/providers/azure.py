@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.kinds import PriceModel, Unit
+from spiders.azure.items import AzureItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup, no_count_notes
@@ -40,7 +41,7 @@ def _term(raw: object, what: str) -> str:
     return term
 
 
-def quotes_for(item: dict[str, Any]) -> list[dict[str, Any]]:
+def quotes_for(item: AzureItem) -> list[dict[str, Any]]:
     """The (price model, term, unit, price) variants one API item stands for."""
     data = item["data"]
     kind = data.get("type")
@@ -79,7 +80,7 @@ def quotes_for(item: dict[str, Any]) -> list[dict[str, Any]]:
     return variants
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[AzureItem]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     known: set[str] = set()

@@ -27,9 +27,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import cast
 
 from db.schema import PriceModel, PriceQuote
+from spiders.crusoe.items import CrusoeCapacityItem, CrusoeItem, CrusoePriceItem, CrusoeTypeItem, VmType
 from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import whole_number
 from tracker.normalize.specs import GpuSpec, lookup
@@ -57,11 +58,11 @@ _PRODUCT = re.compile(r"^(?P<model>[a-z0-9]+)-(?P<gb>\d+)gb\b", re.I)
 class Card:
     """A priced GPU card of the pricing page."""
 
-    def __init__(self, item: dict[str, Any], model: str, gb: int, pcie: bool, price: Decimal) -> None:
+    def __init__(self, item: CrusoePriceItem, model: str, gb: int, pcie: bool, price: Decimal) -> None:
         self.item, self.model, self.gb, self.pcie, self.price = item, model, gb, pcie, price
 
 
-def read_card(item: dict[str, Any], notes: list[str]) -> Card | None:
+def read_card(item: CrusoePriceItem, notes: list[str]) -> Card | None:
     data = item["data"]
     name = str(data.get("name") or "")
     found = _VENDOR.match(name)
@@ -88,7 +89,7 @@ def read_card(item: dict[str, Any], notes: list[str]) -> Card | None:
     return Card(item, found["model"].upper(), int(memory.group(1)), pcie, Decimal(price.group(1)))
 
 
-def type_gpu(kind: dict[str, Any]) -> tuple[str, int, bool] | None:
+def type_gpu(kind: VmType) -> tuple[str, int, bool] | None:
     """(GPU, memory GB, PCIe) of a VM type, from gpu_type ("H100-SXM-80GB")
     or, when that names no memory, the product name ("a100-80gb-sxm-ib.8x")."""
     gpu_type = str(kind.get("gpu_type") or "")
@@ -106,7 +107,7 @@ def price_of(gpu: tuple[str, int, bool], cards: list[Card]) -> Card | None:
     return same[0] if len(same) == 1 else None
 
 
-def derived_spec(kind: dict[str, Any], gpu: tuple[str, int, bool], count: int) -> GpuSpec:
+def derived_spec(kind: VmType, gpu: tuple[str, int, bool], count: int) -> GpuSpec:
     name = str(kind["product_name"])
     cores, memory = whole_number(kind.get("cpu_cores")), whole_number(kind.get("memory_gb"))
     spec = GpuSpec(
@@ -125,7 +126,7 @@ def derived_spec(kind: dict[str, Any], gpu: tuple[str, int, bool], count: int) -
     return replace(spec, gpu_interconnect=table.gpu_interconnect, network_gbps=table.network_gbps)
 
 
-def stock(items: list[dict[str, Any]], notes: list[str]) -> dict[str, dict[str, int]]:
+def stock(items: list[CrusoeCapacityItem], notes: list[str]) -> dict[str, dict[str, int]]:
     """type -> location -> the largest quantity stated."""
     found: dict[str, dict[str, int]] = defaultdict(dict)
     for item in items:
@@ -139,7 +140,7 @@ def stock(items: list[dict[str, Any]], notes: list[str]) -> dict[str, dict[str, 
 
 
 def type_quotes(
-    item: dict[str, Any], cards: list[Card], capacity: dict[str, int], wanted: set[str]
+    item: CrusoeTypeItem, cards: list[Card], capacity: dict[str, int], wanted: set[str]
 ) -> list[PriceQuote]:
     kind = item["data"]
     count = whole_number(kind.get("num_gpu"))
@@ -168,9 +169,9 @@ def type_quotes(
     ]
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[CrusoeItem]) -> Normalized:
     out = Normalized()
-    by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_kind: dict[str, list[CrusoeItem]] = defaultdict(list)
     for item in items:
         if not isinstance(item.get("data"), dict):
             out.notes.append(f"crusoe: a {item.get('kind')} record that is not an object skipped")
@@ -183,11 +184,14 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
         raise NormalizeError("Crusoe: the pricing page listed no GPU card")
     if not by_kind["crusoe.type"]:
         raise NormalizeError("Crusoe: the API listed no VM type")
-    cards = [c for c in (read_card(i, out.notes) for i in by_kind["crusoe.price"]) if c is not None]
-    capacities = stock(by_kind["crusoe.capacity"], out.notes)
-    wanted = set(by_kind["crusoe.type"][0].get("regions") or [])
-    for item in by_kind["crusoe.type"]:
-        kind = item["data"]
+    # Each kind's records are of its own shape (spiders/crusoe/items.py).
+    prices = cast(list[CrusoePriceItem], by_kind["crusoe.price"])
+    types = cast(list[CrusoeTypeItem], by_kind["crusoe.type"])
+    cards = [c for c in (read_card(i, out.notes) for i in prices) if c is not None]
+    capacities = stock(cast(list[CrusoeCapacityItem], by_kind["crusoe.capacity"]), out.notes)
+    wanted = set(types[0].get("regions") or [])
+    for vm in types:
+        kind = vm["data"]
         name = kind.get("product_name")
         if kind.get("num_gpu") in (0, None):
             continue  # a CPU type
@@ -195,7 +199,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
             out.notes.append("crusoe: a VM type with no product_name skipped")
             continue
         try:
-            out.quotes.extend(type_quotes(item, cards, capacities.get(name, {}), wanted))
+            out.quotes.extend(type_quotes(vm, cards, capacities.get(name, {}), wanted))
         except NormalizeError as exc:
             out.notes.append(f"crusoe: type {name} skipped: {exc}")
     if not out.quotes:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 from db.schema import PriceModel, PriceQuote
+from spiders.digitalocean.items import DropletSize, DropletSizeItem
 from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
@@ -35,7 +35,7 @@ GPU_MODELS = {
 VRAM_UNITS = {"gib": Decimal(1), "gb": Decimal(1)}
 
 
-def derived_spec(size: dict[str, Any]) -> GpuSpec:
+def derived_spec(size: DropletSize) -> GpuSpec:
     info = size.get("gpu_info")
     if not isinstance(info, dict):
         raise NormalizeError(f"its gpu_info is {info!r}")
@@ -45,7 +45,7 @@ def derived_spec(size: dict[str, Any]) -> GpuSpec:
     count = info.get("count")
     if not isinstance(count, int) or count <= 0:
         raise NormalizeError(f"its gpu_info.count is {count!r}")
-    vram = info.get("vram") if isinstance(info.get("vram"), dict) else {}
+    vram = stated if isinstance(stated := info.get("vram"), dict) else {}
     unit = VRAM_UNITS.get(str(vram.get("unit", "")).lower())
     amount = vram.get("amount")
     memory = size.get("memory")
@@ -61,7 +61,7 @@ def derived_spec(size: dict[str, Any]) -> GpuSpec:
     )
 
 
-def size_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
+def size_quotes(item: DropletSizeItem, regions: set[str]) -> list[PriceQuote]:
     size = item["data"]
     spec = lookup("digitalocean", str(size["slug"])) or derived_spec(size)
     price = to_decimal(size.get("price_hourly"), what="price_hourly")
@@ -92,7 +92,7 @@ def size_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     ]
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[DropletSizeItem]) -> Normalized:
     out = Normalized()
     read = 0
     for item in items:

@@ -41,6 +41,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.gcp.items import GcpItem, Sku
 from tracker.normalize import Held, Normalized, NormalizeError, parse_time
 from tracker.normalize.providers.gcp_skus import Reading, Unplaced, accelerator_family, read
 from tracker.normalize.specs import GpuSpec, spec_table
@@ -140,7 +141,7 @@ def _disagrees(found: Reading, usage_type: str) -> bool:
     return found.commitment != usage_type.startswith("Commit") or (found.spot and usage_type.startswith("Commit"))
 
 
-def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
+def unit_price(sku: Sku) -> tuple[Decimal, str, str]:
     """(rate, currency, usage unit) of the tier that applies from 0 usage."""
     sku_id = sku.get("skuId")
     infos = sku.get("pricingInfo")
@@ -150,14 +151,14 @@ def unit_price(sku: dict[str, Any]) -> tuple[Decimal, str, str]:
         )
     expression = infos[0].get("pricingExpression") if isinstance(infos[0], dict) else None
     tiers = expression.get("tieredRates") if isinstance(expression, dict) else None
-    if not isinstance(tiers, list) or not tiers:
+    if not isinstance(expression, dict) or not isinstance(tiers, list) or not tiers:
         raise NormalizeError(f"GCP: SKU {sku_id} has no tieredRates")
     first = [t for t in tiers if isinstance(t, dict) and _number(t.get("startUsageAmount", 0), sku_id) == 0]
     if len(first) != 1:
         raise NormalizeError(f"GCP: SKU {sku_id} has {len(first)} tiers starting at 0 usage, expected one")
     price = first[0].get("unitPrice")
     currency = price.get("currencyCode") if isinstance(price, dict) else None
-    if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
+    if not isinstance(price, dict) or not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):
         raise NormalizeError(f"GCP: SKU {sku_id} has no unitPrice with a currencyCode")
     units = _number(price.get("units", "0"), sku_id)
     nanos = _number(price.get("nanos", 0), sku_id)
@@ -198,7 +199,7 @@ def _machine_names() -> tuple[set[str], set[str]]:
     return accelerators, families
 
 
-def read_parts(items: Iterable[dict[str, Any]]) -> Catalogue:
+def read_parts(items: Iterable[GcpItem]) -> Catalogue:
     """The machine parts the SKUs price, and what they name that cannot be placed."""
     out = Catalogue()
     accelerators, families = _machine_names()
@@ -208,7 +209,7 @@ def read_parts(items: Iterable[dict[str, Any]]) -> Catalogue:
         category = sku.get("category") if isinstance(sku, dict) else None
         usage_type = str(category.get("usageType")) if isinstance(category, dict) else ""
         model = USAGE_TYPES.get(usage_type)
-        if model is None:
+        if model is None or not isinstance(category, dict):
             continue
         description = str(sku.get("description", ""))
         found = read(description, str(category.get("resourceGroup")))
@@ -236,7 +237,7 @@ def read_parts(items: Iterable[dict[str, Any]]) -> Catalogue:
     return out
 
 
-def _add_part(out: Catalogue, item: dict[str, Any], sku: dict[str, Any], found: Reading, model: str) -> None:
+def _add_part(out: Catalogue, item: GcpItem, sku: Sku, found: Reading, model: str) -> None:
     rate, currency, usage_unit = unit_price(sku)
     if usage_unit not in USAGE_UNITS[found.kind]:
         raise NormalizeError(
@@ -355,7 +356,7 @@ def _examples(descriptions: list[str]) -> str:
     return shown + (f" and {len(distinct) - EXAMPLES} more" if len(distinct) > EXAMPLES else "")
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[GcpItem]) -> Normalized:
     items = list(items)
     found = read_parts(items)
     parts = found.parts

@@ -47,9 +47,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.huawei.items import ApiFlavor, ApiPrice, ApiPriceItem, Flavor, FlavorItem, HuaweiApiItem
 from tracker.normalize import Normalized, NormalizeError, hold, make_quote, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
@@ -126,7 +127,7 @@ def _leading_number(value: object, what: str, flavor: str) -> Decimal | None:
     return Decimal(match.group(1))
 
 
-def flavor_and_os(data: dict[str, Any]) -> tuple[str, str]:
+def flavor_and_os(data: Flavor) -> tuple[str, str]:
     """('p2s.2xlarge.8', 'linux') from spec and imageSpec, else from
     resourceSpecCode."""
     code = str(data["resourceSpecCode"])
@@ -140,12 +141,12 @@ def flavor_and_os(data: dict[str, Any]) -> tuple[str, str]:
     return flavor, OS_NAMES.get(image, image) or "linux"
 
 
-def plans(data: dict[str, Any]) -> list[Any]:
+def plans(data: Flavor) -> list[Any]:
     """planList, then the bakPlanList plans (by mode and period) it lacks."""
     seen: set[tuple[str, str]] = set()
     found = []
     for key in ("planList", "bakPlanList"):
-        for plan in data.get(key) if isinstance(data.get(key), list) else []:
+        for plan in listed if isinstance(listed := data.get(key), list) else []:
             which = (str(plan.get("billingMode")), str(plan.get("periodNum") or 1)) if isinstance(plan, dict) else None
             if which is None or which not in seen:
                 found.append(plan)
@@ -154,7 +155,7 @@ def plans(data: dict[str, Any]) -> list[Any]:
     return found
 
 
-def _fields(data: dict[str, Any], flavor: str) -> dict[str, Any]:
+def _fields(data: Flavor, flavor: str) -> dict[str, Any]:
     spec = lookup("huawei", flavor)
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     card = str(data.get("acceleratorCard") or "").strip()
@@ -195,7 +196,7 @@ def plan_variant(plan: object, flavor: str) -> dict[str, Any] | None:
     }
 
 
-def _quotes(item: dict[str, Any], skipped: set[str]) -> tuple[str, list[PriceQuote]]:
+def _quotes(item: FlavorItem, skipped: set[str]) -> tuple[str, list[PriceQuote]]:
     data = item.get("data")
     if not isinstance(data, dict) or not data.get("resourceSpecCode"):
         raise NormalizeError("Huawei: an item has no flavor record with a resourceSpecCode")
@@ -232,7 +233,7 @@ def _quotes(item: dict[str, Any], skipped: set[str]) -> tuple[str, list[PriceQuo
     return flavor, quotes
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[FlavorItem]) -> Normalized:
     out = Normalized()
     skipped: set[str] = set()
     unknown: set[str] = set()
@@ -268,7 +269,7 @@ VARIANTS = {
 MIB = Decimal(1024)
 
 
-def _api_fields(flavor: dict[str, Any] | None, name: str) -> dict[str, Any]:
+def _api_fields(flavor: ApiFlavor | None, name: str) -> dict[str, Any]:
     spec = lookup("huawei", name)
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     if not flavor:
@@ -284,22 +285,25 @@ def _api_fields(flavor: dict[str, Any] | None, name: str) -> dict[str, Any]:
     return fields
 
 
-def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize_api(items: Iterable[HuaweiApiItem]) -> Normalized:
     out = Normalized()
-    flavors: dict[tuple[str, str], dict[str, Any]] = {}
-    prices: list[dict[str, Any]] = []
+    flavors: dict[tuple[str, str], ApiFlavor] = {}
+    prices: list[ApiPriceItem] = []
     odd_states: set[str] = set()
     for item in items:
-        data, kind = item.get("data"), item.get("kind")
-        if not isinstance(data, dict):
+        kind = item.get("kind")
+        if not isinstance(item.get("data"), dict):
             raise NormalizeError("huawei-api: an item has no data record")
+        # `kind` says which record `data` is.
         if kind == "huawei.api.flavor":
-            flavors[str(item["region"]), str(data["flavor"])] = data
-            if data.get("unknown_states"):
-                odd_states.add(f"{data['flavor']} ({', '.join(data['unknown_states'])})")
+            described = cast(ApiFlavor, item["data"])
+            flavors[str(item["region"]), str(described["flavor"])] = described
+            if described.get("unknown_states"):
+                odd_states.add(f"{described['flavor']} ({', '.join(described.get('unknown_states') or [])})")
         elif kind == "huawei.api.price":
-            prices.append(item)
+            prices.append(cast(ApiPriceItem, item))
         elif kind == "huawei.api.unpriced":
+            data = cast(ApiPrice, item["data"])
             model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
             why = f"the {item.get('action') or 'rating'} answer left it out"
             hold(out, "huawei-api", str(item["region"]), str(data["flavor"]), str(data["variant"]), model, term, why)
@@ -325,7 +329,7 @@ def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
         if fields.get("gpu_model") is None:
             unknown.add(name)
         status = flavor.get("status") if flavor else None
-        zones = list((flavor or {}).get("zones", {}).items()) if variant == "on_demand" else []
+        zones = list(flavor.get("zones", {}).items()) if flavor and variant == "on_demand" else []
         out.quotes.extend(
             zone_quotes(
                 "huawei",

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, Unit
-from spiders.lambda_.items import LambdaItem
+from spiders.lambda_.items import LambdaInstanceType, LambdaItem, LambdaRegion, LambdaTypeItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import whole_number
 from tracker.normalize.specs import lookup, no_count_notes
@@ -49,7 +49,7 @@ def _odd(record: Any) -> str | None:
     return None
 
 
-def _fields(instance_type: dict[str, Any]) -> dict[str, Any]:
+def _fields(instance_type: LambdaInstanceType) -> dict[str, Any]:
     """The type's own figures, then the spec table's GPU model and memory."""
     specs = instance_type["specs"]
     spec = lookup(PROVIDER, instance_type["name"])
@@ -68,13 +68,14 @@ def _fields(instance_type: dict[str, Any]) -> dict[str, Any]:
 def normalize(items: Iterable[LambdaItem]) -> Normalized:
     out = Normalized()
     listed: dict[str, None] = {}
-    types: list[LambdaItem] = []
+    types: list[LambdaTypeItem] = []
     asked: list[str] = []
     for item in items:
+        # `kind` says which record `data` is.
         if item.get("kind") == "lambda.region":
-            listed[str(item["data"]["name"])] = None
+            listed[str(cast(LambdaRegion, item["data"])["name"])] = None
         elif item.get("kind") == "lambda.instance_type":
-            types.append(item)
+            types.append(cast(LambdaTypeItem, item))
         else:
             raise NormalizeError(f"Lambda: unknown item kind {item.get('kind')!r}")
         asked = list(item.get("regions") or asked)
@@ -82,8 +83,8 @@ def normalize(items: Iterable[LambdaItem]) -> Normalized:
         f"lambda: region {r} is not in Lambda's region list; not stored" for r in asked if listed and r not in listed
     )
     odd, gpu_types, unknown = 0, set(), set()
-    for item in types:
-        record = item["data"]
+    for entry in types:
+        record = entry["data"]
         problem = _odd(record)
         if problem:
             odd += 1
@@ -100,7 +101,7 @@ def normalize(items: Iterable[LambdaItem]) -> Normalized:
         capacity = {str(r["name"]) for r in record["regions_with_capacity_available"]}
         regions = [r for r in asked if not listed or r in listed] or list(listed) or sorted(capacity)
         price = Decimal(whole_number(instance_type["price_cents_per_hour"]) or 0) / 100
-        observed = parse_time(item["observed_at"])
+        observed = parse_time(entry["observed_at"])
         for region in regions:
             out.quotes.append(
                 make_quote(
@@ -112,7 +113,7 @@ def normalize(items: Iterable[LambdaItem]) -> Normalized:
                     price=price,
                     currency="USD",
                     availability="available" if region in capacity else "sold_out",
-                    source_url=item["source_url"],
+                    source_url=entry["source_url"],
                     observed_at=observed,
                     **fields,
                 )

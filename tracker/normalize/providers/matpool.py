@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from spiders.matpool.items import MatpoolItem, MatpoolMachine
 from tracker.normalize import Normalized, NormalizeError
 from tracker.normalize.market import MarketOffer, normalized
 from tracker.normalize.specs import spec_table
@@ -25,7 +26,7 @@ COUNTS = (1, 2, 4, 8)
 MILLICENTS_PER_YUAN = Decimal(100_000)
 
 
-def _offers(machine: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
+def _offers(machine: MatpoolMachine, notes: list[str]) -> list[MarketOffer]:
     paid = machine.get("discount_millicent") or machine["price_millicent"]
     if paid <= 0:
         notes.append(f"matpool: machine {machine['agent_id']}: skipped: price {paid}")
@@ -48,12 +49,12 @@ def _offers(machine: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
     ]
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[MatpoolItem]) -> Normalized:
     items = list(items)
     if not items:
         raise NormalizeError("matpool: the market lists no machine")
     notes: list[str] = []
-    by_id: dict[Any, dict[str, Any]] = {}
+    by_id: dict[Any, MatpoolMachine] = {}
     for item in items:
         by_id.setdefault(item["data"]["agent_id"], item["data"])
     offers = [o for machine in by_id.values() for o in _offers(machine, notes)]

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.runpod.items import RunpodGpuType, RunpodItem, RunpodStockItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.market import MarketOffer, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
@@ -42,11 +43,12 @@ def _price(value: object, what: str) -> Decimal | None:
     return price if price > 0 else None
 
 
-def _split(items: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+def _split(items: list[RunpodItem]) -> tuple[dict[str, RunpodGpuType], list[RunpodStockItem]]:
     if not items:
         raise NormalizeError("runpod: the crawl returned nothing")
-    types = {i["data"]["id"]: i["data"] for i in items if i["kind"] == "runpod.gpu_type"}
-    stock = [i for i in items if i["kind"] == "runpod.stock"]
+    # `kind` says which record `data` is.
+    types = {t["id"]: t for i in items if i["kind"] == "runpod.gpu_type" for t in [cast(RunpodGpuType, i["data"])]}
+    stock = [cast(RunpodStockItem, i) for i in items if i["kind"] == "runpod.stock"]
     if not types:
         raise NormalizeError("runpod: the crawl has no GPU catalog")
     return types, stock
@@ -62,7 +64,7 @@ def _unknown_note(names: set[str]) -> list[str]:
     return [f"runpod: no gpu_specs/runpod.csv row for {', '.join(sorted(names))}; stored without a GPU model"]
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[RunpodItem]) -> Normalized:
     """The secure cloud's list prices, with stock per data centre."""
     types, stock = _split(list(items))
     quotes: list[PriceQuote] = []
@@ -93,7 +95,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
                     instance_type=f"{count}x {gpu['displayName']}",
                     gpu_model=spec.gpu_model if spec else None,
                     gpu_count=Decimal(count),
-                    gpu_memory_gb=Decimal(gpu["memoryInGb"]) * count if gpu.get("memoryInGb") else None,
+                    gpu_memory_gb=Decimal(memory) * count if (memory := gpu.get("memoryInGb")) else None,
                     price_model=model,
                     price=per_gpu * count,
                     currency="USD",
@@ -109,7 +111,7 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     return Normalized(quotes=quotes, notes=notes + _unknown_note(unknown))
 
 
-def normalize_community(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize_community(items: Iterable[RunpodItem]) -> Normalized:
     """The community cloud as a marketplace: each country's lowest price an offer."""
     items = list(items)
     types, stock = _split(items)
@@ -123,12 +125,12 @@ def normalize_community(items: Iterable[dict[str, Any]]) -> Normalized:
             continue
         spec = _spec(gpu["id"])
         count, country = data["gpu_count"], str(data["place"]).upper()
-        base = {
+        base: dict[str, Any] = {
             "region": macro_region(country),
             "gpu_label": gpu["displayName"],
             "gpu_count": count,
             "gpu_model": spec.gpu_model if spec else None,
-            "gpu_memory_gb": Decimal(gpu["memoryInGb"]) if gpu.get("memoryInGb") else None,
+            "gpu_memory_gb": Decimal(memory) if (memory := gpu.get("memoryInGb")) else None,
             "country": country,
             "tier": "community",
         }

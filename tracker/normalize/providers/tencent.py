@@ -41,6 +41,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.tencent.items import ItemPrice, QuotaItem, TencentApiItem, TencentItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
@@ -66,7 +67,7 @@ STEPS_NOTE = (
 )
 
 
-def hourly_steps(price_info: dict[str, Any], first: Decimal, paid: bool) -> str | None:
+def hourly_steps(price_info: ItemPrice, first: Decimal, paid: bool) -> str | None:
     """The step schedule of a tiered hourly price, or None when the answer
     has no later step (absent, or 0 as the references' untiered examples give it)."""
     steps = [f"from 0 h: {first.normalize():f}"]
@@ -83,14 +84,14 @@ def hourly_steps(price_info: dict[str, Any], first: Decimal, paid: bool) -> str 
     return "; ".join(steps) if len(steps) > 1 else None
 
 
-def _fields(data: dict[str, Any]) -> dict[str, Any]:
+def _fields(data: QuotaItem) -> dict[str, Any]:
     """GPU and machine figures: the item's own, then the spec table's."""
     instance_type = str(data["InstanceType"])
     spec = lookup("tencent", instance_type)
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory")):
         if data.get(key) not in (None, "", 0):
-            fields[name] = to_decimal(data[key], what=key)
+            fields[name] = to_decimal(data.get(key), what=key)
     raw_count = data.get("GpuCount") or data.get("Gpu")
     if raw_count in (None, "", 0):
         return fields
@@ -104,7 +105,7 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _record(item: dict[str, Any]) -> dict[str, Any]:
+def _record(item: TencentItem) -> QuotaItem:
     data = item.get("data")
     if not isinstance(data, dict):
         raise NormalizeError("Tencent: an item has no data record")
@@ -116,7 +117,7 @@ def _record(item: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
+def _quote(item: TencentItem, out: Normalized) -> PriceQuote | None:
     data = _record(item)
     instance_type, zone = str(data["InstanceType"]), str(data["Zone"])
     charge_type = str(data["InstanceChargeType"])
@@ -163,7 +164,7 @@ def _quote(item: dict[str, Any], out: Normalized) -> PriceQuote | None:
     )
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[TencentItem]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     odd: list[str] = []
@@ -203,14 +204,14 @@ PREPAID_TERMS = (
 )
 
 
-def _amount(price: dict[str, Any], name: str) -> Decimal | None:
+def _amount(price: ItemPrice, name: str) -> Decimal | None:
     value = price.get(name)
     if value in (None, ""):
         return None
     return to_decimal(value, what=f"Price.{name}")
 
 
-def _variants(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _variants(data: QuotaItem) -> list[dict[str, Any]]:
     """(price model, term, unit, price, list price) of one item."""
     price, charge_type = data["Price"], str(data["InstanceChargeType"])
     if charge_type in HOURLY:
@@ -230,16 +231,16 @@ def _variants(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _api_fields(data: dict[str, Any]) -> dict[str, Any]:
+def _api_fields(data: QuotaItem) -> dict[str, Any]:
     spec = lookup("tencent", str(data["InstanceType"]))
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     for name, key in (("vcpu", "Cpu"), ("memory_gb", "Memory"), ("gpu_count", "GpuCount")):
         if data.get(key) not in (None, "", 0):
-            fields[name] = to_decimal(data[key], what=key)
+            fields[name] = to_decimal(data.get(key), what=key)
     return fields
 
 
-def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize_api(items: Iterable[TencentApiItem]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     for item in items:

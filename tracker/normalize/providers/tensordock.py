@@ -15,8 +15,8 @@ datasheet's GPU model.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from spiders.tensordock.items import TensorDockHostnode, TensorDockItem
 from tracker.normalize import Normalized, NormalizeError
 from tracker.normalize.market import MarketOffer, country_code, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
@@ -27,7 +27,7 @@ MARKET_URL = "https://dashboard.tensordock.com/deploy"
 COUNTS = (1, 2, 4, 8)
 
 
-def _offers(node: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
+def _offers(node: TensorDockHostnode, notes: list[str]) -> list[MarketOffer]:
     country = country_code(node.get("country"))
     region = macro_region(country) if country else "other"
     tier = f"tier-{node['tier']}" if isinstance(node.get("tier"), int) else ""
@@ -60,7 +60,7 @@ def _offers(node: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
     return found
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[TensorDockItem]) -> Normalized:
     items = list(items)
     if not items:
         raise NormalizeError("tensordock: the crawl returned no hostnodes")

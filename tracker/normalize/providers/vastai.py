@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from db.schema import PriceModel
+from spiders.vastai.items import VastItem, VastOffer
 from tracker.normalize import Normalized, NormalizeError
 from tracker.normalize.market import MarketOffer, country_code, macro_region, normalized, scope
 from tracker.normalize.money import MoneyError, to_decimal
@@ -33,14 +34,14 @@ def gpu_spec(label: str, gpu_ram_mb: object) -> GpuSpec | None:
     memory sizes (A100 PCIE and SXM4: 40 or 80 GB), the row of its size."""
     table = spec_table(PROVIDER)
     try:
-        gb = round(float(gpu_ram_mb) / MB_PER_GB) if gpu_ram_mb not in (None, "") else None  # type: ignore[arg-type]
+        gb = round(float(gpu_ram_mb) / MB_PER_GB) if gpu_ram_mb not in (None, "") else None  # type: ignore[arg-type]  # any value: the except takes what float() refuses
     except (TypeError, ValueError):
         gb = None
     sized = table.get(f"{label} {gb}GB".lower()) if gb else None
     return sized or table.get(label.lower())
 
 
-def _offers(data: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
+def _offers(data: VastOffer, notes: list[str]) -> list[MarketOffer]:
     label = str(data["gpu_name"]).strip()
     try:
         count = int(data["num_gpus"])
@@ -54,7 +55,7 @@ def _offers(data: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
         return []
     country = country_code(data.get("geolocation"))
     spec = gpu_spec(label, data.get("gpu_ram"))
-    base = {
+    base: dict[str, Any] = {
         "region": macro_region(country) if country else "other",
         "gpu_label": spec.instance_type if spec else label,
         "gpu_count": count,
@@ -69,14 +70,14 @@ def _offers(data: dict[str, Any], notes: list[str]) -> list[MarketOffer]:
     return found
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[VastItem]) -> Normalized:
     items = list(items)
     if not items:
         raise NormalizeError("vastai: the crawl returned no offers")
     notes: list[str] = []
     wanted = {r for i in items for r in i.get("regions") or []}
     # A host that changes its listing between two searches can show up in both: once each.
-    by_id: dict[Any, dict[str, Any]] = {}
+    by_id: dict[Any, VastOffer] = {}
     for item in items:
         by_id.setdefault(item["data"]["id"], item["data"])
     if len(by_id) != len(items):

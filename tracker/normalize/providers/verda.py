@@ -20,9 +20,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote
+from spiders.verda.items import Availability, InstanceType, Location, VerdaItem, VerdaTypeItem
 from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
@@ -51,11 +52,11 @@ def _size(part: Any, key: str) -> Decimal | None:
     return Decimal(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def derived_spec(kind: dict[str, Any]) -> GpuSpec:
-    gpu = kind.get("gpu") if isinstance(kind.get("gpu"), dict) else {}
+def derived_spec(kind: InstanceType) -> GpuSpec:
+    gpu = stated if isinstance(stated := kind.get("gpu"), dict) else {}
     found = _COUNTED.match(str(gpu.get("description", "")).strip())
     model = GPU_MODELS.get(found.group("model")) if found else None
-    if model is None:
+    if found is None or model is None:
         raise NormalizeError(f"its GPU {gpu.get('description')!r} is not one we know")
     count = _size(gpu, "number_of_gpus")
     if count is None or count <= 0 or count != int(found.group("count")):
@@ -72,14 +73,12 @@ def derived_spec(kind: dict[str, Any]) -> GpuSpec:
     )
 
 
-def has_gpu(kind: dict[str, Any]) -> bool:
+def has_gpu(kind: InstanceType) -> bool:
     gpus = (kind.get("gpu") or {}).get("number_of_gpus") if isinstance(kind.get("gpu"), dict) else None
     return bool(gpus)
 
 
-def type_quotes(
-    item: dict[str, Any], locations: list[str], stock: dict[tuple[str, bool], set[str]]
-) -> list[PriceQuote]:
+def type_quotes(item: VerdaTypeItem, locations: list[str], stock: dict[tuple[str, bool], set[str]]) -> list[PriceQuote]:
     kind = item["data"]
     spec = lookup("verda", str(kind["instance_type"])) or derived_spec(kind)
     currency = str(kind.get("currency") or "usd").upper()
@@ -87,7 +86,7 @@ def type_quotes(
     for field, model, spot in PRICES:
         if kind.get(field) is None:
             continue
-        price = to_decimal(kind[field], what=field)
+        price = to_decimal(kind.get(field), what=field)
         if price <= 0:
             if spot:
                 continue  # no spot price offered for this type
@@ -111,16 +110,18 @@ def type_quotes(
     return quotes
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
-    types, codes = [], []
+def normalize(items: Iterable[VerdaItem]) -> Normalized:
+    types: list[VerdaTypeItem] = []
+    codes: list[str] = []
     stock: dict[tuple[str, bool], set[str]] = defaultdict(set)
     for item in items:
-        data = item["data"]
+        # `kind` says which record `data` is.
         if item["kind"] == "verda.type":
-            types.append(item)
+            types.append(cast(VerdaTypeItem, item))
         elif item["kind"] == "verda.location":
-            codes.append(str(data["code"]))
+            codes.append(str(cast(Location, item["data"])["code"]))
         elif item["kind"] == "verda.availability":
+            data = cast(Availability, item["data"])
             stock[(str(data["location_code"]), bool(data["spot"]))].update(data["availabilities"])
     if not types:
         raise NormalizeError("Verda: the instance-types answer listed no type")
@@ -129,12 +130,12 @@ def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
     if not locations:
         raise NormalizeError(f"Verda: no location {'among ' + ', '.join(sorted(wanted)) if wanted else 'listed'}")
     out = Normalized()
-    for item in types:
-        kind = item["data"]
+    for entry in types:
+        kind = entry["data"]
         if not has_gpu(kind):
             continue
         try:
-            out.quotes.extend(type_quotes(item, locations, stock))
+            out.quotes.extend(type_quotes(entry, locations, stock))
         except (NormalizeError, MoneyError) as exc:
             out.notes.append(f"verda: type {kind.get('instance_type')} skipped: {exc}")
     if not out.quotes:

@@ -35,9 +35,17 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from db.schema import PriceModel, PriceQuote, Unit
+from spiders.volcengine.items import (
+    ApiPriceItem,
+    ApiStockItem,
+    ApiType,
+    PriceInfo,
+    TableItem,
+    VolcengineApiItem,
+)
 from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
@@ -56,7 +64,7 @@ def _times(value: object) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _variant(entry: dict[str, Any], configuration: str, notes: list[str]) -> dict[str, Any] | None:
+def _variant(entry: PriceInfo, configuration: str, notes: list[str]) -> dict[str, Any] | None:
     """The entry as a price, or None for one we do not store (an odd one
     with a note: one bad entry never fails the whole table)."""
     period, times = str(entry.get("Period")), _times(entry.get("Times"))
@@ -82,14 +90,14 @@ def _variant(entry: dict[str, Any], configuration: str, notes: list[str]) -> dic
     return {"price_model": model, "term": term, "unit": unit, "price": price}
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[TableItem]) -> Normalized:
     out = Normalized()
     unknown: set[str] = set()
     for item in items:
         data = item["data"]
         configuration = str(data.get("configuration", ""))
         spec = lookup("volcengine", configuration)
-        fields: dict[str, Any] = spec.as_fields() if spec else {}
+        fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
         if spec is None:
             unknown.add(configuration)
         abilities = data.get("abilities") or {}
@@ -131,7 +139,7 @@ VENDOR = re.compile(r"^(NVIDIA|AMD)\s+", re.IGNORECASE)
 MIB = Decimal(1024)
 
 
-def _fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, Any]:
+def _fields(instance_type: str, record: ApiType | None) -> dict[str, Any]:
     spec = lookup("volcengine", instance_type)
     fields: dict[str, Any] = dict(spec.as_fields()) if spec else {}
     if not record:
@@ -149,28 +157,34 @@ def _fields(instance_type: str, record: dict[str, Any] | None) -> dict[str, Any]
     return fields
 
 
-def normalize_api(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize_api(items: Iterable[VolcengineApiItem]) -> Normalized:
     out = Normalized()
-    types: dict[str, dict[str, Any]] = {}
+    types: dict[str, ApiType] = {}
     stock: dict[tuple[str, str], list[tuple[str, str | None]]] = defaultdict(list)
-    prices: list[dict[str, Any]] = []
+    prices: list[ApiPriceItem] = []
     for item in items:
-        data, kind = item.get("data"), item.get("kind")
-        if not isinstance(data, dict):
+        kind = item.get("kind")
+        if not isinstance(item.get("data"), dict):
             raise NormalizeError("volcengine-api: an item has no data record")
+        # `kind` says which record `data` is.
         if kind == "volcengine.api.type":
-            types[str(data["instance_type"])] = data
+            described = cast(ApiType, item["data"])
+            types[str(described["instance_type"])] = described
         elif kind == "volcengine.api.stock":
-            stock[str(item["region"]), str(data["instance_type"])].append((data["zone"], data["availability"]))
+            entry = cast(ApiStockItem, item)
+            row = entry["data"]
+            stock[str(entry["region"]), str(row["instance_type"])].append((row["zone"], row["availability"]))
         elif kind == "volcengine.api.price":
-            prices.append(item)
+            prices.append(cast(ApiPriceItem, item))
         elif kind == "volcengine.api.unpriced":
+            left_out = cast(ApiPriceItem, item)
+            data = left_out["data"]
             model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
-            why = f"the {item.get('action') or 'price'} answer left it out"
+            why = f"the {left_out.get('action') or 'price'} answer left it out"
             hold(
                 out,
                 "volcengine-api",
-                str(item["region"]),
+                str(left_out["region"]),
                 str(data["instance_type"]),
                 str(data["variant"]),
                 model,

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 from db.schema import PriceModel, PriceQuote
+from spiders.vultr.items import VultrItem, VultrPlan
 from tracker.normalize import Normalized, NormalizeError, spec_quote
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
@@ -43,7 +43,7 @@ PRICE_FIELDS = (
 )
 
 
-def derived_spec(plan: dict[str, Any]) -> GpuSpec:
+def derived_spec(plan: VultrPlan) -> GpuSpec:
     """The plan's GPU figures from its own members (a NormalizeError when it
     names no GPU we know)."""
     plan_id = plan.get("id")
@@ -69,12 +69,12 @@ def derived_spec(plan: dict[str, Any]) -> GpuSpec:
     )
 
 
-def plan_spec(plan: dict[str, Any]) -> GpuSpec:
+def plan_spec(plan: VultrPlan) -> GpuSpec:
     spec = lookup("vultr", str(plan.get("id")))
     return spec if spec is not None else derived_spec(plan)
 
 
-def plan_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
+def plan_quotes(item: VultrItem, regions: set[str]) -> list[PriceQuote]:
     plan = item["data"]
     spec = plan_spec(plan)
     locations = plan.get("locations")
@@ -87,7 +87,7 @@ def plan_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     for field, model, deployable in PRICE_FIELDS:
         if plan.get(field) is None or plan.get(deployable) is False:
             continue
-        price = to_decimal(plan[field], what=field)
+        price = to_decimal(plan.get(field), what=field)
         if price <= 0:
             raise NormalizeError(f"its {field} is {price}")
         for region in locations:
@@ -111,7 +111,7 @@ def plan_quotes(item: dict[str, Any], regions: set[str]) -> list[PriceQuote]:
     return quotes
 
 
-def normalize(items: Iterable[dict[str, Any]]) -> Normalized:
+def normalize(items: Iterable[VultrItem]) -> Normalized:
     out = Normalized()
     read = 0
     for item in items:
