@@ -15,10 +15,12 @@ from decimal import Decimal
 from typing import Any
 
 import pandas as pd
+import sqlalchemy as sa
 
 from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.store.answers import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
-from tracker.analytics.history import records
+from tracker.analytics.history import price_records, records
 from tracker.analytics.reference import References
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
@@ -112,14 +114,74 @@ def compare_frame(
     by price per GPU-hour in `currency`, cheapest first; or by price per
     dense TFLOP-hour or per GB of GPU memory per hour (`rank_by`), rows
     without that figure last."""
+    rows = records(prices) if not prices.empty else []
+    ranked = rank_prices(
+        rows,
+        refs,
+        count=count,
+        price_models=price_models,
+        region_group=region_group,
+        currency=currency,
+        os=os,
+        rank_by=rank_by,
+    )
+    return compare_table(ranked)
+
+
+def compare_store(
+    engine: sa.Engine,
+    refs: References,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """`compare_frame` of the current prices of `gpu` (and `provider`), asked
+    of the store: only the prices that can rank are read (the GPU count and
+    the operating system are filters of the query), and only the first
+    `limit` rows are worked out in full."""
+    where = PriceFilter(gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True)
+    rows = price_records(engine, where)
+    ranked = rank_prices(
+        rows,
+        refs,
+        count=count,
+        price_models=price_models,
+        region_group=region_group,
+        currency=currency,
+        os=os,
+        rank_by=rank_by,
+        limit=limit,
+    )
+    return compare_table(ranked)
+
+
+def rank_prices(
+    rows: list[dict[str, Any]],
+    refs: References,
+    *,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The ranked rows of `compare_frame`, as dicts (the first `limit` only)."""
     if rank_by not in RANK_KEYS:
         raise ValueError(f"rank_by must be one of {', '.join(RANK_KEYS)}, not {rank_by!r}")
-    key = RANK_KEYS[rank_by]
-    rows = [_exact(r) for r in records(prices) if r.get("gpu_count")] if not prices.empty else []
+    rows = [_exact(r) for r in rows if r.get("gpu_count")]
     if os:
         rows = [r for r in rows if r["os"] == os]
     by_instance = _rates_by_instance(rows)
-    out = []
+    chosen = []
     for row in rows:
         if row["exact_hourly"] is None:
             continue
@@ -130,24 +192,48 @@ def compare_frame(
         group = refs.region_group(row["provider"], row["region"])
         if region_group and group != region_group:
             continue
-        out.append(_ranked_row(row, group, by_instance[instance_key(row)], refs, currency))
-    out.sort(
-        key=lambda r: (
-            r[key] is None,
-            r[key] if r[key] is not None else 0,
-            r["per_gpu_hour_exact"],
-            r["provider"],
-            r["region"],
-            r["instance_type"],
-            r["price_model"],
-            r["term"],
+        chosen.append(_sort_row(row, group, refs, currency))
+    chosen.sort(key=_sort_key(RANK_KEYS[rank_by]))
+    out = []
+    for rank, (_, row, group) in enumerate(chosen[:limit] if limit else chosen, start=1):
+        full = _ranked_row(row, group, by_instance[instance_key(row)], refs, currency)
+        full["rank"] = rank
+        del full["per_gpu_hour_exact"], full["exact_hourly"]
+        full.update({alias: full[name] for name, alias in TABLE_ALIASES.items()})
+        out.append(full)
+    return out
+
+
+def compare_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+
+
+def _sort_row(row: dict[str, Any], group: str, refs: References, currency: str) -> tuple[dict, dict, str]:
+    """What a row ranks on (the figures `_ranked_row` gives them), the row, its region group."""
+    rate = refs.fx.conversion(row["currency"], currency).rate
+    keys = {
+        "per_gpu_hour_exact": row["exact_hourly"] / row["gpu_count"] * rate,
+        "per_tflop_hour_converted": _converted(row.get("price_per_tflop_hour"), rate),
+        "per_gb_vram_hour_converted": _converted(row.get("price_per_gb_vram_hour"), rate),
+    }
+    return keys, row, group
+
+
+def _sort_key(key: str):  # type: ignore[no-untyped-def]
+    def sort_key(item: tuple[dict, dict, str]) -> tuple:
+        keys, row, _ = item
+        return (
+            keys[key] is None,
+            keys[key] if keys[key] is not None else 0,
+            keys["per_gpu_hour_exact"],
+            row["provider"],
+            row["region"],
+            row["instance_type"],
+            row["price_model"],
+            row["term"],
         )
-    )
-    for rank, row in enumerate(out, start=1):
-        row["rank"] = rank
-        del row["per_gpu_hour_exact"], row["exact_hourly"]
-        row.update({alias: row[name] for name, alias in TABLE_ALIASES.items()})
-    return pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+
+    return sort_key
 
 
 def _exact(row: dict[str, Any]) -> dict[str, Any]:

@@ -23,10 +23,13 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from db.store import answers
 from db.store import queries as store
+from db.store.answers import PriceFilter
 from db.store.engine import make_engine, migrate
+from db.store.sql import engine_db
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
-from tracker.analytics.points import point_record
+from tracker.analytics.points import price_record
 
 Every = Literal["day", "week", "month"]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
@@ -73,6 +76,13 @@ def _as_time(value: datetime | str | None) -> pd.Timestamp | None:
     return stamp.tz_localize(UTC) if stamp.tzinfo is None else stamp.tz_convert(UTC)
 
 
+def price_records(engine: sa.Engine, where: PriceFilter) -> list[dict[str, Any]]:
+    """The prices `where` asks for as `price_record`s, in the store's order
+    (`db.store.answers.prices`), with `source`, `valid_from` and `valid_to`."""
+    with engine_db(engine) as db:
+        return [price_record(row) for row in answers.prices(db, where)]
+
+
 def prices_frame(
     engine: sa.Engine,
     *,
@@ -84,22 +94,10 @@ def prices_frame(
     current: bool = True,
 ) -> pd.DataFrame:
     """Current prices (or every interval, with `current=False`)."""
-    with Session(engine) as session:
-        points = store.query_prices(
-            session=session,
-            provider=provider,
-            region=region,
-            gpu=gpu,
-            price_model=price_model,
-            instance_type=instance_type,
-            current=current,
-        )
-        rows = []
-        for p in points:
-            row = point_record(p)
-            row["source"], row["valid_from"], row["valid_to"] = p.source, p.valid_from, p.valid_to
-            rows.append(row)
-    return _frame(rows)
+    where = PriceFilter(
+        provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type, current=current
+    )
+    return _frame(price_records(engine, where))
 
 
 def history_frame(
@@ -242,6 +240,40 @@ def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(_DISPLAY_ORDER[:-1], kind="stable").reset_index(drop=True)
 
 
+def change_records(
+    engine: sa.Engine,
+    *,
+    since: datetime | str | None = None,
+    provider: str | None = None,
+    kinds: Sequence[str] | None = None,
+    limit: int | None = None,
+    newest_first: bool = False,
+) -> list[dict[str, Any]]:
+    """Changes as `changes_frame` gives them (Decimals, detail as a dict), as dicts."""
+    start = _as_time(since)
+    with engine_db(engine) as db:
+        rows = answers.changes(
+            db,
+            since=None if start is None else start.to_pydatetime(),
+            provider=provider,
+            kinds=kinds,
+            limit=limit,
+            newest_first=newest_first,
+        )
+    for row in rows:
+        for name in ("old_price", "new_price", "percent", "gpu_count"):
+            row[name] = None if row[name] is None else Decimal(row[name])
+        row["detail"] = json.loads(row["detail"] or "{}")
+    return rows
+
+
+def change_counts(engine: sa.Engine, *, since: datetime | str | None = None) -> dict[str, int]:
+    """How many changes of each kind since `since`."""
+    start = _as_time(since)
+    with engine_db(engine) as db:
+        return answers.change_counts(db, since=None if start is None else start.to_pydatetime())
+
+
 def changes_frame(
     engine: sa.Engine,
     *,
@@ -250,16 +282,7 @@ def changes_frame(
     provider: str | None = None,
     kinds: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    with Session(engine) as session:
-        rows = [
-            row.model_dump()
-            for row in store.query_changes(session=session, since=_as_time(since), provider=provider, kinds=kinds)
-        ]
-    for row in rows:
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
-            row[name] = None if row[name] is None else Decimal(row[name])
-        row["detail"] = json.loads(row["detail"] or "{}")
-    frame = _frame(rows)
+    frame = _frame(change_records(engine, since=since, provider=provider, kinds=kinds))
     end = _as_time(until)
     if end is not None and not frame.empty:
         frame = frame[frame["observed_at"] < end].reset_index(drop=True)

@@ -67,15 +67,17 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
-    from tracker.analytics.compare import compare_frame
-    from tracker.analytics.history import prices_frame, records
+    from tracker.analytics.compare import compare_store
+    from tracker.analytics.history import records
 
     target = parse_currency(currency)
     gpus = decimal_option(count, "--count", minimum=Decimal("0.001"))
-    frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
-    ranked = compare_frame(
-        frame,
+    ranked = compare_store(
+        state(ctx).engine,
         references(ctx),
+        gpu=gpu,
+        provider=provider,
+        limit=limit,
         count=gpus,
         currency=target,
         os=os,
@@ -83,7 +85,7 @@ def compare(
         region_group=region_group.value if region_group else None,
         rank_by=rank_by.value,
     )
-    rows = records(ranked.head(limit) if limit else ranked)
+    rows = records(ranked)
     shown = RANK_COLUMN.get(rank_by.value)
     table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
@@ -147,9 +149,9 @@ def tco(
 
     Example: gpu-tracker tco --gpu A100 --count 8 --offer tencent:cvm-newuser-1000 --new-account --currency CNY
     """
-    from tracker.analytics.history import offers_frame, prices_frame, records
+    from tracker.analytics.history import offers_frame, records
     from tracker.analytics.offer_value import credit_from_offer
-    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_frame
+    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_store
 
     target = parse_currency(currency)
     if credit is not None and offer is not None:
@@ -179,11 +181,14 @@ def tco(
     )
     if inputs.hours_per_month > 744:
         raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
-    ranked = tco_frame(
-        prices_frame(engine, gpu=gpu, provider=provider),
+    ranked = tco_store(
+        engine,
         references(ctx),
         inputs,
+        gpu=gpu,
+        provider=provider,
         region_group=region_group.value if region_group else None,
+        limit=limit,
     )
     if ranked.attrs.get("skipped"):
         stderr.print(
@@ -191,7 +196,7 @@ def tco(
             f"the mix ({', '.join(inputs.mix)})[/dim]",
             highlight=False,
         )
-    rows = records(ranked.head(limit) if limit else ranked)
+    rows = records(ranked)
     emit(
         rows,
         fmt,
