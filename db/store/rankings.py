@@ -50,7 +50,8 @@ def instance_rates(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
     rate, whether some row states a bundled disk or tiered rates (`special`),
     and whether some row is sold out; in the order of the instances."""
     condition, params = where.where(db)
-    special = " OR ".join(f"attrs LIKE '%\"{name}\"%'" for name in SPECIAL_ATTRS)
+    special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
+    patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
     sql = f"""
 SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls,
        min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
@@ -64,7 +65,7 @@ FROM (
 WHERE rate IS NOT NULL
 GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls
 ORDER BY provider, region, instance_type"""
-    return db.rows(sql, params)
+    return db.rows(sql, [*patterns, *params])
 
 
 def shapes(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
