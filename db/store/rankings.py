@@ -121,5 +121,3 @@ JOIN (VALUES {values}) AS bar
 WHERE p.per_gpu <= bar.column4
 ORDER BY 1, 2, 3"""
     return [tuple(r) for r in db.tuples(sql, [*params, *(v for bar in bars for v in bar)])]  # type: ignore[misc]
-
-

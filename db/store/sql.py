@@ -83,6 +83,17 @@ def engine_db(engine: sa.Engine) -> Iterator[Db]:
         raw.close()
 
 
+@contextmanager
+def open_db(store: Db | sa.Engine) -> Iterator[Db]:
+    """`store` itself when it is a connection already (`db.store.reader`'s:
+    no SQLAlchemy loaded), else its engine's connection for the length of a read."""
+    if isinstance(store, Db):
+        yield store
+        return
+    with engine_db(store) as db:
+        yield db
+
+
 def session_db(session: Any) -> Db:
     """The DB-API connection under an ORM session's transaction (not to be closed)."""
     conn = session.connection()

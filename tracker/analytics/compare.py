@@ -12,16 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import sqlalchemy as sa
-
-from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
 from db.store.answers import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
-from tracker.analytics.history import price_records, records
+from tracker.analytics.points import price_records
 from tracker.analytics.reference import References
+
+# pandas loads only where a frame is made: the command line ranks without it.
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
+
+    from db.store.sql import Db
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
 # What `rank_by` may name, and the converted figure each ranks on.
@@ -114,6 +118,8 @@ def compare_frame(
     by price per GPU-hour in `currency`, cheapest first; or by price per
     dense TFLOP-hour or per GB of GPU memory per hour (`rank_by`), rows
     without that figure last."""
+    from tracker.analytics.history import records
+
     rows = records(prices) if not prices.empty else []
     ranked = rank_prices(
         rows,
@@ -129,7 +135,7 @@ def compare_frame(
 
 
 def compare_store(
-    engine: sa.Engine,
+    store: Db | sa.Engine,
     refs: References,
     *,
     gpu: str | None = None,
@@ -143,13 +149,46 @@ def compare_store(
     limit: int | None = None,
 ) -> pd.DataFrame:
     """`compare_frame` of the current prices of `gpu` (and `provider`), asked
-    of the store: only the prices that can rank are read (the GPU count and
-    the operating system are filters of the query), and only the first
-    `limit` rows are worked out in full."""
+    of the store (`compare_rows`), as a frame."""
+    return compare_table(
+        compare_rows(
+            store,
+            refs,
+            gpu=gpu,
+            provider=provider,
+            count=count,
+            price_models=price_models,
+            region_group=region_group,
+            currency=currency,
+            os=os,
+            rank_by=rank_by,
+            limit=limit,
+        )
+    )
+
+
+def compare_rows(
+    store: Db | sa.Engine,
+    refs: References,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of `compare_frame` of the current prices of `gpu` (and
+    `provider`), asked of the store: only the prices that can rank are read
+    (the GPU count and the operating system are filters of the query), and
+    only the first `limit` rows are worked out in full. `store`: an engine,
+    or a connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True)
-    rows = price_records(engine, where)
-    ranked = rank_prices(
-        rows,
+    return rank_prices(
+        price_records(store, where),
         refs,
         count=count,
         price_models=price_models,
@@ -159,7 +198,6 @@ def compare_store(
         rank_by=rank_by,
         limit=limit,
     )
-    return compare_table(ranked)
 
 
 def rank_prices(
@@ -205,6 +243,8 @@ def rank_prices(
 
 
 def compare_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
 
 

@@ -29,7 +29,7 @@ from db.store.answers import PriceFilter
 from db.store.engine import make_engine, migrate
 from db.store.sql import engine_db
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
-from tracker.analytics.points import price_record
+from tracker.analytics.points import price_records
 
 Every = Literal["day", "week", "month"]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
@@ -74,13 +74,6 @@ def _as_time(value: datetime | str | None) -> pd.Timestamp | None:
         return None
     stamp = pd.Timestamp(value)
     return stamp.tz_localize(UTC) if stamp.tzinfo is None else stamp.tz_convert(UTC)
-
-
-def price_records(engine: sa.Engine, where: PriceFilter) -> list[dict[str, Any]]:
-    """The prices `where` asks for as `price_record`s, in the store's order
-    (`db.store.answers.prices`), with `source`, `valid_from` and `valid_to`."""
-    with engine_db(engine) as db:
-        return [price_record(row) for row in answers.prices(db, where)]
 
 
 def prices_frame(

@@ -33,18 +33,22 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import sqlalchemy as sa
-
-from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
 from db.store.answers import PriceFilter
-from db.store.sql import engine_db
+from db.store.sql import open_db
 from tracker.analytics import candidates
 from tracker.analytics.columns import TCO_COLUMNS
 from tracker.analytics.compare import SPOT_MODELS, instance_key
-from tracker.analytics.history import price_records, records
+from tracker.analytics.points import price_records
+
+# pandas loads only where a frame is made: the command line ranks without it.
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
+
+    from db.store.sql import Db
 from tracker.analytics.reference import References
 from tracker.errors import UserError
 
@@ -165,6 +169,8 @@ def stepped_cost(steps: Steps, hours: Decimal) -> Decimal:
 def _rows(prices: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
     if isinstance(prices, list):
         return prices
+    from tracker.analytics.history import records
+
     return records(prices) if not prices.empty else []
 
 
@@ -207,6 +213,25 @@ def tco_frame(
     """Rank every instance type in `prices` that offers each model of the mix
     by its total cost over the horizon. `frame.attrs["skipped"]` counts the
     instance types left out because a price model of the mix was missing."""
+    out, skipped = tco_ranked(prices, refs, inputs, region_group)
+    return _tco_table(out, skipped)
+
+
+def _tco_table(rows: list[dict[str, Any]], skipped: int) -> pd.DataFrame:
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=TCO_COLUMNS)
+    frame.attrs["skipped"] = skipped
+    return frame
+
+
+def tco_ranked(
+    prices: pd.DataFrame | list[dict[str, Any]],
+    refs: References,
+    inputs: TcoInputs,
+    region_group: str | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of `tco_frame`, and how many instance types were left out."""
     out, skipped = [], 0
     for inst in instance_rates(prices, refs, inputs.currency).values():
         row = inst.row
@@ -221,13 +246,11 @@ def tco_frame(
         row["rank"] = rank
         for name in ("compute", "egress", "storage", "credits", "total"):
             row[name] = row[name].quantize(MONEY)
-    frame = pd.DataFrame(out, columns=TCO_COLUMNS)
-    frame.attrs["skipped"] = skipped
-    return frame
+    return out, skipped
 
 
 def tco_store(
-    engine: sa.Engine,
+    store: Db | sa.Engine,
     refs: References,
     inputs: TcoInputs,
     *,
@@ -236,14 +259,31 @@ def tco_store(
     region_group: str | None = None,
     limit: int | None = None,
 ) -> pd.DataFrame:
-    """`tco_frame` of the current prices of `gpu` (and `provider`), asked of
-    the store: with `limit`, only the instances that can rank among the
-    first `limit` (tracker/analytics/candidates.py) are priced in full, and
-    only those rows are returned; `attrs["skipped"]` counts them all."""
+    """`tco_frame` of the current prices of `gpu` (and `provider`), asked of the store (`tco_rows`)."""
+    rows, skipped = tco_rows(store, refs, inputs, gpu=gpu, provider=provider, region_group=region_group, limit=limit)
+    return _tco_table(rows, skipped)
+
+
+def tco_rows(
+    store: Db | sa.Engine,
+    refs: References,
+    inputs: TcoInputs,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    region_group: str | None = None,
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """The rows of `tco_frame` of the current prices of `gpu` (and
+    `provider`), asked of the store, and how many instance types were left
+    out: with `limit`, only the instances that can rank among the first
+    `limit` (tracker/analytics/candidates.py) are priced in full, and only
+    those rows are returned. `store`: an engine, or a connection of
+    `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True)
     if limit is None:
-        return tco_frame(price_records(engine, where), refs, inputs, region_group)
-    with engine_db(engine) as db:
+        return tco_ranked(price_records(store, where), refs, inputs, region_group)
+    with open_db(store) as db:
         found = candidates.approximate(db, refs, inputs.currency, where)
     credit = inputs.credit
     amounts = [(credit.amount, credit.currency), *((a, credit.currency) for _, a in credit.tiers)] if credit else []
@@ -271,10 +311,8 @@ def tco_store(
             off = candidates.credit_bound(amounts, refs, inputs.currency)
         scored.append((inst.key, total, total - off, inst.special))
     keys = candidates.best_keys(scored, limit)
-    rows = price_records(engine, candidates.keys_filter(where, sorted(keys))) if keys else []
-    frame = tco_frame(rows, refs, inputs, region_group).head(limit)
-    frame.attrs["skipped"] = skipped
-    return frame
+    rows = price_records(store, candidates.keys_filter(where, sorted(keys))) if keys else []
+    return tco_ranked(rows, refs, inputs, region_group)[0][:limit], skipped
 
 
 def _no_rates(provider: str) -> str:
