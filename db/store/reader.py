@@ -3,10 +3,12 @@
 times as long as Python and Typer take to start (docs/performance-startup.md).
 
 The DB-API driver itself (sqlite3; psycopg for `postgresql+psycopg://`)
-runs the same SQL the ORM would, and rows come back as the ORM reads them:
-exact numbers (stored as text) as Decimals, times time-zone aware in UTC,
-attrs as a dict. `tests/cli/test_fast_reads.py` holds the two paths to the
-same output on SQLite and PostgreSQL.
+runs the reads of `db.store.answers`, the one definition of each, which
+`db.store.queries` runs on an ORM session too: rows come back as the ORM
+reads them, exact numbers (stored as text) as Decimals, times time-zone
+aware in UTC, attrs as a dict. `tests/cli/test_fast_reads.py` holds the
+two paths to the same output on SQLite and PostgreSQL; `compare` and `tco`
+rank on this connection too (`db.store.sql.open_db`).
 
 It only reads a store that is ready. `open_reader` answers None when the
 store does not exist yet, is behind the migrations, has a run to settle
