@@ -107,17 +107,25 @@ def instances_below(
     db: Db, where: PriceFilter, kinds: dict[str, str], bars: Sequence[tuple[str, str, str, float]]
 ) -> list[tuple[str, str, str]]:
     """The instances with a price per GPU-hour at most the bar of its
-    (GPU model, kind, currency), in that currency."""
+    (GPU model, kind, currency), in that currency. The bars are a temporary
+    table keyed as the rows look them up: one lookup a row, not one per bar."""
     if not bars:
         return []
     condition, params = where.where(db)
     per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
-    values = ", ".join(["(?, ?, ?, ?)"] * len(bars))
-    sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
+    db.execute("DROP TABLE IF EXISTS answer_bars")
+    db.execute(
+        "CREATE TEMPORARY TABLE answer_bars (gpu_model TEXT, kind TEXT, currency TEXT, top FLOAT, "
+        "PRIMARY KEY (gpu_model, kind, currency))"
+    )
+    try:
+        db.execute("INSERT INTO answer_bars VALUES (?, ?, ?, ?)", many=bars)
+        sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
 FROM (SELECT provider, region, instance_type, gpu_model, {_kind(kinds)} AS kind, currency, {per_gpu} AS per_gpu
       FROM price_points WHERE {condition}) AS p
-JOIN (VALUES {values}) AS bar
-  ON p.gpu_model = bar.column1 AND p.kind = bar.column2 AND p.currency = bar.column3
-WHERE p.per_gpu <= bar.column4
+JOIN answer_bars AS bar ON p.gpu_model = bar.gpu_model AND p.kind = bar.kind AND p.currency = bar.currency
+WHERE p.per_gpu <= bar.top
 ORDER BY 1, 2, 3"""
-    return [tuple(r) for r in db.tuples(sql, [*params, *(v for bar in bars for v in bar)])]  # type: ignore[misc]
+        return [tuple(r) for r in db.tuples(sql, params)]  # type: ignore[misc]
+    finally:
+        db.execute("DROP TABLE answer_bars")

@@ -54,6 +54,17 @@ class Db:
         finally:
             cur.close()
 
+    def execute(self, sql: str, params: Sequence[Any] = (), *, many: Sequence[Sequence[Any]] | None = None) -> None:
+        """A statement that returns no rows (`many`: once per row of parameters)."""
+        cur = self.conn.cursor()
+        try:
+            if many is not None:
+                cur.executemany(self._sql(sql), [tuple(p) for p in many])
+            else:
+                cur.execute(self._sql(sql), tuple(params))
+        finally:
+            cur.close()
+
     def time(self, value: datetime) -> datetime | str:
         """A time as a parameter compared with stored times."""
         return sqlite_time(value) if self.dialect == "sqlite" else value
