@@ -8,7 +8,7 @@ and work them out again with exact Decimals.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from db.store.answers import PriceFilter
@@ -44,11 +44,11 @@ END"""
     return f"({rate}) + COALESCE({fee} / NULLIF({hours}, 0), 0)"
 
 
-def instance_rates(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
+def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
     """Per instance (provider, region, instance type), currency and kind of
     price (`RATE_CLASS`, NULL for a rate of no kind): the cheapest hourly
     rate, whether some row states a bundled disk or tiered rates (`special`),
-    and whether some row is sold out; in the order of the instances."""
+    and whether some row is sold out; in the order of the instances, streamed."""
     condition, params = where.where(db)
     special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
     patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
@@ -65,7 +65,7 @@ FROM (
 WHERE rate IS NOT NULL
 GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls
 ORDER BY provider, region, instance_type"""
-    return db.rows(sql, [*patterns, *params])
+    return db.stream(sql, [*patterns, *params])
 
 
 def shapes(db: Db, where: PriceFilter) -> list[dict[str, Any]]:

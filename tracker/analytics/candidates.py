@@ -32,7 +32,7 @@ _TERM_MONTHS = {"reserved_1yr": 12, "reserved_3yr": 36}
 K = TypeVar("K", bound=Hashable)
 
 
-@dataclass
+@dataclass(slots=True)
 class Approx:
     """One instance (provider, region, type) as the aggregates see it."""
 
