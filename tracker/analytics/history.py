@@ -17,19 +17,18 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
-import sqlalchemy as sa
-from sqlmodel import Session
 
 from db.store import answers
-from db.store import queries as store
 from db.store.answers import PriceFilter
-from db.store.engine import make_engine, migrate
-from db.store.sql import engine_db
+from db.store.sql import Db, open_db
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
 from tracker.analytics.points import price_records
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 Every = Literal["day", "week", "month"]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
@@ -39,6 +38,7 @@ _DISPLAY_ORDER = ["provider", "region", "instance_type", "price_model", "term", 
 
 def open_store(url: str | None = None) -> sa.Engine:
     """An engine on `url`, or on the configured store, migrated."""
+    from db.store.engine import make_engine, migrate
     from tracker.config.settings import load_config
 
     engine = make_engine(url or load_config().database_url())
@@ -77,7 +77,7 @@ def _as_time(value: datetime | str | None) -> pd.Timestamp | None:
 
 
 def prices_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     provider: str | None = None,
     region: str | None = None,
@@ -94,7 +94,7 @@ def prices_frame(
 
 
 def history_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     instance_type: str | None = None,
     gpu: str | None = None,
@@ -234,7 +234,7 @@ def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
 
 
 def change_records(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     since: datetime | str | None = None,
     provider: str | None = None,
@@ -244,7 +244,7 @@ def change_records(
 ) -> list[dict[str, Any]]:
     """Changes as `changes_frame` gives them (Decimals, detail as a dict), as dicts."""
     start = _as_time(since)
-    with engine_db(engine) as db:
+    with open_db(engine) as db:
         rows = answers.changes(
             db,
             since=None if start is None else start.to_pydatetime(),
@@ -260,15 +260,15 @@ def change_records(
     return rows
 
 
-def change_counts(engine: sa.Engine, *, since: datetime | str | None = None) -> dict[str, int]:
+def change_counts(engine: Db | sa.Engine, *, since: datetime | str | None = None) -> dict[str, int]:
     """How many changes of each kind since `since`."""
     start = _as_time(since)
-    with engine_db(engine) as db:
+    with open_db(engine) as db:
         return answers.change_counts(db, since=None if start is None else start.to_pydatetime())
 
 
 def changes_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     since: datetime | str | None = None,
     until: datetime | str | None = None,
@@ -282,8 +282,10 @@ def changes_frame(
     return frame
 
 
-def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
+def offers_frame(engine: Db | sa.Engine, *, current: bool = True) -> pd.DataFrame:
     """Promotions from the `offers` table; empty when the store has none."""
+    import sqlalchemy as sa
+
     inspector = sa.inspect(engine)
     if not inspector.has_table("offers"):
         return pd.DataFrame()
@@ -296,11 +298,10 @@ def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
     return _frame(rows)
 
 
-def source_health(engine: sa.Engine) -> pd.DataFrame:
+def source_health(engine: Db | sa.Engine) -> pd.DataFrame:
     """Per source: its last run's status, when it last succeeded, and the error."""
-    with Session(engine) as session:
-        found = store.list_runs(session=session, limit=10_000)
-        runs = [r.model_dump() for r in found]
+    with open_db(engine) as db:
+        runs = answers.runs(db, limit=10_000)
     latest: dict[str, dict[str, Any]] = {}
     for run in runs:  # newest first
         entry = latest.setdefault(
