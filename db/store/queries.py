@@ -1,6 +1,6 @@
 """Reading the store through an ORM session, and the writes that are not
 one run's. The reads of prices, changes and runs are those of
-`db.store.answers` (the one definition of each query, shared with
+`db.store.reads.rows` (the one definition of each query, shared with
 `db.store.reader`), run on the session's connection; their rows come back
 as `Stored` rows, read like the ORM's (exact numbers as the stored text).
 One run's own writes go through `db.store.run_store.RunStore`.
@@ -24,10 +24,10 @@ from sqlmodel import Session, col, select
 from db.bulk.encoding import DECIMAL_FIELDS
 from db.bulk.writer import bulk_time, copy_types
 from db.schema import Change, RunStatus
-from db.store import answers
-from db.store.answers import CHANGE_DECIMALS, PriceFilter
 from db.store.process import pid_alive
-from db.store.sql import session_db
+from db.store.reads import rows as answers
+from db.store.reads.connection import session_db
+from db.store.reads.rows import CHANGE_DECIMALS, PriceFilter
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 
@@ -132,7 +132,7 @@ def query_prices(
     instance_type: str | None = None,
     current: bool = True,
 ) -> list[Stored]:
-    """`db.store.answers.prices`, with the exact numbers and attrs as stored (text)."""
+    """`db.store.reads.rows.prices`, with the exact numbers and attrs as stored (text)."""
     where = PriceFilter(
         provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type, current=current
     )

@@ -3,12 +3,12 @@
 times as long as Python and Typer take to start (docs/performance-startup.md).
 
 The DB-API driver itself (sqlite3; psycopg for `postgresql+psycopg://`)
-runs the reads of `db.store.answers`, the one definition of each, which
+runs the reads of `db.store.reads.rows`, the one definition of each, which
 `db.store.queries` runs on an ORM session too: rows come back as the ORM
 reads them, exact numbers (stored as text) as Decimals, times time-zone
 aware in UTC, attrs as a dict. `tests/cli/test_fast_reads.py` holds the
 two paths to the same output on SQLite and PostgreSQL; `compare` and `tco`
-rank on this connection too (`db.store.sql.open_db`).
+rank on this connection too (`db.store.reads.connection.open_db`).
 
 It only reads a store that is ready. `open_reader` answers None when the
 store does not exist yet, is behind the migrations, has a run to settle
@@ -27,14 +27,14 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote
 
-from db.store import answers
-from db.store.answers import CHANGE_DECIMALS as CHANGE_DECIMALS
-from db.store.answers import PRICE_DECIMALS as PRICE_DECIMALS
-from db.store.answers import PriceFilter
 from db.store.heads import script_heads
-from db.store.sql import Db
-from db.store.sql import sqlite_time as sqlite_time
-from db.store.sql import utc_time as utc_time
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db
+from db.store.reads.connection import sqlite_time as sqlite_time
+from db.store.reads.connection import utc_time as utc_time
+from db.store.reads.rows import CHANGE_DECIMALS as CHANGE_DECIMALS
+from db.store.reads.rows import PRICE_DECIMALS as PRICE_DECIMALS
+from db.store.reads.rows import PriceFilter
 
 
 class Unreachable(Exception):
@@ -107,7 +107,7 @@ def _open_postgresql(url: str) -> Reader | None:
 
 class Reader(Db):
     """One DB-API connection to a current store, and the queries the simple
-    commands ask: those of `db.store.answers`, as the analytics ask them."""
+    commands ask: those of `db.store.reads.rows`, as the analytics ask them."""
 
     def __enter__(self) -> Reader:
         return self
@@ -151,7 +151,7 @@ class Reader(Db):
         price_model: str | None = None,
         instance_type: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The current prices, as `db.store.answers.prices` reads them."""
+        """The current prices, as `db.store.reads.rows.prices` reads them."""
         where = PriceFilter(
             provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type
         )

@@ -1,12 +1,12 @@
-"""The one definition of each read (`db.store.answers`): rows as the ORM
+"""The one definition of each read (`db.store.reads.rows`): rows as the ORM
 reads them, and the index migration 0010 adds serving the reads by place."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-from db.store.answers import PRICE_COLUMNS, PriceFilter
-from db.store.sql import engine_db
+from db.store.reads.connection import engine_db
+from db.store.reads.rows import PRICE_COLUMNS, PriceFilter
 from db.tables import PricePoint
 
 

@@ -1,5 +1,5 @@
 """Which instances can rank among the first few, decided from the store's
-aggregates (`db.store.rankings.instance_rates`) before any price is read in
+aggregates (`db.store.reads.rankings.instance_rates`) before any price is read in
 full: `tco` and `recommend` then work out the candidates alone, exactly.
 
 An approximate total is the TCO arithmetic (tco.py) in floats over each
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from db.store import rankings
-from db.store.answers import PriceFilter
-from db.store.sql import Db
+from db.store.reads import rankings
+from db.store.reads.connection import Db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.reference import References
 
 # How far an approximate total may be from the exact one, relatively: floats

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
-from db.store.answers import PriceFilter
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.analytics.points import price_records
 from tracker.analytics.reference import References
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import sqlalchemy as sa
 
-    from db.store.sql import Db
+    from db.store.reads.connection import Db
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
 # What `rank_by` may name, and the converted figure each ranks on.

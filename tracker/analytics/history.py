@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from db.store import answers
-from db.store.answers import PriceFilter
-from db.store.sql import Db, open_db
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
 from tracker.analytics.points import price_records
 

@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from db.money import effective_hourly
-from db.store import answers
-from db.store.answers import PriceFilter
-from db.store.sql import Db, open_db
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.gpu_models import value_fields
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def point_record(point: PricePoint) -> dict[str, Any]:
 
 def price_records(store: Db | sa.Engine, where: PriceFilter) -> list[dict[str, Any]]:
     """The prices `where` asks for as `price_record`s, in the store's order
-    (`db.store.answers.prices`), with `source`, `valid_from` and `valid_to`.
+    (`db.store.reads.rows.prices`), with `source`, `valid_from` and `valid_to`.
     `store`: an engine, or a connection of `db.store.reader` (no SQLAlchemy)."""
     with open_db(store) as db:
         return [price_record(row) for row in answers.prices(db, where)]

@@ -1,7 +1,7 @@
 """`recommend` asked of the store: the same ranked options, with only the
 instance types that can rank among the first `limit` read and priced.
 
-1. the GPU shapes in the store (`db.store.rankings.shapes`, a few hundred
+1. the GPU shapes in the store (`db.store.reads.rankings.shapes`, a few hundred
    rows however large the store) decide what can hold the job, with the
    notes `recommend_fit.fit` gives;
 2. the aggregates of the fitting prices (each instance's cheapest rate per
@@ -23,9 +23,9 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
-from db.store import rankings
-from db.store.answers import PriceFilter
-from db.store.sql import engine_db
+from db.store.reads import rankings
+from db.store.reads.connection import engine_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics import candidates
 from tracker.analytics.history import _frame, offers_frame, price_records
 from tracker.analytics.offer_value import usable_offers

@@ -36,8 +36,8 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
-from db.store.answers import PriceFilter
-from db.store.sql import open_db
+from db.store.reads.connection import open_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics import candidates
 from tracker.analytics.columns import TCO_COLUMNS
 from tracker.analytics.compare import SPOT_MODELS, instance_key
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import sqlalchemy as sa
 
-    from db.store.sql import Db
+    from db.store.reads.connection import Db
 from tracker.analytics.reference import References
 from tracker.errors import UserError
 

@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
-from db.store import rankings
-from db.store.answers import PriceFilter
-from db.store.sql import engine_db
+from db.store.reads import rankings
+from db.store.reads.connection import engine_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.candidates import SLACK
 from tracker.analytics.compare import compare_frame, rank_prices
 from tracker.analytics.history import (

@@ -2,7 +2,7 @@
 interval) under the commands' filters, changes, runs. `db.store.reader`
 runs them on a DB-API connection of its own (the command line's simple
 queries, without SQLAlchemy), `db.store.queries` and the analytics on an
-engine's or session's (`db.store.sql`); both get the same rows in the same
+engine's or session's (`db.store.reads.connection`); both get the same rows in the same
 order: exact numbers (stored as text) as Decimals, times aware in UTC,
 attrs as a dict.
 """
@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from db.store.sql import Db, utc_time
+from db.store.reads.connection import Db, utc_time
 
 # The text columns that hold exact numbers, by table.
 PRICE_DECIMALS = (
@@ -65,7 +65,7 @@ class PriceFilter:
     with_gpus: bool = False  # only rows with a GPU count
     instances: tuple[tuple[str, str, str], ...] | None = None
     types: tuple[tuple[str, str], ...] | None = None
-    extra: tuple[str, ...] = field(default=())  # more conditions, from `db.store.rankings`
+    extra: tuple[str, ...] = field(default=())  # more conditions, from `db.store.reads.rankings`
     extra_params: tuple[Any, ...] = field(default=())
 
     def where(self, db: Db) -> tuple[str, list[Any]]:

@@ -2,7 +2,7 @@
 kind of price its cheapest hourly rate, the GPU shapes a store holds, the
 cheapest price per GPU model and kind. They rank and prune; they never
 give a figure a user sees. The rates are floats, for ranking only: the
-analytics then read the few rows they show (`db.store.answers.prices`)
+analytics then read the few rows they show (`db.store.reads.rows.prices`)
 and work them out again with exact Decimals.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from db.store.answers import PriceFilter
-from db.store.sql import Db
+from db.store.reads.connection import Db
+from db.store.reads.rows import PriceFilter
 
 # The kind of price a row offers to the TCO and recommend (`tracker.analytics.tco.instance_rates`).
 RATE_CLASS = """CASE

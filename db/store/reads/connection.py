@@ -2,8 +2,8 @@
 its SQL, whether the connection came from `db.store.reader` (sqlite3 or
 psycopg, without SQLAlchemy) or from an engine or ORM session.
 
-The queries themselves are written once, in `db.store.answers` (rows) and
-`db.store.rankings` (aggregates), with `?` placeholders; PostgreSQL's
+The queries themselves are written once, in `db.store.reads.rows` (rows) and
+`db.store.reads.rankings` (aggregates), with `?` placeholders; PostgreSQL's
 driver is handed `%s`.
 """
 
