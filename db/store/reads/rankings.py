@@ -29,7 +29,9 @@ SPECIAL_ATTRS = ("local_ssd_hourly", "hourly_steps")
 def term_hours(db: Db) -> str:
     """Hours in a row's commitment term, as `db.money.term_hours` counts them; NULL when none."""
     years, months = db.whole_number("term", "yr"), db.whole_number("term", "mo")
-    return f"COALESCE(({years}) * 8760, ({months}) * 720)"
+    # The terms prices state, first: the general reading of the text costs more.
+    return f"""(CASE term WHEN '' THEN NULL WHEN '1yr' THEN 8760 WHEN '3yr' THEN 26280 WHEN '1mo' THEN 720
+  ELSE COALESCE(({years}) * 8760, ({months}) * 720) END)"""
 
 
 def hourly(db: Db) -> str:
