@@ -46,15 +46,11 @@ END"""
     return f"({rate}) + COALESCE({fee} / NULLIF({hours}, 0), 0)"
 
 
-def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
-    """Per instance (provider, region, instance type), currency and kind of
-    price (`RATE_CLASS`, NULL for a rate of no kind): the cheapest hourly
-    rate, whether some row states a bundled disk or tiered rates (`special`),
-    and whether some row is sold out; in the order of the instances, streamed."""
-    condition, params = where.where(db)
+def _regional(db: Db, condition: str) -> str:
+    """Per instance, currency and kind of price: the cheapest rate, whether a
+    row states a bundled disk or tiered rates, whether a row is sold out."""
     special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
-    patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
-    sql = f"""
+    return f"""
 SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls,
        min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
 FROM (
@@ -65,9 +61,41 @@ FROM (
   FROM price_points WHERE {condition}
 ) AS priced
 WHERE rate IS NOT NULL
-GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls
-ORDER BY provider, region, instance_type"""
-    return db.stream(sql, [*patterns, *params])
+GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls"""
+
+
+def _patterns() -> list[str]:
+    return [f'%"{name}"%' for name in SPECIAL_ATTRS]
+
+
+def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
+    """Per instance (provider, region, instance type), currency and kind of
+    price (`RATE_CLASS`, NULL for a rate of no kind): the cheapest hourly
+    rate, whether some row states a bundled disk or tiered rates (`special`),
+    and whether some row is sold out; in the order of the instances, streamed."""
+    condition, params = where.where(db)
+    sql = _regional(db, condition) + "\nORDER BY provider, region, instance_type"
+    return db.stream(sql, [*_patterns(), *params])
+
+
+def type_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
+    """Per instance type (provider, type), currency and kind of price, over
+    its regions: the lowest and the highest of the regions' cheapest rates,
+    the lowest in a region where no price of the instance is sold out (NULL
+    if none), whether a row is special; in the order of the types, streamed."""
+    condition, params = where.where(db)
+    sql = f"""
+WITH regional AS ({_regional(db, condition)}
+), placed AS (
+  SELECT regional.*, max(sold_out) OVER (PARTITION BY provider, region, instance_type) AS instance_sold_out
+  FROM regional
+)
+SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(rate) AS low, max(rate) AS high,
+       min(CASE WHEN instance_sold_out = 0 THEN rate END) AS in_stock, max(special) AS special
+FROM placed
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
+ORDER BY provider, instance_type"""
+    return db.stream(sql, [*_patterns(), *params])
 
 
 def shapes(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
