@@ -46,10 +46,14 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def run_process(argv: list[str], env: dict[str, str]) -> Finished:
-    """Runs `argv` to its end; a non-zero exit is an error, with its stderr."""
+def run_process(argv: list[str], env: dict[str, str], timeout: float | None = None) -> Finished:
+    """Runs `argv` to its end (killed after `timeout` seconds); a non-zero
+    exit is an error, with its stderr."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    killer = threading.Timer(timeout, proc.kill) if timeout else None
+    if killer:
+        killer.start()
     peak = [0]
     done = threading.Event()
 
@@ -69,6 +73,8 @@ def run_process(argv: list[str], env: dict[str, str]) -> Finished:
         reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    if killer:
+        killer.cancel()
     done.set()
     for reader in readers:
         reader.join()

@@ -74,6 +74,7 @@ class PricePoint(SQLModel, table=True):
         sa.Index("ix_price_points_open", "source", "region", "valid_to"),
         sa.Index("ix_price_points_key", "key", "valid_to"),
         sa.Index("ix_price_points_instance", "instance_type", "valid_from"),
+        sa.Index("ix_price_points_place", "provider", "region", "instance_type"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -1,6 +1,9 @@
-"""Reading the store, and the writes that are not one run's: runs, prices
-and changes as the commands and the analytics ask for them. One run's own
-writes go through `db.store.run_store.RunStore`.
+"""Reading the store through an ORM session, and the writes that are not
+one run's. The reads of prices, changes and runs are those of
+`db.store.reads.rows` (the one definition of each query, shared with
+`db.store.reader`), run on the session's connection; their rows come back
+as `Stored` rows, read like the ORM's (exact numbers as the stored text).
+One run's own writes go through `db.store.run_store.RunStore`.
 
 Every function takes a keyword-only `session` and never commits: the caller
 owns the transaction, one per crawl or command.
@@ -22,7 +25,9 @@ from db.bulk.encoding import DECIMAL_FIELDS
 from db.bulk.writer import bulk_time, copy_types
 from db.schema import Change, RunStatus
 from db.store.process import pid_alive
-from db.store.reader import CHANGE_DECIMALS
+from db.store.reads import rows as answers
+from db.store.reads.connection import session_db
+from db.store.reads.rows import CHANGE_DECIMALS, PriceFilter
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 
@@ -30,7 +35,21 @@ def _dec(value: Decimal | None) -> str | None:
     return None if value is None else format(value, "f")
 
 
-def point_to_dict(point: PricePoint) -> dict[str, Any]:
+class Stored(dict[str, Any]):
+    """A stored row as the query read it, its columns also as attributes
+    (`row.price`, `row.model_dump()`), as the ORM's rows read."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def model_dump(self) -> dict[str, Any]:
+        return dict(self)
+
+
+def point_to_dict(point: PricePoint | Stored) -> dict[str, Any]:
     """A stored row as a flat dict with Decimals restored."""
     out = point.model_dump()
     for name in DECIMAL_FIELDS:
@@ -90,11 +109,8 @@ def last_run(*, session: Session, source: str, statuses: Iterable[str] | None = 
     return session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(1)).first()
 
 
-def list_runs(*, session: Session, limit: int = 20, source: str | None = None) -> list[CrawlRun]:
-    stmt = select(CrawlRun)
-    if source:
-        stmt = stmt.where(CrawlRun.source == source)
-    return list(session.exec(stmt.order_by(col(CrawlRun.id).desc()).limit(limit)).all())
+def list_runs(*, session: Session, limit: int = 20, source: str | None = None) -> list[Stored]:
+    return [Stored(r) for r in answers.runs(session_db(session), limit=limit, source=source)]
 
 
 # --- price snapshots ------------------------------------------------------
@@ -115,30 +131,12 @@ def query_prices(
     price_model: str | None = None,
     instance_type: str | None = None,
     current: bool = True,
-) -> list[PricePoint]:
-    stmt = select(PricePoint)
-    if current:
-        stmt = stmt.where(col(PricePoint.valid_to).is_(None))
-    if provider:
-        stmt = stmt.where(PricePoint.provider == provider)
-    if region:
-        stmt = stmt.where(PricePoint.region == region)
-    if gpu:
-        stmt = stmt.where(sa.func.lower(PricePoint.gpu_model).contains(gpu.lower()))
-    if price_model:
-        stmt = stmt.where(PricePoint.price_model == price_model)
-    if instance_type:
-        stmt = stmt.where(PricePoint.instance_type == instance_type)
-    stmt = stmt.order_by(
-        PricePoint.provider,
-        PricePoint.region,
-        PricePoint.instance_type,
-        PricePoint.price_model,
-        PricePoint.term,
-        PricePoint.os,
-        col(PricePoint.valid_from),
+) -> list[Stored]:
+    """`db.store.reads.rows.prices`, with the exact numbers and attrs as stored (text)."""
+    where = PriceFilter(
+        provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type, current=current
     )
-    return list(session.exec(stmt).all())
+    return [Stored(row) for row in answers.prices(session_db(session), where, as_stored=True)]
 
 
 # --- changes --------------------------------------------------------------
@@ -167,7 +165,7 @@ def add_changes(*, session: Session, run_id: int | None, changes: Sequence[Chang
         rows.append((*row, detail, run_id))
     names = (*_CHANGE_COLUMNS, "detail", "run_id")
     columns = ", ".join(names)
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]  # a checked-out connection has its DB-API one
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         if conn.dialect.name == "postgresql":
             with cursor.copy(f"COPY changes ({columns}) FROM STDIN") as copy:
@@ -187,18 +185,9 @@ def query_changes(
     provider: str | None = None,
     kinds: Sequence[str] | None = None,
     limit: int | None = None,
-) -> list[ChangeRow]:
-    stmt = select(ChangeRow)
-    if since:
-        stmt = stmt.where(ChangeRow.observed_at >= since)
-    if provider:
-        stmt = stmt.where(ChangeRow.provider == provider)
-    if kinds:
-        stmt = stmt.where(col(ChangeRow.kind).in_(list(kinds)))
-    stmt = stmt.order_by(col(ChangeRow.observed_at), col(ChangeRow.id))
-    if limit:
-        stmt = stmt.limit(limit)
-    return list(session.exec(stmt).all())
+) -> list[Stored]:
+    found = answers.changes(session_db(session), since=since, provider=provider, kinds=kinds, limit=limit)
+    return [Stored(row) for row in found]
 
 
 def open_regions(*, session: Session, source: str) -> list[str]:

@@ -3,10 +3,12 @@
 times as long as Python and Typer take to start (docs/performance-startup.md).
 
 The DB-API driver itself (sqlite3; psycopg for `postgresql+psycopg://`)
-runs the same SQL the ORM would, and rows come back as the ORM reads them:
-exact numbers (stored as text) as Decimals, times time-zone aware in UTC,
-attrs as a dict. `tests/cli/test_fast_reads.py` holds the two paths to the
-same output on SQLite and PostgreSQL.
+runs the reads of `db.store.reads.rows`, the one definition of each, which
+`db.store.queries` runs on an ORM session too: rows come back as the ORM
+reads them, exact numbers (stored as text) as Decimals, times time-zone
+aware in UTC, attrs as a dict. `tests/cli/test_fast_reads.py` holds the
+two paths to the same output on SQLite and PostgreSQL; `compare` and `tco`
+rank on this connection too (`db.store.reads.connection.open_db`).
 
 It only reads a store that is ready. `open_reader` answers None when the
 store does not exist yet, is behind the migrations, has a run to settle
@@ -17,65 +19,26 @@ it as before.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
-from datetime import UTC, datetime
-from decimal import Decimal
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, overload
+from typing import Any
 from urllib.parse import quote
 
 from db.store.heads import script_heads
-
-# The text columns that hold exact numbers, by table.
-PRICE_DECIMALS = (
-    "gpu_count",
-    "gpu_memory_gb",
-    "vcpu",
-    "memory_gb",
-    "network_gbps",
-    "price",
-    "list_price",
-    "upfront_fee",
-    "median_price",
-)
-CHANGE_DECIMALS = ("gpu_count", "old_price", "new_price", "percent")
-# The time columns, by table: SQLite hands them back as text.
-_PRICE_TIMES = ("valid_from", "valid_to")
-_RUN_TIMES = ("started_at", "finished_at", "observed_at")
-_CHANGE_TIMES = ("observed_at",)
-# The order of `db.store.queries.query_prices`: the same SQL, so the same rows in the same order.
-_PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_from"
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db
+from db.store.reads.connection import sqlite_time as sqlite_time
+from db.store.reads.connection import utc_time as utc_time
+from db.store.reads.rows import CHANGE_DECIMALS as CHANGE_DECIMALS
+from db.store.reads.rows import PRICE_DECIMALS as PRICE_DECIMALS
+from db.store.reads.rows import PriceFilter
 
 
 class Unreachable(Exception):
     """The store's server does not answer; the message says why, as `db.store.engine` words it."""
-
-
-# SQLAlchemy 2.0's SQLite DATETIME is text written as
-# "%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d.%(microsecond)06d"
-# and read with datetime.fromisoformat() (the dialect's documentation of
-# sqlalchemy.dialects.sqlite.DATETIME; engine/_processors_cy.py str_to_datetime).
-@overload
-def utc_time(value: datetime | str) -> datetime: ...
-@overload
-def utc_time(value: datetime | str | None) -> datetime | None: ...
-def utc_time(value: datetime | str | None) -> datetime | None:
-    """A stored time as `db.tables.UTCDateTime` reads it: SQLite's text by
-    `datetime.fromisoformat` (as SQLAlchemy parses it), then aware in UTC."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def sqlite_time(value: datetime) -> str:
-    """A time bound as SQLAlchemy's SQLite dialect writes it (naive UTC, six
-    decimals), so that text comparisons in SQL agree with the ORM's."""
-    return value.astimezone(UTC).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def open_reader(url: str) -> Reader | None:
@@ -142,13 +105,9 @@ def _open_postgresql(url: str) -> Reader | None:
     return reader
 
 
-class Reader:
+class Reader(Db):
     """One DB-API connection to a current store, and the queries the simple
-    commands ask. The filters mean what `db.store.queries`'s do."""
-
-    def __init__(self, conn: Any, dialect: str) -> None:
-        self.conn = conn
-        self.dialect = dialect
+    commands ask: those of `db.store.reads.rows`, as the analytics ask them."""
 
     def __enter__(self) -> Reader:
         return self
@@ -163,18 +122,7 @@ class Reader:
         self.conn.close()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        if self.dialect == "postgresql":
-            sql = sql.replace("?", "%s")
-        cur = self.conn.cursor()
-        try:
-            cur.execute(sql, tuple(params))
-            names = [d[0] for d in cur.description]
-            return [dict(zip(names, row)) for row in cur.fetchall()]
-        finally:
-            cur.close()
-
-    def _time(self, value: datetime) -> datetime | str:
-        return sqlite_time(value) if self.dialect == "sqlite" else value
+        return self.rows(sql, params)
 
     def is_current(self) -> bool:
         """Whether the store is at the newest migrations (False without a version table)."""
@@ -203,33 +151,15 @@ class Reader:
         price_model: str | None = None,
         instance_type: str | None = None,
     ) -> list[dict[str, Any]]:
-        """The current prices as `db.store.queries.point_to_dict` gives them, in `query_prices`' order."""
-        where, params = ["valid_to IS NULL"], []
-        for column, value in (("provider", provider), ("region", region)):
-            if value:
-                where.append(f"{column} = ?")
-                params.append(value)
-        if gpu:
-            where.append("lower(gpu_model) LIKE ?")
-            params.append(f"%{gpu.lower()}%")
-        for column, value in (("price_model", price_model), ("instance_type", instance_type)):
-            if value:
-                where.append(f"{column} = ?")
-                params.append(value)
-        sql = f"SELECT * FROM price_points WHERE {' AND '.join(where)} ORDER BY {_PRICE_ORDER}"
-        rows = self._rows(sql, params)
-        for row in rows:
-            _restore(row, PRICE_DECIMALS, _PRICE_TIMES)
-            row["attrs"] = json.loads(row["attrs"] or "{}")
-        return rows
+        """The current prices, as `db.store.reads.rows.prices` reads them."""
+        where = PriceFilter(
+            provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type
+        )
+        return list(answers.prices(self, where))
 
     def runs(self, *, limit: int = 20, source: str | None = None) -> list[dict[str, Any]]:
-        """The newest runs first, as `db.store.queries.list_runs` gives them."""
-        where, params = ("WHERE source = ? ", [source]) if source else ("", [])
-        rows = self._rows(f"SELECT * FROM crawl_runs {where}ORDER BY id DESC LIMIT ?", [*params, limit])
-        for row in rows:
-            _restore(row, (), _RUN_TIMES)
-        return rows
+        """The newest runs first."""
+        return answers.runs(self, limit=limit, source=source)
 
     def changes(
         self,
@@ -239,31 +169,5 @@ class Reader:
         kinds: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Changes oldest first, as `db.store.queries.query_changes` gives them (exact numbers still text)."""
-        where: list[str] = []
-        params: list[Any] = []
-        if since:
-            where.append("observed_at >= ?")
-            params.append(self._time(since))
-        if provider:
-            where.append("provider = ?")
-            params.append(provider)
-        if kinds:
-            where.append(f"kind IN ({', '.join('?' * len(kinds))})")
-            params.extend(kinds)
-        sql = "SELECT * FROM changes" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY observed_at, id"
-        if limit:
-            sql += " LIMIT ?"
-            params.append(limit)
-        rows = self._rows(sql, params)
-        for row in rows:
-            _restore(row, (), _CHANGE_TIMES)
-        return rows
-
-
-def _restore(row: dict[str, Any], decimals: Sequence[str], times: Sequence[str]) -> None:
-    for name in decimals:
-        if row[name] is not None:
-            row[name] = Decimal(row[name])
-    for name in times:
-        row[name] = utc_time(row[name])
+        """Changes oldest first (exact numbers still text)."""
+        return answers.changes(self, since=since, provider=provider, kinds=kinds, limit=limit)

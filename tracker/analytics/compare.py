@@ -12,14 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
-from tracker.analytics.history import records
+from tracker.analytics.points import price_records
 from tracker.analytics.reference import References
+
+# pandas loads only where a frame is made: the command line ranks without it.
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
+
+    from db.store.reads.connection import Db
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
 # What `rank_by` may name, and the converted figure each ranks on.
@@ -112,14 +118,108 @@ def compare_frame(
     by price per GPU-hour in `currency`, cheapest first; or by price per
     dense TFLOP-hour or per GB of GPU memory per hour (`rank_by`), rows
     without that figure last."""
+    from tracker.analytics.history import records
+
+    rows = records(prices) if not prices.empty else []
+    ranked = rank_prices(
+        rows,
+        refs,
+        count=count,
+        price_models=price_models,
+        region_group=region_group,
+        currency=currency,
+        os=os,
+        rank_by=rank_by,
+    )
+    return compare_table(ranked)
+
+
+def compare_store(
+    store: Db | sa.Engine,
+    refs: References,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """`compare_frame` of the current prices of `gpu` (and `provider`), asked
+    of the store (`compare_rows`), as a frame."""
+    return compare_table(
+        compare_rows(
+            store,
+            refs,
+            gpu=gpu,
+            provider=provider,
+            count=count,
+            price_models=price_models,
+            region_group=region_group,
+            currency=currency,
+            os=os,
+            rank_by=rank_by,
+            limit=limit,
+        )
+    )
+
+
+def compare_rows(
+    store: Db | sa.Engine,
+    refs: References,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of `compare_frame` of the current prices of `gpu` (and
+    `provider`), asked of the store: only the prices that can rank are read
+    (the GPU count and the operating system are filters of the query), and
+    only the first `limit` rows are worked out in full. `store`: an engine,
+    or a connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
+    where = PriceFilter(gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True)
+    return rank_prices(
+        price_records(store, where),
+        refs,
+        count=count,
+        price_models=price_models,
+        region_group=region_group,
+        currency=currency,
+        os=os,
+        rank_by=rank_by,
+        limit=limit,
+    )
+
+
+def rank_prices(
+    rows: list[dict[str, Any]],
+    refs: References,
+    *,
+    count: Decimal | None = None,
+    price_models: Sequence[str] = (),
+    region_group: str | None = None,
+    currency: str = "USD",
+    os: str | None = "linux",
+    rank_by: str = "price_per_gpu_hour",
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The ranked rows of `compare_frame`, as dicts (the first `limit` only)."""
     if rank_by not in RANK_KEYS:
         raise ValueError(f"rank_by must be one of {', '.join(RANK_KEYS)}, not {rank_by!r}")
-    key = RANK_KEYS[rank_by]
-    rows = [_exact(r) for r in records(prices) if r.get("gpu_count")] if not prices.empty else []
+    rows = [_exact(r) for r in rows if r.get("gpu_count")]
     if os:
         rows = [r for r in rows if r["os"] == os]
     by_instance = _rates_by_instance(rows)
-    out = []
+    chosen = []
     for row in rows:
         if row["exact_hourly"] is None:
             continue
@@ -130,27 +230,53 @@ def compare_frame(
         group = refs.region_group(row["provider"], row["region"])
         if region_group and group != region_group:
             continue
-        out.append(_ranked_row(row, group, by_instance[instance_key(row)], refs, currency))
-    out.sort(
-        key=lambda r: (
-            r[key] is None,
-            r[key] if r[key] is not None else 0,
-            r["per_gpu_hour_exact"],
-            r["provider"],
-            r["region"],
-            r["instance_type"],
-            r["price_model"],
-            r["term"],
-        )
-    )
-    for rank, row in enumerate(out, start=1):
-        row["rank"] = rank
-        del row["per_gpu_hour_exact"], row["exact_hourly"]
-        row.update({alias: row[name] for name, alias in TABLE_ALIASES.items()})
-    frame = pd.DataFrame(out, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
+        chosen.append(_sort_row(row, group, refs, currency))
+    chosen.sort(key=_sort_key(RANK_KEYS[rank_by]))
+    out = []
+    for rank, (_, row, group) in enumerate(chosen[:limit] if limit else chosen, start=1):
+        full = _ranked_row(row, group, by_instance[instance_key(row)], refs, currency)
+        full["rank"] = rank
+        del full["per_gpu_hour_exact"], full["exact_hourly"]
+        full.update({alias: full[name] for name, alias in TABLE_ALIASES.items()})
+        out.append(full)
+    return out
+
+
+def compare_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=[*COMPARE_COLUMNS, "fx", "slice", *TABLE_ALIASES.values()])
     # Counts with gaps stay whole numbers (pandas would make the column float).
-    frame["offer_count"] = pd.Series([r["offer_count"] for r in out], index=frame.index, dtype=object)
+    frame["offer_count"] = pd.Series([r.get("offer_count") for r in rows], index=frame.index, dtype=object)
     return frame
+
+
+def _sort_row(row: dict[str, Any], group: str, refs: References, currency: str) -> tuple[dict, dict, str]:
+    """What a row ranks on (the figures `_ranked_row` gives them), the row, its region group."""
+    rate = refs.fx.conversion(row["currency"], currency).rate
+    keys = {
+        "per_gpu_hour_exact": row["exact_hourly"] / row["gpu_count"] * rate,
+        "per_tflop_hour_converted": _converted(row.get("price_per_tflop_hour"), rate),
+        "per_gb_vram_hour_converted": _converted(row.get("price_per_gb_vram_hour"), rate),
+    }
+    return keys, row, group
+
+
+def _sort_key(key: str):
+    def sort_key(item: tuple[dict, dict, str]) -> tuple:
+        keys, row, _ = item
+        return (
+            keys[key] is None,
+            keys[key] if keys[key] is not None else 0,
+            keys["per_gpu_hour_exact"],
+            row["provider"],
+            row["region"],
+            row["instance_type"],
+            row["price_model"],
+            row["term"],
+        )
+
+    return sort_key
 
 
 def _exact(row: dict[str, Any]) -> dict[str, Any]:

@@ -17,16 +17,18 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
-import sqlalchemy as sa
-from sqlmodel import Session
 
-from db.store import queries as store
-from db.store.engine import make_engine, migrate
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
-from tracker.analytics.points import point_record
+from tracker.analytics.points import price_records
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 Every = Literal["day", "week", "month"]
 _SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
@@ -36,6 +38,7 @@ _DISPLAY_ORDER = ["provider", "region", "instance_type", "price_model", "term", 
 
 def open_store(url: str | None = None) -> sa.Engine:
     """An engine on `url`, or on the configured store, migrated."""
+    from db.store.engine import make_engine, migrate
     from tracker.config.settings import load_config
 
     engine = make_engine(url or load_config().database_url())
@@ -74,7 +77,7 @@ def _as_time(value: datetime | str | None) -> pd.Timestamp | None:
 
 
 def prices_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     provider: str | None = None,
     region: str | None = None,
@@ -84,26 +87,14 @@ def prices_frame(
     current: bool = True,
 ) -> pd.DataFrame:
     """Current prices (or every interval, with `current=False`)."""
-    with Session(engine) as session:
-        points = store.query_prices(
-            session=session,
-            provider=provider,
-            region=region,
-            gpu=gpu,
-            price_model=price_model,
-            instance_type=instance_type,
-            current=current,
-        )
-        rows = []
-        for p in points:
-            row = point_record(p)
-            row["source"], row["valid_from"], row["valid_to"] = p.source, p.valid_from, p.valid_to
-            rows.append(row)
-    return _frame(rows)
+    where = PriceFilter(
+        provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type, current=current
+    )
+    return _frame(price_records(engine, where))
 
 
 def history_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     instance_type: str | None = None,
     gpu: str | None = None,
@@ -242,24 +233,49 @@ def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(_DISPLAY_ORDER[:-1], kind="stable").reset_index(drop=True)
 
 
+def change_records(
+    engine: Db | sa.Engine,
+    *,
+    since: datetime | str | None = None,
+    provider: str | None = None,
+    kinds: Sequence[str] | None = None,
+    limit: int | None = None,
+    newest_first: bool = False,
+) -> list[dict[str, Any]]:
+    """Changes as `changes_frame` gives them (Decimals, detail as a dict), as dicts."""
+    start = _as_time(since)
+    with open_db(engine) as db:
+        rows = answers.changes(
+            db,
+            since=None if start is None else start.to_pydatetime(),
+            provider=provider,
+            kinds=kinds,
+            limit=limit,
+            newest_first=newest_first,
+        )
+    for row in rows:
+        for name in ("old_price", "new_price", "percent", "gpu_count"):
+            row[name] = None if row[name] is None else Decimal(row[name])
+        row["detail"] = json.loads(row["detail"] or "{}")
+    return rows
+
+
+def change_counts(engine: Db | sa.Engine, *, since: datetime | str | None = None) -> dict[str, int]:
+    """How many changes of each kind since `since`."""
+    start = _as_time(since)
+    with open_db(engine) as db:
+        return answers.change_counts(db, since=None if start is None else start.to_pydatetime())
+
+
 def changes_frame(
-    engine: sa.Engine,
+    engine: Db | sa.Engine,
     *,
     since: datetime | str | None = None,
     until: datetime | str | None = None,
     provider: str | None = None,
     kinds: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    with Session(engine) as session:
-        rows = [
-            row.model_dump()
-            for row in store.query_changes(session=session, since=_as_time(since), provider=provider, kinds=kinds)
-        ]
-    for row in rows:
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
-            row[name] = None if row[name] is None else Decimal(row[name])
-        row["detail"] = json.loads(row["detail"] or "{}")
-    frame = _frame(rows)
+    frame = _frame(change_records(engine, since=since, provider=provider, kinds=kinds))
     end = _as_time(until)
     if end is not None and not frame.empty:
         frame = frame[frame["observed_at"] < end].reset_index(drop=True)
@@ -268,6 +284,8 @@ def changes_frame(
 
 def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
     """Promotions from the `offers` table; empty when the store has none."""
+    import sqlalchemy as sa
+
     inspector = sa.inspect(engine)
     if not inspector.has_table("offers"):
         return pd.DataFrame()
@@ -280,11 +298,10 @@ def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
     return _frame(rows)
 
 
-def source_health(engine: sa.Engine) -> pd.DataFrame:
+def source_health(engine: Db | sa.Engine) -> pd.DataFrame:
     """Per source: its last run's status, when it last succeeded, and the error."""
-    with Session(engine) as session:
-        found = store.list_runs(session=session, limit=10_000)
-        runs = [r.model_dump() for r in found]
+    with open_db(engine) as db:
+        runs = answers.runs(db, limit=10_000)
     latest: dict[str, dict[str, Any]] = {}
     for run in runs:  # newest first
         entry = latest.setdefault(

@@ -8,9 +8,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from db.money import effective_hourly
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
+from db.store.reads.rows import PriceFilter
 from tracker.analytics.gpu_models import value_fields
 
 if TYPE_CHECKING:
+    import sqlalchemy as sa
+
     from db.tables import PricePoint
 
 _DERIVED_PLACES = Decimal("0.000001")
@@ -44,3 +49,11 @@ def point_record(point: PricePoint) -> dict[str, Any]:
     from db.store import queries as store
 
     return price_record(store.point_to_dict(point))
+
+
+def price_records(store: Db | sa.Engine, where: PriceFilter) -> list[dict[str, Any]]:
+    """The prices `where` asks for as `price_record`s, in the store's order
+    (`db.store.reads.rows.prices`), with `source`, `valid_from` and `valid_to`.
+    `store`: an engine, or a connection of `db.store.reader` (no SQLAlchemy)."""
+    with open_db(store) as db:
+        return [price_record(row) for row in answers.prices(db, where)]

@@ -33,14 +33,22 @@ import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from db.schema import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.store.reads.connection import open_db
+from db.store.reads.rows import PriceFilter
+from tracker.analytics import candidates
 from tracker.analytics.columns import TCO_COLUMNS
 from tracker.analytics.compare import SPOT_MODELS, instance_key
-from tracker.analytics.history import records
+from tracker.analytics.points import price_records
+
+# pandas loads only where a frame is made: the command line ranks without it.
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
+
+    from db.store.reads.connection import Db
 from tracker.analytics.reference import References
 from tracker.errors import UserError
 
@@ -158,12 +166,22 @@ def stepped_cost(steps: Steps, hours: Decimal) -> Decimal:
     return cost
 
 
-def instance_rates(prices: pd.DataFrame, refs: References, currency: str) -> dict[tuple, PricedInstance]:
+def _rows(prices: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if isinstance(prices, list):
+        return prices
+    from tracker.analytics.history import records
+
+    return records(prices) if not prices.empty else []
+
+
+def instance_rates(
+    prices: pd.DataFrame | list[dict[str, Any]], refs: References, currency: str
+) -> dict[tuple, PricedInstance]:
     """Per instance (provider, region, type, os): its cheapest rate under each
     price model of the mix, in `currency` (an hourly rate, a month's price or
-    a whole term's total)."""
+    a whole term's total). `prices`: a frame or `price_record`s."""
     found: dict[tuple, PricedInstance] = {}
-    for row in records(prices) if not prices.empty else []:
+    for row in _rows(prices):
         hourly = effective_hourly(row["price"], row["unit"], row["term"], row["upfront_fee"])
         if hourly is None or not row.get("gpu_count") or row["os"] != "linux":
             continue
@@ -187,11 +205,33 @@ def instance_rates(prices: pd.DataFrame, refs: References, currency: str) -> dic
 
 
 def tco_frame(
-    prices: pd.DataFrame, refs: References, inputs: TcoInputs, region_group: str | None = None
+    prices: pd.DataFrame | list[dict[str, Any]],
+    refs: References,
+    inputs: TcoInputs,
+    region_group: str | None = None,
 ) -> pd.DataFrame:
     """Rank every instance type in `prices` that offers each model of the mix
     by its total cost over the horizon. `frame.attrs["skipped"]` counts the
     instance types left out because a price model of the mix was missing."""
+    out, skipped = tco_ranked(prices, refs, inputs, region_group)
+    return _tco_table(out, skipped)
+
+
+def _tco_table(rows: list[dict[str, Any]], skipped: int) -> pd.DataFrame:
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=TCO_COLUMNS)
+    frame.attrs["skipped"] = skipped
+    return frame
+
+
+def tco_ranked(
+    prices: pd.DataFrame | list[dict[str, Any]],
+    refs: References,
+    inputs: TcoInputs,
+    region_group: str | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of `tco_frame`, and how many instance types were left out."""
     out, skipped = [], 0
     for inst in instance_rates(prices, refs, inputs.currency).values():
         row = inst.row
@@ -206,9 +246,77 @@ def tco_frame(
         row["rank"] = rank
         for name in ("compute", "egress", "storage", "credits", "total"):
             row[name] = row[name].quantize(MONEY)
-    frame = pd.DataFrame(out, columns=TCO_COLUMNS)
-    frame.attrs["skipped"] = skipped
-    return frame
+    return out, skipped
+
+
+def tco_store(
+    store: Db | sa.Engine,
+    refs: References,
+    inputs: TcoInputs,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    region_group: str | None = None,
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """`tco_frame` of the current prices of `gpu` (and `provider`), asked of the store (`tco_rows`)."""
+    rows, skipped = tco_rows(store, refs, inputs, gpu=gpu, provider=provider, region_group=region_group, limit=limit)
+    return _tco_table(rows, skipped)
+
+
+def tco_rows(
+    store: Db | sa.Engine,
+    refs: References,
+    inputs: TcoInputs,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    region_group: str | None = None,
+    limit: int | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of `tco_frame` of the current prices of `gpu` (and
+    `provider`), asked of the store, and how many instance types were left
+    out: with `limit`, only the instances that can rank among the first
+    `limit` (tracker/analytics/candidates.py) are priced in full, and only
+    those rows are returned. `store`: an engine, or a connection of
+    `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
+    where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True)
+    if limit is None:
+        return tco_ranked(price_records(store, where), refs, inputs, region_group)
+    with open_db(store) as db:
+        found = candidates.approximate(db, refs, inputs.currency, where)
+    credit = inputs.credit
+    amounts = [(credit.amount, credit.currency), *((a, credit.currency) for _, a in credit.tiers)] if credit else []
+    scored, skipped = [], 0
+    for inst in found:
+        if region_group and refs.region_group(inst.provider, inst.region) != region_group:
+            continue
+        if any(model not in inst.rates for model in inputs.mix):
+            skipped += 1
+            continue
+        if inst.provider not in refs.provider_rates and (inputs.egress_gb_per_month or inputs.storage_gb):
+            raise UserError(_no_rates(inst.provider))
+        total = candidates.compute_cost(
+            inst,
+            inputs.mix,
+            gpus=inputs.count,
+            hours_per_month=inputs.hours_per_month,
+            months=inputs.months,
+            spot_overhead=inputs.spot_overhead,
+        ) + candidates.side_costs(
+            refs, inst.provider, inputs.currency, inputs.egress_gb_per_month, inputs.storage_gb, inputs.months
+        )
+        off = 0.0
+        if credit and (not credit.provider or credit.provider == inst.provider):
+            off = candidates.credit_bound(amounts, refs, inputs.currency)
+        scored.append((inst.key, total, total - off, inst.special))
+    keys = candidates.best_keys(scored, limit)
+    rows = price_records(store, candidates.keys_filter(where, sorted(keys))) if keys else []
+    return tco_ranked(rows, refs, inputs, region_group)[0][:limit], skipped
+
+
+def _no_rates(provider: str) -> str:
+    return f"no egress and storage rates for {provider}; add [analytics.provider_rates.{provider}] to the configuration"
 
 
 def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) -> dict[str, Any]:
@@ -233,10 +341,7 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         if provider_rates.currency != inputs.currency:
             inst.fx.add(f"{conversion.label(provider_rates.currency, inputs.currency)} ({conversion.date})")
     elif inputs.egress_gb_per_month or inputs.storage_gb:
-        raise UserError(
-            f"no egress and storage rates for {row['provider']}; add [analytics.provider_rates."
-            f"{row['provider']}] to the configuration"
-        )
+        raise UserError(_no_rates(row["provider"]))
     subtotal = compute + egress + storage
     credits = _credit(inputs, refs, row["provider"], subtotal, inst.fx)
     total = subtotal - credits

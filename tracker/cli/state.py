@@ -6,13 +6,15 @@ cost no more than Typer itself."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -208,3 +210,15 @@ def decimal_option(text: str | None, option: str, *, minimum: Decimal = Decimal(
     if not value.is_finite() or value < minimum:
         raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
     return value
+
+
+@contextmanager
+def store_of(ctx: typer.Context) -> Iterator[Any]:
+    """The store for a read: the light reader (`db.store.reader`, no
+    SQLAlchemy) when it can open it, else the engine."""
+    reader = state(ctx).reader()
+    if reader is None:
+        yield state(ctx).engine
+        return
+    with reader:
+        yield reader

@@ -18,8 +18,20 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
-from tracker.analytics.compare import compare_frame
-from tracker.analytics.history import changes_frame, history_frame, offers_frame, prices_frame, records, source_health
+from db.store.reads import rankings
+from db.store.reads.connection import engine_db
+from db.store.reads.rows import PriceFilter
+from tracker.analytics.candidates import SLACK
+from tracker.analytics.compare import compare_frame, rank_prices
+from tracker.analytics.history import (
+    change_counts,
+    change_records,
+    history_frame,
+    offers_frame,
+    price_records,
+    records,
+    source_health,
+)
 from tracker.analytics.outputs.plot import Series, build_series, render_png
 from tracker.analytics.outputs.report_html import (
     Column,
@@ -57,13 +69,17 @@ MODEL_CLASSES = {
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
 SUMMARY_ROWS = 8
+CHANGE_ROWS = 500  # the newest changes the report lists
 
 
 def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> list[dict[str, Any]]:
     """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
-    ranked = compare_frame(prices, refs, currency=currency)
+    return _cheapest(records(compare_frame(prices, refs, currency=currency)))
+
+
+def _cheapest(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
     best: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in records(ranked):
+    for row in ranked:
         if not row["gpu_model"]:
             continue
         slot = (row["gpu_model"], MODEL_CLASSES.get(row["price_model"], row["price_model"]))
@@ -71,20 +87,68 @@ def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> l
     return [best[k] for k in sorted(best)]
 
 
+def cheapest_store(engine: sa.Engine, refs: References, currency: str) -> list[dict[str, Any]]:
+    """`cheapest_per_gpu` of the current prices, asked of the store: the
+    lowest rate per GPU model, kind and currency in SQL, then the prices of
+    the instances within a hair of each model's and kind's lowest, ranked exactly."""
+    where = PriceFilter(os="linux", with_gpus=True)
+    with engine_db(engine) as db:
+        lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
+        best: dict[tuple[str, str], float] = {}
+        rates: dict[str, float] = {}
+        for low in lows:
+            if low["low"] is None:
+                continue
+            rates[low["currency"]] = float(refs.fx.conversion(low["currency"], currency).rate)
+            if not low["gpu_model"]:
+                continue
+            slot = (low["gpu_model"], low["kind"])
+            best[slot] = min(best.get(slot, float("inf")), float(low["low"]) * rates[low["currency"]])
+        bars = []
+        for low in lows:
+            slot = (low["gpu_model"], low["kind"])
+            if low["low"] is None or slot not in best:
+                continue
+            bar = best[slot] * (1 + SLACK) + SLACK
+            if float(low["low"]) * rates[low["currency"]] <= bar:
+                bars.append((*slot, low["currency"], bar / rates[low["currency"]]))
+        keys = rankings.instances_below(db, where, MODEL_CLASSES, bars)
+    rows = price_records(engine, PriceFilter(os="linux", instances=tuple(keys))) if keys else []
+    return _cheapest(rank_prices(rows, refs, currency=currency))
+
+
 def load(engine: sa.Engine, refs: References, *, currency: str, days: int, now: datetime) -> ReportData:
     offers = offers_frame(engine)
     has_offers = not offers.empty or sa.inspect(engine).has_table("offers")
+    since = now - timedelta(days=days)
     return ReportData(
         engine=engine,
         refs=refs,
         currency=currency,
         days=days,
         now=now,
-        cheapest=cheapest_per_gpu(prices_frame(engine), refs, currency),
-        changes=list(reversed(records(changes_frame(engine, since=now - timedelta(days=days))))),
+        cheapest=cheapest_store(engine, refs, currency),
+        changes=change_records(engine, since=since, limit=CHANGE_ROWS, newest_first=True),
         offers=sorted(records(offers), key=lambda o: (o["provider"], o["kind"], o["title"])) if has_offers else None,
         health=records(source_health(engine)),
+        change_counts=change_counts(engine, since=since),
+        moved=_moved(engine, since),
     )
+
+
+def _moved(engine: sa.Engine, since: datetime) -> list[dict[str, Any]]:
+    """The latest move of each price that dropped or rose since `since`, latest first (CHART_SERIES of them)."""
+    latest: dict[str, dict[str, Any]] = {}
+    limit = 500
+    while True:
+        found = change_records(
+            engine, since=since, kinds=["price_drop", "price_increase"], limit=limit, newest_first=True
+        )
+        for change in found:
+            latest.setdefault(change["key"], change)
+        if len(latest) >= CHART_SERIES or len(found) < limit:
+            return list(latest.values())[:CHART_SERIES]
+        latest, limit = {}, limit * 10
 
 
 def _change_class(row: dict[str, Any]) -> str:
@@ -94,12 +158,13 @@ def _change_class(row: dict[str, Any]) -> str:
 def _cards(data: ReportData) -> str:
     models = {r["gpu_model"] for r in data.cheapest}
     providers = {r["provider"] for r in data.cheapest}
-    drops = sum(r["kind"] == "price_drop" for r in data.changes)
-    rises = sum(r["kind"] == "price_increase" for r in data.changes)
+    drops = data.change_counts.get("price_drop", 0)
+    rises = data.change_counts.get("price_increase", 0)
+    total = sum(data.change_counts.values())
     failing = [h["source"] for h in data.health if h["status"] != "ok"]
     cards = [
         card("GPU models priced", str(len(models)), f"from {len(providers)} providers"),
-        card(f"Changes in {data.days} days", str(len(data.changes)), f"{drops} price drops, {rises} rises"),
+        card(f"Changes in {data.days} days", str(total), f"{drops} price drops, {rises} rises"),
     ]
     if data.offers is not None:
         offering = {o["provider"] for o in data.offers}
@@ -160,11 +225,8 @@ def _recent(data: ReportData) -> str:
         empty=f"no changes in the last {data.days} days",
         row_class=_change_class,
     )
-    more = (
-        f'<p class="more"><a href="#changes">all {len(data.changes)} changes</a></p>'
-        if len(data.changes) > SUMMARY_ROWS
-        else ""
-    )
+    total = sum(data.change_counts.values())
+    more = f'<p class="more"><a href="#changes">all {total} changes</a></p>' if total > SUMMARY_ROWS else ""
     return f'<div class="panel"><h3>Recent changes</h3>{table}{more}</div>'
 
 
@@ -240,12 +302,9 @@ def _cheapest_lines(data: ReportData) -> list[Series]:
 
 def _moved_lines(data: ReportData) -> list[Series]:
     """The prices that dropped or rose in the period, latest moves first."""
-    latest: dict[str, dict[str, Any]] = {}
-    for change in data.changes:
-        if change["kind"] in ("price_drop", "price_increase"):
-            latest.setdefault(change["key"], change)
     lines: list[Series] = []
-    for key, change in list(latest.items())[:CHART_SERIES]:
+    for change in data.moved:
+        key = change["key"]
         frame = history_frame(
             data.engine, instance_type=change["instance_type"], provider=change["provider"], region=change["region"]
         )
@@ -303,7 +362,7 @@ def cheapest_table(data: ReportData) -> Section:
 
 def changes_table(data: ReportData) -> Section:
     body = html_table(
-        data.changes[:500],
+        data.changes[:CHANGE_ROWS],
         [
             Column("observed_at", "when", show=lambda r: when(r["observed_at"])),
             Column("kind", "kind", show=lambda r: words(r["kind"])),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -115,9 +115,11 @@ class ReportData:
     days: int
     now: datetime
     cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see report.cheapest_per_gpu
-    changes: list[dict[str, Any]]  # of the last `days` days, newest first
+    changes: list[dict[str, Any]]  # of the last `days` days, newest first (the newest 500)
     offers: list[dict[str, Any]] | None  # None: the store keeps no offers
     health: list[dict[str, Any]]
+    change_counts: dict[str, int] = field(default_factory=dict)  # of the last `days` days, by kind
+    moved: list[dict[str, Any]] = field(default_factory=list)  # the latest move of each price that moved, latest first
 
 
 @dataclass(frozen=True)

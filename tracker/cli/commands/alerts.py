@@ -224,6 +224,7 @@ def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) ->
     from db.store import queries as store
     from db.tables import ChangeRow
 
+    found: list[ChangeRow] | list[store.Stored]
     with Session(st.engine) as session:
         if ids:
             found = list(session.exec(select(ChangeRow).where(col(ChangeRow.id).in_(ids))).all())

@@ -11,7 +11,7 @@ import typer
 from db.kinds import PriceModel
 from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state
+from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state, store_of
 
 # pandas loads inside each command: `--help` starts fast.
 
@@ -67,23 +67,24 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
-    from tracker.analytics.compare import compare_frame
-    from tracker.analytics.history import prices_frame, records
+    from tracker.analytics.compare import compare_rows
 
     target = parse_currency(currency)
     gpus = decimal_option(count, "--count", minimum=Decimal("0.001"))
-    frame = prices_frame(state(ctx).engine, gpu=gpu, provider=provider)
-    ranked = compare_frame(
-        frame,
-        references(ctx),
-        count=gpus,
-        currency=target,
-        os=os,
-        price_models=[m.value for m in price_model or []],
-        region_group=region_group.value if region_group else None,
-        rank_by=rank_by.value,
-    )
-    rows = records(ranked.head(limit) if limit else ranked)
+    with store_of(ctx) as store:
+        rows = compare_rows(
+            store,
+            references(ctx),
+            gpu=gpu,
+            provider=provider,
+            limit=limit,
+            count=gpus,
+            currency=target,
+            os=os,
+            price_models=[m.value for m in price_model or []],
+            region_group=region_group.value if region_group else None,
+            rank_by=rank_by.value,
+        )
     shown = RANK_COLUMN.get(rank_by.value)
     table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
@@ -147,14 +148,11 @@ def tco(
 
     Example: gpu-tracker tco --gpu A100 --count 8 --offer tencent:cvm-newuser-1000 --new-account --currency CNY
     """
-    from tracker.analytics.history import offers_frame, prices_frame, records
-    from tracker.analytics.offer_value import credit_from_offer
-    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_frame
+    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_rows
 
     target = parse_currency(currency)
     if credit is not None and offer is not None:
         raise typer.BadParameter("--credit and --offer cannot be used together")
-    engine = state(ctx).engine
     chosen: Credit | None = None
     if credit is not None:
         chosen = Credit(
@@ -165,7 +163,10 @@ def tco(
             min_spend=decimal_option(credit_min_spend, "--credit-min-spend"),
         )
     elif offer is not None:
-        chosen = credit_from_offer(offers_frame(engine), offer, {"new_users"} if new_account else set())
+        from tracker.analytics.history import offers_frame
+        from tracker.analytics.offer_value import credit_from_offer
+
+        chosen = credit_from_offer(offers_frame(state(ctx).engine), offer, {"new_users"} if new_account else set())
     inputs = TcoInputs(
         count=decimal_option(count, "--count", minimum=Decimal(1)) or Decimal(1),
         hours_per_month=decimal_option(hours_per_month, "--hours-per-month") or Decimal(0),
@@ -179,19 +180,22 @@ def tco(
     )
     if inputs.hours_per_month > 744:
         raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
-    ranked = tco_frame(
-        prices_frame(engine, gpu=gpu, provider=provider),
-        references(ctx),
-        inputs,
-        region_group=region_group.value if region_group else None,
-    )
-    if ranked.attrs.get("skipped"):
+    with store_of(ctx) as store:
+        rows, skipped = tco_rows(
+            store,
+            references(ctx),
+            inputs,
+            gpu=gpu,
+            provider=provider,
+            region_group=region_group.value if region_group else None,
+            limit=limit,
+        )
+    if skipped:
         stderr.print(
-            f"[dim]{ranked.attrs['skipped']} instance types left out: no price for every model of "
+            f"[dim]{skipped} instance types left out: no price for every model of "
             f"the mix ({', '.join(inputs.mix)})[/dim]",
             highlight=False,
         )
-    rows = records(ranked.head(limit) if limit else ranked)
     emit(
         rows,
         fmt,

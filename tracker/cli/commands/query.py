@@ -23,7 +23,7 @@ from tracker.cli.columns import (
     detail_text,
 )
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
-from tracker.cli.state import Step, parse_since, state
+from tracker.cli.state import Step, parse_since, state, store_of
 
 # The store, pandas and the analytics load inside each command: `--help`
 # starts fast, and the simple queries (prices, changes, runs) read through
@@ -118,16 +118,17 @@ def history(
     from tracker.analytics.history import SUMMARY_COLUMNS, history_frame, history_summary, records, resample_history
 
     since_at, until_at = parse_since(since), parse_since(until)
-    frame = history_frame(
-        state(ctx).engine,
-        instance_type=instance_type,
-        gpu=gpu,
-        provider=provider,
-        region=region,
-        price_model=price_model.value if price_model else None,
-        since=since_at,
-        until=until_at,
-    )
+    with store_of(ctx) as store:
+        frame = history_frame(
+            store,
+            instance_type=instance_type,
+            gpu=gpu,
+            provider=provider,
+            region=region,
+            price_model=price_model.value if price_model else None,
+            since=since_at,
+            until=until_at,
+        )
     what = instance_type or gpu
     if summary:
         emit(

@@ -93,9 +93,9 @@ def recommend(
 
     Example: gpu-tracker recommend --gpus 1 --gpu A100 --hours-per-month 100 --months 3 --new-account
     """
-    from tracker.analytics.history import offers_frame, prices_frame, records
+    from tracker.analytics.history import records
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
-    from tracker.analytics.recommend import recommend as rank_options
+    from tracker.analytics.recommend_store import recommend_store
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
@@ -119,12 +119,10 @@ def recommend(
         usable_memory_share=_share(usable_memory_share),
     )
     engine = state(ctx).engine
-    ranked = rank_options(
-        prices_frame(engine, gpu=gpu, provider=provider), offers_frame(engine), references(ctx), needs
-    )
+    ranked = recommend_store(engine, references(ctx), needs, gpu=gpu, provider=provider, limit=limit or None)
     for note in ranked.attrs.get("notes", []):
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
-    rows = records(ranked.head(limit) if limit else ranked)
+    rows = records(ranked)
     memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
     emit(
         rows,

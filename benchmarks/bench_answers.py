@@ -1,0 +1,162 @@
+"""The answers a user asks for, as whole processes, on stores of 100,000 and
+1,000,000 open prices with three days of history (`answer_store.py`),
+against a raw grouped scan of the same open prices in the same run: the
+`sqlite3` shell on SQLite, `psql` on PostgreSQL.
+
+Targets (issue 31): at 1,000,000 open prices every command within 3x the
+raw scan and within 300 MB peak RSS; at 100,000, each under 1 s.
+
+`python -m benchmarks answers` runs both sizes on both back ends;
+`--quick` only 100,000. GPU_TRACKER_BENCH_SIZES (e.g. "100000") and
+GPU_TRACKER_BENCH_BACKENDS (e.g. "sqlite") narrow a run;
+GPU_TRACKER_BENCH_KEEP keeps the built stores in a folder for the next run
+(the PostgreSQL ones are kept as databases); GPU_TRACKER_BENCH_TIMEOUT
+(seconds, default 900) stops a command that takes longer.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.answer_store import DAYS, day_files
+from benchmarks.harness import Figure
+from benchmarks.process import Finished, run_process
+from benchmarks.stores import PG_URL, _engine, fresh_pg_database
+
+ROOT = Path(__file__).resolve().parents[1]
+MB_LIMIT = 300
+RATIO_LIMIT = 3.0
+SMALL_LIMIT = 1.0  # seconds, at 100,000
+RAW_SQL = (
+    "SELECT gpu_model, price_model, count(*), min(price) FROM price_points "
+    "WHERE valid_to IS NULL GROUP BY gpu_model, price_model"
+)
+COMMANDS: dict[str, list[str]] = {
+    "compare": ["compare", "--gpu", "H100", "--count", "8", "--limit", "20"],
+    "tco": ["tco", "--gpu", "H100", "--count", "8", "--months", "36", "--limit", "20"],
+    "recommend": ["recommend", "--gpus", "8", "--min-gpu-memory", "70", "--months", "36"],
+    "history": ["history", "--gpu", "H100", "--provider", "aws", "--region", "us-east-1"],
+    "prices": ["prices", "--gpu", "H100", "--provider", "aws", "--region", "us-east-1"],
+    "changes --since": ["changes", "--since", DAYS[-1][:10], "--limit", "200"],
+    "report": ["report", "--out", "{folder}/report.html"],
+}
+
+
+def gpu_tracker(*args: str) -> list[str]:
+    script = Path(sys.executable).parent / "gpu-tracker"
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "tracker.cli", *args]
+
+
+def environment(home: Path, url: str) -> dict[str, str]:
+    return {**os.environ, "GPU_TRACKER_HOME": str(home), "GPU_TRACKER_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+
+
+def _sizes(quick: bool) -> list[int]:
+    if os.environ.get("GPU_TRACKER_BENCH_SIZES"):
+        return [int(s) for s in os.environ["GPU_TRACKER_BENCH_SIZES"].split(",")]
+    return [100_000] if quick else [100_000, 1_000_000]
+
+
+def _backends() -> list[str]:
+    return os.environ.get("GPU_TRACKER_BENCH_BACKENDS", "sqlite,postgresql").split(",")
+
+
+def build(url: str, home: Path, files: list[Path]) -> str:
+    """Import the days' files into the (migrated, empty) store at `url`: a note of the import times."""
+    _engine(url).dispose()
+    walls = []
+    for path in files:
+        done = run_process(gpu_tracker("import", str(path), "--source", "bench"), environment(home, url))
+        walls.append(done.wall)
+    return "built by imports of " + ", ".join(f"{w:.0f}" for w in walls) + " s"
+
+
+def store(backend: str, n: int, folder: Path, home: Path) -> tuple[str, str]:
+    """The URL of an n-price store on `backend` (kept ones reused), and how it came to be."""
+    marker = folder / f"answers-{backend}-{n}.built"
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / f'answers-{n}.db'}"
+    else:
+        url = PG_URL.rsplit("/", 1)[0] + f"/gpu_tracker_bench_answers_{n}"
+    if marker.exists():
+        return url, "a kept store"
+    if backend == "sqlite":
+        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+    elif fresh_pg_database(f"_answers_{n}") is None:
+        raise RuntimeError("PostgreSQL does not answer")
+    note = build(url, home, day_files(folder, n))
+    marker.write_text(note)
+    return url, note
+
+
+def raw_scan(backend: str, url: str) -> Finished:
+    if backend == "sqlite":
+        argv = ["sqlite3", url.removeprefix("sqlite:///"), RAW_SQL]
+    else:
+        argv = ["psql", "postgresql://" + url.split("://", 1)[1], "-qAt", "-c", RAW_SQL]
+    return min((run_process(argv, dict(os.environ)) for _ in range(3)), key=lambda f: f.wall)
+
+
+def command_figures(backend: str, n: int, url: str, folder: Path, home: Path) -> list[Figure]:
+    label = "SQLite" if backend == "sqlite" else "PostgreSQL"
+    raw = raw_scan(backend, url)
+    timeout = float(os.environ.get("GPU_TRACKER_BENCH_TIMEOUT", "900"))
+    figures = [Figure(f"raw grouped scan, {n:,} open prices ({label})", raw.wall, peak_rss_mb=raw.peak_mb)]
+    for name, args in COMMANDS.items():
+        argv = gpu_tracker(*(a.format(folder=folder) for a in args))
+        try:
+            runs = [run_process(argv, environment(home, url), timeout=timeout) for _ in range(2 if n < 500_000 else 1)]
+        except RuntimeError as exc:
+            note = f"stopped after {timeout:.0f} s" if "exited with -9" in str(exc) else str(exc)[-200:]
+            figures.append(Figure(f"{name}, {n:,} ({label})", timeout, "raw scan", raw.wall, passed=False, note=note))
+            continue
+        best = min(runs, key=lambda f: f.wall)
+        peak = max(r.peak_mb for r in runs)
+        if n >= 1_000_000:
+            target = f"<= {RATIO_LIMIT:.0f}x, <= {MB_LIMIT} MB"
+            passed = best.wall <= RATIO_LIMIT * raw.wall and peak <= MB_LIMIT
+        else:
+            target = f"< {SMALL_LIMIT:.0f} s"
+            passed = best.wall < SMALL_LIMIT
+        figures.append(
+            Figure(
+                f"{name}, {n:,} ({label})",
+                best.wall,
+                "raw scan",
+                raw.wall,
+                peak,
+                target,
+                passed,
+                f"CPU {best.cpu:.2f} s; " + " ".join(args[:1] + [a for a in args[1:] if "{" not in a]),
+            )
+        )
+    return figures
+
+
+def run(quick: bool) -> list[Figure]:
+    figures: list[Figure] = []
+    keep = os.environ.get("GPU_TRACKER_BENCH_KEEP")
+    tmp = None if keep else tempfile.mkdtemp(prefix="bench-answers-")
+    folder = Path(keep or tmp or "")
+    folder.mkdir(parents=True, exist_ok=True)
+    home = folder / "home"
+    home.mkdir(exist_ok=True)
+    try:
+        for n in _sizes(quick):
+            for backend in _backends():
+                try:
+                    url, note = store(backend, n, folder, home)
+                except RuntimeError as exc:
+                    figures.append(Figure(f"{backend}, {n:,}", 0, note=f"skipped: {exc}"))
+                    continue
+                found = command_figures(backend, n, url, folder, home)
+                found[0].note = note
+                figures += found
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return figures

@@ -1,0 +1,161 @@
+"""The analytics' aggregates, asked of the store in SQL: per instance and
+kind of price its cheapest hourly rate, the GPU shapes a store holds, the
+cheapest price per GPU model and kind. They rank and prune; they never
+give a figure a user sees. The rates are floats, for ranking only: the
+analytics then read the few rows they show (`db.store.reads.rows.prices`)
+and work them out again with exact Decimals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from db.store.reads.connection import Db
+from db.store.reads.rows import PriceFilter
+
+# The kind of price a row offers to the TCO and recommend (`tracker.analytics.tco.instance_rates`).
+RATE_CLASS = """CASE
+  WHEN price_model = 'on_demand' AND unit = 'hour' THEN 'on_demand'
+  WHEN price_model IN ('spot', 'low_priority') THEN 'spot'
+  WHEN price_model = 'monthly' THEN 'monthly'
+  WHEN price_model IN ('reserved', 'savings_plan', 'yearly') AND term = '1yr' THEN 'reserved_1yr'
+  WHEN price_model IN ('reserved', 'savings_plan', 'yearly') AND term = '3yr' THEN 'reserved_3yr'
+END"""
+# What a price states beside it that changes what an hour costs (tracker/analytics/tco.py).
+SPECIAL_ATTRS = ("local_ssd_hourly", "hourly_steps")
+
+
+def term_hours(db: Db) -> str:
+    """Hours in a row's commitment term, as `db.money.term_hours` counts them; NULL when none."""
+    years, months = db.whole_number("term", "yr"), db.whole_number("term", "mo")
+    # The terms prices state, first: the general reading of the text costs more.
+    return f"""(CASE term WHEN '' THEN NULL WHEN '1yr' THEN 8760 WHEN '3yr' THEN 26280 WHEN '1mo' THEN 720
+  ELSE COALESCE(({years}) * 8760, ({months}) * 720) END)"""
+
+
+def hourly(db: Db) -> str:
+    """A row's effective hourly rate as a float, as `db.money.effective_hourly` works it out."""
+    price, fee, hours = db.number("price"), db.number("upfront_fee"), term_hours(db)
+    rate = f"""CASE unit
+  WHEN 'hour' THEN {price}
+  WHEN 'month' THEN {price} / 720.0
+  WHEN 'year' THEN {price} / 8760.0
+  WHEN 'term' THEN {price} / NULLIF({hours}, 0)
+END"""
+    return f"({rate}) + COALESCE({fee} / NULLIF({hours}, 0), 0)"
+
+
+def _regional(db: Db, condition: str) -> str:
+    """Per instance, currency and kind of price: the cheapest rate, whether a
+    row states a bundled disk or tiered rates, whether a row is sold out."""
+    special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
+    return f"""
+SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls,
+       min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
+FROM (
+  SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency,
+         {RATE_CLASS} AS cls, {hourly(db)} AS rate,
+         CASE WHEN {special} THEN 1 ELSE 0 END AS special,
+         CASE WHEN availability = 'sold_out' THEN 1 ELSE 0 END AS sold_out
+  FROM price_points WHERE {condition}
+) AS priced
+WHERE rate IS NOT NULL
+GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls"""
+
+
+def _patterns() -> list[str]:
+    return [f'%"{name}"%' for name in SPECIAL_ATTRS]
+
+
+def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
+    """Per instance (provider, region, instance type), currency and kind of
+    price (`RATE_CLASS`, NULL for a rate of no kind): the cheapest hourly
+    rate, whether some row states a bundled disk or tiered rates (`special`),
+    and whether some row is sold out; in the order of the instances, streamed."""
+    condition, params = where.where(db)
+    sql = _regional(db, condition) + "\nORDER BY provider, region, instance_type"
+    return db.stream(sql, [*_patterns(), *params])
+
+
+def type_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
+    """Per instance type (provider, type), currency and kind of price, over
+    its regions: the lowest and the highest of the regions' cheapest rates,
+    the lowest in a region where no price of the instance is sold out (NULL
+    if none), whether a row is special; in the order of the types, streamed."""
+    condition, params = where.where(db)
+    sql = f"""
+WITH regional AS ({_regional(db, condition)}
+), placed AS (
+  SELECT regional.*, max(sold_out) OVER (PARTITION BY provider, region, instance_type) AS instance_sold_out
+  FROM regional
+)
+SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(rate) AS low, max(rate) AS high,
+       min(CASE WHEN instance_sold_out = 0 THEN rate END) AS in_stock, max(special) AS special
+FROM placed
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
+ORDER BY provider, instance_type"""
+    return db.stream(sql, [*_patterns(), *params])
+
+
+def shapes(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
+    """The distinct GPU shapes of the prices `where` asks for: operating
+    system, instance type, GPU model, count and memory (what decides whether
+    a price can hold a job)."""
+    condition, params = where.where(db)
+    sql = f"""SELECT DISTINCT os, instance_type, gpu_model, gpu_count, gpu_memory_gb
+FROM price_points WHERE {condition} ORDER BY instance_type, gpu_model, gpu_count, gpu_memory_gb, os"""
+    return db.rows(sql, params)
+
+
+def shape_condition(shapes: Iterable[tuple[str | None, str | None, str | None]]) -> tuple[str, list[Any]]:
+    """A condition that holds for the rows of these (gpu_model, gpu_count, gpu_memory_gb) shapes."""
+    found = sorted({tuple("" if v is None else v for v in shape) for shape in shapes})
+    if not found:
+        return "1 = 0", []
+    params: list[Any] = [v for shape in found for v in shape]
+    values = ", ".join(["(?, ?, ?)"] * len(found))
+    columns = "(COALESCE(gpu_model, ''), COALESCE(gpu_count, ''), COALESCE(gpu_memory_gb, ''))"
+    return f"{columns} IN (VALUES {values})", params
+
+
+def _kind(kinds: dict[str, str]) -> str:
+    return "CASE price_model " + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in kinds.items()) + " ELSE price_model END"
+
+
+def cheapest_per_gpu(db: Db, where: PriceFilter, kinds: dict[str, str]) -> list[dict[str, Any]]:
+    """Per GPU model, kind of price (price models grouped as `kinds` names
+    them) and currency: the lowest rate per GPU-hour, a float."""
+    condition, params = where.where(db)
+    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
+    sql = f"""SELECT gpu_model, {_kind(kinds)} AS kind, currency, min({per_gpu}) AS low
+FROM price_points WHERE {condition} GROUP BY gpu_model, {_kind(kinds)}, currency"""
+    return db.rows(sql, params)
+
+
+def instances_below(
+    db: Db, where: PriceFilter, kinds: dict[str, str], bars: Sequence[tuple[str, str, str, float]]
+) -> list[tuple[str, str, str]]:
+    """The instances with a price per GPU-hour at most the bar of its
+    (GPU model, kind, currency), in that currency. The bars are a temporary
+    table keyed as the rows look them up: one lookup a row, not one per bar."""
+    if not bars:
+        return []
+    condition, params = where.where(db)
+    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
+    db.execute("DROP TABLE IF EXISTS answer_bars")
+    db.execute(
+        "CREATE TEMPORARY TABLE answer_bars (gpu_model TEXT, kind TEXT, currency TEXT, top FLOAT, "
+        "PRIMARY KEY (gpu_model, kind, currency))"
+    )
+    try:
+        db.execute("INSERT INTO answer_bars VALUES (?, ?, ?, ?)", many=bars)
+        sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
+FROM (SELECT provider, region, instance_type, gpu_model, {_kind(kinds)} AS kind, currency, {per_gpu} AS per_gpu
+      FROM price_points WHERE {condition}) AS p
+JOIN answer_bars AS bar ON p.gpu_model = bar.gpu_model AND p.kind = bar.kind AND p.currency = bar.currency
+WHERE p.per_gpu <= bar.top
+ORDER BY 1, 2, 3"""
+        return [tuple(r) for r in db.tuples(sql, params)]
+    finally:
+        db.execute("DROP TABLE answer_bars")

@@ -1,0 +1,188 @@
+"""The reads of the store, each defined once: prices (current or every
+interval) under the commands' filters, changes, runs. `db.store.reader`
+runs them on a DB-API connection of its own (the command line's simple
+queries, without SQLAlchemy), `db.store.queries` and the analytics on an
+engine's or session's (`db.store.reads.connection`); both get the same rows in the same
+order: exact numbers (stored as text) as Decimals, times aware in UTC,
+attrs as a dict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from db.store.reads.connection import Db, utc_time
+
+# The text columns that hold exact numbers, by table.
+PRICE_DECIMALS = (
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpu",
+    "memory_gb",
+    "network_gbps",
+    "price",
+    "list_price",
+    "upfront_fee",
+    "median_price",
+)
+CHANGE_DECIMALS = ("gpu_count", "old_price", "new_price", "percent")
+PRICE_TIMES = ("valid_from", "valid_to")
+RUN_TIMES = ("started_at", "finished_at", "observed_at")
+CHANGE_TIMES = ("observed_at",)
+# The columns of a price row, in the order of `db.tables.PricePoint`'s fields
+# (a migration added some at the table's end): rows read as the ORM reads them.
+PRICE_COLUMNS = (
+    "id", "key", "value_hash", "source", "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count",
+    "gpu_memory_gb", "vcpu", "memory_gb", "gpu_interconnect", "network_gbps", "os", "price_model", "term",
+    "payment_option", "price", "currency", "unit", "list_price", "upfront_fee", "availability", "source_url", "attrs",
+    "median_price", "offer_count", "valid_from", "valid_to", "first_run_id", "missed_runs", "input_hash",
+)  # fmt: skip
+# The order prices are read in (the id last: rows that tie on the rest keep
+# the order they were written in, on every back end).
+PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_from, id"
+
+
+@dataclass(frozen=True)
+class PriceFilter:
+    """Which prices a question is about; every field narrows. `gpu` matches
+    the GPU model in part, ignoring case; `gpu_count` a count equal to it
+    (the caller checks the exact Decimal again); `instances` are
+    (provider, region, instance_type) triples, `types` (provider, instance_type) pairs."""
+
+    provider: str | None = None
+    region: str | None = None
+    gpu: str | None = None
+    price_model: str | None = None
+    instance_type: str | None = None
+    current: bool = True
+    os: str | None = None
+    gpu_count: Decimal | None = None
+    with_gpus: bool = False  # only rows with a GPU count
+    instances: tuple[tuple[str, str, str], ...] | None = None
+    types: tuple[tuple[str, str], ...] | None = None
+    extra: tuple[str, ...] = field(default=())  # more conditions, from `db.store.reads.rankings`
+    extra_params: tuple[Any, ...] = field(default=())
+
+    def where(self, db: Db) -> tuple[str, list[Any]]:
+        where: list[str] = ["valid_to IS NULL"] if self.current else []
+        params: list[Any] = []
+        for column, value in (("provider", self.provider), ("region", self.region)):
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if self.gpu:
+            where.append("lower(gpu_model) LIKE ?")
+            params.append(f"%{self.gpu.lower()}%")
+        for column, value in (("price_model", self.price_model), ("instance_type", self.instance_type)):
+            if value:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if self.os:
+            where.append("os = ?")
+            params.append(self.os)
+        if self.with_gpus or self.gpu_count is not None:
+            where.append(f"{db.number('gpu_count')} <> 0")
+        if self.gpu_count is not None:
+            # Within a millionth: the exact comparison is the caller's, on the Decimal.
+            where.append(f"abs({db.number('gpu_count')} - ?) < 0.000001")
+            params.append(float(self.gpu_count))
+        for columns, keys in (
+            ("(provider, region, instance_type)", self.instances),
+            ("(provider, instance_type)", self.types),
+        ):
+            if keys is None:
+                continue
+            # The instance type alone first: a condition the index on it serves.
+            names = sorted({key[-1] for key in keys})
+            if names:
+                where.append(f"instance_type IN ({', '.join('?' * len(names))})")
+                params.extend(names)
+            where.append(_tuples_in(columns, keys, params))
+        where.extend(self.extra)
+        params.extend(self.extra_params)
+        return (" AND ".join(where) or "1 = 1"), params
+
+
+def _tuples_in(columns: str, values: Sequence[tuple[str, ...]], params: list[Any]) -> str:
+    if not values:
+        return "1 = 0"
+    width = len(values[0])
+    one = "(" + ", ".join("?" * width) + ")"
+    for value in values:
+        params.extend(value)
+    return f"{columns} IN (VALUES {', '.join([one] * len(values))})"
+
+
+def restore(row: dict[str, Any], decimals: Iterable[str], times: Iterable[str]) -> dict[str, Any]:
+    for name in decimals:
+        if row[name] is not None:
+            row[name] = Decimal(row[name])
+    for name in times:
+        row[name] = utc_time(row[name])
+    return row
+
+
+def price_row(row: dict[str, Any]) -> dict[str, Any]:
+    restore(row, PRICE_DECIMALS, PRICE_TIMES)
+    row["attrs"] = json.loads(row["attrs"] or "{}")
+    return row
+
+
+def prices(db: Db, where: PriceFilter, *, as_stored: bool = False) -> Iterator[dict[str, Any]]:
+    """The prices `where` asks for, in PRICE_ORDER, streamed; with
+    `as_stored`, exact numbers and attrs as the stored text."""
+    condition, params = where.where(db)
+    sql = f"SELECT {', '.join(PRICE_COLUMNS)} FROM price_points WHERE {condition} ORDER BY {PRICE_ORDER}"
+    for row in db.stream(sql, params):
+        yield restore(row, (), PRICE_TIMES) if as_stored else price_row(row)
+
+
+def runs(db: Db, *, limit: int = 20, source: str | None = None) -> list[dict[str, Any]]:
+    """The newest runs first."""
+    where, params = ("WHERE source = ? ", [source]) if source else ("", [])
+    rows = db.rows(f"SELECT * FROM crawl_runs {where}ORDER BY id DESC LIMIT ?", [*params, limit])
+    return [restore(row, (), RUN_TIMES) for row in rows]
+
+
+def changes(
+    db: Db,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    provider: str | None = None,
+    kinds: Sequence[str] | None = None,
+    limit: int | None = None,
+    newest_first: bool = False,
+) -> list[dict[str, Any]]:
+    """Changes oldest first (newest first if asked), exact numbers still text."""
+    where: list[str] = []
+    params: list[Any] = []
+    if since:
+        where.append("observed_at >= ?")
+        params.append(db.time(since))
+    if until:
+        where.append("observed_at < ?")
+        params.append(db.time(until))
+    if provider:
+        where.append("provider = ?")
+        params.append(provider)
+    if kinds:
+        where.append(f"kind IN ({', '.join('?' * len(kinds))})")
+        params.extend(kinds)
+    order = "observed_at DESC, id DESC" if newest_first else "observed_at, id"
+    sql = "SELECT * FROM changes" + (f" WHERE {' AND '.join(where)}" if where else "") + f" ORDER BY {order}"
+    if limit:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [restore(row, (), CHANGE_TIMES) for row in db.stream(sql, params)]
+
+
+def change_counts(db: Db, *, since: datetime | None = None) -> dict[str, int]:
+    """How many changes of each kind since `since`."""
+    where, params = ("WHERE observed_at >= ?", [db.time(since)]) if since else ("", [])
+    return {kind: int(n) for kind, n in db.tuples(f"SELECT kind, count(*) FROM changes {where} GROUP BY kind", params)}

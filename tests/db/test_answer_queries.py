@@ -1,0 +1,31 @@
+"""The one definition of each read (`db.store.reads.rows`): rows as the ORM
+reads them, and the index migration 0010 adds serving the reads by place."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from db.store.reads.connection import engine_db
+from db.store.reads.rows import PRICE_COLUMNS, PriceFilter
+from db.tables import PricePoint
+
+
+def test_a_price_row_has_the_columns_of_the_table_in_order() -> None:
+    assert tuple(PricePoint.model_fields) == PRICE_COLUMNS
+
+
+def test_the_place_index_is_there(engine: sa.Engine) -> None:
+    names = {ix["name"] for ix in sa.inspect(engine).get_indexes("price_points")}
+    assert "ix_price_points_place" in names
+
+
+def test_prices_by_place_are_searched_not_scanned(engine: sa.Engine) -> None:
+    if engine.dialect.name != "sqlite":
+        return  # PostgreSQL plans by statistics; the index is checked above
+    where = PriceFilter(provider="aws", region="us-east-1", gpu="H100", current=False)
+    with engine_db(engine) as db:
+        condition, params = where.where(db)
+        plan = " ".join(
+            str(r) for r in db.tuples(f"EXPLAIN QUERY PLAN SELECT * FROM price_points WHERE {condition}", params)
+        )
+    assert "ix_price_points_place" in plan, plan

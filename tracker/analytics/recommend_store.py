@@ -1,0 +1,231 @@
+"""`recommend` asked of the store: the same ranked options, with only the
+instance types that can rank among the first `limit` read and priced.
+
+1. the GPU shapes in the store (`db.store.reads.rankings.shapes`, a few hundred
+   rows however large the store) decide what can hold the job, with the
+   notes `recommend_fit.fit` gives;
+2. the aggregates of the fitting prices (each instance's cheapest rate per
+   kind of price) give every option (instance type, price model, region) an
+   approximate total (tracker/analytics/candidates.py); an instance type and
+   mix can rank among the first `limit` only if its cheapest region, less
+   the most an offer could take off, is within a hair of the limit-th;
+3. the prices of those instance types, every region, go through
+   `recommend` itself, exactly: totals, offers, regions, why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from decimal import Decimal
+from itertools import groupby
+from typing import Any
+
+import pandas as pd
+import sqlalchemy as sa
+
+from db.store.reads import rankings
+from db.store.reads.connection import Db, engine_db
+from db.store.reads.rows import PriceFilter
+from tracker.analytics import candidates
+from tracker.analytics.history import _frame, offers_frame, price_records
+from tracker.analytics.offer_value import usable_offers
+from tracker.analytics.recommend import (
+    SINGLE_MIXES,
+    WORKLOADS,
+    Needs,
+    _throughput,
+    mix_label,
+    recommend,
+)
+from tracker.analytics.recommend_fit import check_gpus, fit
+from tracker.analytics.reference import References
+from tracker.analytics.tco import _no_rates
+from tracker.errors import UserError
+
+
+def _shapes_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The shapes as `fit` reads prices: Decimal counts and memory, the stored text beside."""
+    out = []
+    for row in rows:
+        count, memory = row["gpu_count"], row["gpu_memory_gb"]
+        out.append(
+            {
+                "os": row["os"],
+                "instance_type": row["instance_type"],
+                "gpu_model": row["gpu_model"],
+                "gpu_count": Decimal(count) if count not in (None, "") else None,
+                "gpu_memory_gb": Decimal(memory) if memory not in (None, "") else None,
+                "shape": (row["gpu_model"], count, memory),
+            }
+        )
+    return pd.DataFrame(out, columns=["os", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "shape"])
+
+
+def _mixes(rates: dict[str, float], needs: Needs) -> list[dict[str, Decimal]]:
+    """`recommend._mixes` of an instance with these rates."""
+    singles = [
+        {model: Decimal(1)}
+        for model in SINGLE_MIXES
+        if model in rates and not (model == "spot" and needs.workload == "inference")
+    ]
+    extra = [m for m in needs.mixes if all(model in rates for model in m) and m not in singles]
+    return singles + extra
+
+
+def recommend_store(
+    engine: sa.Engine,
+    refs: References,
+    needs: Needs,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    limit: int | None = None,
+) -> pd.DataFrame:
+    """`recommend` of the current prices of `gpu` (and `provider`): its first
+    `limit` options (all with None), `attrs["notes"]` as it gives them."""
+    if needs.workload not in WORKLOADS:
+        raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
+    check_gpus(needs.gpus)
+    offers = offers_frame(engine)
+    base = PriceFilter(gpu=gpu, provider=provider)
+    if limit is None:
+        return recommend(_frame(price_records(engine, base)), offers, refs, needs)
+    with engine_db(engine) as db:
+        fitting = fit(
+            _shapes_frame(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
+        )
+        notes: list[str] = list(fitting.attrs.get("notes", []))
+        condition, params = rankings.shape_condition(fitting["shape"])
+        where = replace(base, os="linux", with_gpus=True, extra=(condition,), extra_params=tuple(params))
+        with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
+        if needs.mixes or needs.region_group:
+            scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)
+        else:
+            scored, no_throughput = _by_type(db, refs, needs, where, with_offers)
+    if no_throughput:
+        notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
+    if not scored:
+        raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
+    keys = candidates.best_keys(scored, limit)
+    types = tuple(sorted({(p, t) for p, t, _ in keys}))
+    rows = price_records(engine, replace(base, types=types))
+    frame = recommend(_frame(rows), offers, refs, needs).head(limit)
+    frame.attrs["notes"] = notes
+    return frame
+
+
+Scored = list[tuple[tuple[str, str, str], float, float, bool]]
+
+
+def _total(inst: candidates.Approx, mix: dict[str, Decimal], side: float, speed: Decimal | None, needs: Needs) -> float:
+    """An option's approximate total (per million samples, with a throughput)."""
+    total = side + candidates.compute_cost(
+        inst,
+        mix,
+        gpus=needs.gpus,
+        hours_per_month=needs.hours_per_month,
+        months=needs.months,
+        spot_overhead=needs.spot_overhead,
+    )
+    if speed:
+        total /= float(speed * needs.gpus * needs.hours_per_month * 3600 * needs.months) / 1_000_000
+    return total
+
+
+def _side(refs: References, provider: str, needs: Needs) -> float:
+    if provider not in refs.provider_rates and (needs.egress_gb_per_month or needs.storage_gb):
+        raise UserError(_no_rates(provider))
+    return candidates.side_costs(
+        refs, provider, needs.currency, needs.egress_gb_per_month, needs.storage_gb, needs.months
+    )
+
+
+def _by_type(
+    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
+) -> tuple[Scored, set[str]]:
+    """Each instance type and single price model, over its regions: its
+    approximate total in its cheapest region (the lowest it can be) and in
+    the region `recommend` would pick at most (the cheapest with stock, else
+    the dearest). The regions are folded in SQL (`rankings.type_rates`)."""
+    scored: Scored = []
+    no_throughput: set[str] = set()
+    fx: dict[str, float] = {}
+    for (provider, instance_type), group in groupby(
+        rankings.type_rates(db, where), key=lambda r: (r["provider"], r["instance_type"])
+    ):
+        low: dict[str, float] = {}
+        high: dict[str, float] = {}
+        stocked: dict[str, float] = {}
+        special, first = False, None
+        for row in group:
+            first = first or row
+            if row["currency"] not in fx:
+                fx[row["currency"]] = float(refs.fx.conversion(row["currency"], needs.currency).rate)
+            special |= bool(row["special"])
+            cls, rate = row["cls"], fx[row["currency"]]
+            if cls is None:
+                continue
+            low[cls] = min(low.get(cls, math.inf), float(row["low"]) * rate)
+            high[cls] = max(high.get(cls, -math.inf), float(row["high"]) * rate)
+            if row["in_stock"] is not None:
+                stocked[cls] = min(stocked.get(cls, math.inf), float(row["in_stock"]) * rate)
+        assert first is not None
+        speed = _throughput({"gpu_model": first["gpu_model"]}, needs)
+        if needs.throughput is not None and speed is None:
+            no_throughput.add(str(first["gpu_model"]))
+            continue
+        mixes = _mixes(low, needs)
+        if not mixes:
+            continue
+        side = _side(refs, provider, needs)
+        count = Decimal(first["gpu_count"])
+        cheapest = candidates.Approx(provider, "", instance_type, first["gpu_model"], count, None, low)
+        picked = candidates.Approx(
+            provider, "", instance_type, first["gpu_model"], count, None, {c: stocked.get(c, high[c]) for c in low}
+        )
+        keep = special or provider in with_offers
+        for mix in mixes:
+            key = (provider, instance_type, mix_label(mix))
+            lowest = _total(cheapest, mix, side, speed, needs)
+            scored.append((key, max(lowest, _total(picked, mix, side, speed, needs)), lowest, keep))
+    return scored, no_throughput
+
+
+def _by_instance(
+    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
+) -> tuple[Scored, set[str]]:
+    """As `_by_type`, region by region in Python: for mixes of several price
+    models and a region group, which the folded rates cannot answer."""
+    found = candidates.approximate(db, refs, needs.currency, where)
+    groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
+    no_throughput: set[str] = set()
+    for inst in found:
+        if needs.region_group and refs.region_group(inst.provider, inst.region) != needs.region_group:
+            continue
+        speed = _throughput({"gpu_model": inst.gpu_model}, needs)
+        if needs.throughput is not None and speed is None:
+            no_throughput.add(str(inst.gpu_model))
+            continue
+        mixes = _mixes(inst.rates, needs)
+        if not mixes:
+            continue
+        side = _side(refs, inst.provider, needs)
+        keep = inst.special or inst.provider in with_offers
+        for mix in mixes:
+            total = _total(inst, mix, side, speed, needs)
+            key = (inst.provider, inst.instance_type, mix_label(mix))
+            groups.setdefault(key, []).append((total, total, keep, inst.sold_out))
+    scored = [
+        (key, _upper(regions), min(low for _, low, _, _ in regions), any(keep for _, _, keep, _ in regions))
+        for key, regions in groups.items()
+    ]
+    return scored, no_throughput
+
+
+def _upper(regions: Sequence[tuple[float, float, bool, bool]]) -> float:
+    """At most what the region `recommend` picks costs: it prefers one with
+    stock, so the cheapest region with no price sold out, else the dearest."""
+    in_stock = [total for total, _, _, sold_out in regions if not sold_out]
+    return min(in_stock) if in_stock else max(total for total, *_ in regions)
