@@ -101,14 +101,14 @@ class Query:
 
     def moment(self, name: str) -> datetime | None:
         """A date, an ISO time, or a span back from now (24h, 7d, 2w), as the CLI's --since."""
-        import click
+        import typer
 
         from tracker.cli.state import parse_since
 
         value = self.text(name)
         try:
             return parse_since(value)
-        except click.BadParameter as exc:
+        except typer.BadParameter as exc:
             raise BadParameter(f"{name}: {exc.message}") from None
 
 
