@@ -46,6 +46,11 @@ def money(value: Any) -> str:
     return readable(value) if value is not None else ""
 
 
+def relative(url: Any) -> str:
+    """A link on this site as a path and query: right behind any proxy or scheme."""
+    return url.path + (f"?{url.query}" if url.query else "")
+
+
 def pager(request: Request, total: int, page: int, size: int) -> dict[str, Any]:
     last = max(1, -(-total // size))
     if page > last and total:
@@ -109,7 +114,7 @@ def prices(request: Request) -> HTMLResponse:
     sort_links = {}
     for name in headers:
         again = sort == name and not descending
-        sort_links[name] = str(
+        sort_links[name] = relative(
             request.url.remove_query_params("page").include_query_params(sort=name, order="desc" if again else "asc")
         )
     return render(
@@ -183,7 +188,7 @@ def changes(request: Request) -> HTMLResponse:
         pages=pager(request, found.total, page, size),
         kinds=CHANGE_KINDS,
         price_models=PRICE_MODELS,
-        feed=str(feed),
+        feed=relative(feed),
         money=money,
     )
 
