@@ -55,7 +55,7 @@ def pager(request: Request, total: int, page: int, size: int) -> dict[str, Any]:
     last = max(1, -(-total // size))
     if page > last and total:
         raise BadParameter(f"page={page} is past the last page, {last}")
-    link = lambda n: str(request.url.include_query_params(page=n))
+    link = lambda n: relative(request.url.include_query_params(page=n))
     return {
         "first": (page - 1) * size + 1 if total else 0,
         "last": min(page * size, total),
