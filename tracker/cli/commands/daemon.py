@@ -45,11 +45,20 @@ def daemon(
             "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs)."
         ),
     ] = False,
+    web_host: Annotated[
+        str | None,
+        typer.Option(help="With [web] enabled: the dashboard's address instead of [web] host (others need a token)."),
+    ] = None,
+    web_port: Annotated[
+        int | None,
+        typer.Option(min=0, max=65535, help="With [web] enabled: the dashboard's port instead of [web] port."),
+    ] = None,
 ) -> None:
     """Crawl every source on its schedule and deliver alerts, until SIGTERM or Ctrl-C.
 
     Stale sources are watched too. Schedules live in [daemon] and
-    [daemon.schedule.<source>] of the configuration.
+    [daemon.schedule.<source>] of the configuration. With [web] enabled it
+    serves the dashboard too (docs/web.md), its /healthz the scheduler's.
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
@@ -59,6 +68,13 @@ def daemon(
     st = state(ctx)
     config = st.config
     config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
+    web = {k: v for k, v in (("host", web_host), ("port", web_port)) if v is not None}
+    if web:
+        config = config.model_copy(update={"web": config.web.model_copy(update=web)})
+    if config.web.enabled and not once:
+        from tracker.web.serve import check_bind
+
+        check_bind(config.web)  # refused before the first crawl, in one sentence
     try:
         # A damaged file would take each crawl's writes without a word: refused at start.
         check_integrity(st.engine)
