@@ -172,3 +172,28 @@ def page_changes(
     order = [_C.c.observed_at.desc(), _C.c.id.desc()] if newest_first else [_C.c.observed_at, _C.c.id]
     stmt = sa.select(_C).where(*where).order_by(*order).limit(limit).offset(offset)
     return [dict(r._mapping) for r in conn.execute(stmt)], total
+
+
+def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:
+    """The `per_group` cheapest current prices per GPU-hour of each GPU model,
+    price model and currency (by the SQL estimate of `hourly_expression`):
+    the only rows that can be a GPU model's cheapest once converted, so the
+    overview ranks a few thousand rows, not a million."""
+    per_gpu = hourly_expression() / sa.func.nullif(_number(_P.c.gpu_count), 0)
+    ranked = (
+        sa.select(
+            _P.c.id,
+            sa.func.row_number()
+            .over(partition_by=[_P.c.gpu_model, _P.c.price_model, _P.c.currency], order_by=[per_gpu, _P.c.id])
+            .label("place"),
+        )
+        .where(_P.c.valid_to.is_(None), _P.c.gpu_model.is_not(None), _P.c.os == os, per_gpu.is_not(None))
+        .subquery()
+    )
+    stmt = (
+        sa.select(_P)
+        .join(ranked, ranked.c.id == _P.c.id)
+        .where(ranked.c.place <= per_group)
+        .order_by(*[_P.c[name] for name in _ORDER])
+    )
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]

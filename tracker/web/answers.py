@@ -36,6 +36,16 @@ if TYPE_CHECKING:
     from tracker.config.settings import Config
 
 VERSION_SECONDS = 2.0
+# The kinds of price the overview compares (tracker/analytics/outputs/report.py MODEL_CLASSES).
+MODEL_CLASSES = {
+    "on_demand": "on demand",
+    "spot": "spot",
+    "low_priority": "spot",
+    "reserved": "committed",
+    "savings_plan": "committed",
+    "monthly": "committed",
+    "yearly": "committed",
+}
 CACHE_ENTRIES = 64
 
 
@@ -151,21 +161,26 @@ class Answers:
         since: datetime | None,
         until: datetime | None,
     ) -> list[dict[str, Any]]:
-        from tracker.analytics.history import history_frame, records
+        def compute() -> list[dict[str, Any]]:
+            from tracker.analytics.history import history_frame, records
 
-        frame = history_frame(
-            self.engine,
-            instance_type=instance_type,
-            provider=provider,
-            region=region,
-            price_model=price_model,
-            since=since,
-            until=until,
-        )
-        rows = records(frame)
-        for row in rows:
-            row["attrs"] = detail_text(row.get("attrs") or {}) or None
-        return rows
+            frame = history_frame(
+                self.engine,
+                instance_type=instance_type,
+                provider=provider,
+                region=region,
+                price_model=price_model,
+                since=since,
+                until=until,
+            )
+            rows = records(frame)
+            for row in rows:
+                row["attrs"] = detail_text(row.get("attrs") or {}) or None
+            return rows
+
+        # A span back from now (7d) moves every second: kept to the minute.
+        moments = tuple(m.replace(second=0, microsecond=0) if m else None for m in (since, until))
+        return self.kept(("history", instance_type, provider, region, price_model, *moments), compute)
 
     # --- compare, recommend, the overview -----------------------------------------
 
@@ -207,12 +222,37 @@ class Answers:
         """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
 
         def compute() -> list[dict[str, Any]]:
-            from tracker.analytics.history import prices_frame
-            from tracker.analytics.outputs.report import cheapest_per_gpu
+            # `report`'s cheapest_per_gpu, without importing the report (and
+            # matplotlib with it: 27 MB of the server's memory for no chart).
+            from tracker.analytics.compare import compare_frame
+            from tracker.analytics.history import records
 
-            return cheapest_per_gpu(prices_frame(self.engine), self.refs, currency)
+            ranked = compare_frame(self.candidates(), self.refs, currency=currency)
+            best: dict[tuple[str, str], dict[str, Any]] = {}
+            for row in records(ranked):
+                if row["gpu_model"]:
+                    slot = (row["gpu_model"], MODEL_CLASSES.get(row["price_model"], row["price_model"]))
+                    best.setdefault(slot, row | {"kind": slot[1]})  # ranked cheapest first
+            return [best[k] for k in sorted(best)]
 
         return self.kept(("cheapest", currency), compute)
+
+    def candidates(self) -> Any:
+        """A `prices_frame` of the rows that can be a GPU model's cheapest
+        (`db.store.browse.cheapest_candidates`), built as prices_frame builds its rows."""
+        import pandas as pd
+
+        from db.store.browse import cheapest_candidates
+        from tracker.analytics.points import price_record
+
+        with self.engine.connect() as conn:
+            stored = cheapest_candidates(conn)
+        rows = [price_record(s) | {"source": s["source"], "valid_to": s["valid_to"]} for s in stored]
+        frame = pd.DataFrame(rows)
+        for name in ("valid_from", "valid_to", "observed_at"):
+            if name in frame.columns:
+                frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[ns, UTC]")
+        return frame
 
     # --- sources ------------------------------------------------------------------
 
@@ -225,7 +265,7 @@ class Answers:
         now = now or datetime.now(UTC)
         settings = self.config.daemon
         known = secret_values(self.config)
-        rows = records(source_health(self.engine))
+        rows = [dict(r) for r in self.kept(("sources",), lambda: records(source_health(self.engine)))]
         for row in rows:
             schedule = settings.for_source(row["source"])
             every = schedule.interval(settings.every)
