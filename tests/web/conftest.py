@@ -26,8 +26,9 @@ class Served:
 
 
 @contextmanager
-def serving(url: str, home: Path, **web: Any) -> Iterator[Served]:
-    """The app over the store at `url`, listening until the block ends."""
+def serving(url: str, home: Path, settings: dict[str, Any] | None = None, **web: Any) -> Iterator[Served]:
+    """The app over the store at `url`, listening until the block ends; `settings`:
+    more of the configuration ([[rule]], [[channel]]...), `web`: its [web] keys."""
     from db.store.engine import make_engine
     from tracker.config.settings import Config, StoreSettings
     from tracker.config.web import WebSettings
@@ -35,7 +36,9 @@ def serving(url: str, home: Path, **web: Any) -> Iterator[Served]:
     from tracker.web.serve import build_app, start_in_thread, stop
 
     healthy = web.pop("healthy", None)
-    config = Config(home=home, store=StoreSettings(url=url), web=WebSettings(port=free_port(), **web))
+    config = Config.model_validate(
+        {**(settings or {}), "home": home, "store": StoreSettings(url=url), "web": WebSettings(port=free_port(), **web)}
+    )
     engine = make_engine(url)
     running = start_in_thread(build_app(engine, config, healthy), config.web)
     try:

@@ -238,3 +238,24 @@ def test_the_overview_ranks_as_the_report_does(demo_db_url: str, tmp_path) -> No
         assert [[r[k] for k in shown] for r in mine] == [[r[k] for k in shown] for r in theirs]
         assert len(mine) > 50
     engine.dispose()
+
+
+def test_a_feed_per_rule(demo_db_url: str, tmp_path) -> None:
+    """`rule=NAME` gives what that [[rule]] selects: its kinds and filters."""
+    settings = {
+        "channel": [{"name": "team", "url": "json://127.0.0.1:9/"}],
+        "rule": [
+            {"name": "matpool-drops", "when": ["price_drop"], "provider": "matpool", "channels": ["team"]},
+            {"name": "h100", "gpu": "H100", "channels": ["team"]},
+        ],
+    }
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    with serving(demo_db_url, tmp_path, settings) as served:
+        drops = ET.fromstring(served.get("/feeds/changes.atom?rule=matpool-drops").content)
+        titles = [e.find("a:title", ns).text for e in drops.findall("a:entry", ns)]
+        assert titles and all(t.startswith("price_drop: matpool ") for t in titles)
+        assert drops.find("a:title", ns).text == "gpu-tracker: rule matpool-drops"
+        h100 = ET.fromstring(served.get("/feeds/changes.atom?rule=h100").content).findall("a:entry", ns)
+        assert h100 and len(h100) < len(ET.fromstring(served.get("/feeds/changes.atom").content).findall("a:entry", ns))
+        unknown = served.get("/feeds/changes.atom?rule=other")
+        assert unknown.status_code == 400 and "the rules: matpool-drops, h100" in unknown.json()["error"]
