@@ -142,6 +142,11 @@ def run(quick: bool) -> list[Figure]:
         big = Path(tmp) / "big"
         rows = Path(tmp) / "rows.jsonl"
         rows.write_bytes(template(n))
-        subprocess.run(_gpu_tracker("--home", str(big), "import", str(rows), "--source", "bench"), env=env, check=True, capture_output=True)
+        subprocess.run(
+            _gpu_tracker("--home", str(big), "import", str(rows), "--source", "bench"),
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         figures += _figures(f"{n:,} open prices", *measure(big, env, BIG_PATHS), 0.200)
     return figures

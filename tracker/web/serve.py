@@ -31,11 +31,35 @@ def check_bind(settings: WebSettings) -> None:
         )
 
 
+# Page cache per SQLite connection of the server: a page of answers reads little,
+# and each of the pool's connections would otherwise keep the store's 64 MB.
+READ_CACHE_KB = 8192
+
+
+def read_engine(engine: sa.Engine) -> sa.Engine:
+    """An engine of its own on the same store for the app's reads (the daemon's
+    writes keep theirs), with a smaller SQLite page cache."""
+    import sqlalchemy as sa
+
+    from db.store.engine import make_engine
+
+    found = make_engine(engine.url.render_as_string(hide_password=False))
+    if found.dialect.name == "sqlite":
+
+        def smaller_cache(dbapi_conn: object, _record: object) -> None:
+            cur = dbapi_conn.cursor()  # type: ignore[attr-defined]
+            cur.execute(f"PRAGMA cache_size=-{READ_CACHE_KB}")
+            cur.close()
+
+        sa.event.listen(found, "connect", smaller_cache)
+    return found
+
+
 def build_app(engine: sa.Engine, config: Config, healthy: Callable[[], bool] | None = None) -> FastAPI:
     from tracker.web.answers import Answers
     from tracker.web.app import create_app
 
-    return create_app(Answers(engine, config), config.web, healthy)
+    return create_app(Answers(read_engine(engine), config), config.web, healthy)
 
 
 def server(app: FastAPI, settings: WebSettings, *, in_thread: bool = False) -> uvicorn.Server:
