@@ -124,9 +124,11 @@ class Answers:
 
         return self.kept(("facets",), compute)
 
-    def changes(self, f: ChangeFilter, *, limit: int, offset: int = 0, words: bool = False) -> Page:
+    def changes(
+        self, f: ChangeFilter, *, limit: int, offset: int = 0, words: bool = False, newest_first: bool = True
+    ) -> Page:
         with self.engine.connect() as conn:
-            stored, total = page_changes(conn, f, limit=limit, offset=offset)
+            stored, total = page_changes(conn, f, limit=limit, offset=offset, newest_first=newest_first)
         return Page([change_dict(c, words=words) for c in stored], total, offset, limit)
 
     def offers(self, *, provider: str | None, kind: str | None, active: bool) -> list[dict[str, Any]]:

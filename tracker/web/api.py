@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from db.kinds import ChangeKind
 from db.store.browse import SORTS, ChangeFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.cli.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
@@ -33,6 +34,7 @@ from tracker.web.params import (
 
 router = APIRouter(prefix="/api", tags=["answers"])
 MAX_LIMIT = 10_000
+CHANGE_KINDS = [k.value for k in ChangeKind]
 SOURCE_COLUMNS = [
     "source",
     "provider",
@@ -207,15 +209,6 @@ def recommend_args(q: Query) -> dict[str, Any]:
     }
 
 
-def _change_kinds() -> list[str]:
-    from db.kinds import ChangeKind
-
-    return [k.value for k in ChangeKind]
-
-
-CHANGE_KINDS = _change_kinds()
-
-
 # --- the endpoints ---------------------------------------------------------------
 
 
@@ -238,13 +231,8 @@ def changes(request: Request) -> Response:
     f = change_filter(q)
     newest = q.choice("order", ["asc", "desc"], "asc") == "desc"
     limit, offset = q.integer("limit", 100, 1, MAX_LIMIT), q.integer("offset", 0, 0, 10**9)
-    from db.store.browse import page_changes
-    from tracker.cli.columns import change_dict
-
-    store = answers(request)
-    with store.engine.connect() as conn:
-        stored, total = page_changes(conn, f, limit=limit, offset=offset, newest_first=newest)
-    return paged(request, Page([change_dict(c, words=False) for c in stored], total, offset, limit), CHANGE_COLUMNS)
+    page = answers(request).changes(f, limit=limit, offset=offset, newest_first=newest)
+    return paged(request, page, CHANGE_COLUMNS)
 
 
 @router.get("/offers", openapi_extra=documented(OFFER_PARAMS), summary="gpu-tracker offers")
