@@ -139,3 +139,41 @@ def test_dockerfile_and_compose() -> None:
     assert check_command(tracker["command"]) == "daemon"
     assert tracker["environment"]["GPU_TRACKER_DATABASE_URL"].startswith("postgresql+psycopg://")
     tomllib.loads((DEPLOY / "config.toml").read_text(encoding="utf-8"))
+
+
+def test_the_dashboard_is_exposed_with_a_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compose file and the Deployment bind the dashboard to the container's
+    address, which the daemon allows only with the token their secrets give;
+    the Service reaches the Deployment's web port, whose /healthz is the probe."""
+    from tracker.errors import UserError
+    from tracker.web.serve import check_bind
+
+    docs = k8s_docs()
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    service = next(d for d in docs if d["kind"] == "Service")
+    container = containers(deployment)[0]
+    argv = after_program(container["command"] + container["args"])
+    assert argv[argv.index("--web-host") + 1] == "0.0.0.0"
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "web"}
+    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    assert {p["targetPort"] for p in service["spec"]["ports"]} <= set(ports)
+    secret = next(d for d in docs if d["kind"] == "Secret")
+    assert "GPU_TRACKER_WEB_TOKEN" in secret["stringData"]
+    configmap = next(d for d in docs if d["kind"] == "ConfigMap")
+    (tmp_path / "k8s.toml").write_text(configmap["data"]["config.toml"])
+    config = load_config(tmp_path / "k8s.toml", home=tmp_path)
+    assert config.web.enabled and config.web.port == ports["web"]
+    monkeypatch.delenv("GPU_TRACKER_WEB_TOKEN", raising=False)
+    opened = config.web.model_copy(update={"host": "0.0.0.0"})
+    with pytest.raises(UserError, match="without a token"):
+        check_bind(opened)
+    monkeypatch.setenv("GPU_TRACKER_WEB_TOKEN", "from-the-secret")
+    check_bind(opened)
+
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text(encoding="utf-8"))["services"]["tracker"]
+    assert "GPU_TRACKER_WEB_TOKEN:?" in compose["environment"]["GPU_TRACKER_WEB_TOKEN"]
+    assert "--web-host" in compose["command"] and "127.0.0.1:8080:8080" in compose["ports"]
+    assert "web]" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")  # the image has the web extra
+    local = load_config(DEPLOY / "config.toml", home=tmp_path).web
+    assert local.enabled and local.host == "127.0.0.1"  # systemd: loopback, no token needed

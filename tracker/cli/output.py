@@ -160,6 +160,13 @@ def _width() -> int | None:
     return None if Console().is_terminal else 240
 
 
+def json_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[dict[str, Any]]:
+    """The JSON contract of a listing: one flat object per row, its keys the
+    columns in order, each value `plain` (Decimals as strings, times ISO 8601
+    UTC). `--format json` prints it; the web API (tracker/web) answers it."""
+    return [{c: plain(r.get(c)) for c in columns} for r in rows]
+
+
 def emit(
     rows: Sequence[dict[str, Any]],
     fmt: OutputFormat,
@@ -176,7 +183,7 @@ def emit(
     (a run may change ten thousand prices), and says how many it left out
     of `total` (by default, of `rows`)."""
     if fmt is OutputFormat.json:
-        json.dump([{c: plain(r.get(c)) for c in columns} for r in rows], sys.stdout, ensure_ascii=False, indent=1)
+        json.dump(json_rows(rows, columns), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
     elif fmt is OutputFormat.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")

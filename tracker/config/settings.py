@@ -20,6 +20,7 @@ from alerts.settings import AlertSettings, ChannelSettings, RuleSettings, check_
 from tracker.config.analytics import AnalyticsSettings
 from tracker.config.schedule import DaemonSettings
 from tracker.config.watch import WatchSettings
+from tracker.config.web import WebSettings
 from tracker.errors import ConfigError
 from tracker.home import DATABASE_ENV as DATABASE_ENV
 from tracker.home import HOME_ENV as HOME_ENV
@@ -221,6 +222,7 @@ class Config(Strict):
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     analytics: AnalyticsSettings = AnalyticsSettings()
     alerts: AlertSettings = AlertSettings()
+    web: WebSettings = WebSettings()
     channel: list[ChannelSettings] = Field(default_factory=list, description="[[channel]] entries")
     rule: list[RuleSettings] = Field(default_factory=list, description="[[rule]] entries")
     watch: list[WatchSettings] = Field(default_factory=list, description="[[watch]] pages; see tracker/config/watch.py")

@@ -45,11 +45,20 @@ def daemon(
             "--no-crawl", help="Deliver and watch for stale sources only; crawls run elsewhere (Kubernetes CronJobs)."
         ),
     ] = False,
+    web_host: Annotated[
+        str | None,
+        typer.Option(help="With [web] enabled: the dashboard's address instead of [web] host (others need a token)."),
+    ] = None,
+    web_port: Annotated[
+        int | None,
+        typer.Option(min=0, max=65535, help="With [web] enabled: the dashboard's port instead of [web] port."),
+    ] = None,
 ) -> None:
     """Crawl every source on its schedule and deliver alerts, until SIGTERM or Ctrl-C.
 
     Stale sources are watched too. Schedules live in [daemon] and
-    [daemon.schedule.<source>] of the configuration.
+    [daemon.schedule.<source>] of the configuration. With [web] enabled it
+    serves the dashboard too (docs/web.md), its /healthz the scheduler's.
 
     Example: gpu-tracker daemon --metrics-port 9108 --log-format json
     """
@@ -59,6 +68,13 @@ def daemon(
     st = state(ctx)
     config = st.config
     config.need()  # it crawls, alerts and keeps schedules: every part of the configuration
+    web = {k: v for k, v in (("host", web_host), ("port", web_port)) if v is not None}
+    if web:
+        config = config.model_copy(update={"web": config.web.model_copy(update=web)})
+    if config.web.enabled and not once:
+        from tracker.web.serve import check_bind
+
+        check_bind(config.web)  # refused before the first crawl, in one sentence
     try:
         # A damaged file would take each crawl's writes without a word: refused at start.
         check_integrity(st.engine)
@@ -82,6 +98,12 @@ def _run_daemon(
     if once:
         return runner.run_once()
     server = None
+    web = None
+    if config.web.enabled:
+        # The dashboard's /healthz answers as the metrics server's does: the scheduler's health.
+        from tracker.web.serve import build_app, start_in_thread
+
+        web = start_in_thread(build_app(pipeline.engine, config, runner.healthy), config.web)
     if metrics_port is not None:
         try:
             server = serve_metrics(runner.metrics, metrics_port, runner.healthy, host=metrics_host)
@@ -93,6 +115,54 @@ def _run_daemon(
         if server is not None:
             server.shutdown()
             server.server_close()
+        if web is not None:
+            from tracker.web.serve import stop
+
+            stop(*web)
+
+
+def serve(
+    ctx: typer.Context,
+    host: Annotated[
+        str | None, typer.Option(help="Address to listen on (default [web] host, 127.0.0.1); others need a token.")
+    ] = None,
+    port: Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default [web] port, 8080).")] = None,
+    log_format: Annotated[
+        LogFormat, typer.Option(help="Log lines as text or JSON (one object a line).")
+    ] = LogFormat.text,
+) -> None:
+    """Serve the dashboard and the JSON API over the store, read-only, until Ctrl-C.
+
+    Pages: overview, prices, one page per instance type, changes, offers,
+    recommend and sources; the API under /api (OpenAPI at
+    /api/openapi.json) and an Atom feed of changes. It listens on 127.0.0.1
+    unless told otherwise; another address needs [web] token (or
+    $GPU_TRACKER_WEB_TOKEN). The daemon serves the same app when [web]
+    enabled = true. See docs/web.md.
+
+    Example: gpu-tracker serve --port 8080
+    """
+    st = state(ctx)
+    config = st.config
+    settings = config.web.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
+    from tracker.web.serve import check_bind
+
+    check_bind(settings)  # before the store opens: the refusal is the first thing said
+    from tracker.logs import logging_to_stderr
+    from tracker.web.serve import build_app, server
+
+    level = logging.DEBUG if st.debug else logging.INFO
+    with logging_to_stderr(log_format.value, level, secret_values(config)):
+        web = server(build_app(st.engine, config), settings)
+        stderr.print(
+            f"dashboard on http://{settings.host}:{settings.port}/ (Ctrl-C stops it)", highlight=False, markup=False
+        )
+        try:
+            web.run()
+        except SystemExit:
+            raise UserError(
+                f"cannot serve on {settings.host}:{settings.port}: the address is in use or not ours"
+            ) from None
 
 
 def status(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
@@ -180,5 +250,5 @@ def reprocess(
 
 
 def register(app: typer.Typer) -> None:
-    for command in (daemon, status, reprocess):
+    for command in (daemon, serve, status, reprocess):
         app.command()(command)

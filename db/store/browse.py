@@ -1,0 +1,199 @@
+"""Paged, sorted reads for the web dashboard (tracker/web): one page of the
+current prices or of the changes, filtered and sorted in SQL, and how many
+match in all. A million open prices never leave the database for a page of 50.
+
+Rows come back as `db.store.queries.point_to_dict` and `ChangeRow.model_dump`
+give them: the CLI's JSON contract is built from the same fields.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+
+from db.bulk.encoding import DECIMAL_FIELDS
+from db.tables import ChangeRow, PricePoint
+
+_P = PricePoint.__table__
+_C = ChangeRow.__table__
+
+# Hours in the commitment terms providers sell, as db.money.term_hours reads them.
+_TERM_HOURS = {f"{n}mo": 720 * n for n in range(1, 37)} | {f"{n}yr": 8760 * n for n in range(1, 6)}
+
+
+def _number(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+    return sa.cast(column, sa.Float)
+
+
+def _term_hours() -> sa.ColumnElement[Any]:
+    return sa.case(_TERM_HOURS, value=_P.c.term, else_=None)
+
+
+def hourly_expression() -> sa.ColumnElement[Any]:
+    """The effective hourly rate in SQL, as `db.money.effective_hourly` computes it
+    (in floating point: it orders, the exact figure is computed per row)."""
+    price, hours = _number(_P.c.price), _term_hours()
+    base = sa.case(
+        (_P.c.unit == "hour", price),
+        (_P.c.unit == "month", price / 720),
+        (_P.c.unit == "year", price / 8760),
+        (_P.c.unit == "term", price / hours),
+        else_=None,
+    )
+    return base + sa.func.coalesce(_number(_P.c.upfront_fee) / hours, 0)
+
+
+SORTS: dict[str, Any] = {
+    "provider": lambda: [_P.c.provider],
+    "region": lambda: [_P.c.region],
+    "instance_type": lambda: [_P.c.instance_type],
+    "gpu_model": lambda: [_P.c.gpu_model],
+    "gpu_count": lambda: [_number(_P.c.gpu_count)],
+    "price_model": lambda: [_P.c.price_model, _P.c.term],
+    "price": lambda: [_number(_P.c.price)],
+    "hourly_price": lambda: [hourly_expression()],
+    "price_per_gpu_hour": lambda: [hourly_expression() / sa.func.nullif(_number(_P.c.gpu_count), 0)],
+    "observed_at": lambda: [_P.c.valid_from],
+}
+# The CLI's order (`db.store.queries.query_prices`): ties always break on it.
+_ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
+
+
+@dataclass(frozen=True)
+class PriceFilter:
+    """What the prices page and /api/prices filter on; empty means any."""
+
+    provider: str | None = None
+    region: str | None = None
+    gpu: str | None = None
+    price_model: str | None = None
+    instance_type: str | None = None
+    availability: str | None = None
+    currency: str | None = None
+    # A region group, resolved by the caller: the (provider, region) pairs in
+    # it, and the providers whose unnamed regions are in it.
+    regions: Sequence[tuple[str, str]] | None = None
+    providers_everywhere: Sequence[str] = field(default_factory=tuple)
+    named_regions: Sequence[tuple[str, str]] = field(default_factory=tuple)
+
+
+def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
+    where: list[sa.ColumnElement[bool]] = [_P.c.valid_to.is_(None)]
+    for name in ("provider", "region", "price_model", "instance_type", "availability", "currency"):
+        value = getattr(f, name)
+        if value:
+            where.append(_P.c[name] == value)
+    if f.gpu:
+        where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
+    if f.regions is not None:
+        pair = sa.tuple_(_P.c.provider, _P.c.region)
+        named = pair.in_(list(f.regions)) if f.regions else sa.false()
+        if f.providers_everywhere:
+            rest = _P.c.provider.in_(list(f.providers_everywhere))
+            if f.named_regions:
+                rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
+            named = sa.or_(named, rest)
+        where.append(named)
+    return where
+
+
+def _decode_price(row: dict[str, Any]) -> dict[str, Any]:
+    for name in DECIMAL_FIELDS:
+        if row.get(name) is not None:
+            row[name] = Decimal(row[name])
+    row["attrs"] = json.loads(row.get("attrs") or "{}")
+    return row
+
+
+def page_prices(
+    conn: sa.Connection, f: PriceFilter, *, sort: str | None = None, descending: bool = False, limit: int, offset: int
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of the current prices matching `f`, and how many match in all."""
+    where = _price_where(f)
+    total = int(conn.execute(sa.select(sa.func.count()).select_from(_P).where(*where)).scalar_one())
+    keys = SORTS[sort]() if sort else []
+    order = [(k.desc() if descending else k.asc()).nulls_last() for k in keys]
+    order += [_P.c[name] for name in _ORDER]
+    stmt = sa.select(_P).where(*where).order_by(*order).limit(limit).offset(offset)
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)], total
+
+
+def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
+    """The values the prices page offers in its filter lists."""
+    found = {}
+    for name in ("provider", "price_model", "availability", "currency"):
+        stmt = sa.select(_P.c[name]).where(_P.c.valid_to.is_(None), _P.c[name].is_not(None)).distinct()
+        found[name] = sorted(v for (v,) in conn.execute(stmt) if v)
+    return found
+
+
+@dataclass(frozen=True)
+class ChangeFilter:
+    since: datetime | None = None
+    until: datetime | None = None
+    provider: str | None = None
+    kinds: Sequence[str] = ()
+    region: str | None = None
+    gpu: str | None = None
+    price_model: str | None = None
+    instance_type: str | None = None
+    key: str | None = None
+
+
+def _change_where(f: ChangeFilter) -> list[sa.ColumnElement[bool]]:
+    where: list[sa.ColumnElement[bool]] = []
+    if f.since:
+        where.append(_C.c.observed_at >= f.since)
+    if f.until:
+        where.append(_C.c.observed_at < f.until)
+    for name in ("provider", "region", "price_model", "instance_type", "key"):
+        value = getattr(f, name)
+        if value:
+            where.append(_C.c[name] == value)
+    if f.kinds:
+        where.append(_C.c.kind.in_(list(f.kinds)))
+    if f.gpu:
+        where.append(sa.func.lower(_C.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
+    return where
+
+
+def page_changes(
+    conn: sa.Connection, f: ChangeFilter, *, limit: int, offset: int = 0, newest_first: bool = True
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of the changes matching `f` (newest first by default), and how many match."""
+    where = _change_where(f)
+    total = int(conn.execute(sa.select(sa.func.count()).select_from(_C).where(*where)).scalar_one())
+    order = [_C.c.observed_at.desc(), _C.c.id.desc()] if newest_first else [_C.c.observed_at, _C.c.id]
+    stmt = sa.select(_C).where(*where).order_by(*order).limit(limit).offset(offset)
+    return [dict(r._mapping) for r in conn.execute(stmt)], total
+
+
+def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:
+    """The `per_group` cheapest current prices per GPU-hour of each GPU model,
+    price model and currency (by the SQL estimate of `hourly_expression`):
+    the only rows that can be a GPU model's cheapest once converted, so the
+    overview ranks a few thousand rows, not a million."""
+    per_gpu = hourly_expression() / sa.func.nullif(_number(_P.c.gpu_count), 0)
+    ranked = (
+        sa.select(
+            _P.c.id,
+            sa.func.row_number()
+            .over(partition_by=[_P.c.gpu_model, _P.c.price_model, _P.c.currency], order_by=[per_gpu, _P.c.id])
+            .label("place"),
+        )
+        .where(_P.c.valid_to.is_(None), _P.c.gpu_model.is_not(None), _P.c.os == os, per_gpu.is_not(None))
+        .subquery()
+    )
+    stmt = (
+        sa.select(_P)
+        .join(ranked, ranked.c.id == _P.c.id)
+        .where(ranked.c.place <= per_group)
+        .order_by(*[_P.c[name] for name in _ORDER])
+    )
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]

@@ -1,0 +1,339 @@
+"""The answers the dashboard and the API give, from the same entry points the
+CLI's commands call (`prices`, `changes`, `offers`, `compare`, `recommend`,
+`history`, `report`'s summary, `status`), rows in the CLI's columns.
+
+This is the one module of the web package that knows the analytics and the
+store: when they change, the glue changes here.
+
+Answers that rank the whole store (the overview, compare, recommend) are
+kept until the store changes: a finished crawl or import adds a run, which
+moves `Answers.version`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from db.store.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
+from tracker.cli.columns import change_dict, detail_text
+from tracker.cli.commands.offers import offer_dict
+from tracker.cli.commands.query import price_dict
+from tracker.errors import UserError
+from tracker.logs import mask_secrets
+
+if TYPE_CHECKING:
+    from tracker.analytics.recommend import Needs
+    from tracker.analytics.reference import References
+    from tracker.config.settings import Config
+
+VERSION_SECONDS = 2.0
+# The kinds of price the overview compares (tracker/analytics/outputs/report.py MODEL_CLASSES).
+MODEL_CLASSES = {
+    "on_demand": "on demand",
+    "spot": "spot",
+    "low_priority": "spot",
+    "reserved": "committed",
+    "savings_plan": "committed",
+    "monthly": "committed",
+    "yearly": "committed",
+}
+CACHE_ENTRIES = 64
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    total: int
+    offset: int
+    limit: int
+
+
+class Answers:
+    """The store, the reference tables and the configuration, opened once per server."""
+
+    def __init__(self, engine: sa.Engine, config: Config) -> None:
+        from tracker.analytics.reference import load_references
+
+        self.engine = engine
+        self.config = config
+        self.refs: References = load_references(config.analytics)
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._version: tuple[Any, ...] | None = None
+        self._checked = 0.0
+
+    # --- the store's version, and answers kept until it moves ----------------
+
+    def version(self) -> tuple[Any, ...]:
+        """The runs' count and newest id and finish: a new crawl or import moves it."""
+        now = time.monotonic()
+        if self._version is None or now - self._checked > VERSION_SECONDS:
+            t = sa.table("crawl_runs", sa.column("id"), sa.column("finished_at"))
+            stmt = sa.select(sa.func.count(t.c.id), sa.func.max(t.c.id), sa.func.max(t.c.finished_at))
+            with self.engine.connect() as conn:
+                self._version = tuple(conn.execute(stmt).one())
+            self._checked = now
+        return self._version
+
+    def kept(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        key = (self.version(), *key)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        value = compute()
+        with self._lock:
+            self._cache[key] = value
+            while len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return value
+
+    # --- prices, changes, offers ---------------------------------------------
+
+    def region_filter(self, group: str) -> dict[str, Any]:
+        pairs = self.refs.region_groups
+        return {
+            "regions": [p for p, g in pairs.items() if g == group and p[1] != "*"],
+            "providers_everywhere": sorted({p for (p, r), g in pairs.items() if g == group and r == "*"}),
+            "named_regions": [p for p in pairs if p[1] != "*"],
+        }
+
+    def prices(self, f: dict[str, Any], *, sort: str | None, descending: bool, limit: int, offset: int) -> Page:
+        group = f.pop("region_group", None)
+        where = PriceFilter(**f, **(self.region_filter(group) if group else {}))
+        with self.engine.connect() as conn:
+            stored, total = page_prices(conn, where, sort=sort, descending=descending, limit=limit, offset=offset)
+        rows = [price_dict(p) for p in stored]
+        for row in rows:
+            row["region_group"] = self.refs.region_group(row["provider"], row["region"])
+        return Page(rows, total, offset, limit)
+
+    def facets(self) -> dict[str, list[str]]:
+        def compute() -> dict[str, list[str]]:
+            with self.engine.connect() as conn:
+                return price_facets(conn)
+
+        return self.kept(("facets",), compute)
+
+    def changes(
+        self, f: ChangeFilter, *, limit: int, offset: int = 0, words: bool = False, newest_first: bool = True
+    ) -> Page:
+        with self.engine.connect() as conn:
+            stored, total = page_changes(conn, f, limit=limit, offset=offset, newest_first=newest_first)
+        return Page([change_dict(c, words=words) for c in stored], total, offset, limit)
+
+    def offers(self, *, provider: str | None, kind: str | None, active: bool) -> list[dict[str, Any]]:
+        from sqlmodel import Session
+
+        from db.store.offers import query_offers
+
+        if not sa.inspect(self.engine).has_table("offers"):
+            return []
+        now = datetime.now(UTC)
+        with Session(self.engine) as session:
+            points = query_offers(session=session, provider=provider, kind=kind)
+            return [
+                offer_dict(p)
+                for p in points
+                if not active
+                or (
+                    (p.offer_valid_from is None or p.offer_valid_from <= now)
+                    and (p.offer_valid_until is None or p.offer_valid_until >= now)
+                )
+            ]
+
+    # --- history --------------------------------------------------------------
+
+    def history(
+        self,
+        *,
+        instance_type: str,
+        provider: str | None,
+        region: str | None,
+        price_model: str | None,
+        since: datetime | None,
+        until: datetime | None,
+    ) -> list[dict[str, Any]]:
+        def compute() -> list[dict[str, Any]]:
+            from tracker.analytics.history import history_frame, records
+
+            frame = history_frame(
+                self.engine,
+                instance_type=instance_type,
+                provider=provider,
+                region=region,
+                price_model=price_model,
+                since=since,
+                until=until,
+            )
+            rows = records(frame)
+            for row in rows:
+                row["attrs"] = detail_text(row.get("attrs") or {}) or None
+            return rows
+
+        # A span back from now (7d) moves every second: kept to the minute.
+        moments = tuple(m.replace(second=0, microsecond=0) if m else None for m in (since, until))
+        return self.kept(("history", instance_type, provider, region, price_model, *moments), compute)
+
+    # --- compare, recommend, the overview -----------------------------------------
+
+    def compare(self, **kw: Any) -> list[dict[str, Any]]:
+        def compute() -> list[dict[str, Any]]:
+            from tracker.analytics.compare import compare_frame
+            from tracker.analytics.history import prices_frame, records
+
+            frame = prices_frame(self.engine, gpu=kw["gpu"], provider=kw.get("provider"))
+            ranked = compare_frame(
+                frame,
+                self.refs,
+                count=kw.get("count"),
+                currency=kw["currency"],
+                os=kw.get("os") or "linux",
+                price_models=kw.get("price_models") or [],
+                region_group=kw.get("region_group"),
+                rank_by=kw.get("rank_by") or "price_per_gpu_hour",
+            )
+            return records(ranked.head(kw["limit"]) if kw.get("limit") else ranked)
+
+        return self.kept(("compare", *sorted((k, str(v)) for k, v in kw.items())), compute)
+
+    def recommend(
+        self, needs: Needs, *, gpu: str | None, provider: str | None, limit: int
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        def compute() -> tuple[list[dict[str, Any]], list[str]]:
+            from tracker.analytics.history import offers_frame, prices_frame, records
+            from tracker.analytics.recommend import recommend
+
+            ranked = recommend(
+                prices_frame(self.engine, gpu=gpu, provider=provider), offers_frame(self.engine), self.refs, needs
+            )
+            return records(ranked.head(limit) if limit else ranked), list(ranked.attrs.get("notes", []))
+
+        return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
+
+    def cheapest(self, currency: str) -> list[dict[str, Any]]:
+        """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
+
+        def compute() -> list[dict[str, Any]]:
+            # `report`'s cheapest_per_gpu, without importing the report (and
+            # matplotlib with it: 27 MB of the server's memory for no chart).
+            from tracker.analytics.compare import compare_frame
+            from tracker.analytics.history import records
+
+            ranked = compare_frame(self.candidates(), self.refs, currency=currency)
+            best: dict[tuple[str, str], dict[str, Any]] = {}
+            for row in records(ranked):
+                if row["gpu_model"]:
+                    slot = (row["gpu_model"], MODEL_CLASSES.get(row["price_model"], row["price_model"]))
+                    best.setdefault(slot, row | {"kind": slot[1]})  # ranked cheapest first
+            return [best[k] for k in sorted(best)]
+
+        return self.kept(("cheapest", currency), compute)
+
+    def candidates(self) -> Any:
+        """A `prices_frame` of the rows that can be a GPU model's cheapest
+        (`db.store.browse.cheapest_candidates`), built as prices_frame builds its rows."""
+        import pandas as pd
+
+        from db.store.browse import cheapest_candidates
+        from tracker.analytics.points import price_record
+
+        with self.engine.connect() as conn:
+            stored = cheapest_candidates(conn)
+        rows = [price_record(s) | {"source": s["source"], "valid_to": s["valid_to"]} for s in stored]
+        frame = pd.DataFrame(rows)
+        for name in ("valid_from", "valid_to", "observed_at"):
+            if name in frame.columns:
+                frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[ns, UTC]")
+        return frame
+
+    # --- sources ------------------------------------------------------------------
+
+    def sources(self, now: datetime | None = None) -> list[dict[str, Any]]:
+        """Per source that has run: its last run and status, its last good data,
+        whether it is stale, and its last error in one sentence (secrets masked)."""
+        from tracker.analytics.history import records, source_health
+        from tracker.logs import secret_values
+
+        now = now or datetime.now(UTC)
+        settings = self.config.daemon
+        known = secret_values(self.config)
+        rows = [dict(r) for r in self.kept(("sources",), lambda: records(source_health(self.engine)))]
+        for row in rows:
+            schedule = settings.for_source(row["source"])
+            every = schedule.interval(settings.every)
+            last_ok = row.get("last_ok_at")
+            row["stale"] = bool(schedule.enabled) and (
+                last_ok is None or now - last_ok > every * settings.stale_after_intervals
+            )
+            row["age"] = age(now - last_ok) if last_ok else None
+            row["error"] = one_sentence(mask_secrets(row["error"], known)) if row.get("error") else None
+        return rows
+
+    def store_label(self) -> str:
+        from db.store.engine import mask_url
+
+        return mask_url(self.config.database_url())
+
+    def settings(self) -> dict[str, Any]:
+        """The configuration's [web] and [store], secrets masked, as `config show` prints them."""
+        from tracker.cli.commands.config import masked
+
+        shown = masked(self.config)
+        return {"store": shown.get("store"), "web": shown.get("web")}
+
+
+def one_sentence(text: str, limit: int = 240) -> str:
+    """The first line of an error, to its first sentence, at most `limit` characters."""
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    end = line.find(". ")
+    if end > 0:
+        line = line[: end + 1]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def age(delta: timedelta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
+
+
+def needs_of(**kw: Any) -> Needs:
+    """The needs `gpu-tracker recommend` builds from its options; a UserError for an impossible one."""
+    from tracker.analytics.recommend import Needs
+    from tracker.analytics.tco import parse_mix
+
+    gpus: Decimal = kw["gpus"]
+    if gpus <= 0 or (gpus > 1 and gpus != gpus.to_integral_value()):
+        raise UserError("gpus must be a whole number of GPUs, or a share of one GPU below 1 (0.5)")
+    share: Decimal = kw["usable_memory_share"]
+    if not 0 < share <= 1:
+        raise UserError("usable_memory_share must be above 0 and at most 1, e.g. 0.9")
+    if kw["hours_per_month"] > 744:
+        raise UserError("hours_per_month: a month has at most 744 hours")
+    return Needs(
+        gpus=gpus,
+        min_gpu_memory_gb=kw.get("min_gpu_memory"),
+        workload=kw["workload"],
+        hours_per_month=kw["hours_per_month"],
+        months=kw["months"],
+        currency=kw["currency"],
+        spot_overhead=kw["spot_overhead"],
+        storage_gb=kw["storage_gb"],
+        egress_gb_per_month=kw["egress_gb"],
+        qualifies=frozenset(kw.get("qualify") or []) | ({"new_users"} if kw.get("new_account") else set()),
+        mixes=tuple(parse_mix(m) for m in kw.get("mix") or []),
+        region_group=kw.get("region_group"),
+        usable_memory_share=share,
+    )
