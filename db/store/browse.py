@@ -93,9 +93,9 @@ def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
         where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
     if f.regions is not None:
         pair = sa.tuple_(_P.c.provider, _P.c.region)
-        named = pair.in_(list(f.regions)) if f.regions else sa.false()
+        named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
         if f.providers_everywhere:
-            rest = _P.c.provider.in_(list(f.providers_everywhere))
+            rest: sa.ColumnElement[bool] = _P.c.provider.in_(list(f.providers_everywhere))
             if f.named_regions:
                 rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
             named = sa.or_(named, rest)

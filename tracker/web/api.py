@@ -9,6 +9,7 @@ match in `X-Total-Count` and links the next page (RFC 8288 `Link`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -128,7 +129,7 @@ FEED_PARAMS = {
 }
 
 
-def documented(spec: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+def documented(spec: Mapping[str, tuple[str, Any]]) -> dict[str, Any]:
     return {
         "parameters": [
             {"name": name, "in": "query", "required": False, "description": text, "schema": schema}

@@ -28,7 +28,7 @@ from tracker.web.labels import Words, choose
 from tracker.web.params import OFFER_KINDS, PRICE_MODELS, QUALIFY, REGION_GROUPS, WORKLOADS, BadParameter
 
 router = APIRouter(include_in_schema=False)
-PAGE = {"page": ("", {})}
+PAGE: dict[str, tuple[str, dict[str, Any]]] = {"page": ("", {})}
 KINDS = ("on demand", "spot", "committed")
 
 

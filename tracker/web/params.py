@@ -114,4 +114,4 @@ class Query:
 
 def query(params: Mapping[str, str] | Iterable[tuple[str, str]], known: Iterable[str]) -> Query:
     items = params.items() if isinstance(params, Mapping) else params
-    return Query(items, known)  # type: ignore[arg-type]
+    return Query(items, known)

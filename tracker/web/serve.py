@@ -62,7 +62,7 @@ def build_app(engine: sa.Engine, config: Config, healthy: Callable[[], bool] | N
     return create_app(Answers(read_engine(engine), config), config.web, healthy)
 
 
-def server(app: FastAPI, settings: WebSettings, *, in_thread: bool = False) -> uvicorn.Server:
+def server(app: FastAPI, settings: WebSettings) -> uvicorn.Server:
     import uvicorn
 
     check_bind(settings)
@@ -77,8 +77,7 @@ def server(app: FastAPI, settings: WebSettings, *, in_thread: bool = False) -> u
         lifespan="off",
     )
     found = uvicorn.Server(config)
-    if in_thread:
-        found.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the daemon owns the signals
+    # In a thread (the daemon's) uvicorn listens to no signal: the daemon owns them.
     return found
 
 
@@ -86,7 +85,7 @@ def start_in_thread(app: FastAPI, settings: WebSettings) -> tuple[uvicorn.Server
     """The server running in a daemon thread, started (or a UserError when it cannot listen)."""
     import time
 
-    found = server(app, settings, in_thread=True)
+    found = server(app, settings)
     thread = threading.Thread(target=found.run, name="web", daemon=True)
     thread.start()
     while not found.started and thread.is_alive():
