@@ -26,27 +26,38 @@ _C = ChangeRow.__table__
 # Hours in the commitment terms providers sell, as db.money.term_hours reads them.
 _TERM_HOURS = {f"{n}mo": 720 * n for n in range(1, 37)} | {f"{n}yr": 8760 * n for n in range(1, 6)}
 
+# The sort keys computed from a row, as SQL text with its constants written
+# out: an index on an expression serves an ORDER BY only when the query spells
+# the same expression, literals and all (SQLite compares the parsed trees, and
+# a bound parameter never equals a literal). Migration 0011 indexes these very
+# strings over the open prices; tests/db/test_browse_plans.py holds them equal.
+_HOURS_SQL = "(CASE term " + " ".join(f"WHEN '{t}' THEN {h}" for t, h in _TERM_HOURS.items()) + " END)"
+PRICE_SQL = "CAST(price AS FLOAT)"
+HOURLY_SQL = (
+    f"(CASE unit WHEN 'hour' THEN {PRICE_SQL} WHEN 'month' THEN {PRICE_SQL} / 720"
+    f" WHEN 'year' THEN {PRICE_SQL} / 8760 WHEN 'term' THEN {PRICE_SQL} / {_HOURS_SQL} END"
+    f" + COALESCE(CAST(upfront_fee AS FLOAT) / {_HOURS_SQL}, 0))"
+)
+PER_GPU_HOUR_SQL = f"({HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
+
 
 def _number(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
     return sa.cast(column, sa.Float)
 
 
-def _term_hours() -> sa.ColumnElement[Any]:
-    return sa.case(_TERM_HOURS, value=_P.c.term, else_=None)
+def _sql(text: str) -> sa.ColumnElement[Any]:
+    return sa.literal_column(text, sa.Float)
 
 
 def hourly_expression() -> sa.ColumnElement[Any]:
     """The effective hourly rate in SQL, as `db.money.effective_hourly` computes it
     (in floating point: it orders, the exact figure is computed per row)."""
-    price, hours = _number(_P.c.price), _term_hours()
-    base = sa.case(
-        (_P.c.unit == "hour", price),
-        (_P.c.unit == "month", price / 720),
-        (_P.c.unit == "year", price / 8760),
-        (_P.c.unit == "term", price / hours),
-        else_=None,
-    )
-    return base + sa.func.coalesce(_number(_P.c.upfront_fee) / hours, 0)
+    return _sql(HOURLY_SQL)
+
+
+def per_gpu_hour_expression() -> sa.ColumnElement[Any]:
+    """`hourly_expression` per GPU: null without a GPU count."""
+    return _sql(PER_GPU_HOUR_SQL)
 
 
 SORTS: dict[str, Any] = {
@@ -56,9 +67,9 @@ SORTS: dict[str, Any] = {
     "gpu_model": lambda: [_P.c.gpu_model],
     "gpu_count": lambda: [_number(_P.c.gpu_count)],
     "price_model": lambda: [_P.c.price_model, _P.c.term],
-    "price": lambda: [_number(_P.c.price)],
+    "price": lambda: [_sql(PRICE_SQL)],
     "hourly_price": lambda: [hourly_expression()],
-    "price_per_gpu_hour": lambda: [hourly_expression() / sa.func.nullif(_number(_P.c.gpu_count), 0)],
+    "price_per_gpu_hour": lambda: [per_gpu_hour_expression()],
     "observed_at": lambda: [_P.c.valid_from],
 }
 # The CLI's order (`db.store.queries.query_prices`): ties always break on it.
@@ -81,6 +92,10 @@ class PriceFilter:
     regions: Sequence[tuple[str, str]] | None = None
     providers_everywhere: Sequence[str] = field(default_factory=tuple)
     named_regions: Sequence[tuple[str, str]] = field(default_factory=tuple)
+    # The stored GPU models `gpu` names, when the caller knows them
+    # (`price_facets`): an IN the planner can weigh, where a substring match
+    # made it walk a whole index for a GPU no price has.
+    gpu_models: Sequence[str] | None = None
 
 
 def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
@@ -89,9 +104,15 @@ def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
         value = getattr(f, name)
         if value:
             where.append(_P.c[name] == value)
-    if f.gpu:
+    if f.gpu_models is not None:
+        where.append(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false())
+    elif f.gpu:
         where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
     if f.regions is not None:
+        # The providers the group can hold, said apart: the leading column of
+        # the open rows' index, so a group without a stored price reads none.
+        providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
+        where.append(_P.c.provider.in_(providers) if providers else sa.false())
         pair = sa.tuple_(_P.c.provider, _P.c.region)
         named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
         if f.providers_everywhere:
@@ -111,23 +132,67 @@ def _decode_price(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+# A listing counts its matches up to here: counting a million open prices
+# takes longer than showing a page of them (docs/performance.md).
+COUNT_CAP = 10_000
+
+
+@dataclass(frozen=True)
+class PricePage:
+    rows: list[dict[str, Any]]
+    # How many match: exactly, or at least this many when `exact` is false.
+    total: int
+    exact: bool
+
+
+def _select_prices(
+    conn: sa.Connection, where: list[sa.ColumnElement[bool]], order: list[Any], limit: int, offset: int
+) -> list[dict[str, Any]]:
+    if limit <= 0:
+        return []
+    stmt = sa.select(_P).where(*where).order_by(*order).limit(limit).offset(offset)
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]
+
+
+def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | None = None) -> int:
+    found = sa.select(sa.literal(1)).select_from(_P).where(*where)
+    if cap is not None:
+        found = found.limit(cap)
+    return int(conn.execute(sa.select(sa.func.count()).select_from(found.subquery())).scalar_one())
+
+
 def page_prices(
     conn: sa.Connection, f: PriceFilter, *, sort: str | None = None, descending: bool = False, limit: int, offset: int
-) -> tuple[list[dict[str, Any]], int]:
-    """One page of the current prices matching `f`, and how many match in all."""
+) -> PricePage:
+    """One page of the current prices matching `f`, and how many match (up to
+    COUNT_CAP). Sorted by a column, the rows without a value come last in
+    either direction: the rows with one are read first, in the order an index
+    of migration 0011 holds them, so a page reads about `offset + limit` rows."""
     where = _price_where(f)
-    total = int(conn.execute(sa.select(sa.func.count()).select_from(_P).where(*where)).scalar_one())
-    keys = SORTS[sort]() if sort else []
-    order = [(k.desc() if descending else k.asc()).nulls_last() for k in keys]
-    order += [_P.c[name] for name in _ORDER]
-    stmt = sa.select(_P).where(*where).order_by(*order).limit(limit).offset(offset)
-    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)], total
+    tiebreak = [_P.c[name] for name in _ORDER]
+    if not sort:
+        rows = _select_prices(conn, where, tiebreak, limit, offset)
+    else:
+        keys = SORTS[sort]()
+        order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
+        valued = [*where, *(k.is_not(None) for k in keys)]
+        rows = _select_prices(conn, valued, order, limit, offset)
+        if len(rows) < limit:  # the page reaches the rows without a value
+            with_value = offset + len(rows) if rows or not offset else _count(conn, valued)
+            unvalued = [*where, sa.or_(*(k.is_(None) for k in keys))]
+            rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value))
+    if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
+        return PricePage(rows, offset + len(rows), True)
+    total = _count(conn, where, COUNT_CAP + 1)
+    if total <= COUNT_CAP:
+        return PricePage(rows, total, True)
+    return PricePage(rows, max(COUNT_CAP, offset + len(rows)), False)
 
 
 def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
     """The values the prices page offers in its filter lists."""
     found = {}
-    for name in ("provider", "price_model", "availability", "currency"):
+    for name in ("provider", "price_model", "availability", "currency", "gpu_model"):
         stmt = sa.select(_P.c[name]).where(_P.c.valid_to.is_(None), _P.c[name].is_not(None)).distinct()
         found[name] = sorted(v for (v,) in conn.execute(stmt) if v)
     return found
@@ -179,7 +244,7 @@ def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "
     price model and currency (by the SQL estimate of `hourly_expression`):
     the only rows that can be a GPU model's cheapest once converted, so the
     overview ranks a few thousand rows, not a million."""
-    per_gpu = hourly_expression() / sa.func.nullif(_number(_P.c.gpu_count), 0)
+    per_gpu = per_gpu_hour_expression()
     ranked = (
         sa.select(
             _P.c.id,

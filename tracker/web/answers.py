@@ -55,6 +55,8 @@ class Page:
     total: int
     offset: int
     limit: int
+    # False: at least `total` match (`db.store.browse.COUNT_CAP`), maybe more.
+    exact: bool = True
 
 
 class Answers:
@@ -109,13 +111,15 @@ class Answers:
 
     def prices(self, f: dict[str, Any], *, sort: str | None, descending: bool, limit: int, offset: int) -> Page:
         group = f.pop("region_group", None)
+        if f.get("gpu"):
+            f["gpu_models"] = [m for m in self.facets()["gpu_model"] if f["gpu"].lower() in m.lower()]
         where = PriceFilter(**f, **(self.region_filter(group) if group else {}))
         with self.engine.connect() as conn:
-            stored, total = page_prices(conn, where, sort=sort, descending=descending, limit=limit, offset=offset)
-        rows = [price_dict(p) for p in stored]
+            found = page_prices(conn, where, sort=sort, descending=descending, limit=limit, offset=offset)
+        rows = [price_dict(p) for p in found.rows]
         for row in rows:
             row["region_group"] = self.refs.region_group(row["provider"], row["region"])
-        return Page(rows, total, offset, limit)
+        return Page(rows, found.total, offset, limit, found.exact)
 
     def facets(self) -> dict[str, list[str]]:
         def compute() -> dict[str, list[str]]:

@@ -153,8 +153,9 @@ def as_json(rows: list[dict[str, Any]], columns: list[str], headers: dict[str, s
 
 
 def paged(request: Request, page: Page, columns: list[str]) -> Response:
-    headers = {"X-Total-Count": str(page.total)}
-    if page.offset + page.limit < page.total:
+    # Past `db.store.browse.COUNT_CAP` matches the count is a floor: said as such.
+    headers = {"X-Total-Count": str(page.total) if page.exact else f"{page.total}+"}
+    if page.offset + page.limit < page.total or not page.exact:
         following = request.url.include_query_params(offset=page.offset + page.limit, limit=page.limit)
         headers["Link"] = f'<{following}>; rel="next"'
     return as_json(page.rows, columns, headers)

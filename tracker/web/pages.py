@@ -51,7 +51,9 @@ def relative(url: Any) -> str:
     return url.path + (f"?{url.query}" if url.query else "")
 
 
-def pager(request: Request, total: int, page: int, size: int) -> dict[str, Any]:
+def pager(request: Request, total: int, page: int, size: int, exact: bool = True) -> dict[str, Any]:
+    """Links to the pages around this one. Not `exact`: more than `total`
+    match, and the next page is there as long as this one reaches past it."""
     last = max(1, -(-total // size))
     if page > last and total:
         raise BadParameter(f"page={page} is past the last page, {last}")
@@ -60,8 +62,9 @@ def pager(request: Request, total: int, page: int, size: int) -> dict[str, Any]:
         "first": (page - 1) * size + 1 if total else 0,
         "last": min(page * size, total),
         "total": total,
+        "exact": exact,
         "prev": link(page - 1) if page > 1 else None,
-        "next": link(page + 1) if page < last else None,
+        "next": link(page + 1) if page < last or not exact else None,
     }
 
 
@@ -124,7 +127,7 @@ def prices(request: Request) -> HTMLResponse:
         sort=sort,
         descending=descending,
         rows=found.rows,
-        pages=pager(request, found.total, page, size),
+        pages=pager(request, found.total, page, size, found.exact),
         facets=store.facets(),
         sorts=list(SORTS),
         sort_links=sort_links,
