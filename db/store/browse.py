@@ -162,10 +162,17 @@ def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | 
 
 
 def page_prices(
-    conn: sa.Connection, f: PriceFilter, *, sort: str | None = None, descending: bool = False, limit: int, offset: int
+    conn: sa.Connection,
+    f: PriceFilter,
+    *,
+    sort: str | None = None,
+    descending: bool = False,
+    limit: int,
+    offset: int,
+    count_cap: int = COUNT_CAP,
 ) -> PricePage:
     """One page of the current prices matching `f`, and how many match (up to
-    COUNT_CAP). Sorted by a column, the rows without a value come last in
+    `count_cap`). Sorted by a column, the rows without a value come last in
     either direction: the rows with one are read first, in the order an index
     of migration 0011 holds them, so a page reads about `offset + limit` rows."""
     where = _price_where(f)
@@ -183,10 +190,10 @@ def page_prices(
             rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value))
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
-    total = _count(conn, where, COUNT_CAP + 1)
-    if total <= COUNT_CAP:
+    total = _count(conn, where, count_cap + 1)
+    if total <= count_cap:
         return PricePage(rows, total, True)
-    return PricePage(rows, max(COUNT_CAP, offset + len(rows)), False)
+    return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 
 def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
