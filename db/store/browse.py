@@ -190,6 +190,8 @@ def page_prices(
             rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value))
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
+    if not rows:  # past the last page: how far, exactly
+        return PricePage(rows, _count(conn, where), True)
     total = _count(conn, where, count_cap + 1)
     if total <= count_cap:
         return PricePage(rows, total, True)

@@ -85,11 +85,13 @@ def test_a_listing_counts_up_to_its_cap_and_says_so(store: sa.Engine) -> None:
         capped = page_prices(conn, PriceFilter(), limit=5, offset=0, count_cap=10)
         deep = page_prices(conn, PriceFilter(), limit=5, offset=15, count_cap=10)
         last = page_prices(conn, PriceFilter(), limit=5, offset=20, count_cap=10)
+        past = page_prices(conn, PriceFilter(), limit=5, offset=40, count_cap=10)
         none = page_prices(conn, PriceFilter(gpu="B200", gpu_models=[]), sort="price", limit=5, offset=0)
     assert (exact.total, exact.exact) == (23, True)
     assert (capped.total, capped.exact) == (10, False)
     assert (deep.total, deep.exact) == (20, False)
     assert (last.total, last.exact, len(last.rows)) == (23, True, 3)
+    assert (past.rows, past.total, past.exact) == ([], 23, True)
     assert (none.rows, none.total, none.exact) == ([], 0, True)
 
 
