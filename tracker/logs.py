@@ -211,3 +211,5 @@ def setup_logging(fmt: str, level: int, known_secrets: Iterable[str] = ()) -> No
     root.setLevel(level)
     # APScheduler logs every job start at INFO; that belongs to --verbose debugging.
     logging.getLogger("apscheduler").setLevel(max(level, logging.WARNING))
+    # Alembic announces each plugin and its context at INFO whenever the store is opened.
+    logging.getLogger("alembic").setLevel(max(level, logging.WARNING))

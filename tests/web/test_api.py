@@ -178,6 +178,16 @@ def test_read_only_and_unknown_paths(served: Served) -> None:
     assert missing.status_code == 404 and "/api/openapi.json" in missing.json()["error"]
 
 
+def test_head_answers_as_get_without_a_body(served: Served) -> None:
+    import httpx
+
+    for path in ("/prices?gpu=A100", "/api/prices?limit=2", "/healthz"):
+        got, head = served.get(path), httpx.head(served.base + path)
+        assert head.status_code == got.status_code == 200, path
+        assert head.content == b"", path
+        assert head.headers["content-type"] == got.headers["content-type"], path
+
+
 def test_the_openapi_description_names_every_endpoint_and_parameter(served: Served) -> None:
     spec = served.get("/api/openapi.json").json()
     assert spec["openapi"].startswith("3.")

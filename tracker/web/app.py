@@ -137,11 +137,20 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
             response = error(request, 401, "sign in: give the token (as a bearer token, or as the password)")
             response.headers["WWW-Authenticate"] = 'Basic realm="gpu-tracker", charset="UTF-8"'
             return response
+        head = request.method == "HEAD"
+        if head:  # answered as GET, without the body (the routes are declared for GET)
+            request.scope["method"] = "GET"
         tag = _etag(request, answers)
         if tag and request.headers.get("if-none-match") == tag:
             response = Response(status_code=304, headers={"ETag": tag})
         else:
             response = await call_next(request)
+        if head:
+            body = getattr(response, "body_iterator", None)
+            if body is not None:
+                async for _ in body:  # let the route finish; its bytes are not sent
+                    pass
+            response = Response(status_code=response.status_code, headers=dict(response.headers))
         response.headers.update(SECURITY_HEADERS)
         response.headers.setdefault("Vary", "Accept-Language, Authorization")
         if response.status_code in (200, 304) and request.url.path not in OPEN_PATHS:
