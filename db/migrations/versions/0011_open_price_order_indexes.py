@@ -28,7 +28,7 @@ _HOURLY_SQL = (
 _PER_GPU_HOUR_SQL = f"({_HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
 
 _OPEN = "valid_to IS NULL"
-INDEXES = {
+INDEXES: dict[str, list[str | sa.TextClause]] = {
     # The CLI's order, which every listing breaks ties on (the row id, SQLite's
     # rowid, ends each index by itself).
     "ix_price_points_open_order": [
