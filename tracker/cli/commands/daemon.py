@@ -148,6 +148,13 @@ def serve(
     from tracker.web.serve import check_bind
 
     check_bind(settings)  # before the store opens: the refusal is the first thing said
+    import sys
+
+    # The server writes no Parquet: pandas without pyarrow (which pandas 3
+    # loads when it can, for its string columns) keeps 35 MB out of the
+    # process; strings are then held by Python, with the same values.
+    if "pandas" not in sys.modules:
+        sys.modules.setdefault("pyarrow", None)  # type: ignore[arg-type]
     from tracker.logs import logging_to_stderr
     from tracker.web.serve import build_app, server
 
