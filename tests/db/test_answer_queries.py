@@ -29,3 +29,13 @@ def test_prices_by_place_are_searched_not_scanned(engine: sa.Engine) -> None:
             str(r) for r in db.tuples(f"EXPLAIN QUERY PLAN SELECT * FROM price_points WHERE {condition}", params)
         )
     assert "ix_price_points_place" in plan, plan
+
+
+def test_a_scan_runs_with_a_small_page_cache_and_gives_the_stores_back(engine: sa.Engine) -> None:
+    if engine.dialect.name != "sqlite":
+        return  # PostgreSQL's memory is the server's
+    with engine_db(engine) as db:
+        (before,) = db.tuples("PRAGMA cache_size")[0]
+        with db.scanning(cache_kb=2048) as scan:
+            assert scan.tuples("PRAGMA cache_size")[0][0] == -2048
+        assert db.tuples("PRAGMA cache_size")[0][0] == before == -65536

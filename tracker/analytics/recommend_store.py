@@ -92,7 +92,7 @@ def recommend_store(
     base = PriceFilter(gpu=gpu, provider=provider)
     if limit is None:
         return recommend(_frame(price_records(engine, base)), offers, refs, needs)
-    with engine_db(engine) as db:
+    with engine_db(engine) as conn, conn.scanning() as db:
         fitting = fit(
             _shapes_frame(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
         )

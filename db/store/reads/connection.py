@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 # Rows fetched at a time by `Db.stream`: a large answer never sits in memory whole.
 BATCH = 2000
+# KB of SQLite page cache while an aggregate scans the store (`Db.scanning`).
+SCAN_CACHE_KB = 8192
 
 
 class Db:
@@ -64,6 +66,21 @@ class Db:
                 cur.execute(self._sql(sql), tuple(params))
         finally:
             cur.close()
+
+    @contextmanager
+    def scanning(self, cache_kb: int = SCAN_CACHE_KB) -> Iterator[Db]:
+        """For aggregates over the whole store: on SQLite a small page cache
+        while they run (a scan reads each page once, and SQLite's sorter
+        keeps as much in memory as the cache may hold), the store's own after."""
+        if self.dialect != "sqlite":
+            yield self
+            return
+        (before,) = self.tuples("PRAGMA cache_size")[0]
+        self.execute(f"PRAGMA cache_size=-{int(cache_kb)}")
+        try:
+            yield self
+        finally:
+            self.execute(f"PRAGMA cache_size={int(before)}")
 
     def time(self, value: datetime) -> datetime | str:
         """A time as a parameter compared with stored times."""

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from db.schema import effective_hourly
 from tracker.analytics.history import Every, records, resample_history
@@ -92,6 +91,8 @@ def render_png(
     """The chart as PNG bytes: one step line per series, a dot at each change."""
     if not series:
         raise UserError("nothing to plot: no price history matches")
+    from matplotlib.figure import Figure  # loaded only when a chart is drawn
+
     end = _naive(now or datetime.now(UTC))
     figure = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
     axes = figure.add_subplot()
