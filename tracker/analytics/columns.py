@@ -100,3 +100,14 @@ TCO_COLUMNS = [
     "rates_source",
     "fx",
 ]
+
+# The kinds of price the report and the dashboard compare: a price model to its kind.
+MODEL_CLASSES = {
+    "on_demand": "on demand",
+    "spot": "spot",
+    "low_priority": "spot",
+    "reserved": "committed",
+    "savings_plan": "committed",
+    "monthly": "committed",
+    "yearly": "committed",
+}

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from db.store.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
+from tracker.analytics.columns import MODEL_CLASSES
 from tracker.cli.columns import change_dict, detail_text
 from tracker.cli.commands.offers import offer_dict
 from tracker.cli.commands.query import price_dict
@@ -33,19 +34,9 @@ from tracker.logs import mask_secrets
 if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
-    from tracker.config.settings import Config
+from tracker.config.settings import Config
 
 VERSION_SECONDS = 2.0
-# The kinds of price the overview compares (tracker/analytics/outputs/report.py MODEL_CLASSES).
-MODEL_CLASSES = {
-    "on_demand": "on demand",
-    "spot": "spot",
-    "low_priority": "spot",
-    "reserved": "committed",
-    "savings_plan": "committed",
-    "monthly": "committed",
-    "yearly": "committed",
-}
 CACHE_ENTRIES = 64
 
 

@@ -22,6 +22,7 @@ from db.store.reads import rankings
 from db.store.reads.connection import engine_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics.candidates import SLACK
+from tracker.analytics.columns import MODEL_CLASSES
 from tracker.analytics.compare import compare_frame, rank_prices
 from tracker.analytics.history import (
     change_counts,
@@ -57,15 +58,6 @@ from tracker.analytics.outputs.report_html import (
 from tracker.analytics.outputs.report_recommend import recommendation
 from tracker.analytics.reference import References
 
-MODEL_CLASSES = {
-    "on_demand": "on demand",
-    "spot": "spot",
-    "low_priority": "spot",
-    "reserved": "committed",
-    "savings_plan": "committed",
-    "monthly": "committed",
-    "yearly": "committed",
-}
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
 SUMMARY_ROWS = 8
