@@ -21,6 +21,7 @@ from tests.web.conftest import Served, serving
 pytestmark = [
     pytest.mark.skipif(BROWSER is None, reason="Chromium is not installed (apt-get install chromium)"),
     pytest.mark.xdist_group("web-browser"),
+    pytest.mark.slow,  # the fast loop keeps the API and security tests of the web room
 ]
 PAGES = {
     "overview": "/",
