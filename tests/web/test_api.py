@@ -148,6 +148,8 @@ BAD = [
     ("/api/recommend?usable_memory_share=2", "usable_memory_share must be above 0"),
     ("/api/recommend?months=999", "months='999' must be a whole number from 1 to 240"),
     ("/api/recommend?workload=gaming", "workload='gaming' is not one of"),
+    ("/api/recommend?limit=0", "limit='0' must be a whole number from 1"),
+    ("/api/recommend?gpus=8&min_gpu_memory=5000", "no GPU in the store has 5000 GB"),
     ("/api/recommend?qualify=friends", "qualify='friends' is not one of"),
     ("/api/recommend?mix=on_demand=2", "mix"),
     ("/api/recommend?spot_overhead=0.5", "spot_overhead='0.5' must be a number from 1"),
@@ -166,6 +168,13 @@ def test_a_bad_parameter_is_one_sentence(served: Served, path: str, says: str) -
     message = answer.json()["error"]
     assert says in message
     assert "\n" not in message and "Traceback" not in message and len(message) < 300
+
+
+def test_needs_nothing_meets_keep_the_form(served: Served) -> None:
+    """The recommend page answers needs no instance meets with the CLI's sentence, the form kept."""
+    page = served.get("/recommend?gpus=8&min_gpu_memory=5000")
+    assert page.status_code == 200
+    assert "no GPU in the store has 5000 GB" in page.text and 'name="gpus"' in page.text
 
 
 def test_read_only_and_unknown_paths(served: Served) -> None:

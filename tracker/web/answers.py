@@ -183,21 +183,23 @@ class Answers:
 
     def compare(self, **kw: Any) -> list[dict[str, Any]]:
         def compute() -> list[dict[str, Any]]:
-            from tracker.analytics.compare import compare_frame
-            from tracker.analytics.history import prices_frame, records
+            # The CLI's path (`gpu-tracker compare`): only the prices that can
+            # rank are read, only the first `limit` worked out in full.
+            from tracker.analytics.compare import compare_rows
 
-            frame = prices_frame(self.engine, gpu=kw["gpu"], provider=kw.get("provider"))
-            ranked = compare_frame(
-                frame,
+            return compare_rows(
+                self.engine,
                 self.refs,
+                gpu=kw["gpu"],
+                provider=kw.get("provider"),
                 count=kw.get("count"),
                 currency=kw["currency"],
                 os=kw.get("os") or "linux",
                 price_models=kw.get("price_models") or [],
                 region_group=kw.get("region_group"),
                 rank_by=kw.get("rank_by") or "price_per_gpu_hour",
+                limit=kw.get("limit"),
             )
-            return records(ranked.head(kw["limit"]) if kw.get("limit") else ranked)
 
         return self.kept(("compare", *sorted((k, str(v)) for k, v in kw.items())), compute)
 
@@ -205,13 +207,13 @@ class Answers:
         self, needs: Needs, *, gpu: str | None, provider: str | None, limit: int
     ) -> tuple[list[dict[str, Any]], list[str]]:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
-            from tracker.analytics.history import offers_frame, prices_frame, records
-            from tracker.analytics.recommend import recommend
+            # The CLI's path (`gpu-tracker recommend`): the store's aggregates
+            # pick the candidates, only those are priced in full.
+            from tracker.analytics.history import records
+            from tracker.analytics.recommend_store import recommend_store
 
-            ranked = recommend(
-                prices_frame(self.engine, gpu=gpu, provider=provider), offers_frame(self.engine), self.refs, needs
-            )
-            return records(ranked.head(limit) if limit else ranked), list(ranked.attrs.get("notes", []))
+            ranked = recommend_store(self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit)
+            return records(ranked), list(ranked.attrs.get("notes", []))
 
         return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
 

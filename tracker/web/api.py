@@ -278,7 +278,7 @@ def recommend(request: Request) -> Response:
     q = ask(request, RECOMMEND_PARAMS)
     needs = needs_of(**recommend_args(q))
     rows, _ = answers(request).recommend(
-        needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 0, MAX_LIMIT)
+        needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 1, MAX_LIMIT)
     )
     return as_json(rows, RECOMMEND_COLUMNS)
 

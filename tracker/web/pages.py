@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from db.money import readable
 from db.store.browse import SORTS, ChangeFilter
+from tracker.errors import UserError
 from tracker.web import chart
 from tracker.web.answers import Answers, needs_of
 from tracker.web.api import (
@@ -224,9 +225,12 @@ def recommend(request: Request) -> HTMLResponse:
     notes: list[str] = []
     if asked:
         needs = needs_of(**values)
-        rows, notes = answers(request).recommend(
-            needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 0, 500)
-        )
+        try:
+            rows, notes = answers(request).recommend(
+                needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 1, 500)
+            )
+        except UserError as e:  # no option meets the needs: the form stays, with the reason
+            notes = [str(e)]
     return render(
         request,
         "recommend.html",
