@@ -32,9 +32,15 @@ MB_LIMIT = 300
 RATIO_LIMIT = 3.0
 SMALL_LIMIT = 1.0  # seconds, at 100,000
 RAW_SQL = (
-    "SELECT gpu_model, price_model, count(*), min(price) FROM price_points "
+    "SELECT gpu_model, price_model, count(*), min(price) FROM price_points{hint} "
     "WHERE valid_to IS NULL GROUP BY gpu_model, price_model"
 )
+# On SQLite the plain scan is the table's: left to itself, SQLite walks a
+# partial index of the open rows (migration 0011) and fetches each row from
+# the table, four to five times slower than reading the table through
+# (0.86 s against 4.0 s on the million, 2026-12-06), which would flatter
+# every ratio.
+SQLITE_HINT = " NOT INDEXED"
 COMMANDS: dict[str, list[str]] = {
     "compare": ["compare", "--gpu", "H100", "--count", "8", "--limit", "20"],
     "tco": ["tco", "--gpu", "H100", "--count", "8", "--months", "36", "--limit", "20"],
@@ -95,9 +101,9 @@ def store(backend: str, n: int, folder: Path, home: Path) -> tuple[str, str]:
 
 def raw_scan(backend: str, url: str) -> Finished:
     if backend == "sqlite":
-        argv = ["sqlite3", url.removeprefix("sqlite:///"), RAW_SQL]
+        argv = ["sqlite3", url.removeprefix("sqlite:///"), RAW_SQL.format(hint=SQLITE_HINT)]
     else:
-        argv = ["psql", "postgresql://" + url.split("://", 1)[1], "-qAt", "-c", RAW_SQL]
+        argv = ["psql", "postgresql://" + url.split("://", 1)[1], "-qAt", "-c", RAW_SQL.format(hint="")]
     return min((run_process(argv, dict(os.environ)) for _ in range(3)), key=lambda f: f.wall)
 
 

@@ -17,6 +17,19 @@ class PriceModel(StrEnum):
     yearly = "yearly"
 
 
+# The kinds of price the report and the dashboard compare: a price model to
+# its kind (`db.store.summary` keeps the open prices' rates per kind).
+PRICE_KINDS = {
+    "on_demand": "on demand",
+    "spot": "spot",
+    "low_priority": "spot",
+    "reserved": "committed",
+    "savings_plan": "committed",
+    "monthly": "committed",
+    "yearly": "committed",
+}
+
+
 class Unit(StrEnum):
     """What one `price` buys. `term` means the whole of `PriceQuote.term`
     ('1yr', '3yr', '3mo'...)."""

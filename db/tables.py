@@ -150,3 +150,27 @@ class ChangeRow(SQLModel, table=True):
     source_url: str = ""
     observed_at: datetime = _time()
     detail: str = "{}"
+
+
+# The open prices' rates per instance type, kept by every run that moves a
+# price (`db.store.summary`, migration 0012): what `recommend` and the
+# report rank from, a few rows per instance type instead of every price.
+OPEN_TYPE_RATES = sa.Table(
+    "open_type_rates",
+    SQLModel.metadata,
+    sa.Column("provider", sa.String, nullable=False),
+    sa.Column("instance_type", sa.String, nullable=False),
+    sa.Column("os", sa.String, nullable=False),
+    sa.Column("gpu_model", sa.String, nullable=True),
+    sa.Column("gpu_count", sa.String, nullable=True),
+    sa.Column("gpu_memory_gb", sa.String, nullable=True),
+    sa.Column("currency", sa.String, nullable=False),
+    sa.Column("cls", sa.String, nullable=True),  # the kind of rate (`rankings.RATE_CLASS`)
+    sa.Column("kind", sa.String, nullable=True),  # the kind of price (`db.kinds.PRICE_KINDS`)
+    sa.Column("priced", sa.Integer, nullable=False),  # 0: rows with no hourly rate (shapes only)
+    sa.Column("low", sa.Float, nullable=True),
+    sa.Column("high", sa.Float, nullable=True),
+    sa.Column("in_stock", sa.Float, nullable=True),
+    sa.Column("special", sa.Integer, nullable=False),
+    sa.Index("ix_open_type_rates_provider", "provider", "instance_type"),
+)

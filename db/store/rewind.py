@@ -10,6 +10,8 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from db.schema import RunStatus
+from db.store.reads.connection import session_db
+from db.store.summary import refresh as refresh_summary
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 
@@ -28,6 +30,7 @@ def rewind_source(*, session: Session, source: str, moment: datetime) -> Rewound
     complete runs from then on are marked superseded (kept, for the record)."""
     prices, changes, runs = PricePoint.__table__, ChangeRow.__table__, CrawlRun.__table__
     conn = session.connection()
+    providers = conn.execute(sa.select(prices.c.provider).where(prices.c.source == source).distinct()).scalars().all()
     deleted = conn.execute(sa.delete(prices).where(prices.c.source == source, prices.c.valid_from >= moment))
     reopened = conn.execute(
         sa.update(prices)
@@ -48,4 +51,6 @@ def rewind_source(*, session: Session, source: str, moment: datetime) -> Rewound
         )
         .values(status=RunStatus.superseded)
     )
+    # The rates per instance type of the source's providers, as the prices now are.
+    refresh_summary(session_db(session), providers)
     return Rewound(deleted.rowcount, reopened.rowcount, gone.rowcount, superseded.rowcount)

@@ -28,13 +28,15 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlmodel import Session, col, select
 
-from db.bulk.encoding import StagedQuote, price_row
+from db.bulk.encoding import STORED_FIELDS, StagedQuote, price_row
 from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array
 from db.bulk.writer import BulkWriter, bulk_time
 from db.schema import Change, ChangeKind, Offer, RunStatus, TrackedPrice
 from db.store.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
 from db.store.reader import utc_time
+from db.store.reads.connection import session_db
+from db.store.summary import refresh as refresh_summary
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of
@@ -56,6 +58,9 @@ class OpenSnapshot:
     inputs: PriceFingerprints  # file row hash -> key
 
 
+_PROVIDER = STORED_FIELDS.index("provider")
+
+
 class RunStore:
     """The store as one run of `source` sees it, in the caller's session.
 
@@ -69,6 +74,7 @@ class RunStore:
         self.source = source
         self.run_id = run_id
         self.rows_written = 0
+        self.moved_providers: set[str] = set()  # whose open prices this run changed
         self._observed: datetime | None = None
         self._valid_from: object = None  # `observed` as the driver binds it
         self._writer: BulkWriter | None = None
@@ -259,6 +265,7 @@ class RunStore:
                 self.session.connection().execute(stmt, [{"pid": i, "h": h} for i, h in input_hashes.items()])
         source, run_id, valid_from = self.source, self.run_id, self._valid_from
         writer.write([price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in inserts])
+        self.moved_providers.update(q.columns[_PROVIDER] for q in inserts)
         self.rows_written += len(inserts)
 
     def close_prices(self, removed: Sequence[int], misses: dict[int, int]) -> list[PricePoint]:
@@ -272,6 +279,7 @@ class RunStore:
         for start in range(0, len(removed), 500):
             chunk = list(removed[start : start + 500])
             points.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
+        self.moved_providers.update(p.provider for p in points)
         ordered = sorted(removed)  # the table's order: its pages are read and written once, in turn
         for start in range(0, len(ordered), IN_LIST):
             among = _among(self._postgres, t.c.id, ordered[start : start + IN_LIST])
@@ -347,6 +355,8 @@ class RunStore:
         run.changes, run.capture_path, run.regions = len(changes), capture_path, ",".join(regions)
         self.session.add(run)
         add_changes(session=self.session, run_id=self.run_id, changes=changes)
+        # The rates per instance type of what moved, in the run's transaction.
+        refresh_summary(session_db(self.session), self.moved_providers)
 
     def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
         """The run ends without moving the snapshot."""

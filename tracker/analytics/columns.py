@@ -6,6 +6,8 @@ without loading the frame code."""
 
 from __future__ import annotations
 
+from db.kinds import PRICE_KINDS
+
 SERIES_FIELDS = [
     "provider",
     "region",
@@ -102,12 +104,4 @@ TCO_COLUMNS = [
 ]
 
 # The kinds of price the report and the dashboard compare: a price model to its kind.
-MODEL_CLASSES = {
-    "on_demand": "on demand",
-    "spot": "spot",
-    "low_priority": "spot",
-    "reserved": "committed",
-    "savings_plan": "committed",
-    "monthly": "committed",
-    "yearly": "committed",
-}
+MODEL_CLASSES = PRICE_KINDS

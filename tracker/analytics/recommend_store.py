@@ -97,8 +97,7 @@ def recommend_store(
             _shapes_frame(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
         )
         notes: list[str] = list(fitting.attrs.get("notes", []))
-        condition, params = rankings.shape_condition(fitting["shape"])
-        where = replace(base, os="linux", with_gpus=True, extra=(condition,), extra_params=tuple(params))
+        where = replace(base, os="linux", with_gpus=True, shapes=tuple(fitting["shape"]))
         with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
         if needs.mixes or needs.region_group:
             scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)

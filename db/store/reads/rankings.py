@@ -1,16 +1,20 @@
 """The analytics' aggregates, asked of the store in SQL: per instance and
 kind of price its cheapest hourly rate, the GPU shapes a store holds, the
 cheapest price per GPU model and kind. They rank and prune; they never
-give a figure a user sees. The rates are floats, for ranking only: the
+give a figure a user sees. What the open prices' rates per instance type
+(`open_type_rates`, kept by each run: `db.store.summary`) can answer, they
+answer from it: a few rows per instance type instead of every price. The rates are floats, for ranking only: the
 analytics then read the few rows they show (`db.store.reads.rows.prices`)
 and work them out again with exact Decimals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
+from db.kinds import PRICE_KINDS
 from db.store.reads.connection import Db
 from db.store.reads.rows import PriceFilter
 
@@ -64,6 +68,20 @@ WHERE rate IS NOT NULL
 GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls"""
 
 
+SUMMARY = "open_type_rates"
+
+
+def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str, list[Any]] | None:
+    """`where` as a condition on `open_type_rates`, or None when the table
+    cannot answer it: it holds the open prices only, per instance type (no
+    region, price model or single instance), and its in-stock rate is per
+    operating system (`one_os`: the answer needs one)."""
+    narrower = (where.region, where.price_model, where.instance_type, where.gpu_count, where.instances, where.types)
+    if not where.current or any(v is not None for v in narrower) or (one_os and not where.os):
+        return None
+    return replace(where, current=False).where(db)
+
+
 def _patterns() -> list[str]:
     return [f'%"{name}"%' for name in SPECIAL_ATTRS]
 
@@ -78,11 +96,20 @@ def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
     return db.stream(sql, [*_patterns(), *params])
 
 
-def type_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
+def type_rates(db: Db, where: PriceFilter, *, kept_table: bool = True) -> Iterator[dict[str, Any]]:
     """Per instance type (provider, type), currency and kind of price, over
     its regions: the lowest and the highest of the regions' cheapest rates,
     the lowest in a region where no price of the instance is sold out (NULL
     if none), whether a row is special; in the order of the types, streamed."""
+    kept = summarized(db, where, one_os=True) if kept_table else None
+    if kept is not None:
+        condition, params = kept
+        sql = f"""SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(low) AS low,
+       max(high) AS high, min(in_stock) AS in_stock, max(special) AS special
+FROM {SUMMARY} WHERE priced = 1 AND {condition}
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
+ORDER BY provider, instance_type"""
+        return db.stream(sql, params)
     condition, params = where.where(db)
     sql = f"""
 WITH regional AS ({_regional(db, condition)}
@@ -98,34 +125,33 @@ ORDER BY provider, instance_type"""
     return db.stream(sql, [*_patterns(), *params])
 
 
-def shapes(db: Db, where: PriceFilter) -> list[dict[str, Any]]:
+def shapes(db: Db, where: PriceFilter, *, kept_table: bool = True) -> list[dict[str, Any]]:
     """The distinct GPU shapes of the prices `where` asks for: operating
     system, instance type, GPU model, count and memory (what decides whether
     a price can hold a job)."""
-    condition, params = where.where(db)
+    kept = summarized(db, where) if kept_table else None
+    condition, params = kept or where.where(db)
+    table = SUMMARY if kept is not None else "price_points"
     sql = f"""SELECT DISTINCT os, instance_type, gpu_model, gpu_count, gpu_memory_gb
-FROM price_points WHERE {condition} ORDER BY instance_type, gpu_model, gpu_count, gpu_memory_gb, os"""
+FROM {table} WHERE {condition} ORDER BY instance_type, gpu_model, gpu_count, gpu_memory_gb, os"""
     return db.rows(sql, params)
-
-
-def shape_condition(shapes: Iterable[tuple[str | None, str | None, str | None]]) -> tuple[str, list[Any]]:
-    """A condition that holds for the rows of these (gpu_model, gpu_count, gpu_memory_gb) shapes."""
-    found = sorted({tuple("" if v is None else v for v in shape) for shape in shapes})
-    if not found:
-        return "1 = 0", []
-    params: list[Any] = [v for shape in found for v in shape]
-    values = ", ".join(["(?, ?, ?)"] * len(found))
-    columns = "(COALESCE(gpu_model, ''), COALESCE(gpu_count, ''), COALESCE(gpu_memory_gb, ''))"
-    return f"{columns} IN (VALUES {values})", params
 
 
 def _kind(kinds: dict[str, str]) -> str:
     return "CASE price_model " + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in kinds.items()) + " ELSE price_model END"
 
 
-def cheapest_per_gpu(db: Db, where: PriceFilter, kinds: dict[str, str]) -> list[dict[str, Any]]:
+def cheapest_per_gpu(
+    db: Db, where: PriceFilter, kinds: dict[str, str], *, kept_table: bool = True
+) -> list[dict[str, Any]]:
     """Per GPU model, kind of price (price models grouped as `kinds` names
     them) and currency: the lowest rate per GPU-hour, a float."""
+    kept = summarized(db, where) if kinds == PRICE_KINDS and kept_table else None
+    if kept is not None:
+        condition, params = kept
+        sql = f"""SELECT gpu_model, kind, currency, min(low / {db.number("gpu_count")}) AS low
+FROM {SUMMARY} WHERE priced = 1 AND {condition} GROUP BY gpu_model, kind, currency"""
+        return db.rows(sql, params)
     condition, params = where.where(db)
     per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
     sql = f"""SELECT gpu_model, {_kind(kinds)} AS kind, currency, min({per_gpu}) AS low
@@ -134,15 +160,20 @@ FROM price_points WHERE {condition} GROUP BY gpu_model, {_kind(kinds)}, currency
 
 
 def instances_below(
-    db: Db, where: PriceFilter, kinds: dict[str, str], bars: Sequence[tuple[str, str, str, float]]
+    db: Db,
+    where: PriceFilter,
+    kinds: dict[str, str],
+    bars: Sequence[tuple[str, str, str, float]],
+    *,
+    kept_table: bool = True,
 ) -> list[tuple[str, str, str]]:
     """The instances with a price per GPU-hour at most the bar of its
     (GPU model, kind, currency), in that currency. The bars are a temporary
-    table keyed as the rows look them up: one lookup a row, not one per bar."""
+    table keyed as the rows look them up: one lookup a row, not one per bar;
+    the instance types that can hold such a price are found first in
+    `open_type_rates` when it can answer `where`."""
     if not bars:
         return []
-    condition, params = where.where(db)
-    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
     db.execute("DROP TABLE IF EXISTS answer_bars")
     db.execute(
         "CREATE TEMPORARY TABLE answer_bars (gpu_model TEXT, kind TEXT, currency TEXT, top FLOAT, "
@@ -150,6 +181,20 @@ def instances_below(
     )
     try:
         db.execute("INSERT INTO answer_bars VALUES (?, ?, ?, ?)", many=bars)
+        kept = summarized(db, where) if kinds == PRICE_KINDS and kept_table else None
+        if kept is not None:
+            condition, params = kept
+            sql = f"""SELECT DISTINCT s.provider, s.instance_type
+FROM (SELECT provider, instance_type, gpu_model, kind, currency, low / {db.number("gpu_count")} AS per_gpu
+      FROM {SUMMARY} WHERE priced = 1 AND {condition}) AS s
+JOIN answer_bars AS bar ON s.gpu_model = bar.gpu_model AND s.kind = bar.kind AND s.currency = bar.currency
+WHERE s.per_gpu <= bar.top"""
+            types = tuple(sorted(tuple(r) for r in db.tuples(sql, params)))
+            if not types:
+                return []
+            where = replace(where, types=types)
+        condition, params = where.where(db)
+        per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
         sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
 FROM (SELECT provider, region, instance_type, gpu_model, {_kind(kinds)} AS kind, currency, {per_gpu} AS per_gpu
       FROM price_points WHERE {condition}) AS p

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -65,8 +65,8 @@ class PriceFilter:
     with_gpus: bool = False  # only rows with a GPU count
     instances: tuple[tuple[str, str, str], ...] | None = None
     types: tuple[tuple[str, str], ...] | None = None
-    extra: tuple[str, ...] = field(default=())  # more conditions, from `db.store.reads.rankings`
-    extra_params: tuple[Any, ...] = field(default=())
+    # (gpu_model, gpu_count, gpu_memory_gb) as stored: only rows of these GPU shapes.
+    shapes: tuple[tuple[str | None, str | None, str | None], ...] | None = None
 
     def where(self, db: Db) -> tuple[str, list[Any]]:
         where: list[str] = ["valid_to IS NULL"] if self.current else []
@@ -103,9 +103,17 @@ class PriceFilter:
                 where.append(f"instance_type IN ({', '.join('?' * len(names))})")
                 params.extend(names)
             where.append(_tuples_in(columns, keys, params))
-        where.extend(self.extra)
-        params.extend(self.extra_params)
+        if self.shapes is not None:
+            where.append(_shapes_in(self.shapes, params))
         return (" AND ".join(where) or "1 = 1"), params
+
+
+def _shapes_in(shapes: Sequence[tuple[str | None, str | None, str | None]], params: list[Any]) -> str:
+    found = sorted({tuple("" if v is None else v for v in shape) for shape in shapes})
+    if not found:
+        return "1 = 0"
+    columns = "(COALESCE(gpu_model, ''), COALESCE(gpu_count, ''), COALESCE(gpu_memory_gb, ''))"
+    return _tuples_in(columns, found, params)
 
 
 def _tuples_in(columns: str, values: Sequence[tuple[str, ...]], params: list[Any]) -> str:

@@ -1,0 +1,85 @@
+"""The open prices' rates per instance type, kept as a table
+(`open_type_rates`) by each run that moves a price, so that the answers
+that rank the whole store (`recommend`, the report) read a few rows per
+instance type instead of pricing and grouping every open price.
+
+A row holds, per instance type, operating system, GPU shape, currency, kind
+of rate (`rankings.RATE_CLASS`) and kind of price (`db.kinds.PRICE_KINDS`),
+over the type's regions: the lowest and the highest of the regions'
+cheapest rates, the lowest in a region where no price of the instance (on
+that system) is sold out, and whether a price states a bundled disk or
+tiered rates; the rows with no hourly rate appear once per shape
+(`priced` 0), for the shapes alone. The figures are floats, for ranking
+only, worked out by the very SQL `rankings` runs over the prices
+(`tests/db/test_summary.py` holds the two equal).
+
+A run refreshes the rows of the providers it wrote or closed prices of, in
+its own transaction: the table never says what the prices do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from db.kinds import PRICE_KINDS
+from db.store.reads.connection import Db
+from db.store.reads.rankings import RATE_CLASS, SPECIAL_ATTRS, hourly
+
+TABLE = "open_type_rates"
+# The columns an answer may filter the table on (`rankings.summarized`).
+SHAPE = ("provider", "instance_type", "os", "gpu_model", "gpu_count", "gpu_memory_gb")
+KEY = (*SHAPE, "currency", "cls", "kind", "priced")
+COLUMNS = (*KEY, "low", "high", "in_stock", "special")
+
+
+def kind_sql() -> str:
+    """A row's kind of price, as `db.kinds.PRICE_KINDS` names it."""
+    return (
+        "CASE price_model "
+        + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in PRICE_KINDS.items())
+        + " ELSE price_model END"
+    )
+
+
+def _select(db: Db, condition: str) -> str:
+    special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
+    shape = ", ".join(SHAPE)
+    instance = "provider, region, instance_type, os, gpu_model, gpu_count, gpu_memory_gb"
+    return f"""
+WITH rated AS (
+  SELECT provider, region, instance_type, os, gpu_model, gpu_count, gpu_memory_gb, currency,
+         {RATE_CLASS} AS cls, {kind_sql()} AS kind, {hourly(db)} AS rate,
+         CASE WHEN {special} THEN 1 ELSE 0 END AS special,
+         CASE WHEN availability = 'sold_out' THEN 1 ELSE 0 END AS sold_out
+  FROM price_points WHERE valid_to IS NULL AND {condition}
+), regional AS (
+  SELECT {instance}, currency, cls, kind, CASE WHEN rate IS NULL THEN 0 ELSE 1 END AS priced,
+         min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
+  FROM rated
+  GROUP BY {instance}, currency, cls, kind, CASE WHEN rate IS NULL THEN 0 ELSE 1 END
+), placed AS (
+  SELECT regional.*,
+         max(CASE WHEN priced = 1 THEN sold_out END) OVER (PARTITION BY {instance}) AS instance_sold_out
+  FROM regional
+)
+SELECT {shape}, currency, cls, kind, priced, min(rate), max(rate),
+       min(CASE WHEN instance_sold_out = 0 THEN rate END), max(CASE WHEN priced = 1 THEN special ELSE 0 END)
+FROM placed
+GROUP BY {shape}, currency, cls, kind, priced"""
+
+
+def refresh(db: Db, providers: Iterable[str] | None = None) -> None:
+    """The table's rows of `providers` (every provider with None) worked out
+    again from their open prices."""
+    patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
+    if providers is None:
+        db.execute(f"DELETE FROM {TABLE}")
+        condition, params = "1 = 1", []
+    else:
+        names = sorted(set(providers))
+        if not names:
+            return
+        marks = ", ".join("?" * len(names))
+        db.execute(f"DELETE FROM {TABLE} WHERE provider IN ({marks})", names)
+        condition, params = f"provider IN ({marks})", names
+    db.execute(f"INSERT INTO {TABLE} ({', '.join(COLUMNS)}) {_select(db, condition)}", [*patterns, *params])

@@ -1,0 +1,122 @@
+"""The open prices' rates per instance type (`open_type_rates`,
+db/store/summary.py): the table the runs keep says what the prices say, and
+the answers read from it are those the prices give, on each back end.
+
+The store is the demo's (its captures imported source by source, then the
+marketplaces' days replayed: runs that insert, change and close prices),
+so the rows compared come from real captures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+import sqlalchemy as sa
+
+from db.kinds import PRICE_KINDS
+from db.store.reads import rankings
+from db.store.reads.connection import Db, engine_db
+from db.store.reads.rows import PriceFilter
+from db.store.summary import COLUMNS, KEY, TABLE, refresh
+
+FILTERS = [
+    PriceFilter(os="linux", with_gpus=True),
+    PriceFilter(os="linux", with_gpus=True, gpu="H100"),
+    PriceFilter(os="linux", with_gpus=True, provider="aws"),
+    PriceFilter(os="windows", with_gpus=True),
+    PriceFilter(os="linux", with_gpus=True, shapes=(("H100", "8", "640"), ("A100", "8", "320"), ("L4", "1", "24"))),
+]
+
+
+@pytest.fixture
+def store(demo_db_url: str) -> Iterator[sa.Engine]:
+    engine = sa.create_engine(demo_db_url)
+    yield engine
+    engine.dispose()
+
+
+def _table(db: Db) -> list[tuple]:
+    order = ", ".join(KEY)
+    rows = db.tuples(f"SELECT {', '.join(COLUMNS)} FROM {TABLE} ORDER BY {order}")
+    return [tuple(round(v, 9) if isinstance(v, float) else v for v in row) for row in rows]
+
+
+def _rounded(rows: list[dict]) -> list[dict]:
+    return [{k: round(v, 9) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+
+
+def test_the_kept_table_is_what_the_prices_say(store: sa.Engine) -> None:
+    """After the demo's runs, the table the runs kept equals one worked out
+    afresh from every open price; and it holds the demo's instance types."""
+    with engine_db(store) as db:
+        kept = _table(db)
+        refresh(db)
+        assert _table(db) == kept
+        db.conn.rollback()
+    assert len(kept) > 500
+    assert {row[0] for row in kept} >= {"aws", "azure", "gcp", "alibaba", "tencent", "vastai"}
+
+
+def test_answers_from_the_table_are_those_of_the_prices(store: sa.Engine) -> None:
+    with engine_db(store) as db:
+        for where in FILTERS:
+            fast = _rounded(list(rankings.type_rates(db, where)))
+            slow = _rounded(list(rankings.type_rates(db, where, kept_table=False)))
+            assert fast == slow and fast, where
+            fast_shapes = rankings.shapes(db, where)
+            assert fast_shapes == rankings.shapes(db, where, kept_table=False), where
+            lows = rankings.cheapest_per_gpu(db, where, PRICE_KINDS)
+            key = lambda r: (str(r["gpu_model"]), r["kind"], r["currency"])  # noqa: E731
+            exact = [r for r in rankings.cheapest_per_gpu(db, where, PRICE_KINDS, kept_table=False) if r["low"]]
+            assert sorted(_rounded(lows), key=key) == sorted(_rounded(exact), key=key), where
+            bars = [(r["gpu_model"], r["kind"], r["currency"], r["low"] * 1.05) for r in exact if r["gpu_model"]]
+            found = rankings.instances_below(db, where, PRICE_KINDS, bars)
+            assert found == rankings.instances_below(db, where, PRICE_KINDS, bars, kept_table=False), where
+            assert found
+
+
+def test_a_filter_the_table_cannot_answer_reads_the_prices(store: sa.Engine) -> None:
+    """A region, a single instance or no system: the prices answer, the table is not asked."""
+    with engine_db(store) as db:
+        assert rankings.summarized(db, PriceFilter(os="linux", region="us-east-1")) is None
+        assert rankings.summarized(db, PriceFilter(os="linux", gpu_count=Decimal(8))) is None
+        assert rankings.summarized(db, PriceFilter(os="linux", current=False)) is None
+        assert rankings.summarized(db, PriceFilter(with_gpus=True), one_os=True) is None
+        where = PriceFilter(with_gpus=True, region="eastus")
+        assert list(rankings.type_rates(db, where)) == list(rankings.type_rates(db, where, kept_table=False))
+
+
+def test_a_rewind_keeps_the_table(demo_db_url: str) -> None:
+    """A source's history rewound (as `reprocess` does) moves its providers'
+    rows with the prices; the other providers' rows stay as they were."""
+    from sqlmodel import Session
+
+    from db.store.reads.connection import utc_time
+    from db.store.rewind import rewind_source
+
+    engine = sa.create_engine(demo_db_url)
+    try:
+        with engine.connect() as conn:
+            # A source that saw more than one day: its later days moved prices.
+            source, provider, first = conn.execute(
+                sa.text(
+                    "SELECT source, min(provider), min(valid_from) FROM price_points GROUP BY source "
+                    "HAVING count(DISTINCT valid_from) > 1 AND count(DISTINCT provider) = 1 ORDER BY source LIMIT 1"
+                )
+            ).one()
+        with engine_db(engine) as db:
+            before = _table(db)
+        with Session(engine) as session:
+            rewind_source(session=session, source=source, moment=utc_time(first) + timedelta(seconds=1))
+            session.commit()
+        with engine_db(engine) as db:
+            after = _table(db)
+            refresh(db)
+            assert _table(db) == after
+            db.conn.rollback()
+        assert after != before, source
+        assert [r for r in after if r[0] != provider] == [r for r in before if r[0] != provider]
+    finally:
+        engine.dispose()
