@@ -68,7 +68,7 @@ def test_answers_from_the_table_are_those_of_the_prices(store: sa.Engine) -> Non
             fast_shapes = rankings.shapes(db, where)
             assert fast_shapes == rankings.shapes(db, where, kept_table=False), where
             lows = rankings.cheapest_per_gpu(db, where, PRICE_KINDS)
-            key = lambda r: (str(r["gpu_model"]), r["kind"], r["currency"])  # noqa: E731
+            key = lambda r: (str(r["gpu_model"]), r["kind"], r["currency"])
             exact = [r for r in rankings.cheapest_per_gpu(db, where, PRICE_KINDS, kept_table=False) if r["low"]]
             assert sorted(_rounded(lows), key=key) == sorted(_rounded(exact), key=key), where
             bars = [(r["gpu_model"], r["kind"], r["currency"], r["low"] * 1.05) for r in exact if r["gpu_model"]]
