@@ -48,8 +48,9 @@ def test_report_is_one_self_contained_escaped_page(cli, db_url: str, tmp_path: P
     page.feed(html)
     assert page.sections == ["summary", "history", "cheapest", "changes", "offers", "recommendation", "health"]
     assert page.tags.count("table") >= 5 and page.tags.count("script") == 1 and "link" not in page.tags
-    # Nothing is fetched: images are data URIs, the policy forbids the rest.
-    assert len(page.sources) == 2 and all(s.startswith("data:image/png;base64,") for s in page.sources)
+    # Nothing is fetched: the two charts are inline SVG, the policy forbids the rest.
+    assert page.sources == [] and html.count('<svg class="chart"') == 2
+    assert "USD per GPU-hour</text>" in html and "<polyline" in html
     assert page.csp.startswith("default-src 'none'; img-src data:;") and "script-src 'sha256-" in page.csp
     # Links go to this page's sections or to a provider's https page, never to javascript:.
     assert set(page.links) == {f"#{s}" for s in page.sections} | {"https://cloud.google.com/free"}

@@ -89,7 +89,9 @@ def test_report_layout_in_chromium(sqlite_cli, home: Path, tmp_path: Path) -> No
                 assert summary and charts and summary["y"] < charts["y"]
                 assert page.locator("#summary #cheapest-by-gpu tbody tr").count() >= 2
                 assert "Recent changes" in page.locator("#summary").inner_text()
-                assert page.locator("#history img").first.evaluate("img => img.naturalWidth") > 0
+                chart = page.locator("#history svg.chart").first.bounding_box()
+                assert chart and chart["width"] > 300 and chart["height"] > 100
+                assert page.locator("#history svg.chart polyline").count() >= 2
 
                 page.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
                 page.close()

@@ -109,7 +109,8 @@ def recommend_store(
         raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
     keys = candidates.best_keys(scored, limit)
     types = tuple(sorted({(p, t) for p, t, _ in keys}))
-    rows = price_records(engine, replace(base, types=types))
+    # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
+    rows = price_records(engine, replace(where, types=types))
     frame = recommend(_frame(rows), offers, refs, needs).head(limit)
     frame.attrs["notes"] = notes
     return frame

@@ -2,14 +2,13 @@
 first (cheapest price per GPU model, recent changes, current offers), charts
 of price history, then sortable detail tables and source health.
 
-It makes no requests: CSS and script are inline, the charts inline PNGs.
+It makes no requests: CSS and script are inline, the charts inline SVG.
 The page is a list of sections (`SECTIONS`), each built from one `ReportData`;
 a new part of the report is one more builder in that list.
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from html import escape
@@ -33,7 +32,7 @@ from tracker.analytics.history import (
     records,
     source_health,
 )
-from tracker.analytics.outputs.plot import Series, build_series, render_png
+from tracker.analytics.outputs.plot import Series, build_series
 from tracker.analytics.outputs.report_html import (
     Column,
     ReportData,
@@ -56,6 +55,7 @@ from tracker.analytics.outputs.report_html import (
     words,
 )
 from tracker.analytics.outputs.report_recommend import recommendation
+from tracker.analytics.outputs.svg import svg_chart
 from tracker.analytics.reference import References
 
 KINDS = ("on demand", "spot", "committed")
@@ -251,15 +251,11 @@ def summary(data: ReportData) -> Section:
 
 
 def _figure(series: list[Series], title: str, caption: str, data: ReportData) -> str:
-    for s in series:
-        s.fx = ""  # the rates are in the page header, once
-    png = render_png(series, title=title, unit=f"{data.currency} per GPU-hour", now=data.now, width=11, height=5)
-    encoded = base64.b64encode(png).decode("ascii")
-    return (
-        # On a phone the chart keeps a readable size and scrolls sideways in its own box.
-        f'<figure><div class="scroll chart"><img alt="{escape(title)}" src="data:image/png;base64,{encoded}"></div>'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
+    # The rates are in the page header, once; drawn as SVG, no plotting library loaded.
+    lines = [(s.label, s.steps) for s in series]
+    chart = svg_chart(lines, title=title, unit=f"{data.currency} per GPU-hour", now=data.now, caption=caption)
+    # On a phone the chart keeps a readable size and scrolls sideways in its own box.
+    return f'<div class="scroll">{chart}</div>'
 
 
 def _linux(frame: pd.DataFrame) -> pd.DataFrame:

@@ -66,6 +66,8 @@ table.sortable thead tr>:first-child{background:#eef2fa}
 th,td{padding:.3rem .4rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
 .card .value{font-size:1.25rem}header h1{font-size:1.35rem}.chart img{max-width:none;width:760px}}
 .chart{box-shadow:none}
+figure.chart{min-width:560px;max-width:960px;margin:0 auto 1rem}svg.chart{width:100%;height:auto;font-family:inherit}
+svg.chart text{fill:#5b6475}ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.88em}
 """
 # Click a column heading to sort by it; again to reverse. Numbers sort by their
 # exact value (data-sort), blanks always last.
