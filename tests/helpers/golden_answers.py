@@ -188,9 +188,17 @@ class _Text(HTMLParser):
         self._cell: list[str] | None = None
         self._row: list[str] | None = None
         self._text: list[str] = []
+        self._skip: str | None = None  # a chart's drawing or legend: a picture, not an answer
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "tr":
+        found = dict(attrs)
+        if self._skip:
+            return
+        if (tag == "svg" and found.get("class") == "chart") or (tag == "ul" and found.get("class") == "legend"):
+            self._skip = tag
+            if tag == "svg":  # recorded as the picture it was when the answers were recorded
+                self.other.append("img: " + (found.get("aria-label") or ""))
+        elif tag == "tr":
             self._row = []
         elif tag in ("td", "th"):
             self._cell = []
@@ -198,6 +206,9 @@ class _Text(HTMLParser):
             self.other.append("img: " + (dict(attrs).get("alt") or ""))
 
     def handle_endtag(self, tag: str) -> None:
+        if self._skip:
+            self._skip = None if tag == self._skip else self._skip
+            return
         if tag in ("td", "th") and self._cell is not None and self._row is not None:
             self._row.append(_words(" ".join(self._cell)))
             self._cell = None
@@ -211,6 +222,8 @@ class _Text(HTMLParser):
             self._text = []
 
     def handle_data(self, data: str) -> None:
+        if self._skip:
+            return
         if self._cell is not None:
             self._cell.append(data)
         elif self._row is None:

@@ -40,7 +40,7 @@ from tracker.analytics.gpu_models import lookup
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend_fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
 from tracker.analytics.reference import References
-from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, instance_rates
+from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
 
 WORKLOADS = ("training", "inference")
@@ -150,14 +150,15 @@ def mix_label(mix: dict[str, Decimal]) -> str:
     return ",".join(f"{model}={share.normalize():f}" for model, share in mix.items())
 
 
-def recommend(prices: pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs) -> pd.DataFrame:
+def recommend(
+    prices: list[dict[str, Any]] | pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs
+) -> pd.DataFrame:
     """The ranked options for `needs`; `frame.attrs["notes"]` says what was left out and why."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
-    fitting = fit(prices, needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share)
+    fitting, notes = fit(as_rows(prices), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share)
     usable = usable_offers(offers, needs.qualifies)
-    notes: list[str] = list(fitting.attrs.get("notes", []))
     options: dict[tuple, dict[str, Any]] = {}
     regions: dict[tuple, int] = {}
     no_throughput: set[str] = set()

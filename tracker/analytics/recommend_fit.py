@@ -13,8 +13,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-import pandas as pd
-
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
 from tracker.errors import UserError
@@ -34,7 +32,7 @@ def _count(value: Any) -> Decimal | None:
     return value if isinstance(value, Decimal) and value > 0 else None
 
 
-def gpu_memory(row: pd.Series) -> Decimal | None:
+def gpu_memory(row: dict[str, Any]) -> Decimal | None:
     """Datasheet GB of memory per GPU; for a slice, the slice's own memory."""
     count, memory = _count(row.get("gpu_count")), row.get("gpu_memory_gb")
     if count is None:
@@ -55,44 +53,46 @@ def slice_label(count: Decimal) -> str:
     return f"{count.normalize():f} of one GPU"
 
 
-def _names(rows: pd.DataFrame) -> str:
-    types = sorted(set(rows["instance_type"]))
+def _names(rows: list[dict[str, Any]]) -> str:
+    types = sorted({str(r["instance_type"]) for r in rows})
     more = f" and {len(types) - _SHOWN} more" if len(types) > _SHOWN else ""
     return ", ".join(types[:_SHOWN]) + more
 
 
-def fit(prices: pd.DataFrame, gpus: Decimal, min_memory: Decimal | None, share: Decimal) -> pd.DataFrame:
-    """The rows that can hold the job, with `memory_per_gpu` and `usable_memory`
-    columns; `frame.attrs["notes"]` says what was left out and why. One
-    sentence when nothing fits."""
-    if prices.empty:
+def fit(
+    prices: list[dict[str, Any]], gpus: Decimal, min_memory: Decimal | None, share: Decimal
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows that can hold the job, each with `memory_per_gpu` and
+    `usable_memory`, in their order; and notes of what was left out and why.
+    One sentence when nothing fits."""
+    if not prices:
         raise UserError("no current prices match; crawl a source first (or try `gpu-tracker demo`)")
-    rows = prices[prices["os"] == "linux"] if "os" in prices.columns else prices
-    counts = rows["gpu_count"].map(_count)
-    rows = rows[counts.notna()]
-    counts = counts[counts.notna()]
+    counted = [(r, c) for r in prices if r.get("os", "linux") == "linux" and (c := _count(r.get("gpu_count")))]
     notes: list[str] = []
     if gpus >= 1:
-        slices = counts.map(is_fractional)
-        if slices.any():
-            notes.append(f"left out, slices of a shared GPU cannot make {gpus:f} whole GPU(s): {_names(rows[slices])}")
-        rows = rows[~slices]
+        slices = [r for r, c in counted if is_fractional(c)]
+        if slices:
+            notes.append(f"left out, slices of a shared GPU cannot make {gpus:f} whole GPU(s): {_names(slices)}")
+        counted = [(r, c) for r, c in counted if not is_fractional(c)]
     else:
-        small = counts.map(lambda c: c < gpus)
-        if small.any():
-            notes.append(f"left out, slices smaller than {gpus:f} of one GPU: {_names(rows[small])}")
-        rows = rows[~small]
-    if rows.empty:
+        small = [r for r, c in counted if c < gpus]
+        if small:
+            notes.append(f"left out, slices smaller than {gpus:f} of one GPU: {_names(small)}")
+        counted = [(r, c) for r, c in counted if not c < gpus]
+    if not counted:
         raise UserError("no current price is for whole GPUs; ask for a share of one GPU, e.g. --gpus 0.5")
-    memory = rows.apply(gpu_memory, axis=1)  # type: ignore[call-overload]  # pandas-stubs: no object (Decimal) results
-    usable = memory.map(lambda m: (m * share).quantize(Decimal("0.1")) if m is not None else None)
-    rows = rows.assign(memory_per_gpu=memory, usable_memory=usable)
+    rows = []
+    for row, _ in counted:
+        memory = gpu_memory(row)
+        usable = (memory * share).quantize(Decimal("0.1")) if memory is not None else None
+        rows.append({**row, "memory_per_gpu": memory, "usable_memory": usable})
     if min_memory is None:
-        rows.attrs["notes"] = notes
-        return rows
-    enough = usable.map(lambda m: m is not None and m >= min_memory)
-    if not enough.any():
-        known = [(u, m, g) for u, m, g in zip(usable, memory, rows["gpu_model"], strict=True) if u is not None]
+        return rows, notes
+    enough = [r for r in rows if r["usable_memory"] is not None and r["usable_memory"] >= min_memory]
+    if not enough:
+        known = [
+            (r["usable_memory"], r["memory_per_gpu"], r["gpu_model"]) for r in rows if r["usable_memory"] is not None
+        ]
         most = ""
         if known:
             top = max(known, key=lambda k: k[0])
@@ -101,9 +101,7 @@ def fit(prices: pd.DataFrame, gpus: Decimal, min_memory: Decimal | None, share: 
             f"no GPU in the store has {min_memory:f} GB of usable memory per GPU{most}; "
             "lower --min-gpu-memory, raise --usable-memory-share or split the model across more GPUs"
         )
-    short = rows[~enough]
-    if not short.empty:
-        notes.append(f"left out, less than {min_memory:f} GB usable per GPU: {len(set(short['instance_type']))} types")
-    rows = rows[enough]
-    rows.attrs["notes"] = notes
-    return rows
+    if len(enough) < len(rows):
+        short = {r["instance_type"] for r in rows if r["usable_memory"] is None or r["usable_memory"] < min_memory}
+        notes.append(f"left out, less than {min_memory:f} GB usable per GPU: {len(short)} types")
+    return enough, notes

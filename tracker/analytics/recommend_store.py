@@ -29,7 +29,7 @@ from db.store.reads import rankings
 from db.store.reads.connection import Db, engine_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics import candidates
-from tracker.analytics.history import _frame, offers_frame, price_records
+from tracker.analytics.history import offers_frame, price_records
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.recommend import (
     SINGLE_MIXES,
@@ -45,7 +45,7 @@ from tracker.analytics.tco import _no_rates
 from tracker.errors import UserError
 
 
-def _shapes_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _shapes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The shapes as `fit` reads prices: Decimal counts and memory, the stored text beside."""
     out = []
     for row in rows:
@@ -60,7 +60,7 @@ def _shapes_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
                 "shape": (row["gpu_model"], count, memory),
             }
         )
-    return pd.DataFrame(out, columns=["os", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "shape"])
+    return out
 
 
 def _mixes(rates: dict[str, float], needs: Needs) -> list[dict[str, Decimal]]:
@@ -91,13 +91,12 @@ def recommend_store(
     offers = offers_frame(engine)
     base = PriceFilter(gpu=gpu, provider=provider)
     if limit is None:
-        return recommend(_frame(price_records(engine, base)), offers, refs, needs)
+        return recommend(price_records(engine, base), offers, refs, needs)
     with engine_db(engine) as conn, conn.scanning() as db:
-        fitting = fit(
-            _shapes_frame(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
+        fitting, notes = fit(
+            _shapes(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
         )
-        notes: list[str] = list(fitting.attrs.get("notes", []))
-        where = replace(base, os="linux", with_gpus=True, shapes=tuple(fitting["shape"]))
+        where = replace(base, os="linux", with_gpus=True, shapes=tuple(r["shape"] for r in fitting))
         with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
         if needs.mixes or needs.region_group:
             scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)
@@ -111,7 +110,7 @@ def recommend_store(
     types = tuple(sorted({(p, t) for p, t, _ in keys}))
     # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
     rows = price_records(engine, replace(where, types=types))
-    frame = recommend(_frame(rows), offers, refs, needs).head(limit)
+    frame = recommend(rows, offers, refs, needs).head(limit)
     frame.attrs["notes"] = notes
     return frame
 

@@ -166,7 +166,7 @@ def stepped_cost(steps: Steps, hours: Decimal) -> Decimal:
     return cost
 
 
-def _rows(prices: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def as_rows(prices: pd.DataFrame | list[dict[str, Any]]) -> list[dict[str, Any]]:
     if isinstance(prices, list):
         return prices
     from tracker.analytics.history import records
@@ -181,7 +181,7 @@ def instance_rates(
     price model of the mix, in `currency` (an hourly rate, a month's price or
     a whole term's total). `prices`: a frame or `price_record`s."""
     found: dict[tuple, PricedInstance] = {}
-    for row in _rows(prices):
+    for row in as_rows(prices):
         hourly = effective_hourly(row["price"], row["unit"], row["term"], row["upfront_fee"])
         if hourly is None or not row.get("gpu_count") or row["os"] != "linux":
             continue
