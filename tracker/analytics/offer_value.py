@@ -33,14 +33,14 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from tracker.analytics.history import records
 from tracker.analytics.reference import References
 from tracker.analytics.tco import Credit, PricedInstance, TcoInputs, instance_costs, period_cost, term_months
 from tracker.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CREDIT_KINDS = {"free_credit", "startup_credit", "voucher", "free_trial"}
 DISCOUNT_KINDS = {"discount", "renewal_discount"}
@@ -75,13 +75,22 @@ def products_of(row: dict[str, Any]) -> set[str]:
     return set(json.loads(raw) if isinstance(raw, str) else raw)
 
 
-def usable_offers(offers: pd.DataFrame, qualifies: Iterable[str]) -> list[dict[str, Any]]:
-    """The current offers with a value that the buyer qualifies for, covering compute."""
+def offer_rows(offers: list[dict[str, Any]] | pd.DataFrame) -> list[dict[str, Any]]:
+    """Offers as rows: a list as it is, a frame's records (none without offer ids)."""
+    if isinstance(offers, list):
+        return offers
     if offers.empty or "offer_id" not in offers.columns:
         return []
+    from tracker.analytics.history import records
+
+    return records(offers)
+
+
+def usable_offers(offers: list[dict[str, Any]] | pd.DataFrame, qualifies: Iterable[str]) -> list[dict[str, Any]]:
+    """The current offers with a value that the buyer qualifies for, covering compute."""
     allowed = {"all", *qualifies}
     found = []
-    for row in records(offers):
+    for row in offer_rows(offers):
         if row.get("kind") not in CREDIT_KINDS | DISCOUNT_KINDS or (row.get("eligibility") or "all") not in allowed:
             continue
         products = products_of(row)
@@ -253,13 +262,16 @@ def best_offer(
     return best, chosen
 
 
-def credit_from_offer(offers: pd.DataFrame, offer_id: str, qualifies: Iterable[str] = ()) -> Credit:
+def credit_from_offer(
+    offers: list[dict[str, Any]] | pd.DataFrame, offer_id: str, qualifies: Iterable[str] = ()
+) -> Credit:
     """The credit of one offer for `tco --offer`: its amount, provider,
     validity, minimum spend and caps; for a tier of a 满减 ladder, the whole
     ladder (the best tier each option's spend reaches counts)."""
-    if offers.empty or "offer_id" not in offers.columns:
+    found = offer_rows(offers)
+    if not found:
         raise UserError("the store has no offers; crawl an offers source first, or give --credit AMOUNT")
-    rows = {r["offer_id"]: r for r in records(offers)}
+    rows = {r["offer_id"]: r for r in found}
     row = rows.get(offer_id)
     if row is None:
         raise UserError(f"no current offer {offer_id!r}; see gpu-tracker offers")

@@ -30,11 +30,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from db.schema import HOURS_PER_MONTH
+from db.money import HOURS_PER_MONTH
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
@@ -42,6 +40,9 @@ from tracker.analytics.recommend_fit import USABLE_MEMORY_SHARE, check_gpus, fit
 from tracker.analytics.reference import References
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 WORKLOADS = ("training", "inference")
 SINGLE_MIXES = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
@@ -151,9 +152,30 @@ def mix_label(mix: dict[str, Decimal]) -> str:
 
 
 def recommend(
-    prices: list[dict[str, Any]] | pd.DataFrame, offers: pd.DataFrame, refs: References, needs: Needs
+    prices: list[dict[str, Any]] | pd.DataFrame,
+    offers: list[dict[str, Any]] | pd.DataFrame,
+    refs: References,
+    needs: Needs,
 ) -> pd.DataFrame:
-    """The ranked options for `needs`; `frame.attrs["notes"]` says what was left out and why."""
+    """The ranked options for `needs` as a frame; `frame.attrs["notes"]` says what was left out and why."""
+    return options_frame(*rank_options(prices, offers, refs, needs))
+
+
+def options_frame(rows: list[dict[str, Any]], notes: list[str]) -> pd.DataFrame:
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=RECOMMEND_COLUMNS)
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def rank_options(
+    prices: list[dict[str, Any]] | pd.DataFrame,
+    offers: list[dict[str, Any]] | pd.DataFrame,
+    refs: References,
+    needs: Needs,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ranked options for `needs` (rows in RECOMMEND_COLUMNS), and notes of what was left out and why."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
@@ -201,9 +223,7 @@ def recommend(
         option["why"] = _why(option, ranked[0], needs)
         for name in ("compute", "egress", "storage", "credits", "total"):
             option[name] = option[name].quantize(MONEY)
-    frame = pd.DataFrame(ranked, columns=RECOMMEND_COLUMNS)
-    frame.attrs["notes"] = notes
-    return frame
+    return [{name: option.get(name) for name in RECOMMEND_COLUMNS} for option in ranked], notes
 
 
 def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:

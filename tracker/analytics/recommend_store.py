@@ -20,29 +20,32 @@ from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 from itertools import groupby
-from typing import Any
-
-import pandas as pd
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any
 
 from db.store.reads import rankings
-from db.store.reads.connection import Db, engine_db
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics import candidates
-from tracker.analytics.history import offers_frame, price_records
 from tracker.analytics.offer_value import usable_offers
+from tracker.analytics.points import price_records
 from tracker.analytics.recommend import (
     SINGLE_MIXES,
     WORKLOADS,
     Needs,
     _throughput,
     mix_label,
-    recommend,
+    options_frame,
+    rank_options,
 )
 from tracker.analytics.recommend_fit import check_gpus, fit
 from tracker.analytics.reference import References
 from tracker.analytics.tco import _no_rates
 from tracker.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
 
 
 def _shapes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -75,7 +78,7 @@ def _mixes(rates: dict[str, float], needs: Needs) -> list[dict[str, Decimal]]:
 
 
 def recommend_store(
-    engine: sa.Engine,
+    store: Db | sa.Engine,
     refs: References,
     needs: Needs,
     *,
@@ -83,36 +86,50 @@ def recommend_store(
     provider: str | None = None,
     limit: int | None = None,
 ) -> pd.DataFrame:
+    """`recommend_rows` as `recommend` gives it: a frame, `attrs["notes"]`."""
+    return options_frame(*recommend_rows(store, refs, needs, gpu=gpu, provider=provider, limit=limit))
+
+
+def recommend_rows(
+    store: Db | sa.Engine,
+    refs: References,
+    needs: Needs,
+    *,
+    gpu: str | None = None,
+    provider: str | None = None,
+    limit: int | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
     """`recommend` of the current prices of `gpu` (and `provider`): its first
-    `limit` options (all with None), `attrs["notes"]` as it gives them."""
+    `limit` options (all with None) and its notes. `store`: an engine, or a
+    connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
-    offers = offers_frame(engine)
     base = PriceFilter(gpu=gpu, provider=provider)
-    if limit is None:
-        return recommend(price_records(engine, base), offers, refs, needs)
-    with engine_db(engine) as conn, conn.scanning() as db:
-        fitting, notes = fit(
-            _shapes(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
-        )
-        where = replace(base, os="linux", with_gpus=True, shapes=tuple(r["shape"] for r in fitting))
-        with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
-        if needs.mixes or needs.region_group:
-            scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)
-        else:
-            scored, no_throughput = _by_type(db, refs, needs, where, with_offers)
-    if no_throughput:
-        notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
-    if not scored:
-        raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
-    keys = candidates.best_keys(scored, limit)
-    types = tuple(sorted({(p, t) for p, t, _ in keys}))
-    # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
-    rows = price_records(engine, replace(where, types=types))
-    frame = recommend(rows, offers, refs, needs).head(limit)
-    frame.attrs["notes"] = notes
-    return frame
+    with open_db(store) as conn:
+        offers = answers.offers(conn)
+        if limit is None:
+            return rank_options(price_records(conn, base), offers, refs, needs)
+        with conn.scanning() as db:
+            fitting, notes = fit(
+                _shapes(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
+            )
+            where = replace(base, os="linux", with_gpus=True, shapes=tuple(r["shape"] for r in fitting))
+            with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
+            if needs.mixes or needs.region_group:
+                scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)
+            else:
+                scored, no_throughput = _by_type(db, refs, needs, where, with_offers)
+        if no_throughput:
+            notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
+        if not scored:
+            raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
+        keys = candidates.best_keys(scored, limit)
+        types = tuple(sorted({(p, t) for p, t, _ in keys}))
+        # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
+        rows = price_records(conn, replace(where, types=types))
+    ranked, _ = rank_options(rows, offers, refs, needs)
+    return ranked[:limit], notes
 
 
 Scored = list[tuple[tuple[str, str, str], float, float, bool]]

@@ -209,11 +209,9 @@ class Answers:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
-            from tracker.analytics.history import records
-            from tracker.analytics.recommend_store import recommend_store
+            from tracker.analytics.recommend_store import recommend_rows
 
-            ranked = recommend_store(self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit)
-            return records(ranked), list(ranked.attrs.get("notes", []))
+            return recommend_rows(self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit)
 
         return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
 

@@ -34,6 +34,7 @@ CHANGE_DECIMALS = ("gpu_count", "old_price", "new_price", "percent")
 PRICE_TIMES = ("valid_from", "valid_to")
 RUN_TIMES = ("started_at", "finished_at", "observed_at")
 CHANGE_TIMES = ("observed_at",)
+OFFER_TIMES = ("offer_valid_from", "offer_valid_until", "valid_from", "valid_to")
 # The columns of a price row, in the order of `db.tables.PricePoint`'s fields
 # (a migration added some at the table's end): rows read as the ORM reads them.
 PRICE_COLUMNS = (
@@ -148,6 +149,16 @@ def prices(db: Db, where: PriceFilter, *, as_stored: bool = False) -> Iterator[d
     sql = f"SELECT {', '.join(PRICE_COLUMNS)} FROM price_points WHERE {condition} ORDER BY {PRICE_ORDER}"
     for row in db.stream(sql, params):
         yield restore(row, (), PRICE_TIMES) if as_stored else price_row(row)
+
+
+def offers(db: Db) -> list[dict[str, Any]]:
+    """The current offers, as stored (exact numbers still text), in the order they were written."""
+    rows = [
+        restore(row, (), OFFER_TIMES) for row in db.stream("SELECT * FROM offers WHERE valid_to IS NULL ORDER BY id")
+    ]
+    for row in rows:
+        row["unparsed"] = bool(row["unparsed"])
+    return rows
 
 
 def runs(db: Db, *, limit: int = 20, source: str | None = None) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state
+from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, store_of
 
 
 class Workload(str, Enum):
@@ -93,9 +93,8 @@ def recommend(
 
     Example: gpu-tracker recommend --gpus 1 --gpu A100 --hours-per-month 100 --months 3 --new-account
     """
-    from tracker.analytics.history import records
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
-    from tracker.analytics.recommend_store import recommend_store
+    from tracker.analytics.recommend_store import recommend_rows
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
@@ -118,11 +117,10 @@ def recommend(
         region_group=region_group.value if region_group else None,
         usable_memory_share=_share(usable_memory_share),
     )
-    engine = state(ctx).engine
-    ranked = recommend_store(engine, references(ctx), needs, gpu=gpu, provider=provider, limit=limit or None)
-    for note in ranked.attrs.get("notes", []):
+    with store_of(ctx) as store:
+        rows, notes = recommend_rows(store, references(ctx), needs, gpu=gpu, provider=provider, limit=limit or None)
+    for note in notes:
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
-    rows = records(ranked)
     memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
     emit(
         rows,
