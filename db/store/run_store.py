@@ -58,7 +58,7 @@ class OpenSnapshot:
     inputs: PriceFingerprints  # file row hash -> key
 
 
-_PROVIDER = STORED_FIELDS.index("provider")
+_PROVIDER, _TYPE = STORED_FIELDS.index("provider"), STORED_FIELDS.index("instance_type")
 
 
 class RunStore:
@@ -74,7 +74,7 @@ class RunStore:
         self.source = source
         self.run_id = run_id
         self.rows_written = 0
-        self.moved_providers: set[str] = set()  # whose open prices this run changed
+        self.moved_types: set[tuple[str, str]] = set()  # (provider, instance type) whose open prices moved
         self._observed: datetime | None = None
         self._valid_from: object = None  # `observed` as the driver binds it
         self._writer: BulkWriter | None = None
@@ -265,7 +265,7 @@ class RunStore:
                 self.session.connection().execute(stmt, [{"pid": i, "h": h} for i, h in input_hashes.items()])
         source, run_id, valid_from = self.source, self.run_id, self._valid_from
         writer.write([price_row(q, source=source, run_id=run_id, valid_from=valid_from) for q in inserts])
-        self.moved_providers.update(q.columns[_PROVIDER] for q in inserts)
+        self.moved_types.update((q.columns[_PROVIDER], q.columns[_TYPE]) for q in inserts)
         self.rows_written += len(inserts)
 
     def close_prices(self, removed: Sequence[int], misses: dict[int, int]) -> list[PricePoint]:
@@ -279,7 +279,7 @@ class RunStore:
         for start in range(0, len(removed), 500):
             chunk = list(removed[start : start + 500])
             points.extend(session.exec(select(PricePoint).where(col(PricePoint.id).in_(chunk))).all())
-        self.moved_providers.update(p.provider for p in points)
+        self.moved_types.update((p.provider, p.instance_type) for p in points)
         ordered = sorted(removed)  # the table's order: its pages are read and written once, in turn
         for start in range(0, len(ordered), IN_LIST):
             among = _among(self._postgres, t.c.id, ordered[start : start + IN_LIST])
@@ -356,7 +356,7 @@ class RunStore:
         self.session.add(run)
         add_changes(session=self.session, run_id=self.run_id, changes=changes)
         # The rates per instance type of what moved, in the run's transaction.
-        refresh_summary(session_db(self.session), self.moved_providers)
+        refresh_summary(session_db(self.session), types=self.moved_types)
 
     def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
         """The run ends without moving the snapshot."""
