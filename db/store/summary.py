@@ -74,9 +74,7 @@ GROUP BY {shape}, currency, cls, kind, priced"""
 TYPES_AT_ONCE = 2000
 
 
-def refresh(
-    db: Db, providers: Iterable[str] | None = None, *, types: Iterable[tuple[str, str]] | None = None
-) -> None:
+def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[tuple[str, str]] | None = None) -> None:
     """The table's rows worked out again from the open prices: of
     `providers`, or of the (provider, instance type) `types` a run changed,
     or (neither given) of every provider."""

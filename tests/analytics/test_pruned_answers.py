@@ -59,3 +59,42 @@ def test_recommend_with_a_limit_ranks_as_the_full_computation(demo_store) -> Non
             few = recommend_store(demo_store, refs, needs, limit=limit)
             assert records(few) == records(full.head(limit)), (needs, limit)
             assert few.attrs["notes"] == full.attrs["notes"]
+
+
+COMPARE_CASES = [
+    {"gpu": "H100"},
+    {"gpu": "A100", "currency": "CNY"},
+    {"gpu": "H100", "count": Decimal(8), "price_models": ["on_demand", "spot"]},
+    {"gpu": "L", "currency": "EUR", "os": None},
+    {"gpu": "4090"},
+]
+
+
+def test_compare_with_a_limit_ranks_as_the_full_computation(demo_store) -> None:
+    """The first `limit` rows of `compare`, its candidates ranked in SQL, are
+    those of every price ranked: ranks, figures, spot savings and monthly discounts."""
+    from tracker.analytics.compare import compare_rows
+
+    refs = load_references()
+    for case in COMPARE_CASES:
+        full = compare_rows(demo_store, refs, **case)
+        assert full, case
+        for limit in (1, 3, 10):
+            assert compare_rows(demo_store, refs, limit=limit, **case) == full[:limit], (case, limit)
+
+
+def test_compare_reads_only_the_candidates(demo_store) -> None:
+    """The SQL ranking leaves most H100 instances out for the first three rows."""
+    from db.store.reads import rankings
+    from db.store.reads.connection import engine_db
+    from db.store.reads.rows import PriceFilter
+
+    refs = load_references()
+    where = PriceFilter(gpu="H100", os="linux", with_gpus=True)
+    with engine_db(demo_store) as db:
+        fx = {c: float(refs.fx.conversion(c, "USD").rate) for c in rankings.currencies(db, where)}
+        keys = rankings.cheapest_rows(db, where, fx, [], 3)
+        condition, params = where.where(db)
+        sql = f"SELECT DISTINCT provider, region, instance_type FROM price_points WHERE {condition}"
+        every = {tuple(r) for r in db.tuples(sql, params)}
+    assert keys is not None and 3 <= len(keys) < len(every) / 4

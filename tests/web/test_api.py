@@ -57,7 +57,7 @@ SAME_ANSWER = [
     ),
     (
         "/api/compare?gpu=A100&currency=CNY&rank_by=price_per_tflop_hour",
-        ["compare", "--gpu", "A100", "--currency", "CNY", "--rank-by", "price_per_tflop_hour"],
+        ["compare", "--gpu", "A100", "--currency", "CNY", "--rank-by", "price_per_tflop_hour", "--limit", "100"],
     ),
     (
         "/api/recommend?gpus=8&min_gpu_memory=70&hours_per_month=500&months=12",

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.analytics.points import price_records
@@ -24,8 +25,6 @@ from tracker.analytics.reference import References
 if TYPE_CHECKING:
     import pandas as pd
     import sqlalchemy as sa
-
-    from db.store.reads.connection import Db
 
 THREE_YEARS_HOURS = 3 * HOURS_PER_YEAR
 # What `rank_by` may name, and the converted figure each ranks on.
@@ -187,8 +186,12 @@ def compare_rows(
     only the first `limit` rows are worked out in full. `store`: an engine,
     or a connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True)
+    with open_db(store) as db:
+        if limit and rank_by == "price_per_gpu_hour" and not region_group:
+            where = _candidates(db, where, refs, currency, price_models, limit)
+        rows = price_records(db, where)
     return rank_prices(
-        price_records(store, where),
+        rows,
         refs,
         count=count,
         price_models=price_models,
@@ -198,6 +201,29 @@ def compare_rows(
         rank_by=rank_by,
         limit=limit,
     )
+
+
+def _candidates(
+    db: Db, where: PriceFilter, refs: References, currency: str, price_models: Sequence[str], limit: int
+) -> PriceFilter:
+    """`where` narrowed to the instances that hold one of the first `limit`
+    prices per GPU-hour, ranked in SQL as floats (each instance's every price
+    is read: the spot saving and monthly discount compare them); `where`
+    itself when every price ranks or a currency has no rate (the exact pass
+    then says so)."""
+    from dataclasses import replace
+
+    from db.store.reads import rankings
+    from tracker.errors import UserError
+
+    try:
+        fx = {c: float(refs.fx.conversion(c, currency).rate) for c in rankings.currencies(db, where)}
+    except UserError:
+        return where
+    if not fx:
+        return where
+    keys = rankings.cheapest_rows(db, where, fx, price_models, limit)
+    return where if keys is None else replace(where, instances=tuple(keys))
 
 
 def rank_prices(

@@ -35,6 +35,8 @@ from tracker.web.params import (
 
 router = APIRouter(prefix="/api", tags=["answers"])
 MAX_LIMIT = 10_000
+# The rows /api/compare answers unless told: ranked in SQL, only these are worked out.
+COMPARE_LIMIT = 100
 CHANGE_KINDS = [k.value for k in ChangeKind]
 SOURCE_COLUMNS = [
     "source",
@@ -92,7 +94,7 @@ COMPARE_PARAMS = {
     "provider": ("only this provider", S),
     "os": ("operating system (default linux)", S),
     "rank_by": ("what to rank by", {"enum": RANK_BY}),
-    "limit": ("only the cheapest N rows", {"type": "integer", "minimum": 1}),
+    "limit": ("only the cheapest N rows (default 100, at most 10,000)", {"type": "integer", "minimum": 1}),
 }
 RECOMMEND_PARAMS = {
     "gpus": ("GPUs at once; below 1, a share of one GPU (default 1)", S),
@@ -114,7 +116,7 @@ RECOMMEND_PARAMS = {
     ),
     "new_account": ("you are a new customer", {"type": "boolean"}),
     "mix": ("also weigh this mix, e.g. on_demand=0.25,reserved_3yr=0.75; repeatable", {"type": "array", "items": S}),
-    "limit": ("the best N options (0: all; default 20)", {"type": "integer", "minimum": 0}),
+    "limit": ("the best N options (default 20, at most 10,000)", {"type": "integer", "minimum": 1}),
 }
 HISTORY_PARAMS = {
     "provider": ("only this provider", S),
@@ -265,7 +267,7 @@ def compare(request: Request) -> Response:
         provider=q.text("provider"),
         os=q.text("os") or "linux",
         rank_by=q.choice("rank_by", RANK_BY, "price_per_gpu_hour"),
-        limit=q.integer("limit", 0, 1, MAX_LIMIT) or None,
+        limit=q.integer("limit", COMPARE_LIMIT, 1, MAX_LIMIT),
     )
     return as_json(rows, COMPARE_COLUMNS)
 

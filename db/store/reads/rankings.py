@@ -137,6 +137,39 @@ FROM {table} WHERE {condition} ORDER BY instance_type, gpu_model, gpu_count, gpu
     return db.rows(sql, params)
 
 
+def cheapest_rows(
+    db: Db, where: PriceFilter, fx: dict[str, float], price_models: Sequence[str], limit: int
+) -> list[tuple[str, str, str]] | None:
+    """The instances of the prices `where` (and `price_models`) asks for that
+    hold a price per GPU-hour, converted with `fx` (a rate per currency), at
+    most a hair above the limit-th cheapest; None when fewer prices match
+    (all of them rank)."""
+    condition, params = where.where(db)
+    if price_models:
+        condition += f" AND price_model IN ({', '.join('?' * len(price_models))})"
+        params = [*params, *price_models]
+    rate = "CASE currency " + " ".join("WHEN ? THEN ?" for _ in fx) + " END"
+    fx_params = [v for item in sorted(fx.items()) for v in item]
+    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')} * ({rate})"
+    ranked = f"SELECT provider, region, instance_type, {per_gpu} AS per_gpu FROM price_points WHERE {condition}"
+    found = db.tuples(
+        f"SELECT per_gpu FROM ({ranked}) AS r WHERE per_gpu IS NOT NULL ORDER BY per_gpu LIMIT 1 OFFSET ?",
+        [*fx_params, *params, limit - 1],
+    )
+    if not found:
+        return None
+    bar = float(found[0][0])
+    bar += abs(bar) * 1e-9 + 1e-9  # floats of a few operations are closer than this to the exact figure
+    sql = f"SELECT DISTINCT provider, region, instance_type FROM ({ranked}) AS r WHERE per_gpu <= ? ORDER BY 1, 2, 3"
+    return [tuple(r) for r in db.tuples(sql, [*fx_params, *params, bar])]
+
+
+def currencies(db: Db, where: PriceFilter) -> list[str]:
+    """The currencies of the prices `where` asks for."""
+    condition, params = where.where(db)
+    return sorted(c for (c,) in db.tuples(f"SELECT DISTINCT currency FROM price_points WHERE {condition}", params))
+
+
 def _kind(kinds: dict[str, str]) -> str:
     return "CASE price_model " + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in kinds.items()) + " ELSE price_model END"
 
