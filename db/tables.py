@@ -174,3 +174,11 @@ OPEN_TYPE_RATES = sa.Table(
     sa.Column("special", sa.Integer, nullable=False),
     sa.Index("ix_open_type_rates_provider", "provider", "instance_type"),
 )
+
+# The providers whose `open_type_rates` rows wait to be worked out again
+# after a bulk write (`db.store.summary.after_run`).
+OPEN_TYPE_RATES_STALE = sa.Table(
+    "open_type_rates_stale",
+    SQLModel.metadata,
+    sa.Column("provider", sa.String, primary_key=True),
+)

@@ -36,7 +36,7 @@ from db.store.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_ro
 from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
 from db.store.reader import utc_time
 from db.store.reads.connection import session_db
-from db.store.summary import refresh as refresh_summary
+from db.store.summary import after_run
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 # Values in one IN list: one statement does the work of thousands of
@@ -356,7 +356,7 @@ class RunStore:
         self.session.add(run)
         add_changes(session=self.session, run_id=self.run_id, changes=changes)
         # The rates per instance type of what moved, in the run's transaction.
-        refresh_summary(session_db(self.session), types=self.moved_types)
+        after_run(session_db(self.session), self.moved_types)
 
     def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
         """The run ends without moving the snapshot."""

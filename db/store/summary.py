@@ -14,8 +14,14 @@ only, worked out by the very SQL `rankings` runs over the prices
 (`tests/db/test_summary.py` holds the two equal).
 
 A run refreshes the rows of the instance types it wrote or closed prices
-of (of their providers, past `TYPES_AT_ONCE` types), in its own
-transaction: the table never says what the prices do not.
+of, in its own transaction: the table never says what the prices do not.
+A run that changed more than `TYPES_AT_ONCE` types (a first import, a
+bulk re-import) marks its providers stale instead (`open_type_rates_stale`)
+and leaves the work to later: while a provider is stale the answers read
+its prices (`db.store.reads.rankings.summarized`), and the daemon after its
+run, or the first `recommend` or report that can write, works it out
+(`refresh_stale`). A bulk write thus costs nothing more, and a crawl that
+moves a few prices a few milliseconds.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from db.store.reads.connection import Db
 from db.store.reads.rankings import RATE_CLASS, SPECIAL_ATTRS, hourly
 
 TABLE = "open_type_rates"
+STALE = "open_type_rates_stale"
 # The columns an answer may filter the table on (`rankings.summarized`).
 SHAPE = ("provider", "instance_type", "os", "gpu_model", "gpu_count", "gpu_memory_gb")
 KEY = (*SHAPE, "currency", "cls", "kind", "priced")
@@ -69,23 +76,61 @@ FROM placed
 GROUP BY {shape}, currency, cls, kind, priced"""
 
 
-# Past this many instance types a run changed, its providers' rows are worked
-# out whole: one scan of their prices costs less than a lookup per type.
+# Past this many instance types a run changed, its providers are marked
+# stale instead: one later scan of their prices costs less than a lookup per type.
 TYPES_AT_ONCE = 2000
+
+
+def after_run(db: Db, types: Iterable[tuple[str, str]]) -> None:
+    """In a run's transaction: the rows of the instance types it changed
+    worked out again, or (past TYPES_AT_ONCE) their providers marked stale."""
+    changed = sorted(set(types))
+    if len(changed) <= TYPES_AT_ONCE:
+        refresh(db, types=changed)
+        return
+    known = stale(db)
+    fresh = sorted({provider for provider, _ in changed} - known)
+    db.execute(f"INSERT INTO {STALE} (provider) VALUES (?)", many=[(p,) for p in fresh])
+
+
+def stale(db: Db) -> set[str]:
+    """The providers whose rows wait to be worked out again."""
+    return {provider for (provider,) in db.tuples(f"SELECT provider FROM {STALE}")}
+
+
+def refresh_stale(db: Db) -> set[str]:
+    """The stale providers' rows worked out again (the caller commits); the providers."""
+    providers = stale(db)
+    if providers:
+        refresh(db, providers)
+    return providers
+
+
+def settle(db: Db) -> set[str]:
+    """For an answer about to read the table: the stale providers' rows
+    worked out and committed; nothing on a store it may not write (its
+    prices answer for those providers meanwhile). The providers refreshed."""
+    if not stale(db):
+        return set()
+    try:
+        with db.scanning():
+            done = refresh_stale(db)
+        db.conn.commit()
+    except Exception:  # a read-only store, or a writer holding it: the prices answer
+        db.conn.rollback()
+        return set()
+    return done
 
 
 def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[tuple[str, str]] | None = None) -> None:
     """The table's rows worked out again from the open prices: of
-    `providers`, or of the (provider, instance type) `types` a run changed,
-    or (neither given) of every provider."""
+    `providers` (and no longer stale), or of the (provider, instance type)
+    `types`, or (neither given) of every provider."""
     patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
     columns = ", ".join(COLUMNS)
     if types is not None:
         changed = sorted(set(types))
         if not changed:
-            return
-        if len(changed) > TYPES_AT_ONCE:
-            refresh(db, {provider for provider, _ in changed})
             return
         db.execute("DROP TABLE IF EXISTS summary_types")
         db.execute("CREATE TEMPORARY TABLE summary_types (provider TEXT, instance_type TEXT)")
@@ -104,6 +149,7 @@ def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[t
         return
     if providers is None:
         db.execute(f"DELETE FROM {TABLE}")
+        db.execute(f"DELETE FROM {STALE}")
         condition, params = "1 = 1", []
     else:
         names = sorted(set(providers))
@@ -111,6 +157,7 @@ def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[t
             return
         marks = ", ".join("?" * len(names))
         db.execute(f"DELETE FROM {TABLE} WHERE provider IN ({marks})", names)
+        db.execute(f"DELETE FROM {STALE} WHERE provider IN ({marks})", names)
         condition, params = f"provider IN ({marks})", names
     # A scan of the table: left to itself SQLite walks a partial index of the
     # open rows and fetches each row apart, several times slower.

@@ -120,3 +120,56 @@ def test_a_rewind_keeps_the_table(demo_db_url: str) -> None:
         assert [r for r in after if r[0] != provider] == [r for r in before if r[0] != provider]
     finally:
         engine.dispose()
+
+
+def test_a_bulk_import_leaves_the_rates_to_the_first_answer(db_url: str, tmp_path, monkeypatch) -> None:
+    """An import that changes more instance types than a run works out at
+    once marks its provider stale: the answers read its prices meanwhile
+    (the same rows), and the first `recommend` that can write works the
+    rates out, equal to a table worked out afresh."""
+    import json
+    from datetime import UTC, datetime
+
+    from db.store import summary
+    from db.store.engine import make_engine, migrate
+    from tracker.analytics.recommend import Needs
+    from tracker.analytics.recommend_store import recommend_rows
+    from tracker.analytics.reference import load_references
+    from tracker.file_import.importing import import_file
+    from tracker.run.pipeline import Pipeline
+
+    monkeypatch.setattr(summary, "TYPES_AT_ONCE", 5)
+    engine = make_engine(db_url)
+    migrate(engine)
+    try:
+        stamp = datetime(2026, 5, 1, tzinfo=UTC).isoformat()
+        rows = [
+            {"provider": "mine", "region": region, "instance_type": f"g{n}x8", "price_model": model}
+            | {"price": f"{10 + n + k}.25", "currency": "USD", "unit": "hour", "gpu_model": "H100"}
+            | {"gpu_count": "8", "os": "linux", "observed_at": stamp}
+            for n in range(12)
+            for k, region in enumerate(("r1", "r2"))
+            for model in ("on_demand", "spot")
+        ]
+        path = tmp_path / "bulk.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        pipeline = Pipeline(engine=engine, clock=lambda: datetime(2026, 5, 2, tzinfo=UTC))
+        assert import_file(pipeline, path, source="mine").rows_written == 48
+        where = PriceFilter(os="linux", with_gpus=True)
+        with engine_db(engine) as db:
+            assert summary.stale(db) == {"mine"} and _table(db) == []
+            assert rankings.summarized(db, where, one_os=True) is None
+            assert list(rankings.type_rates(db, where)) == list(rankings.type_rates(db, where, kept_table=False))
+        refs, needs = load_references(), Needs(gpus=Decimal(8))
+        answered = recommend_rows(engine, refs, needs, limit=3, settle_rates=False)
+        with engine_db(engine) as db:
+            assert summary.stale(db) == {"mine"}  # the read-only answer wrote nothing
+        assert recommend_rows(engine, refs, needs, limit=3) == answered
+        with engine_db(engine) as db:
+            assert summary.stale(db) == set() and len(kept := _table(db)) == 24
+            assert rankings.summarized(db, where, one_os=True) is not None
+            refresh(db)
+            assert _table(db) == kept
+            db.conn.rollback()
+    finally:
+        engine.dispose()

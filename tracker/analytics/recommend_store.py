@@ -26,6 +26,7 @@ from db.store.reads import rankings
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
+from db.store.summary import settle
 from tracker.analytics import candidates
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
@@ -98,15 +99,20 @@ def recommend_rows(
     gpu: str | None = None,
     provider: str | None = None,
     limit: int | None = None,
+    settle_rates: bool = True,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`recommend` of the current prices of `gpu` (and `provider`): its first
     `limit` options (all with None) and its notes. `store`: an engine, or a
-    connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
+    connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded).
+    With `settle_rates` the kept rates a bulk write left to be worked out are
+    worked out first (a write; the dashboard, read-only, passes False)."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
     base = PriceFilter(gpu=gpu, provider=provider)
     with open_db(store) as conn:
+        if limit is not None and settle_rates:
+            settle(conn)  # the kept rates, if a bulk write left them to be worked out
         offers = answers.offers(conn)
         if limit is None:
             return rank_options(price_records(conn, base), offers, refs, needs)

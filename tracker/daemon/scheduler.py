@@ -189,6 +189,21 @@ class Daemon:
                 self._active -= 1
                 self._idle.notify_all()
 
+    def _settle_rates(self, name: str) -> None:
+        """After a run that wrote in bulk: its providers' kept rates worked
+        out now, so that the answers and the dashboard need not read every price."""
+        from db.store.reads.connection import engine_db
+        from db.store.summary import settle
+
+        try:
+            with engine_db(self.engine) as db:
+                done = settle(db)
+        except Exception:  # the rates wait for the next run; the answers read the prices meanwhile
+            log.exception("%s: the kept rates could not be worked out", name, extra={"source": name})
+            return
+        if done:
+            log.info("%s: kept rates worked out for %s", name, ", ".join(sorted(done)), extra={"source": name})
+
     def crawl_job(self, name: str) -> RunReport | None:
         if self.cancel.is_set():
             return None
@@ -225,6 +240,7 @@ class Daemon:
                 self._count(name, RunStatus.failed, started, 0)
                 log.exception("%s: the crawl job failed", name, extra={"source": name, "status": "failed"})
                 return None
+            self._settle_rates(name)
             seconds = self._count(name, report.status, started, report.items)
             for change in report.changes:
                 self.metrics.changes.labels(str(change.kind)).inc()

@@ -211,7 +211,10 @@ class Answers:
             # pick the candidates, only those are priced in full.
             from tracker.analytics.recommend_store import recommend_rows
 
-            return recommend_rows(self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit)
+            # Read-only: a provider a bulk write left stale is answered from its prices.
+            return recommend_rows(
+                self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit, settle_rates=False
+            )
 
         return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
 

@@ -1,4 +1,4 @@
-"""open type rates: the open prices' rates per instance type, kept by each run
+"""open type rates: the open prices' rates per instance type, kept by each run (and its stale providers)
 
 Revision ID: 0012
 Revises: 0011
@@ -37,6 +37,9 @@ def upgrade() -> None:
         sa.Column('special', sa.Integer(), nullable=False),
     )
     op.create_index('ix_open_type_rates_provider', 'open_type_rates', ['provider', 'instance_type'])
+    # A run that changed thousands of instance types (an import) marks its
+    # providers here instead of working out their rates in its transaction.
+    op.create_table('open_type_rates_stale', sa.Column('provider', sa.String(), primary_key=True))
     # Filled from the open prices as this tree's summary defines it (a later
     # change of that definition refreshes the table in its own revision).
     from db.store.reads.connection import Db
@@ -47,5 +50,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table('open_type_rates_stale')
     op.drop_index('ix_open_type_rates_provider', table_name='open_type_rates')
     op.drop_table('open_type_rates')

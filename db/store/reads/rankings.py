@@ -85,10 +85,15 @@ SUMMARY = "open_type_rates"
 def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str, list[Any]] | None:
     """`where` as a condition on `open_type_rates`, or None when the table
     cannot answer it: it holds the open prices only, per instance type (no
-    region, price model or single instance), and its in-stock rate is per
-    operating system (`one_os`: the answer needs one)."""
+    region, price model or single instance), its in-stock rate is per
+    operating system (`one_os`: the answer needs one), and a provider a bulk
+    write marked stale is not in it yet."""
     narrower = (where.region, where.price_model, where.instance_type, where.gpu_count, where.instances, where.types)
     if not where.current or any(v is not None for v in narrower) or (one_os and not where.os):
+        return None
+    # A provider marked stale by a bulk write (db.store.summary.after_run): its prices answer.
+    waiting = {p for (p,) in db.tuples(f"SELECT provider FROM {SUMMARY}_stale")}
+    if waiting and (where.provider is None or where.provider in waiting):
         return None
     return replace(where, current=False).where(db)
 

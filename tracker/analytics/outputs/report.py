@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from db.store.reads import rankings
 from db.store.reads.connection import engine_db
 from db.store.reads.rows import PriceFilter
+from db.store.summary import settle
 from tracker.analytics.candidates import SLACK
 from tracker.analytics.columns import MODEL_CLASSES
 from tracker.analytics.compare import compare_frame, rank_prices
@@ -84,6 +85,8 @@ def cheapest_store(engine: sa.Engine, refs: References, currency: str) -> list[d
     lowest rate per GPU model, kind and currency in SQL, then the prices of
     the instances within a hair of each model's and kind's lowest, ranked exactly."""
     where = PriceFilter(os="linux", with_gpus=True)
+    with engine_db(engine) as conn:
+        settle(conn)  # the kept rates, if a bulk write left them to be worked out
     with engine_db(engine) as conn, conn.scanning() as db:
         lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
         best: dict[tuple[str, str], float] = {}
