@@ -16,6 +16,8 @@ from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.sql.util import ClauseAdapter
+from sqlalchemy.types import NullType
 
 from db.bulk.encoding import DECIMAL_FIELDS
 from db.tables import ChangeRow, PricePoint
@@ -39,10 +41,7 @@ HOURLY_SQL = (
     f" + COALESCE(CAST(upfront_fee AS FLOAT) / {_HOURS_SQL}, 0))"
 )
 PER_GPU_HOUR_SQL = f"({HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
-
-
-def _number(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
-    return sa.cast(column, sa.Float)
+GPU_COUNT_SQL = "CAST(gpu_count AS FLOAT)"  # indexed by migration 0013
 
 
 def _sql(text: str) -> sa.ColumnElement[Any]:
@@ -65,7 +64,7 @@ SORTS: dict[str, Any] = {
     "region": lambda: [_P.c.region],
     "instance_type": lambda: [_P.c.instance_type],
     "gpu_model": lambda: [_P.c.gpu_model],
-    "gpu_count": lambda: [_number(_P.c.gpu_count)],
+    "gpu_count": lambda: [_sql(GPU_COUNT_SQL)],
     "price_model": lambda: [_P.c.price_model, _P.c.term],
     "price": lambda: [_sql(PRICE_SQL)],
     "hourly_price": lambda: [hourly_expression()],
@@ -74,6 +73,20 @@ SORTS: dict[str, Any] = {
 }
 # The CLI's order (`db.store.queries.query_prices`): ties always break on it.
 _ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
+# The sorts read a value at a time (`_by_value`), in either
+# direction, and the columns of the index each reads its values from
+# (migrations 0010, 0011 and 0013): equality filters on a leading run of them
+# keep to that index.
+GROUPED: dict[str | None, tuple[str, ...]] = {
+    None: _ORDER[:6],
+    "provider": _ORDER[:6],
+    "region": ("region", "provider", "instance_type"),
+    "instance_type": ("instance_type",),
+    "gpu_model": ("gpu_model", "provider", "region", "instance_type"),
+    "gpu_count": (),
+    "price_model": ("price_model", "term", "provider", "region", "instance_type"),
+    "observed_at": (),
+}
 
 
 @dataclass(frozen=True)
@@ -98,25 +111,52 @@ class PriceFilter:
     gpu_models: Sequence[str] | None = None
 
 
-def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
+def _filtered(f: PriceFilter) -> list[str]:
+    """The columns `f` holds to one value (or a list of values)."""
+    found = [
+        n for n in ("provider", "region", "price_model", "instance_type", "availability", "currency") if getattr(f, n)
+    ]
+    return found + ["gpu_model"] * (f.gpu_models is not None) + ["provider"] * (f.regions is not None)
+
+
+def _kept(f: PriceFilter, sort: str | None) -> set[str]:
+    """The filtered columns that lead the index a listing reads its order from."""
+    kept: set[str] = set()
+    for name in GROUPED.get(sort, ()):
+        if name not in _filtered(f):
+            break
+        kept.add(name)
+    return kept
+
+
+def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
+    """The conditions of `f`. With `keep`, every filtered column not in it is
+    written `+column` (SQLite's way to say that no index may serve a term):
+    many rows match, so the page is read in the order's index and its rows
+    checked, where SQLite, without statistics, would read every match by the
+    filter's index and sort them all."""
+
+    def c(name: str) -> sa.ColumnElement[Any]:
+        return _P.c[name] if keep is None or name in keep else sa.literal_column(f"+{name}", sa.String)
+
     where: list[sa.ColumnElement[bool]] = [_P.c.valid_to.is_(None)]
     for name in ("provider", "region", "price_model", "instance_type", "availability", "currency"):
         value = getattr(f, name)
         if value:
-            where.append(_P.c[name] == value)
+            where.append(c(name) == value)
     if f.gpu_models is not None:
-        where.append(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false())
+        where.append(c("gpu_model").in_(list(f.gpu_models)) if f.gpu_models else sa.false())
     elif f.gpu:
         where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
     if f.regions is not None:
         # The providers the group can hold, said apart: the leading column of
         # the open rows' index, so a group without a stored price reads none.
         providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
-        where.append(_P.c.provider.in_(providers) if providers else sa.false())
-        pair = sa.tuple_(_P.c.provider, _P.c.region)
+        where.append(c("provider").in_(providers) if providers else sa.false())
+        pair = sa.tuple_(c("provider"), c("region"))
         named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
         if f.providers_everywhere:
-            rest: sa.ColumnElement[bool] = _P.c.provider.in_(list(f.providers_everywhere))
+            rest: sa.ColumnElement[bool] = c("provider").in_(list(f.providers_everywhere))
             if f.named_regions:
                 rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
             named = sa.or_(named, rest)
@@ -146,12 +186,26 @@ class PricePage:
 
 
 def _select_prices(
-    conn: sa.Connection, where: list[sa.ColumnElement[bool]], order: list[Any], limit: int, offset: int
+    conn: sa.Connection,
+    where: list[sa.ColumnElement[bool]],
+    order: list[Any],
+    limit: int,
+    offset: int,
+    *,
+    few: bool = False,
 ) -> list[dict[str, Any]]:
+    """The page of rows matching `where` in `order`. `few`: the matches are
+    read first, by the filters' indexes, then sorted (a fence the planner
+    cannot see through, on SQLite and PostgreSQL alike)."""
     if limit <= 0:
         return []
-    stmt = sa.select(_P).where(*where).order_by(*order).limit(limit).offset(offset)
-    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]
+    if few:
+        matches = sa.select(_P).where(*where).cte("matches").prefix_with("MATERIALIZED")
+        adapt = ClauseAdapter(matches)
+        stmt = sa.select(matches).order_by(*[adapt.traverse(o) for o in order])
+    else:
+        stmt = sa.select(_P).where(*where).order_by(*order)
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt.limit(limit).offset(offset))]
 
 
 def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | None = None) -> int:
@@ -159,6 +213,37 @@ def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | 
     if cap is not None:
         found = found.limit(cap)
     return int(conn.execute(sa.select(sa.func.count()).select_from(found.subquery())).scalar_one())
+
+
+def _by_value(
+    conn: sa.Connection, where: list[sa.ColumnElement[bool]], keys: list[Any], descending: bool, limit: int, offset: int
+) -> list[dict[str, Any]]:
+    """The page sorted by `keys` in either direction, ties in the CLI's order,
+    read a value at a time: the values of the first offset + limit rows in the
+    index of `keys` (a descending sort reads it backwards), then each value's
+    share of the page, its rows in that index's order. One index per key
+    serves both directions, which ORDER BY key DESC, provider ASC, ... cannot
+    read from any index; a page reads about offset + limit index entries."""
+    raw = [sa.type_coerce(k, NullType()) for k in keys]  # values compared as stored (times as text on SQLite)
+    first = sa.select(*raw).where(*where).order_by(*[k.desc() if descending else k for k in keys])
+    runs: list[list[Any]] = []
+    for row in conn.execute(first.limit(offset + limit)):
+        value = tuple(row)
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1])
+    order = [_P.c[name] for name in _ORDER if not any(k is _P.c.get(name) for k in keys)]
+    rows: list[dict[str, Any]] = []
+    start = 0
+    for value, n in runs:
+        skip = max(offset - start, 0)
+        take = min(offset + limit - start, n) - skip
+        if take > 0:
+            same = [r == v for r, v in zip(raw, value, strict=True)]
+            rows += _select_prices(conn, [*where, *same], order, take, skip)
+        start += n
+    return rows
 
 
 def page_prices(
@@ -173,28 +258,37 @@ def page_prices(
 ) -> PricePage:
     """One page of the current prices matching `f`, and how many match (up to
     `count_cap`). Sorted by a column, the rows without a value come last in
-    either direction: the rows with one are read first, in the order an index
-    of migration 0011 holds them, so a page reads about `offset + limit` rows."""
+    either direction. The matches are counted first (up to the cap): when
+    they are few they are read by the filters' indexes and sorted; else the
+    rows with a value are read in the order an index holds them (migrations
+    0011 and 0013), so a page reads about `offset + limit` rows of the index
+    (more by the share of them a filter keeps)."""
     where = _price_where(f)
+    matched = _count(conn, where, count_cap + 1)
+    few = matched <= count_cap
+    if not few and conn.dialect.name == "sqlite":
+        where = _price_where(f, keep=_kept(f, sort))
     tiebreak = [_P.c[name] for name in _ORDER]
     if not sort:
-        rows = _select_prices(conn, where, tiebreak, limit, offset)
+        rows = _select_prices(conn, where, tiebreak, limit, offset, few=few)
     else:
         keys = SORTS[sort]()
-        order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
         valued = [*where, *(k.is_not(None) for k in keys)]
-        rows = _select_prices(conn, valued, order, limit, offset)
+        if sort in GROUPED and not few:
+            rows = _by_value(conn, valued, keys, descending, limit, offset)
+        else:
+            order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
+            rows = _select_prices(conn, valued, order, limit, offset, few=few)
         if len(rows) < limit:  # the page reaches the rows without a value
             with_value = offset + len(rows) if rows or not offset else _count(conn, valued)
             unvalued = [*where, sa.or_(*(k.is_(None) for k in keys))]
-            rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value))
+            rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value), few=few)
+    if few:
+        return PricePage(rows, matched, True)
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
     if not rows:  # past the last page: how far, exactly
-        return PricePage(rows, _count(conn, where), True)
-    total = _count(conn, where, count_cap + 1)
-    if total <= count_cap:
-        return PricePage(rows, total, True)
+        return PricePage(rows, _count(conn, _price_where(f)), True)
     return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 
