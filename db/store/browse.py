@@ -73,20 +73,24 @@ SORTS: dict[str, Any] = {
 }
 # The CLI's order (`db.store.queries.query_prices`): ties always break on it.
 _ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
-# The sorts read a value at a time (`_by_value`), in either
-# direction, and the columns of the index each reads its values from
-# (migrations 0010, 0011 and 0013): equality filters on a leading run of them
-# keep to that index.
-GROUPED: dict[str | None, tuple[str, ...]] = {
-    None: _ORDER[:6],
-    "provider": _ORDER[:6],
-    "region": ("region", "provider", "instance_type"),
-    "instance_type": ("instance_type",),
-    "gpu_model": ("gpu_model", "provider", "region", "instance_type"),
-    "gpu_count": (),
-    "price_model": ("price_model", "term", "provider", "region", "instance_type"),
-    "observed_at": (),
-}
+# The sorts read a value at a time (`_by_value`), in either direction.
+GROUPED = ("provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "observed_at")
+# The open rows' indexes a listing can read its order from (migrations 0010,
+# 0011 and 0013), by their columns; an expression is named by its sort.
+_INDEXES = (
+    _ORDER[:6],
+    ("region", "provider", "instance_type"),
+    ("gpu_model", "provider", "region", "instance_type"),
+    ("price_model", "term", "provider", "region", "instance_type"),
+    ("instance_type",),
+    ("gpu_count", "provider", "region", "instance_type"),
+    ("valid_from", "provider", "region", "instance_type"),
+    ("price",),
+    ("hourly_price",),
+    ("price_per_gpu_hour",),
+)
+# The filters a count and a short listing read by, most selective first.
+_SELECTIVE = ("instance_type", "gpu_model", "region", "provider", "price_model")
 
 
 @dataclass(frozen=True)
@@ -120,13 +124,28 @@ def _filtered(f: PriceFilter) -> list[str]:
 
 
 def _kept(f: PriceFilter, sort: str | None) -> set[str]:
-    """The filtered columns that lead the index a listing reads its order from."""
-    kept: set[str] = set()
-    for name in GROUPED.get(sort, ()):
-        if name not in _filtered(f):
-            break
-        kept.add(name)
-    return kept
+    """The filtered columns that lead the index a listing reads its order
+    from: of the indexes whose next columns hold the order once these are
+    fixed (for a sort read a value at a time, its key), the one with most."""
+    one = {n for n in _filtered(f) if n != "gpu_model" or len(f.gpu_models or ()) == 1}
+    if f.regions is not None:
+        one.discard("provider")
+    wanted = {"price_model": ["price_model", "term"], "observed_at": ["valid_from"], None: list(_ORDER)}.get(
+        sort, [sort or ""]
+    )
+    best: tuple[str, ...] = ()
+    for columns in _INDEXES:
+        n = next((i for i, c in enumerate(columns) if c not in one), len(columns))
+        order = [c for c in wanted if c not in columns[:n]]
+        if (not order or columns[n : n + 1] == (order[0],)) and n > len(best):
+            best = columns[:n]
+    return set(best)
+
+
+def _selective(f: PriceFilter) -> set[str]:
+    """The one filtered column a count reads by (SQLite, without statistics,
+    takes the first index it finds for any of them)."""
+    return {next((n for n in _SELECTIVE if n in _filtered(f)), "")}
 
 
 def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
@@ -263,10 +282,11 @@ def page_prices(
     rows with a value are read in the order an index holds them (migrations
     0011 and 0013), so a page reads about `offset + limit` rows of the index
     (more by the share of them a filter keeps)."""
-    where = _price_where(f)
+    sqlite = conn.dialect.name == "sqlite"
+    where = _price_where(f, keep=_selective(f) if sqlite else None)
     matched = _count(conn, where, count_cap + 1)
     few = matched <= count_cap
-    if not few and conn.dialect.name == "sqlite":
+    if not few and sqlite:
         where = _price_where(f, keep=_kept(f, sort))
     tiebreak = [_P.c[name] for name in _ORDER]
     if not sort:
@@ -288,7 +308,7 @@ def page_prices(
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
     if not rows:  # past the last page: how far, exactly
-        return PricePage(rows, _count(conn, _price_where(f)), True)
+        return PricePage(rows, _count(conn, _price_where(f, keep=_selective(f) if sqlite else None)), True)
     return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 
