@@ -11,6 +11,7 @@ The baseline is the same server's /healthz, the cost of HTTP and the app alone.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import statistics
@@ -49,7 +50,34 @@ DEMO_PATHS = [
     "/api/recommend?gpus=8&min_gpu_memory=70",
     "/recommend?gpus=1&gpu=A100",
 ]
-BIG_PATHS = [*PATHS, "/instances/bench/gx10.1xlarge", "/api/history/gx10.1xlarge"]
+# Every sort the prices page offers, in both directions where one was slow
+# (issue 33), and filters that match few of the million rows.
+SORT_PATHS = [
+    "/prices?sort=provider&order=desc",
+    "/prices?sort=region",
+    "/prices?sort=region&order=desc",
+    "/prices?sort=instance_type&order=desc",
+    "/prices?sort=gpu_model",
+    "/prices?sort=gpu_count&order=desc",
+    "/prices?sort=price_model",
+    "/prices?sort=observed_at&order=desc",
+    "/api/prices?sort=instance_type&limit=100",
+    "/api/prices?sort=region&order=desc&offset=10000&limit=100",
+    "/prices?gpu=H100",
+    "/prices?instance_type=gx2500.3xlarge",
+    "/prices?region=region-7",
+    "/prices?provider=bench&region=region-7&sort=price",
+    "/prices?region=region-7&sort=observed_at&order=desc",
+    "/prices?price_model=spot&instance_type=gx10.1xlarge&sort=gpu_count&order=desc",
+]
+BIG_PATHS = [
+    *PATHS,
+    *SORT_PATHS,
+    "/instances/bench/gx10.1xlarge",
+    "/api/history/gx10.1xlarge",
+    "/api/compare?gpu=H100",
+    "/api/recommend?gpus=8&min_gpu_memory=70",
+]
 
 
 def _gpu_tracker(*args: str) -> list[str]:
@@ -105,6 +133,11 @@ def measure(home: Path, env: dict[str, str], paths: list[str]) -> tuple[dict[str
             for path in times:
                 times[path].append(_get(base + path))
         p95 = {p: statistics.quantiles(t, n=20)[-1] for p, t in times.items()}
+        if os.environ.get("GPU_TRACKER_BENCH_P95"):  # every answer's p95, as JSON Lines
+            with open(os.environ["GPU_TRACKER_BENCH_P95"], "a") as out:
+                out.write(
+                    json.dumps({"store": str(home), "p95_ms": {p: round(t * 1000, 1) for p, t in p95.items()}}) + "\n"
+                )
         return p95, p95.pop("/healthz"), _peak_rss_mb(server.pid)
     finally:
         server.terminate()
