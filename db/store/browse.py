@@ -149,37 +149,41 @@ def _selective(f: PriceFilter) -> set[str]:
 
 
 def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
-    """The conditions of `f`. With `keep`, every filtered column not in it is
-    written `+column` (SQLite's way to say that no index may serve a term):
-    many rows match, so the page is read in the order's index and its rows
-    checked, where SQLite, without statistics, would read every match by the
-    filter's index and sort them all."""
+    """The conditions of `f`. With `keep` (SQLite), the conditions on other
+    columns are one term, `coalesce(a AND b ..., 0)`, that no index serves:
+    many rows match, so the page is read in the index that holds its order
+    (or by the one filter in `keep`) and the rows are checked. Without
+    statistics SQLite would rather read every match by a filter's index, and
+    given two terms it cannot use, scan any index and sort every row."""
+    checked: list[sa.ColumnElement[bool]] = []
 
-    def c(name: str) -> sa.ColumnElement[Any]:
-        return _P.c[name] if keep is None or name in keep else sa.literal_column(f"+{name}", sa.String)
+    def add(term: sa.ColumnElement[bool], *names: str) -> None:
+        (checked if keep is not None and any(n not in keep for n in names) else where).append(term)
 
     where: list[sa.ColumnElement[bool]] = [_P.c.valid_to.is_(None)]
     for name in ("provider", "region", "price_model", "instance_type", "availability", "currency"):
         value = getattr(f, name)
         if value:
-            where.append(c(name) == value)
+            add(_P.c[name] == value, name)
     if f.gpu_models is not None:
-        where.append(c("gpu_model").in_(list(f.gpu_models)) if f.gpu_models else sa.false())
+        add(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false(), "gpu_model")
     elif f.gpu:
         where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
     if f.regions is not None:
         # The providers the group can hold, said apart: the leading column of
         # the open rows' index, so a group without a stored price reads none.
         providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
-        where.append(c("provider").in_(providers) if providers else sa.false())
-        pair = sa.tuple_(c("provider"), c("region"))
+        add(_P.c.provider.in_(providers) if providers else sa.false(), "provider")
+        pair = sa.tuple_(_P.c.provider, _P.c.region)
         named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
         if f.providers_everywhere:
-            rest: sa.ColumnElement[bool] = c("provider").in_(list(f.providers_everywhere))
+            rest: sa.ColumnElement[bool] = _P.c.provider.in_(list(f.providers_everywhere))
             if f.named_regions:
                 rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
             named = sa.or_(named, rest)
-        where.append(named)
+        add(named, "provider", "region")
+    if checked:
+        where.append(sa.func.coalesce(sa.and_(*checked), sa.false(), type_=sa.Boolean))
     return where
 
 
