@@ -9,9 +9,8 @@ give them: the CLI's JSON contract is built from the same fields.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -20,10 +19,11 @@ from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import NullType
 
 from db.bulk.encoding import DECIMAL_FIELDS
-from db.tables import ChangeRow, PricePoint
+from db.store.browse_changes import ChangeFilter as ChangeFilter  # the listings of the dashboard, from one place
+from db.store.browse_changes import page_changes as page_changes
+from db.tables import PricePoint
 
 _P = PricePoint.__table__
-_C = ChangeRow.__table__
 
 # Hours in the commitment terms providers sell, as db.money.term_hours reads them.
 _TERM_HOURS = {f"{n}mo": 720 * n for n in range(1, 37)} | {f"{n}yr": 8760 * n for n in range(1, 6)}
@@ -123,16 +123,19 @@ def _filtered(f: PriceFilter) -> list[str]:
     return found + ["gpu_model"] * (f.gpu_models is not None) + ["provider"] * (f.regions is not None)
 
 
-def _kept(f: PriceFilter, sort: str | None) -> set[str]:
-    """The filtered columns that lead the index a listing reads its order
-    from: of the indexes whose next columns hold the order once these are
-    fixed (for a sort read a value at a time, its key), the one with most."""
+_COLUMNS = {"price_model": ("price_model", "term"), "observed_at": ("valid_from",)}
+
+
+def _kept(f: PriceFilter, sort: str | None, fixed: tuple[str, ...] = ()) -> set[str]:
+    """The filtered (or `fixed`) columns that lead the index a listing reads
+    its order from: of the indexes whose next columns hold the order once
+    these are fixed (for a sort read a value at a time, its key), the one
+    with most."""
     one = {n for n in _filtered(f) if n != "gpu_model" or len(f.gpu_models or ()) == 1}
     if f.regions is not None:
         one.discard("provider")
-    wanted = {"price_model": ["price_model", "term"], "observed_at": ["valid_from"], None: list(_ORDER)}.get(
-        sort, [sort or ""]
-    )
+    one |= set(fixed)
+    wanted = list(_COLUMNS.get(sort or "", (sort,))) if sort else list(_ORDER)
     best: tuple[str, ...] = ()
     for columns in _INDEXES:
         n = next((i for i, c in enumerate(columns) if c not in one), len(columns))
@@ -239,7 +242,13 @@ def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | 
 
 
 def _by_value(
-    conn: sa.Connection, where: list[sa.ColumnElement[bool]], keys: list[Any], descending: bool, limit: int, offset: int
+    conn: sa.Connection,
+    where: list[sa.ColumnElement[bool]],
+    keys: list[Any],
+    descending: bool,
+    limit: int,
+    offset: int,
+    share: Callable[[list[sa.ColumnElement[bool]]], list[sa.ColumnElement[bool]]] | None = None,
 ) -> list[dict[str, Any]]:
     """The page sorted by `keys` in either direction, ties in the CLI's order,
     read a value at a time: the values of the first offset + limit rows in the
@@ -264,9 +273,30 @@ def _by_value(
         take = min(offset + limit - start, n) - skip
         if take > 0:
             same = [r == v for r, v in zip(raw, value, strict=True)]
-            rows += _select_prices(conn, [*where, *same], order, take, skip)
+            rows += _select_prices(conn, share(same) if share else [*where, *same], order, take, skip)
         start += n
     return rows
+
+
+def _one_value(
+    conn: sa.Connection, f: PriceFilter, sort: str, cap: int
+) -> Callable[[list[sa.ColumnElement[bool]]], list[sa.ColumnElement[bool]]]:
+    """How SQLite reads one value's share of a filtered page sorted by value:
+    a value held by few open prices by its index; else by the index that
+    best holds the CLI's order with the filters and the value fixed (a
+    region's, say, where the value's own index would walk past every other
+    region of the value's rows)."""
+    names = _COLUMNS.get(sort, (sort,))
+
+    def share(same: list[sa.ColumnElement[bool]]) -> list[sa.ColumnElement[bool]]:
+        if _count(conn, [_P.c.valid_to.is_(None), *same], cap + 1) <= cap:
+            return [*_price_where(f, keep=set()), *same]
+        kept = _kept(f, None, fixed=names)
+        if set(names) <= kept:
+            return [*_price_where(f, keep=kept - set(names)), *same]
+        return [*_price_where(f, keep=kept), sa.func.coalesce(sa.and_(*same), sa.false(), type_=sa.Boolean)]
+
+    return share
 
 
 def page_prices(
@@ -299,7 +329,8 @@ def page_prices(
         keys = SORTS[sort]()
         valued = [*where, *(k.is_not(None) for k in keys)]
         if sort in GROUPED and not few:
-            rows = _by_value(conn, valued, keys, descending, limit, offset)
+            share = _one_value(conn, f, sort, count_cap) if sqlite and _filtered(f) else None
+            rows = _by_value(conn, valued, keys, descending, limit, offset, share)
         else:
             order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
             rows = _select_prices(conn, valued, order, limit, offset, few=few)
@@ -323,47 +354,6 @@ def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
         stmt = sa.select(_P.c[name]).where(_P.c.valid_to.is_(None), _P.c[name].is_not(None)).distinct()
         found[name] = sorted(v for (v,) in conn.execute(stmt) if v)
     return found
-
-
-@dataclass(frozen=True)
-class ChangeFilter:
-    since: datetime | None = None
-    until: datetime | None = None
-    provider: str | None = None
-    kinds: Sequence[str] = ()
-    region: str | None = None
-    gpu: str | None = None
-    price_model: str | None = None
-    instance_type: str | None = None
-    key: str | None = None
-
-
-def _change_where(f: ChangeFilter) -> list[sa.ColumnElement[bool]]:
-    where: list[sa.ColumnElement[bool]] = []
-    if f.since:
-        where.append(_C.c.observed_at >= f.since)
-    if f.until:
-        where.append(_C.c.observed_at < f.until)
-    for name in ("provider", "region", "price_model", "instance_type", "key"):
-        value = getattr(f, name)
-        if value:
-            where.append(_C.c[name] == value)
-    if f.kinds:
-        where.append(_C.c.kind.in_(list(f.kinds)))
-    if f.gpu:
-        where.append(sa.func.lower(_C.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
-    return where
-
-
-def page_changes(
-    conn: sa.Connection, f: ChangeFilter, *, limit: int, offset: int = 0, newest_first: bool = True
-) -> tuple[list[dict[str, Any]], int]:
-    """One page of the changes matching `f` (newest first by default), and how many match."""
-    where = _change_where(f)
-    total = int(conn.execute(sa.select(sa.func.count()).select_from(_C).where(*where)).scalar_one())
-    order = [_C.c.observed_at.desc(), _C.c.id.desc()] if newest_first else [_C.c.observed_at, _C.c.id]
-    stmt = sa.select(_C).where(*where).order_by(*order).limit(limit).offset(offset)
-    return [dict(r._mapping) for r in conn.execute(stmt)], total
 
 
 def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:

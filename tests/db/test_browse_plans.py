@@ -92,7 +92,7 @@ def _expected(conn: sa.Connection, f: PriceFilter, sort: str | None, descending:
     return list(conn.scalars(valued)) + list(conn.scalars(unvalued))
 
 
-@pytest.mark.parametrize("cap", [0, 10_000], ids=["walked", "few"])
+@pytest.mark.parametrize("cap", [0, 3, 10_000], ids=["walked", "some", "few"])
 @pytest.mark.parametrize("descending", [False, True], ids=["asc", "desc"])
 @pytest.mark.parametrize("sort", [None, *SORTS])
 def test_every_sort_and_filter_pages_through_the_listing_of_one_order_by(
