@@ -68,6 +68,7 @@ SORT_PATHS = [
     "/prices?region=region-7",
     "/prices?provider=bench&region=region-7&sort=price",
     "/prices?region=region-7&sort=observed_at&order=desc",
+    "/prices?price_model=spot&region=region-7&sort=price",
     "/prices?price_model=spot&instance_type=gx10.1xlarge&sort=gpu_count&order=desc",
 ]
 BIG_PATHS = [

@@ -312,14 +312,18 @@ def page_prices(
     """One page of the current prices matching `f`, and how many match (up to
     `count_cap`). Sorted by a column, the rows without a value come last in
     either direction. The matches are counted first (up to the cap): when
-    they are few they are read by the filters' indexes and sorted; else the
+    they are few (for the store's size, the page's depth) they are read by
+    the filters' indexes and sorted; else the
     rows with a value are read in the order an index holds them (migrations
     0011 and 0013), so a page reads about `offset + limit` rows of the index
     (more by the share of them a filter keeps)."""
     sqlite = conn.dialect.name == "sqlite"
     where = _price_where(f, keep=_selective(f) if sqlite else None)
     matched = _count(conn, where, count_cap + 1)
-    few = matched <= count_cap
+    # Sorting the matches reads each of them; walking the order's index reads
+    # about (offset + limit) x the store / matched entries: the fewer reads.
+    size = conn.execute(sa.select(sa.func.max(_P.c.id))).scalar() or 0
+    few = matched <= count_cap and matched * matched <= (offset + limit) * size
     if not few and sqlite:
         where = _price_where(f, keep=_kept(f, sort))
     tiebreak = [_P.c[name] for name in _ORDER]
@@ -338,7 +342,7 @@ def page_prices(
             with_value = offset + len(rows) if rows or not offset else _count(conn, valued)
             unvalued = [*where, sa.or_(*(k.is_(None) for k in keys))]
             rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value), few=few)
-    if few:
+    if matched <= count_cap:
         return PricePage(rows, matched, True)
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
