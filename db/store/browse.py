@@ -146,9 +146,20 @@ def _kept(f: PriceFilter, sort: str | None, fixed: tuple[str, ...] = ()) -> set[
 
 
 def _selective(f: PriceFilter) -> set[str]:
-    """The one filtered column a count reads by (SQLite, without statistics,
-    takes the first index it finds for any of them)."""
-    return {next((n for n in _SELECTIVE if n in _filtered(f)), "")}
+    """The filtered column a count reads by (SQLite, without statistics,
+    takes the first index it finds for any of them): a single instance type's
+    index; else, of the indexes led by a filtered column, the one holding
+    most of the filtered columns (checked in the index, not in each row: the
+    spot prices of a region are counted in the price model's index, 25 ms
+    instead of 50 for 10,000 of a million), the more selective on a tie."""
+    filtered = set(_filtered(f))
+    if "instance_type" in filtered:
+        return {"instance_type"}
+    led = [c for c in _INDEXES if c[0] in filtered]
+    if not led:
+        return set()
+    best = max(led, key=lambda c: (len(filtered & set(c)), -_SELECTIVE.index(c[0])))
+    return {best[0]}
 
 
 def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
