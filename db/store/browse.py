@@ -9,19 +9,21 @@ give them: the CLI's JSON contract is built from the same fields.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.sql.util import ClauseAdapter
+from sqlalchemy.types import NullType
 
 from db.bulk.encoding import DECIMAL_FIELDS
-from db.tables import ChangeRow, PricePoint
+from db.store.browse_changes import ChangeFilter as ChangeFilter  # the listings of the dashboard, from one place
+from db.store.browse_changes import page_changes as page_changes
+from db.tables import PricePoint
 
 _P = PricePoint.__table__
-_C = ChangeRow.__table__
 
 # Hours in the commitment terms providers sell, as db.money.term_hours reads them.
 _TERM_HOURS = {f"{n}mo": 720 * n for n in range(1, 37)} | {f"{n}yr": 8760 * n for n in range(1, 6)}
@@ -39,10 +41,7 @@ HOURLY_SQL = (
     f" + COALESCE(CAST(upfront_fee AS FLOAT) / {_HOURS_SQL}, 0))"
 )
 PER_GPU_HOUR_SQL = f"({HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
-
-
-def _number(column: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
-    return sa.cast(column, sa.Float)
+GPU_COUNT_SQL = "CAST(gpu_count AS FLOAT)"  # indexed by migration 0013
 
 
 def _sql(text: str) -> sa.ColumnElement[Any]:
@@ -65,7 +64,7 @@ SORTS: dict[str, Any] = {
     "region": lambda: [_P.c.region],
     "instance_type": lambda: [_P.c.instance_type],
     "gpu_model": lambda: [_P.c.gpu_model],
-    "gpu_count": lambda: [_number(_P.c.gpu_count)],
+    "gpu_count": lambda: [_sql(GPU_COUNT_SQL)],
     "price_model": lambda: [_P.c.price_model, _P.c.term],
     "price": lambda: [_sql(PRICE_SQL)],
     "hourly_price": lambda: [hourly_expression()],
@@ -74,6 +73,24 @@ SORTS: dict[str, Any] = {
 }
 # The CLI's order (`db.store.queries.query_prices`): ties always break on it.
 _ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
+# The sorts read a value at a time (`_by_value`), in either direction.
+GROUPED = ("provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "observed_at")
+# The open rows' indexes a listing can read its order from (migrations 0010,
+# 0011 and 0013), by their columns; an expression is named by its sort.
+_INDEXES = (
+    _ORDER[:6],
+    ("region", "provider", "instance_type"),
+    ("gpu_model", "provider", "region", "instance_type"),
+    ("price_model", "term", "provider", "region", "instance_type"),
+    ("instance_type",),
+    ("gpu_count", "provider", "region", "instance_type"),
+    ("valid_from", "provider", "region", "instance_type"),
+    ("price",),
+    ("hourly_price",),
+    ("price_per_gpu_hour",),
+)
+# The filters a count and a short listing read by, most selective first.
+_SELECTIVE = ("instance_type", "gpu_model", "region", "provider", "price_model")
 
 
 @dataclass(frozen=True)
@@ -98,21 +115,79 @@ class PriceFilter:
     gpu_models: Sequence[str] | None = None
 
 
-def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
+def _filtered(f: PriceFilter) -> list[str]:
+    """The columns `f` holds to one value (or a list of values)."""
+    found = [
+        n for n in ("provider", "region", "price_model", "instance_type", "availability", "currency") if getattr(f, n)
+    ]
+    return found + ["gpu_model"] * (f.gpu_models is not None) + ["provider"] * (f.regions is not None)
+
+
+_COLUMNS = {"price_model": ("price_model", "term"), "observed_at": ("valid_from",)}
+
+
+def _kept(f: PriceFilter, sort: str | None, fixed: tuple[str, ...] = ()) -> set[str]:
+    """The filtered (or `fixed`) columns that lead the index a listing reads
+    its order from: of the indexes whose next columns hold the order once
+    these are fixed (for a sort read a value at a time, its key), the one
+    with most."""
+    one = {n for n in _filtered(f) if n != "gpu_model" or len(f.gpu_models or ()) == 1}
+    if f.regions is not None:
+        one.discard("provider")
+    one |= set(fixed)
+    wanted = list(_COLUMNS.get(sort or "", (sort,))) if sort else list(_ORDER)
+    best: tuple[str, ...] = ()
+    for columns in _INDEXES:
+        n = next((i for i, c in enumerate(columns) if c not in one), len(columns))
+        order = [c for c in wanted if c not in columns[:n]]
+        if (not order or columns[n : n + 1] == (order[0],)) and n > len(best):
+            best = columns[:n]
+    return set(best)
+
+
+def _selective(f: PriceFilter) -> set[str]:
+    """The filtered column a count reads by (SQLite, without statistics,
+    takes the first index it finds for any of them): a single instance type's
+    index; else, of the indexes led by a filtered column, the one holding
+    most of the filtered columns (checked in the index, not in each row: the
+    spot prices of a region are counted in the price model's index, 25 ms
+    instead of 50 for 10,000 of a million), the more selective on a tie."""
+    filtered = set(_filtered(f))
+    if "instance_type" in filtered:
+        return {"instance_type"}
+    led = [c for c in _INDEXES if c[0] in filtered]
+    if not led:
+        return set()
+    best = max(led, key=lambda c: (len(filtered & set(c)), -_SELECTIVE.index(c[0])))
+    return {best[0]}
+
+
+def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
+    """The conditions of `f`. With `keep` (SQLite), the conditions on other
+    columns are one term, `coalesce(a AND b ..., 0)`, that no index serves:
+    many rows match, so the page is read in the index that holds its order
+    (or by the one filter in `keep`) and the rows are checked. Without
+    statistics SQLite would rather read every match by a filter's index, and
+    given two terms it cannot use, scan any index and sort every row."""
+    checked: list[sa.ColumnElement[bool]] = []
+
+    def add(term: sa.ColumnElement[bool], *names: str) -> None:
+        (checked if keep is not None and any(n not in keep for n in names) else where).append(term)
+
     where: list[sa.ColumnElement[bool]] = [_P.c.valid_to.is_(None)]
     for name in ("provider", "region", "price_model", "instance_type", "availability", "currency"):
         value = getattr(f, name)
         if value:
-            where.append(_P.c[name] == value)
+            add(_P.c[name] == value, name)
     if f.gpu_models is not None:
-        where.append(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false())
+        add(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false(), "gpu_model")
     elif f.gpu:
         where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
     if f.regions is not None:
         # The providers the group can hold, said apart: the leading column of
         # the open rows' index, so a group without a stored price reads none.
         providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
-        where.append(_P.c.provider.in_(providers) if providers else sa.false())
+        add(_P.c.provider.in_(providers) if providers else sa.false(), "provider")
         pair = sa.tuple_(_P.c.provider, _P.c.region)
         named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
         if f.providers_everywhere:
@@ -120,7 +195,9 @@ def _price_where(f: PriceFilter) -> list[sa.ColumnElement[bool]]:
             if f.named_regions:
                 rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
             named = sa.or_(named, rest)
-        where.append(named)
+        add(named, "provider", "region")
+    if checked:
+        where.append(sa.func.coalesce(sa.and_(*checked), sa.false(), type_=sa.Boolean))
     return where
 
 
@@ -146,12 +223,26 @@ class PricePage:
 
 
 def _select_prices(
-    conn: sa.Connection, where: list[sa.ColumnElement[bool]], order: list[Any], limit: int, offset: int
+    conn: sa.Connection,
+    where: list[sa.ColumnElement[bool]],
+    order: list[Any],
+    limit: int,
+    offset: int,
+    *,
+    few: bool = False,
 ) -> list[dict[str, Any]]:
+    """The page of rows matching `where` in `order`. `few`: the matches are
+    read first, by the filters' indexes, then sorted (a fence the planner
+    cannot see through, on SQLite and PostgreSQL alike)."""
     if limit <= 0:
         return []
-    stmt = sa.select(_P).where(*where).order_by(*order).limit(limit).offset(offset)
-    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]
+    if few:
+        matches = sa.select(_P).where(*where).cte("matches").prefix_with("MATERIALIZED")
+        adapt = ClauseAdapter(matches)
+        stmt = sa.select(matches).order_by(*[adapt.traverse(o) for o in order])
+    else:
+        stmt = sa.select(_P).where(*where).order_by(*order)
+    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt.limit(limit).offset(offset))]
 
 
 def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | None = None) -> int:
@@ -159,6 +250,64 @@ def _count(conn: sa.Connection, where: list[sa.ColumnElement[bool]], cap: int | 
     if cap is not None:
         found = found.limit(cap)
     return int(conn.execute(sa.select(sa.func.count()).select_from(found.subquery())).scalar_one())
+
+
+def _by_value(
+    conn: sa.Connection,
+    where: list[sa.ColumnElement[bool]],
+    keys: list[Any],
+    descending: bool,
+    limit: int,
+    offset: int,
+    share: Callable[[list[sa.ColumnElement[bool]]], list[sa.ColumnElement[bool]]] | None = None,
+) -> list[dict[str, Any]]:
+    """The page sorted by `keys` in either direction, ties in the CLI's order,
+    read a value at a time: the values of the first offset + limit rows in the
+    index of `keys` (a descending sort reads it backwards), then each value's
+    share of the page, its rows in that index's order. One index per key
+    serves both directions, which ORDER BY key DESC, provider ASC, ... cannot
+    read from any index; a page reads about offset + limit index entries."""
+    raw = [sa.type_coerce(k, NullType()) for k in keys]  # values compared as stored (times as text on SQLite)
+    first = sa.select(*raw).where(*where).order_by(*[k.desc() if descending else k for k in keys])
+    runs: list[list[Any]] = []
+    for row in conn.execute(first.limit(offset + limit)):
+        value = tuple(row)
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1])
+    order = [_P.c[name] for name in _ORDER if not any(k is _P.c.get(name) for k in keys)]
+    rows: list[dict[str, Any]] = []
+    start = 0
+    for value, n in runs:
+        skip = max(offset - start, 0)
+        take = min(offset + limit - start, n) - skip
+        if take > 0:
+            same = [r == v for r, v in zip(raw, value, strict=True)]
+            rows += _select_prices(conn, share(same) if share else [*where, *same], order, take, skip)
+        start += n
+    return rows
+
+
+def _one_value(
+    conn: sa.Connection, f: PriceFilter, sort: str, cap: int
+) -> Callable[[list[sa.ColumnElement[bool]]], list[sa.ColumnElement[bool]]]:
+    """How SQLite reads one value's share of a filtered page sorted by value:
+    a value held by few open prices by its index; else by the index that
+    best holds the CLI's order with the filters and the value fixed (a
+    region's, say, where the value's own index would walk past every other
+    region of the value's rows)."""
+    names = _COLUMNS.get(sort, (sort,))
+
+    def share(same: list[sa.ColumnElement[bool]]) -> list[sa.ColumnElement[bool]]:
+        if _count(conn, [_P.c.valid_to.is_(None), *same], cap + 1) <= cap:
+            return [*_price_where(f, keep=set()), *same]
+        kept = _kept(f, None, fixed=names)
+        if set(names) <= kept:
+            return [*_price_where(f, keep=kept - set(names)), *same]
+        return [*_price_where(f, keep=kept), sa.func.coalesce(sa.and_(*same), sa.false(), type_=sa.Boolean)]
+
+    return share
 
 
 def page_prices(
@@ -173,28 +322,43 @@ def page_prices(
 ) -> PricePage:
     """One page of the current prices matching `f`, and how many match (up to
     `count_cap`). Sorted by a column, the rows without a value come last in
-    either direction: the rows with one are read first, in the order an index
-    of migration 0011 holds them, so a page reads about `offset + limit` rows."""
-    where = _price_where(f)
+    either direction. The matches are counted first (up to the cap): when
+    they are few (for the store's size, the page's depth) they are read by
+    the filters' indexes and sorted; else the
+    rows with a value are read in the order an index holds them (migrations
+    0011 and 0013), so a page reads about `offset + limit` rows of the index
+    (more by the share of them a filter keeps)."""
+    sqlite = conn.dialect.name == "sqlite"
+    where = _price_where(f, keep=_selective(f) if sqlite else None)
+    matched = _count(conn, where, count_cap + 1)
+    # Sorting the matches reads each of them; walking the order's index reads
+    # about (offset + limit) x the store / matched entries: the fewer reads.
+    size = conn.execute(sa.select(sa.func.max(_P.c.id))).scalar() or 0
+    few = matched <= count_cap and matched * matched <= (offset + limit) * size
+    if not few and sqlite:
+        where = _price_where(f, keep=_kept(f, sort))
     tiebreak = [_P.c[name] for name in _ORDER]
     if not sort:
-        rows = _select_prices(conn, where, tiebreak, limit, offset)
+        rows = _select_prices(conn, where, tiebreak, limit, offset, few=few)
     else:
         keys = SORTS[sort]()
-        order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
         valued = [*where, *(k.is_not(None) for k in keys)]
-        rows = _select_prices(conn, valued, order, limit, offset)
+        if sort in GROUPED and not few:
+            share = _one_value(conn, f, sort, count_cap) if sqlite and _filtered(f) else None
+            rows = _by_value(conn, valued, keys, descending, limit, offset, share)
+        else:
+            order = [k.desc() if descending else k.asc() for k in keys] + tiebreak
+            rows = _select_prices(conn, valued, order, limit, offset, few=few)
         if len(rows) < limit:  # the page reaches the rows without a value
             with_value = offset + len(rows) if rows or not offset else _count(conn, valued)
             unvalued = [*where, sa.or_(*(k.is_(None) for k in keys))]
-            rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value))
+            rows += _select_prices(conn, unvalued, tiebreak, limit - len(rows), max(0, offset - with_value), few=few)
+    if matched <= count_cap:
+        return PricePage(rows, matched, True)
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
     if not rows:  # past the last page: how far, exactly
-        return PricePage(rows, _count(conn, where), True)
-    total = _count(conn, where, count_cap + 1)
-    if total <= count_cap:
-        return PricePage(rows, total, True)
+        return PricePage(rows, _count(conn, _price_where(f, keep=_selective(f) if sqlite else None)), True)
     return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 
@@ -205,47 +369,6 @@ def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
         stmt = sa.select(_P.c[name]).where(_P.c.valid_to.is_(None), _P.c[name].is_not(None)).distinct()
         found[name] = sorted(v for (v,) in conn.execute(stmt) if v)
     return found
-
-
-@dataclass(frozen=True)
-class ChangeFilter:
-    since: datetime | None = None
-    until: datetime | None = None
-    provider: str | None = None
-    kinds: Sequence[str] = ()
-    region: str | None = None
-    gpu: str | None = None
-    price_model: str | None = None
-    instance_type: str | None = None
-    key: str | None = None
-
-
-def _change_where(f: ChangeFilter) -> list[sa.ColumnElement[bool]]:
-    where: list[sa.ColumnElement[bool]] = []
-    if f.since:
-        where.append(_C.c.observed_at >= f.since)
-    if f.until:
-        where.append(_C.c.observed_at < f.until)
-    for name in ("provider", "region", "price_model", "instance_type", "key"):
-        value = getattr(f, name)
-        if value:
-            where.append(_C.c[name] == value)
-    if f.kinds:
-        where.append(_C.c.kind.in_(list(f.kinds)))
-    if f.gpu:
-        where.append(sa.func.lower(_C.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
-    return where
-
-
-def page_changes(
-    conn: sa.Connection, f: ChangeFilter, *, limit: int, offset: int = 0, newest_first: bool = True
-) -> tuple[list[dict[str, Any]], int]:
-    """One page of the changes matching `f` (newest first by default), and how many match."""
-    where = _change_where(f)
-    total = int(conn.execute(sa.select(sa.func.count()).select_from(_C).where(*where)).scalar_one())
-    order = [_C.c.observed_at.desc(), _C.c.id.desc()] if newest_first else [_C.c.observed_at, _C.c.id]
-    stmt = sa.select(_C).where(*where).order_by(*order).limit(limit).offset(offset)
-    return [dict(r._mapping) for r in conn.execute(stmt)], total
 
 
 def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:

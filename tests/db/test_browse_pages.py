@@ -93,27 +93,3 @@ def test_a_listing_counts_up_to_its_cap_and_says_so(store: sa.Engine) -> None:
     assert (last.total, last.exact, len(last.rows)) == (23, True, 3)
     assert (past.rows, past.total, past.exact) == ([], 23, True)
     assert (none.rows, none.total, none.exact) == ([], 0, True)
-
-
-@pytest.mark.parametrize(
-    ("sort", "index"),
-    [
-        (None, "ix_price_points_open_order"),
-        ("price", "ix_price_points_open_price"),
-        ("hourly_price", "ix_price_points_open_hourly"),
-        ("price_per_gpu_hour", "ix_price_points_open_per_gpu_hour"),
-    ],
-)
-@pytest.mark.backends("sqlite")
-def test_a_listing_reads_its_order_from_an_index(engine: sa.Engine, sort: str | None, index: str) -> None:
-    """The sort keys are spelled in browse and in migration 0011 alike: a
-    difference would sort every open price again, as issue 33 measured."""
-    statements: list[str] = []
-    sa.event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    with engine.connect() as conn:
-        page_prices(conn, PriceFilter(), sort=sort, limit=5, offset=0)
-        listing = statements[0]
-        params = [None] * listing.count("?")
-        plan = " ".join(str(r) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + listing, tuple(params)))
-    assert index in plan, plan
-    assert "USE TEMP B-TREE FOR ORDER BY" not in plan, plan
