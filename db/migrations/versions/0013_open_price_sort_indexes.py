@@ -1,7 +1,7 @@
 """open price sort indexes: every sort and filter of the dashboard's price listings reads a page
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 """
 
 import sqlalchemy as sa
