@@ -148,3 +148,35 @@ def test_a_source_without_a_complete_run_goes_stale_and_recovers(cli, db_url: st
     kinds = [c["kind"] for c in json.loads(cli("changes", "-f", "json").out)]
     assert kinds == ["source_stale", "source_recovered"]
     engine.dispose()
+
+
+@pytest.mark.slow
+def test_the_daemon_works_out_the_rates_a_bulk_run_left(sqlite_cli, home: Path, monkeypatch) -> None:
+    """A run that changed more instance types than it works out at once marks
+    its provider stale; the daemon works its kept rates out right after."""
+    import sqlalchemy as sa
+
+    from db.store import summary
+    from db.store.reads.connection import engine_db
+
+    monkeypatch.setattr(summary, "TYPES_AT_ONCE", 0)
+    marked: list[set[str]] = []
+    after_run = summary.after_run
+    monkeypatch.setattr(
+        "db.store.run_store.after_run", lambda db, types: (after_run(db, types), marked.append(summary.stale(db)))
+    )
+    with fake_azure() as fake:
+        (home / "config.toml").write_text(fake.config())
+        assert sqlite_cli("daemon", "--once").code == 0
+    assert marked == [{"azure"}]
+    engine = sa.create_engine(f"sqlite:///{home / 'tracker.db'}")
+    try:
+        with engine_db(engine) as db:
+            assert summary.stale(db) == set()
+            kept = db.tuples("SELECT * FROM open_type_rates ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10")
+            assert kept
+            summary.refresh(db)
+            assert db.tuples("SELECT * FROM open_type_rates ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10") == kept
+            db.conn.rollback()
+    finally:
+        engine.dispose()
