@@ -103,7 +103,8 @@ def prices_print_what_the_orm_path_prints(demo, db_url: str, capsys: pytest.Capt
     with Session(engine) as session:
         for filters in PRICE_FILTERS:
             orm_rows = [price_dict(p) for p in _orm_prices(session, filters)]
-            for args in FORMATS:
+            # Every price drawn as a table proves nothing the filtered tables do not, and takes most of the time.
+            for args in FORMATS if filters else FORMATS[:2]:
                 expected = _printed(
                     capsys, orm_rows, args, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match"
                 )
