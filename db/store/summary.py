@@ -30,34 +30,24 @@ from collections.abc import Iterable
 
 from db.kinds import PRICE_KINDS
 from db.store.reads.connection import Db
-from db.store.reads.rankings import RATE_CLASS, SPECIAL_ATTRS, hourly
+from db.store.reads.rankings import RATE_CLASS, hourly, kind_case, special_case, special_patterns, table_scan
+from db.store.reads.rankings import SUMMARY as TABLE
+from db.store.reads.rankings import SUMMARY_STALE as STALE
 
-TABLE = "open_type_rates"
-STALE = "open_type_rates_stale"
 # The columns an answer may filter the table on (`rankings.summarized`).
 SHAPE = ("provider", "instance_type", "os", "gpu_model", "gpu_count", "gpu_memory_gb")
 KEY = (*SHAPE, "currency", "cls", "kind", "priced")
 COLUMNS = (*KEY, "low", "high", "in_stock", "special")
 
 
-def kind_sql() -> str:
-    """A row's kind of price, as `db.kinds.PRICE_KINDS` names it."""
-    return (
-        "CASE price_model "
-        + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in PRICE_KINDS.items())
-        + " ELSE price_model END"
-    )
-
-
 def _select(db: Db, condition: str, prices: str = "price_points") -> str:
-    special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
     shape = ", ".join(SHAPE)
     instance = "provider, region, instance_type, os, gpu_model, gpu_count, gpu_memory_gb"
     return f"""
 WITH rated AS (
   SELECT provider, region, instance_type, os, gpu_model, gpu_count, gpu_memory_gb, currency,
-         {RATE_CLASS} AS cls, {kind_sql()} AS kind, {hourly(db)} AS rate,
-         CASE WHEN {special} THEN 1 ELSE 0 END AS special,
+         {RATE_CLASS} AS cls, {kind_case(PRICE_KINDS)} AS kind, {hourly(db)} AS rate,
+         {special_case()} AS special,
          CASE WHEN availability = 'sold_out' THEN 1 ELSE 0 END AS sold_out
   FROM {prices} WHERE valid_to IS NULL AND {condition}
 ), regional AS (
@@ -126,7 +116,7 @@ def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[t
     """The table's rows worked out again from the open prices: of
     `providers` (and no longer stale), or of the (provider, instance type)
     `types`, or (neither given) of every provider."""
-    patterns = [f'%"{name}"%' for name in SPECIAL_ATTRS]
+    patterns = special_patterns()
     columns = ", ".join(COLUMNS)
     if types is not None:
         changed = sorted(set(types))
@@ -159,7 +149,4 @@ def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[t
         db.execute(f"DELETE FROM {TABLE} WHERE provider IN ({marks})", names)
         db.execute(f"DELETE FROM {STALE} WHERE provider IN ({marks})", names)
         condition, params = f"provider IN ({marks})", names
-    # A scan of the table: left to itself SQLite walks a partial index of the
-    # open rows and fetches each row apart, several times slower.
-    scan = "price_points NOT INDEXED" if db.dialect == "sqlite" else "price_points"
-    db.execute(f"INSERT INTO {TABLE} ({columns}) {_select(db, condition, scan)}", [*patterns, *params])
+    db.execute(f"INSERT INTO {TABLE} ({columns}) {_select(db, condition, table_scan(db))}", [*patterns, *params])

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
+from db.store.reads import rankings
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.analytics.points import price_records
 from tracker.analytics.reference import References
+from tracker.errors import UserError
 
 # pandas loads only where a frame is made: the command line ranks without it.
 if TYPE_CHECKING:
@@ -211,11 +214,6 @@ def _candidates(
     is read: the spot saving and monthly discount compare them); `where`
     itself when every price ranks or a currency has no rate (the exact pass
     then says so)."""
-    from dataclasses import replace
-
-    from db.store.reads import rankings
-    from tracker.errors import UserError
-
     try:
         fx = {c: float(refs.fx.conversion(c, currency).rate) for c in rankings.currencies(db, where)}
     except UserError:

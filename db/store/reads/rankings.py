@@ -50,28 +50,44 @@ END"""
     return f"({rate}) + COALESCE({fee} / NULLIF({hours}, 0), 0)"
 
 
+def table_scan(db: Db) -> str:
+    """The prices table read whole. On SQLite a scan of the table: left to
+    itself SQLite walks a partial index of the open rows (migrations 0011,
+    0013) and fetches each row apart, four to ten times slower."""
+    return "price_points NOT INDEXED" if db.dialect == "sqlite" else "price_points"
+
+
 def prices_table(db: Db, where: PriceFilter) -> str:
-    """The prices table as an aggregate over `where` should read it. On
-    SQLite, unless a place narrows it, a scan of the table: left to itself
-    SQLite walks a partial index of the open rows (migration 0011) and
-    fetches each row apart, four to ten times slower."""
+    """The prices table as an aggregate over `where` should read it: whole
+    (`table_scan`) unless a place narrows it."""
     narrowed = (where.provider, where.region, where.instance_type, where.instances, where.types)
-    if db.dialect == "sqlite" and all(v is None for v in narrowed):
-        return "price_points NOT INDEXED"
-    return "price_points"
+    return table_scan(db) if all(v is None for v in narrowed) else "price_points"
+
+
+def special_case() -> str:
+    """1 for a row that states a bundled disk or tiered rates (`special_patterns()` its parameters), else 0."""
+    return "CASE WHEN " + " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS) + " THEN 1 ELSE 0 END"
+
+
+def special_patterns() -> list[str]:
+    return [f'%"{name}"%' for name in SPECIAL_ATTRS]
+
+
+def kind_case(kinds: dict[str, str]) -> str:
+    """A row's kind of price, price models grouped as `kinds` names them."""
+    return "CASE price_model " + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in kinds.items()) + " ELSE price_model END"
 
 
 def _regional(db: Db, condition: str, table: str = "price_points") -> str:
     """Per instance, currency and kind of price: the cheapest rate, whether a
     row states a bundled disk or tiered rates, whether a row is sold out."""
-    special = " OR ".join("attrs LIKE ?" for _ in SPECIAL_ATTRS)
     return f"""
 SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls,
        min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
 FROM (
   SELECT provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency,
          {RATE_CLASS} AS cls, {hourly(db)} AS rate,
-         CASE WHEN {special} THEN 1 ELSE 0 END AS special,
+         {special_case()} AS special,
          CASE WHEN availability = 'sold_out' THEN 1 ELSE 0 END AS sold_out
   FROM {table} WHERE {condition}
 ) AS priced
@@ -79,7 +95,9 @@ WHERE rate IS NOT NULL
 GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls"""
 
 
+# The kept rates per instance type, and the providers whose rows wait (`db.store.summary`).
 SUMMARY = "open_type_rates"
+SUMMARY_STALE = "open_type_rates_stale"
 
 
 def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str, list[Any]] | None:
@@ -92,14 +110,10 @@ def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str
     if not where.current or any(v is not None for v in narrower) or (one_os and not where.os):
         return None
     # A provider marked stale by a bulk write (db.store.summary.after_run): its prices answer.
-    waiting = {p for (p,) in db.tuples(f"SELECT provider FROM {SUMMARY}_stale")}
+    waiting = {p for (p,) in db.tuples(f"SELECT provider FROM {SUMMARY_STALE}")}
     if waiting and (where.provider is None or where.provider in waiting):
         return None
     return replace(where, current=False).where(db)
-
-
-def _patterns() -> list[str]:
-    return [f'%"{name}"%' for name in SPECIAL_ATTRS]
 
 
 def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
@@ -109,7 +123,7 @@ def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:
     and whether some row is sold out; in the order of the instances, streamed."""
     condition, params = where.where(db)
     sql = _regional(db, condition, prices_table(db, where)) + "\nORDER BY provider, region, instance_type"
-    return db.stream(sql, [*_patterns(), *params])
+    return db.stream(sql, [*special_patterns(), *params])
 
 
 def type_rates(db: Db, where: PriceFilter, *, kept_table: bool = True) -> Iterator[dict[str, Any]]:
@@ -138,7 +152,7 @@ SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(rate) A
 FROM placed
 GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
 ORDER BY provider, instance_type"""
-    return db.stream(sql, [*_patterns(), *params])
+    return db.stream(sql, [*special_patterns(), *params])
 
 
 def shapes(db: Db, where: PriceFilter, *, kept_table: bool = True) -> list[dict[str, Any]]:
@@ -188,10 +202,6 @@ def currencies(db: Db, where: PriceFilter) -> list[str]:
     return sorted(c for (c,) in db.tuples(sql, params))
 
 
-def _kind(kinds: dict[str, str]) -> str:
-    return "CASE price_model " + " ".join(f"WHEN '{m}' THEN '{k}'" for m, k in kinds.items()) + " ELSE price_model END"
-
-
 def cheapest_per_gpu(
     db: Db, where: PriceFilter, kinds: dict[str, str], *, kept_table: bool = True
 ) -> list[dict[str, Any]]:
@@ -205,8 +215,8 @@ FROM {SUMMARY} WHERE priced = 1 AND {condition} GROUP BY gpu_model, kind, curren
         return db.rows(sql, params)
     condition, params = where.where(db)
     per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
-    sql = f"""SELECT gpu_model, {_kind(kinds)} AS kind, currency, min({per_gpu}) AS low
-FROM {prices_table(db, where)} WHERE {condition} GROUP BY gpu_model, {_kind(kinds)}, currency"""
+    sql = f"""SELECT gpu_model, {kind_case(kinds)} AS kind, currency, min({per_gpu}) AS low
+FROM {prices_table(db, where)} WHERE {condition} GROUP BY gpu_model, {kind_case(kinds)}, currency"""
     return db.rows(sql, params)
 
 
@@ -247,7 +257,7 @@ WHERE s.per_gpu <= bar.top"""
         condition, params = where.where(db)
         per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
         sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
-FROM (SELECT provider, region, instance_type, gpu_model, {_kind(kinds)} AS kind, currency, {per_gpu} AS per_gpu
+FROM (SELECT provider, region, instance_type, gpu_model, {kind_case(kinds)} AS kind, currency, {per_gpu} AS per_gpu
       FROM {prices_table(db, where)} WHERE {condition}) AS p
 JOIN answer_bars AS bar ON p.gpu_model = bar.gpu_model AND p.kind = bar.kind AND p.currency = bar.currency
 WHERE p.per_gpu <= bar.top

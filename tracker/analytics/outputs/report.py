@@ -85,9 +85,8 @@ def cheapest_store(engine: sa.Engine, refs: References, currency: str) -> list[d
     lowest rate per GPU model, kind and currency in SQL, then the prices of
     the instances within a hair of each model's and kind's lowest, ranked exactly."""
     where = PriceFilter(os="linux", with_gpus=True)
-    with engine_db(engine) as conn:
-        settle(conn)  # the kept rates, if a bulk write left them to be worked out
     with engine_db(engine) as conn, conn.scanning() as db:
+        settle(db)  # the kept rates, if a bulk write left them to be worked out
         lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
         best: dict[tuple[str, str], float] = {}
         rates: dict[str, float] = {}

@@ -57,14 +57,14 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending]
 .drop{color:#11803a}.rise{color:#b3261e}.bad{color:#b3261e;font-weight:600}.ok{color:#11803a;font-weight:600}
 .empty{color:#5b6475;font-style:italic}.more{margin:.4rem 0 0;font-size:.9em}
 figure{margin:0 0 1rem;background:#fff;padding:.5rem;border-radius:6px;box-shadow:0 1px 3px rgba(0,0,0,.09)}
-figure img{display:block;max-width:100%;height:auto;margin:0 auto}figcaption{color:#5b6475;font-size:.9em}
+figcaption{color:#5b6475;font-size:.9em}
 a{color:#2f5fc4}
 table.sortable tr>:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.sortable thead tr>:first-child{background:#eef2fa}
 #cheapest-by-gpu td:first-child{white-space:normal;min-width:5.5em}
 @media (max-width:600px){main{padding:.8rem .6rem 2rem}.card,.panel{padding:.6rem .7rem}
 th,td{padding:.3rem .4rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}
-.card .value{font-size:1.25rem}header h1{font-size:1.35rem}.chart img{max-width:none;width:760px}}
+.card .value{font-size:1.25rem}header h1{font-size:1.35rem}}
 .chart{box-shadow:none}
 figure.chart{min-width:560px;max-width:960px;margin:0 auto 1rem}svg.chart{width:100%;height:auto;font-family:inherit}
 svg.chart text{fill:#5b6475}ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.88em}
