@@ -65,6 +65,21 @@ def test_a_simple_query_on_a_current_store_loads_nothing_heavy(argv: list[str], 
     assert loaded_after(argv, tmp_path, extra=("tracker.config.settings",)) == (0, [])
 
 
+@pytest.mark.parametrize("command", ["report", "recommend"])
+def test_the_report_and_recommend_on_a_current_store_load_neither_pandas_nor_the_orm(
+    command: str, tmp_path: Path
+) -> None:
+    """They rank and draw on the driver's connection: at 100,000 prices
+    pandas and SQLAlchemy alone were most of the report's second."""
+    migrate(make_engine(f"sqlite:///{tmp_path / 'tracker.db'}"))
+    argv = ["report", "--out", str(tmp_path / "r.html")] if command == "report" else ["recommend", "--gpus", "8"]
+    code, loaded = loaded_after(argv, tmp_path)
+    assert loaded == []
+    if command == "report":  # (recommend ends with "no prices" on an empty store)
+        assert code == 0
+        assert "Source health" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
 def test_a_query_on_a_store_not_created_yet_takes_the_orm_path(tmp_path: Path) -> None:
     code, loaded = loaded_after(["prices", "--gpu", "H100", "--format", "json"], tmp_path)
     assert code == 0

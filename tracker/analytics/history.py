@@ -13,10 +13,8 @@ Timestamps, and an open interval has `valid_to` NaT.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -24,16 +22,15 @@ import pandas as pd
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
-from tracker.analytics.columns import SERIES_FIELDS, SUMMARY_COLUMNS
-from tracker.analytics.points import price_records
+from tracker.analytics import points
+from tracker.analytics.columns import SUMMARY_COLUMNS
+from tracker.analytics.points import health_records, history_records, price_records, summary_records
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
 Every = Literal["day", "week", "month"]
-_SAME_VALUE = ["price", "list_price", "upfront_fee", "availability"]
 _PERIODS = {"day": "D", "week": "W-SUN", "month": "M"}
-_DISPLAY_ORDER = ["provider", "region", "instance_type", "price_model", "term", "os", "key", "valid_from"]
 
 
 def open_store(url: str | None = None) -> sa.Engine:
@@ -106,40 +103,22 @@ def history_frame(
 ) -> pd.DataFrame:
     """The intervals each price held that overlap [since, until): one row per
     interval, adjacent intervals with the same price and availability merged
-    (a change of some other attribute is not a price move)."""
-    frame = prices_frame(
-        engine,
-        provider=provider,
-        region=region,
-        gpu=gpu,
-        price_model=price_model,
-        instance_type=instance_type,
-        current=False,
-    )
-    if frame.empty:
-        return frame
-    frame = coalesce(frame)
+    (a change of some other attribute is not a price move): the frame of
+    `tracker.analytics.points.history_records`."""
+    where = PriceFilter(provider=provider, region=region, gpu=gpu, price_model=price_model, instance_type=instance_type)
     start, end = _as_time(since), _as_time(until)
-    if end is not None:
-        frame = frame[frame["valid_from"] < end]
-    if start is not None:
-        frame = frame[frame["valid_to"].isna() | (frame["valid_to"] > start)]
-    return frame.sort_values(_DISPLAY_ORDER, kind="stable").reset_index(drop=True)
+    rows = history_records(
+        engine,
+        where,
+        since=None if start is None else start.to_pydatetime(),
+        until=None if end is None else end.to_pydatetime(),
+    )
+    return interval_frame(rows)
 
 
-def coalesce(intervals: pd.DataFrame) -> pd.DataFrame:
-    """Merge back-to-back intervals of one price whose value did not move."""
-    frame = intervals.sort_values(["key", "valid_from"], kind="stable").reset_index(drop=True)
-    signature = frame[_SAME_VALUE].apply(lambda col: col.map(lambda v: "" if v is None else str(v)))
-    same = (frame["key"] == frame["key"].shift()) & (frame["valid_from"] == frame["valid_to"].shift())
-    for name in _SAME_VALUE:
-        same &= signature[name] == signature[name].shift()
-    block = (~same).cumsum()
-    first = frame.groupby(block, sort=False).head(1).copy()
-    # tail(1), not last(): last() skips NaT, and an open interval's end is NaT.
-    # .array keeps the time zone, which to_numpy() drops when every value is NaT.
-    first["valid_to"] = pd.Series(frame.groupby(block, sort=False).tail(1)["valid_to"].array, index=first.index)
-    return first.reset_index(drop=True)
+def interval_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """`history_records` as a frame (what `resample_history` and `history_summary` take)."""
+    return _frame(rows).reset_index(drop=True)
 
 
 def resample_history(
@@ -186,51 +165,11 @@ def resample_history(
     return out.reset_index(drop=True)
 
 
-def _percent(old: Decimal, new: Decimal) -> Decimal | None:
-    return ((new - old) / old * 100).quantize(Decimal("0.01")) if old else None
-
-
 def history_summary(intervals: pd.DataFrame) -> pd.DataFrame:
     """Per price series: lowest and highest price (and since when), the price
-    now (None if no longer listed), and the last change."""
-    rows = []
-    for _, group in intervals.sort_values(["key", "valid_from"], kind="stable").groupby("key", sort=False):
-        items = records(group)
-        first, last = items[0], items[-1]
-        low = min(items, key=lambda r: r["price"])
-        high = max(items, key=lambda r: r["price"])
-        row = {name: last.get(name) for name in ["key", *SERIES_FIELDS, "gpu_model", "gpu_count"]}
-        row.update(
-            intervals=len(items),
-            first_seen=first["valid_from"],
-            min_price=low["price"],
-            min_from=low["valid_from"],
-            max_price=high["price"],
-            max_from=high["valid_from"],
-            current_price=last["price"] if last["valid_to"] is None else None,
-            last_change_at=None,
-            last_change_from=None,
-            last_change_to=None,
-            last_change_percent=None,
-        )
-        if len(items) > 1:
-            before = items[-2]
-            row.update(
-                last_change_at=last["valid_from"],
-                last_change_from=before["price"],
-                last_change_to=last["price"],
-                last_change_percent=_percent(before["price"], last["price"]),
-            )
-        if last["valid_to"] is not None:  # the last thing that happened was its removal
-            row.update(
-                last_change_at=last["valid_to"],
-                last_change_from=last["price"],
-                last_change_to=None,
-                last_change_percent=None,
-            )
-        rows.append(row)
-    frame = _frame(rows, SUMMARY_COLUMNS)
-    return frame.sort_values(_DISPLAY_ORDER[:-1], kind="stable").reset_index(drop=True)
+    now (None if no longer listed), and the last change (`summary_records` of the frame's rows)."""
+    rows = summary_records(records(intervals)) if not intervals.empty else []
+    return _frame(rows, SUMMARY_COLUMNS)
 
 
 def change_records(
@@ -244,20 +183,14 @@ def change_records(
 ) -> list[dict[str, Any]]:
     """Changes as `changes_frame` gives them (Decimals, detail as a dict), as dicts."""
     start = _as_time(since)
-    with open_db(engine) as db:
-        rows = answers.changes(
-            db,
-            since=None if start is None else start.to_pydatetime(),
-            provider=provider,
-            kinds=kinds,
-            limit=limit,
-            newest_first=newest_first,
-        )
-    for row in rows:
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
-            row[name] = None if row[name] is None else Decimal(row[name])
-        row["detail"] = json.loads(row["detail"] or "{}")
-    return rows
+    return points.change_records(
+        engine,
+        since=None if start is None else start.to_pydatetime(),
+        provider=provider,
+        kinds=kinds,
+        limit=limit,
+        newest_first=newest_first,
+    )
 
 
 def change_counts(engine: Db | sa.Engine, *, since: datetime | str | None = None) -> dict[str, int]:
@@ -300,27 +233,4 @@ def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
 
 def source_health(engine: Db | sa.Engine) -> pd.DataFrame:
     """Per source: its last run's status, when it last succeeded, and the error."""
-    with open_db(engine) as db:
-        runs = answers.runs(db, limit=10_000)
-    latest: dict[str, dict[str, Any]] = {}
-    for run in runs:  # newest first
-        entry = latest.setdefault(
-            run["source"],
-            {
-                "source": run["source"],
-                "provider": run["provider"],
-                "status": run["status"],
-                "last_run_at": run["finished_at"] or run["started_at"],
-                "error": run["error"],
-                "last_ok_at": None,
-                "failures_since_ok": 0,
-                "runs": 0,
-            },
-        )
-        entry["runs"] += 1
-        if run["status"] == "ok" and entry["last_ok_at"] is None:
-            entry["last_ok_at"] = run["observed_at"]
-        elif entry["last_ok_at"] is None and run["status"] != "running":
-            entry["failures_since_ok"] += 1
-    rows = sorted(latest.values(), key=lambda e: e["source"])
-    return pd.DataFrame(rows)
+    return pd.DataFrame(health_records(engine))

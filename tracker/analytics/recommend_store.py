@@ -36,7 +36,6 @@ from tracker.analytics.recommend import (
     Needs,
     _throughput,
     mix_label,
-    options_frame,
     rank_options,
 )
 from tracker.analytics.recommend_fit import check_gpus, fit
@@ -45,7 +44,6 @@ from tracker.analytics.tco import _no_rates
 from tracker.errors import UserError
 
 if TYPE_CHECKING:
-    import pandas as pd
     import sqlalchemy as sa
 
 
@@ -76,19 +74,6 @@ def _mixes(rates: dict[str, float], needs: Needs) -> list[dict[str, Decimal]]:
     ]
     extra = [m for m in needs.mixes if all(model in rates for model in m) and m not in singles]
     return singles + extra
-
-
-def recommend_store(
-    store: Db | sa.Engine,
-    refs: References,
-    needs: Needs,
-    *,
-    gpu: str | None = None,
-    provider: str | None = None,
-    limit: int | None = None,
-) -> pd.DataFrame:
-    """`recommend_rows` as `recommend` gives it: a frame, `attrs["notes"]`."""
-    return options_frame(*recommend_rows(store, refs, needs, gpu=gpu, provider=provider, limit=limit))
 
 
 def recommend_rows(

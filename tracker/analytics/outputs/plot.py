@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,59 +18,20 @@ from typing import Any
 
 import pandas as pd
 
-from db.schema import effective_hourly
 from tracker.analytics.history import Every, records, resample_history
+from tracker.analytics.outputs.series import Series, series_label, series_of, series_value
 from tracker.analytics.reference import References
 from tracker.errors import UserError
 
 BARS = "▁▂▃▄▅▆▇█"
 
 
-@dataclass
-class Series:
-    label: str
-    currency: str
-    # (valid_from, valid_to or None, value) per interval, oldest first.
-    steps: list[tuple[datetime, datetime | None, float]] = field(default_factory=list)
-    fx: str = ""
-
-    @property
-    def last(self) -> float:
-        return self.steps[-1][2]
-
-
-def series_label(row: dict[str, Any]) -> str:
-    term = f" {row['term']}" if row.get("term") else ""
-    os_name = f" {row['os']}" if row.get("os") and row["os"] != "linux" else ""
-    zone = f"/{row['zone']}" if row.get("zone") else ""
-    return f"{row['provider']} {row['region']}{zone} {row['instance_type']} {row['price_model']}{term}{os_name}"
-
-
-def _value(row: dict[str, Any], per_gpu: bool) -> Decimal | None:
-    hourly = effective_hourly(row["price"], row["unit"], row["term"], row["upfront_fee"])
-    if hourly is None:
-        return None
-    if per_gpu:
-        return hourly / row["gpu_count"] if row.get("gpu_count") else None
-    return hourly
-
-
 def build_series(
     intervals: pd.DataFrame, refs: References, *, currency: str = "USD", per_gpu: bool = True, limit: int | None = None
 ) -> list[Series]:
-    """One series per price key, cheapest latest value first."""
-    found: dict[str, Series] = {}
-    for row in records(intervals.sort_values(["key", "valid_from"], kind="stable")) if not intervals.empty else []:
-        value = _value(row, per_gpu)
-        if value is None:
-            continue
-        conversion = refs.fx.conversion(row["currency"], currency)
-        series = found.setdefault(row["key"], Series(series_label(row), currency))
-        if row["currency"] != currency:
-            series.fx = f"{conversion.label(row['currency'], currency)} ({conversion.date})"
-        series.steps.append((row["valid_from"], row["valid_to"], float(value * conversion.rate)))
-    ordered = sorted(found.values(), key=lambda s: (s.last, s.label))
-    return ordered[:limit] if limit else ordered
+    """One series per price key, cheapest latest value first (`series_of` the frame's rows)."""
+    rows = records(intervals) if not intervals.empty else []
+    return series_of(rows, refs, currency=currency, per_gpu=per_gpu, limit=limit)
 
 
 def _naive(moment: datetime) -> datetime:
@@ -166,7 +126,7 @@ def sparkline_rows(
             continue
         values = []
         for item in items:
-            value = _value(item, per_gpu)
+            value = series_value(item, per_gpu)
             if value is not None:
                 values.append(value * refs.fx.conversion(item["currency"], currency).rate)
         if not values:

@@ -12,28 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from html import escape
-from typing import Any
-
-import pandas as pd
-import sqlalchemy as sa
+from typing import TYPE_CHECKING, Any
 
 from db.store.reads import rankings
-from db.store.reads.connection import engine_db
+from db.store.reads import rows as answers
+from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from db.store.summary import settle
 from tracker.analytics.candidates import SLACK
 from tracker.analytics.columns import MODEL_CLASSES
-from tracker.analytics.compare import compare_frame, rank_prices
-from tracker.analytics.history import (
-    change_counts,
-    change_records,
-    history_frame,
-    offers_frame,
-    price_records,
-    records,
-    source_health,
-)
-from tracker.analytics.outputs.plot import Series, build_series
+from tracker.analytics.compare import rank_prices
 from tracker.analytics.outputs.report_html import (
     Column,
     ReportData,
@@ -56,8 +44,14 @@ from tracker.analytics.outputs.report_html import (
     words,
 )
 from tracker.analytics.outputs.report_recommend import recommendation
+from tracker.analytics.outputs.series import Series, series_of
 from tracker.analytics.outputs.svg import svg_chart
+from tracker.analytics.points import change_records, health_records, history_records, price_records
 from tracker.analytics.reference import References
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
 
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
@@ -66,7 +60,11 @@ CHANGE_ROWS = 500  # the newest changes the report lists
 
 
 def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> list[dict[str, Any]]:
-    """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
+    """Per GPU model and kind of price (on demand, spot, committed): the
+    cheapest per GPU-hour, of a frame of prices (what `cheapest_store` asks of the store)."""
+    from tracker.analytics.compare import compare_frame
+    from tracker.analytics.history import records
+
     return _cheapest(records(compare_frame(prices, refs, currency=currency)))
 
 
@@ -80,12 +78,12 @@ def _cheapest(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [best[k] for k in sorted(best)]
 
 
-def cheapest_store(engine: sa.Engine, refs: References, currency: str) -> list[dict[str, Any]]:
+def cheapest_store(store: Db | sa.Engine, refs: References, currency: str) -> list[dict[str, Any]]:
     """`cheapest_per_gpu` of the current prices, asked of the store: the
     lowest rate per GPU model, kind and currency in SQL, then the prices of
     the instances within a hair of each model's and kind's lowest, ranked exactly."""
     where = PriceFilter(os="linux", with_gpus=True)
-    with engine_db(engine) as conn, conn.scanning() as db:
+    with open_db(store) as conn, conn.scanning() as db:
         settle(db)  # the kept rates, if a bulk write left them to be worked out
         lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
         best: dict[tuple[str, str], float] = {}
@@ -107,37 +105,34 @@ def cheapest_store(engine: sa.Engine, refs: References, currency: str) -> list[d
             if float(low["low"]) * rates[low["currency"]] <= bar:
                 bars.append((*slot, low["currency"], bar / rates[low["currency"]]))
         keys = rankings.instances_below(db, where, MODEL_CLASSES, bars)
-    rows = price_records(engine, PriceFilter(os="linux", instances=tuple(keys))) if keys else []
+    rows = price_records(store, PriceFilter(os="linux", instances=tuple(keys))) if keys else []
     return _cheapest(rank_prices(rows, refs, currency=currency))
 
 
-def load(engine: sa.Engine, refs: References, *, currency: str, days: int, now: datetime) -> ReportData:
-    offers = offers_frame(engine)
-    has_offers = not offers.empty or sa.inspect(engine).has_table("offers")
+def load(db: Db, refs: References, *, currency: str, days: int, now: datetime) -> ReportData:
+    """What every section is built from, read on one connection."""
     since = now - timedelta(days=days)
     return ReportData(
-        engine=engine,
+        store=db,
         refs=refs,
         currency=currency,
         days=days,
         now=now,
-        cheapest=cheapest_store(engine, refs, currency),
-        changes=change_records(engine, since=since, limit=CHANGE_ROWS, newest_first=True),
-        offers=sorted(records(offers), key=lambda o: (o["provider"], o["kind"], o["title"])) if has_offers else None,
-        health=records(source_health(engine)),
-        change_counts=change_counts(engine, since=since),
-        moved=_moved(engine, since),
+        cheapest=cheapest_store(db, refs, currency),
+        changes=change_records(db, since=since, limit=CHANGE_ROWS, newest_first=True),
+        offers=sorted(answers.offers(db), key=lambda o: (o["provider"], o["kind"], o["title"])),
+        health=health_records(db),
+        change_counts=answers.change_counts(db, since=since),
+        moved=_moved(db, since),
     )
 
 
-def _moved(engine: sa.Engine, since: datetime) -> list[dict[str, Any]]:
+def _moved(db: Db, since: datetime) -> list[dict[str, Any]]:
     """The latest move of each price that dropped or rose since `since`, latest first (CHART_SERIES of them)."""
     latest: dict[str, dict[str, Any]] = {}
     limit = 500
     while True:
-        found = change_records(
-            engine, since=since, kinds=["price_drop", "price_increase"], limit=limit, newest_first=True
-        )
+        found = change_records(db, since=since, kinds=["price_drop", "price_increase"], limit=limit, newest_first=True)
         for change in found:
             latest.setdefault(change["key"], change)
         if len(latest) >= CHART_SERIES or len(found) < limit:
@@ -260,10 +255,6 @@ def _figure(series: list[Series], title: str, caption: str, data: ReportData) ->
     return f'<div class="scroll">{chart}</div>'
 
 
-def _linux(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[frame["os"] == "linux"] if not frame.empty else frame
-
-
 def _cheapest_lines(data: ReportData) -> list[Series]:
     """The cheapest on-demand price of the GPU models that the most providers offer."""
     spread: dict[str, set[str]] = {}
@@ -275,16 +266,11 @@ def _cheapest_lines(data: ReportData) -> list[Series]:
     )
     lines: list[Series] = []
     for row in on_demand[:CHART_SERIES]:
-        frame = _linux(
-            history_frame(
-                data.engine,
-                instance_type=row["instance_type"],
-                provider=row["provider"],
-                region=row["region"],
-                price_model="on_demand",
-            )
+        where = PriceFilter(
+            instance_type=row["instance_type"], provider=row["provider"], region=row["region"], price_model="on_demand"
         )
-        for s in build_series(frame, data.refs, currency=data.currency, limit=1):
+        intervals = [r for r in history_records(data.store, where) if r["os"] == "linux"]
+        for s in series_of(intervals, data.refs, currency=data.currency, limit=1):
             s.label = f"{row['gpu_model']}: {s.label}"
             lines.append(s)
     return lines
@@ -295,11 +281,9 @@ def _moved_lines(data: ReportData) -> list[Series]:
     lines: list[Series] = []
     for change in data.moved:
         key = change["key"]
-        frame = history_frame(
-            data.engine, instance_type=change["instance_type"], provider=change["provider"], region=change["region"]
-        )
-        if not frame.empty:
-            lines += build_series(frame[frame["key"] == key], data.refs, currency=data.currency)
+        where = PriceFilter(instance_type=change["instance_type"], provider=change["provider"], region=change["region"])
+        intervals = [r for r in history_records(data.store, where) if r["key"] == key]
+        lines += series_of(intervals, data.refs, currency=data.currency)
     return lines
 
 
@@ -417,10 +401,13 @@ SECTIONS: list[Callable[[ReportData], Section | None]] = [
 
 
 def build_report(
-    engine: sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
+    store: Db | sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
 ) -> str:
-    data = load(engine, refs, currency=currency, days=days, now=now or datetime.now(UTC))
-    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+    """The page. `store`: an engine, or a connection of `db.store.reader`
+    (then neither pandas nor SQLAlchemy is loaded)."""
+    with open_db(store) as db:
+        data = load(db, refs, currency=currency, days=days, now=now or datetime.now(UTC))
+        sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
     rates = sorted({fx_text(r) for r in data.cheapest if r.get("fx")})
     fx_note = f" Converted with {'; '.join(rates)}." if rates else ""
     meta = (

@@ -20,8 +20,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import sqlalchemy as sa
-
+    from db.store.reads.connection import Db
     from tracker.analytics.reference import References
 
 CSS = """
@@ -111,7 +110,7 @@ class ReportData:
     """What every section is built from, read from the store once
     (`tracker.analytics.outputs.report.load`)."""
 
-    engine: sa.Engine
+    store: Db  # the connection the report reads on
     refs: References
     currency: str
     days: int

@@ -3,10 +3,9 @@ need (one GPU, always on, for three years), from `recommend`."""
 
 from __future__ import annotations
 
-from tracker.analytics.history import records
 from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
 from tracker.analytics.recommend import Needs
-from tracker.analytics.recommend_store import recommend_store
+from tracker.analytics.recommend_store import recommend_rows
 from tracker.errors import UserError
 
 
@@ -14,7 +13,7 @@ def recommendation(data: ReportData) -> Section:
     """The best options, or the one sentence that says why there are none."""
     needs = Needs(currency=data.currency)
     try:
-        rows = records(recommend_store(data.engine, data.refs, needs, limit=10))
+        rows, _ = recommend_rows(data.store, data.refs, needs, limit=10)
         empty = "no option"
     except UserError as exc:
         rows, empty = [], str(exc)

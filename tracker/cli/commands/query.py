@@ -115,24 +115,24 @@ def history(
         raise typer.BadParameter("give an instance type, or --gpu MODEL")
     if resample and summary:
         raise typer.BadParameter("--resample and --summary cannot be used together")
-    from tracker.analytics.history import SUMMARY_COLUMNS, history_frame, history_summary, records, resample_history
+    from db.store.reads.rows import PriceFilter
+    from tracker.analytics.columns import SUMMARY_COLUMNS
+    from tracker.analytics.points import history_records, summary_records
 
     since_at, until_at = parse_since(since), parse_since(until)
+    where = PriceFilter(
+        instance_type=instance_type,
+        gpu=gpu,
+        provider=provider,
+        region=region,
+        price_model=price_model.value if price_model else None,
+    )
     with store_of(ctx) as store:
-        frame = history_frame(
-            store,
-            instance_type=instance_type,
-            gpu=gpu,
-            provider=provider,
-            region=region,
-            price_model=price_model.value if price_model else None,
-            since=since_at,
-            until=until_at,
-        )
+        rows = history_records(store, where, since=since_at, until=until_at)
     what = instance_type or gpu
     if summary:
         emit(
-            records(history_summary(frame)) if not frame.empty else [],
+            summary_records(rows),
             fmt,
             columns=[c for c in SUMMARY_COLUMNS if c != "key"],
             table_columns=SUMMARY_HISTORY_TABLE,
@@ -140,7 +140,10 @@ def history(
             wide=wide,
         )
     elif resample:
-        steps = resample_history(frame, resample.value, since=since_at, until=until_at) if not frame.empty else None
+        from tracker.analytics.history import interval_frame, records, resample_history
+
+        frame = interval_frame(rows)
+        steps = resample_history(frame, resample.value, since=since_at, until=until_at) if rows else None
         emit(
             records(steps) if steps is not None else [],
             fmt,
@@ -150,7 +153,6 @@ def history(
             wide=wide,
         )
     else:
-        rows = records(frame)
         for row in rows:
             row["attrs"] = detail_text(row.get("attrs") or {}) or None
         emit(

@@ -10,7 +10,7 @@ import typer
 from db.kinds import PriceModel
 from tracker.cli.columns import SPARK_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import Step, parse_currency, parse_since, references, state
+from tracker.cli.state import Step, parse_currency, parse_since, references, state, store_of
 from tracker.errors import UserError
 
 if TYPE_CHECKING:
@@ -119,7 +119,8 @@ def report(
     """
     from tracker.analytics.outputs.report import build_report
 
-    html = build_report(state(ctx).engine, references(ctx), currency=parse_currency(currency), days=days)
+    with store_of(ctx) as store:
+        html = build_report(store, references(ctx), currency=parse_currency(currency), days=days)
     try:
         out.write_text(html, encoding="utf-8")
     except OSError as exc:
