@@ -39,3 +39,27 @@ def test_a_scan_runs_with_a_small_page_cache_and_gives_the_stores_back(engine: s
         with db.scanning(cache_kb=2048) as scan:
             assert scan.tuples("PRAGMA cache_size")[0][0] == -2048
         assert db.tuples("PRAGMA cache_size")[0][0] == before == -65536
+
+
+def test_a_gpu_matched_in_part_finds_the_rows_the_plain_match_finds(demo_db_url: str) -> None:
+    """On PostgreSQL the filter names the matching models (walked down their
+    index), so that the index serves it; the rows are those of the plain
+    `lower(gpu_model) LIKE '%part%'` over every open row, on both back ends."""
+    from db.store.engine import make_engine
+    from db.store.reads.rows import open_gpu_models
+
+    engine = make_engine(demo_db_url)
+    plain = "SELECT {what} FROM price_points WHERE valid_to IS NULL AND lower(gpu_model) LIKE ?"
+    with engine_db(engine) as db:
+        for part in ("H100", "a1", "NV", "l4", "_", "zzz"):
+            pattern = [f"%{part.lower()}%"]
+            models = open_gpu_models(db, part)
+            assert len(models) == len(set(models))
+            assert set(models) == {m for (m,) in db.tuples(plain.format(what="DISTINCT gpu_model"), pattern)}, part
+            condition, params = PriceFilter(gpu=part).where(db)
+            found = {i for (i,) in db.tuples(f"SELECT id FROM price_points WHERE {condition}", params)}
+            assert found == {i for (i,) in db.tuples(plain.format(what="id"), pattern)}, part
+            assert found or part == "zzz"
+            if db.dialect == "postgresql":
+                assert "LIKE" not in condition  # the models, named
+    engine.dispose()

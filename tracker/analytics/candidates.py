@@ -52,8 +52,8 @@ class Approx:
 
 
 def approximate(db: Db, refs: References, currency: str, where: PriceFilter) -> list[Approx]:
-    """The instances of the prices `where` asks for, in the store's order.
-    An unknown currency is the error the exact path gives."""
+    """The instances of the prices `where` asks for, by (provider, region,
+    instance type). An unknown currency is the error the exact path gives."""
     found: dict[tuple[str, str, str], Approx] = {}
     rates: dict[str, float] = {}
     for row in rankings.instance_rates(db, where):
@@ -65,12 +65,14 @@ def approximate(db: Db, refs: References, currency: str, where: PriceFilter) -> 
             rates[row["currency"]] = float(refs.fx.conversion(row["currency"], currency).rate)
         inst.special |= bool(row["special"])
         inst.sold_out |= bool(row["sold_out"])
-        if row["cls"] is None:
-            continue
-        rate = float(row["rate"]) * rates[row["currency"]]
-        if rate < inst.rates.get(row["cls"], math.inf):
-            inst.rates[row["cls"]] = rate
-    return list(found.values())
+        fx = rates[row["currency"]]
+        for cls in rankings.RATE_CLASSES:
+            if row[cls] is None:
+                continue
+            rate = float(row[cls]) * fx
+            if rate < inst.rates.get(cls, math.inf):
+                inst.rates[cls] = rate
+    return [found[key] for key in sorted(found)]
 
 
 def fleet(gpus: Decimal, gpu_count: Decimal) -> int:

@@ -283,7 +283,7 @@ def tco_rows(
     where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True)
     if limit is None:
         return tco_ranked(price_records(store, where), refs, inputs, region_group)
-    with open_db(store) as db:
+    with open_db(store) as conn, conn.scanning() as db:
         found = candidates.approximate(db, refs, inputs.currency, where)
     credit = inputs.credit
     amounts = [(credit.amount, credit.currency), *((a, credit.currency) for _, a in credit.tiers)] if credit else []

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 BATCH = 2000
 # KB of SQLite page cache while an aggregate scans the store (`Db.scanning`).
 SCAN_CACHE_KB = 8192
+# MB a PostgreSQL sort or grouping of an aggregate may hold in memory (`Db.scanning`).
+WORK_MEM_MB = 64
 
 
 class Db:
@@ -71,8 +73,12 @@ class Db:
     def scanning(self, cache_kb: int = SCAN_CACHE_KB) -> Iterator[Db]:
         """For aggregates over the whole store: on SQLite a small page cache
         while they run (a scan reads each page once, and SQLite's sorter
-        keeps as much in memory as the cache may hold), the store's own after."""
+        keeps as much in memory as the cache may hold), the store's own after;
+        on PostgreSQL room to sort and group in memory for the rest of the
+        transaction (the server's default, 4 MB, spills a grouping of a
+        tenth of a million prices to disk)."""
         if self.dialect != "sqlite":
+            self.execute(f"SET LOCAL work_mem = '{int(WORK_MEM_MB)}MB'")
             yield self
             return
         (before,) = self.tuples("PRAGMA cache_size")[0]

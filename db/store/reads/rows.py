@@ -76,7 +76,13 @@ class PriceFilter:
             if value:
                 where.append(f"{column} = ?")
                 params.append(value)
-        if self.gpu:
+        if self.gpu and self.current and db.dialect == "postgresql":
+            # The open rows' models that match, then an index's condition: the
+            # match itself on every row is a scan of the table (0.3 s a query at a million).
+            models = open_gpu_models(db, self.gpu)
+            where.append(f"gpu_model IN ({', '.join('?' * len(models))})" if models else "1 = 0")
+            params.extend(models)
+        elif self.gpu:
             where.append("lower(gpu_model) LIKE ?")
             params.append(f"%{self.gpu.lower()}%")
         for column, value in (("price_model", self.price_model), ("instance_type", self.instance_type)):
@@ -107,6 +113,22 @@ class PriceFilter:
         if self.shapes is not None:
             where.append(_shapes_in(self.shapes, params))
         return (" AND ".join(where) or "1 = 1"), params
+
+
+def open_gpu_models(db: Db, part: str) -> list[str]:
+    """The GPU models of the open prices that contain `part`, ignoring case
+    (as `PriceFilter.gpu` matches). The models are walked one by one down the
+    index of the open rows' models (a loose index scan: a probe per model,
+    not a read of every row)."""
+    sql = """
+WITH RECURSIVE models(name) AS (
+  SELECT min(gpu_model) FROM price_points WHERE valid_to IS NULL
+  UNION ALL
+  SELECT (SELECT min(gpu_model) FROM price_points WHERE valid_to IS NULL AND gpu_model > models.name)
+  FROM models WHERE models.name IS NOT NULL
+)
+SELECT name FROM models WHERE name IS NOT NULL AND lower(name) LIKE ?"""
+    return [name for (name,) in db.tuples(sql, [f"%{part.lower()}%"])]
 
 
 def _shapes_in(shapes: Sequence[tuple[str | None, str | None, str | None]], params: list[Any]) -> str:
