@@ -171,13 +171,14 @@ def _by_type(
             if row["currency"] not in fx:
                 fx[row["currency"]] = float(refs.fx.conversion(row["currency"], needs.currency).rate)
             special |= bool(row["special"])
-            cls, rate = row["cls"], fx[row["currency"]]
-            if cls is None:
-                continue
-            low[cls] = min(low.get(cls, math.inf), float(row["low"]) * rate)
-            high[cls] = max(high.get(cls, -math.inf), float(row["high"]) * rate)
-            if row["in_stock"] is not None:
-                stocked[cls] = min(stocked.get(cls, math.inf), float(row["in_stock"]) * rate)
+            rate = fx[row["currency"]]
+            for cls in rankings.RATE_CLASSES:
+                if row[f"{cls}_low"] is None:
+                    continue
+                low[cls] = min(low.get(cls, math.inf), float(row[f"{cls}_low"]) * rate)
+                high[cls] = max(high.get(cls, -math.inf), float(row[f"{cls}_high"]) * rate)
+                if row[f"{cls}_in_stock"] is not None:
+                    stocked[cls] = min(stocked.get(cls, math.inf), float(row[f"{cls}_in_stock"]) * rate)
         assert first is not None
         speed = _throughput({"gpu_model": first["gpu_model"]}, needs)
         if needs.throughput is not None and speed is None:

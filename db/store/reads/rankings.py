@@ -143,20 +143,35 @@ GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, c
     return db.stream(sql, [*special_patterns(), *params])
 
 
+def _by_class(per_class: str) -> str:
+    """Rows of (type, currency, kind) folded into a row per type and
+    currency: a `<kind>_low`, `<kind>_high` and `<kind>_in_stock` column per `RATE_CLASSES`."""
+    columns = ", ".join(
+        f"min(CASE WHEN cls = '{c}' THEN low END) AS {c}_low, max(CASE WHEN cls = '{c}' THEN high END) AS {c}_high, "
+        f"min(CASE WHEN cls = '{c}' THEN in_stock END) AS {c}_in_stock"
+        for c in RATE_CLASSES
+    )
+    return f"""SELECT provider, instance_type, gpu_model, gpu_count, currency, {columns}, max(special) AS special
+FROM ({per_class}) AS per_class
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency
+ORDER BY provider, instance_type"""
+
+
 def type_rates(db: Db, where: PriceFilter, *, kept_table: bool = True) -> Iterator[dict[str, Any]]:
-    """Per instance type (provider, type), currency and kind of price, over
-    its regions: the lowest and the highest of the regions' cheapest rates,
-    the lowest in a region where no price of the instance is sold out (NULL
-    if none), whether a row is special; in the order of the types, streamed."""
+    """Per instance type (provider, type) and currency, over its regions, for
+    each kind of price (`_by_class`'s columns): the lowest and the highest of
+    the regions' cheapest rates, the lowest in a region where no price of the
+    instance is sold out (NULL if none); whether a row is special; in the
+    order of the types, streamed. A row a type, not one a type and kind: a
+    fifth of the rows to send and read."""
     kept = summarized(db, where, one_os=True) if kept_table else None
     if kept is not None:
         condition, params = kept
         sql = f"""SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(low) AS low,
        max(high) AS high, min(in_stock) AS in_stock, max(special) AS special
 FROM {SUMMARY} WHERE priced = 1 AND {condition}
-GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
-ORDER BY provider, instance_type"""
-        return db.stream(sql, params)
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls"""
+        return db.stream(_by_class(sql), params)
     condition, params = where.where(db)
     sql = f"""
 WITH regional AS ({_regional(db, condition, prices_table(db, where))}
@@ -167,9 +182,8 @@ WITH regional AS ({_regional(db, condition, prices_table(db, where))}
 SELECT provider, instance_type, gpu_model, gpu_count, currency, cls, min(rate) AS low, max(rate) AS high,
        min(CASE WHEN instance_sold_out = 0 THEN rate END) AS in_stock, max(special) AS special
 FROM placed
-GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls
-ORDER BY provider, instance_type"""
-    return db.stream(sql, [*special_patterns(), *params])
+GROUP BY provider, instance_type, gpu_model, gpu_count, currency, cls"""
+    return db.stream(_by_class(sql), [*special_patterns(), *params])
 
 
 def shapes(db: Db, where: PriceFilter, *, kept_table: bool = True) -> list[dict[str, Any]]:
