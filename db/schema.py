@@ -1,7 +1,9 @@
 """The value types every layer speaks.
 
-These are SQLModel models *without* tables: they validate like pydantic and
-carry no session. The stored rows (`db/tables.py`, `db/store/offers.py`) are
+These are pydantic models, configured as SQLModel configures a model
+without a table (`ValueType`: read from attributes too): they validate and
+carry no session, and importing them loads neither SQLModel nor SQLAlchemy
+(0.24 s: a command that only words a change, `changes`, need not pay it). The stored rows (`db/tables.py`, `db/store/offers.py`) are
 declared beside them, column for column; `tests/db/test_shapes.py` fails
 when a value type and its table disagree on a name, a type or whether it
 may be empty. How the bulk path spells a quote as a row is in
@@ -21,8 +23,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
-from pydantic import field_validator
-from sqlmodel import Field, SQLModel
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from db.kinds import ChangeKind, Eligibility, OfferKind, PriceModel, Unit
 from db.kinds import RunStatus as RunStatus  # re-exported with the other value types
@@ -117,7 +118,14 @@ def currency_code(value: str) -> str:
     return value.upper()
 
 
-class PriceQuote(SQLModel):
+class ValueType(BaseModel):
+    """What SQLModel gives a model without a table: pydantic, read from
+    attributes (an ORM row) as well as from a mapping."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class PriceQuote(ValueType):
     """One normalized price, as observed at one moment."""
 
     provider: str
@@ -219,7 +227,7 @@ OFFER_VALUE_FIELDS = (
 )
 
 
-class Offer(SQLModel):
+class Offer(ValueType):
     """One promotion: a credit, voucher, trial or discount. `offer_id` is
     stable across crawls (`<provider>:<slug>`); an amount that could not be
     read is None with `unparsed` set, never a guess."""
@@ -275,7 +283,7 @@ class Offer(SQLModel):
         return stable_hash(parts + tuple(sorted(self.products)), length=16)
 
 
-class Change(SQLModel):
+class Change(ValueType):
     """One thing that changed between two snapshots of a source."""
 
     kind: ChangeKind
@@ -301,7 +309,7 @@ class Change(SQLModel):
     detail: dict[str, str] = Field(default_factory=dict)
 
 
-class CrawlResult(SQLModel):
+class CrawlResult(ValueType):
     """What one crawl produced. A failure is never a value: when `error` is
     set, `items` must not be used as a snapshot."""
 

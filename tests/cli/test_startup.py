@@ -65,6 +65,15 @@ def test_a_simple_query_on_a_current_store_loads_nothing_heavy(argv: list[str], 
     assert loaded_after(argv, tmp_path, extra=("tracker.config.settings",)) == (0, [])
 
 
+def test_the_changes_table_words_changes_without_the_orm(demo_run, tmp_path: Path) -> None:
+    """Each change in words (the alert cards, on the value types of `db.schema`),
+    with neither SQLModel nor SQLAlchemy loaded."""
+    from tests.helpers.stores import copy_home
+
+    home = copy_home(demo_run.home, tmp_path / "home")
+    assert loaded_after(["changes", "--limit", "50"], home) == (0, [])
+
+
 @pytest.mark.parametrize("command", ["report", "recommend"])
 def test_the_report_and_recommend_on_a_current_store_load_neither_pandas_nor_the_orm(
     command: str, tmp_path: Path
