@@ -79,30 +79,27 @@ def fleet(gpus: Decimal, gpu_count: Decimal) -> int:
     return math.ceil(gpus / gpu_count)
 
 
-def compute_cost(
-    inst: Approx,
-    mix: dict[str, Decimal],
-    *,
-    gpus: Decimal,
-    hours_per_month: Decimal,
-    months: int,
-    spot_overhead: Decimal,
-) -> float:
-    """The compute cost of `mix` over the horizon, as tco.period_cost works it out, in floats."""
-    n = fleet(gpus, inst.gpu_count)
-    hours, overhead = float(hours_per_month), float(spot_overhead)
-    total = 0.0
-    for model, share in mix.items():
-        rate, part = inst.rates[model], float(share) * n
-        if model == "on_demand":
-            total += part * hours * rate * months
-        elif model == "spot":
-            total += part * hours * rate * overhead * months
-        elif model == "monthly":
-            total += part * rate * 720 * months
-        else:
-            total += part * rate * _TERM_HOURS[model] * math.ceil(months / _TERM_MONTHS[model])
-    return total
+@dataclass(frozen=True)
+class Usage:
+    """How a job uses its instances over the horizon, as the float factor of
+    each kind of price: what one instance at a rate of 1 an hour costs under
+    it (the TCO's arithmetic, tco.period_cost, in floats), worked out once
+    for every option ranked."""
+
+    factors: dict[str, float]
+
+    @classmethod
+    def of(cls, *, hours_per_month: Decimal, months: int, spot_overhead: Decimal) -> Usage:
+        hours, overhead = float(hours_per_month), float(spot_overhead)
+        factors = {"on_demand": hours * months, "spot": hours * overhead * months, "monthly": 720.0 * months}
+        for model, term_hours in _TERM_HOURS.items():
+            factors[model] = term_hours * math.ceil(months / _TERM_MONTHS[model])
+        return cls(factors)
+
+    def cost(self, rates: dict[str, float], shares: Sequence[tuple[str, float]], instances: int) -> float:
+        """The compute cost of a mix (price model, share) for `instances` instances at these rates."""
+        factors = self.factors
+        return instances * sum(share * rates[model] * factors[model] for model, share in shares)
 
 
 def side_costs(

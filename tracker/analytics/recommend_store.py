@@ -65,15 +65,34 @@ def _shapes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _mixes(rates: dict[str, float], needs: Needs) -> list[dict[str, Decimal]]:
-    """`recommend._mixes` of an instance with these rates."""
+Mix = tuple[str, list[tuple[str, float]]]  # its label, and (price model, share) as floats
+
+
+def _mix_table(needs: Needs) -> tuple[list[tuple[str, Mix]], list[tuple[dict[str, Decimal], Mix]]]:
+    """The single price models an option can be priced under, and the needs' own mixes, worked out once."""
     singles = [
-        {model: Decimal(1)}
+        (model, (model, [(model, 1.0)]))
         for model in SINGLE_MIXES
-        if model in rates and not (model == "spot" and needs.workload == "inference")
+        if not (model == "spot" and needs.workload == "inference")
     ]
-    extra = [m for m in needs.mixes if all(model in rates for model in m) and m not in singles]
-    return singles + extra
+    extra = [(m, (mix_label(m), [(k, float(v)) for k, v in m.items()])) for m in needs.mixes]
+    return singles, extra
+
+
+def _mixes(
+    rates: dict[str, float], table: tuple[list[tuple[str, Mix]], list[tuple[dict[str, Decimal], Mix]]]
+) -> list[Mix]:
+    """`recommend._mixes` of an instance with these rates: each single price
+    model it has, then each of the needs' mixes it has every model of (one
+    that is a single price model already listed, once)."""
+    singles, extra = table
+    chosen = [mix for model, mix in singles if model in rates]
+    listed = {label for label, _ in chosen}
+    for m, mix in extra:
+        same_as_single = len(m) == 1 and next(iter(m.values())) == 1 and next(iter(m)) in listed
+        if all(model in rates for model in m) and not same_as_single:
+            chosen.append(mix)
+    return chosen
 
 
 def recommend_rows(
@@ -126,19 +145,24 @@ def recommend_rows(
 Scored = list[tuple[tuple[str, str, str], float, float, bool]]
 
 
-def _total(inst: candidates.Approx, mix: dict[str, Decimal], side: float, speed: Decimal | None, needs: Needs) -> float:
-    """An option's approximate total (per million samples, with a throughput)."""
-    total = side + candidates.compute_cost(
-        inst,
-        mix,
-        gpus=needs.gpus,
-        hours_per_month=needs.hours_per_month,
-        months=needs.months,
-        spot_overhead=needs.spot_overhead,
+def _total(
+    usage: candidates.Usage, rates: dict[str, float], mix: Mix, instances: int, side: float, work: float | None
+) -> float:
+    """An option's approximate total (per million samples when `work`, the
+    millions of samples per unit of speed over the horizon, is given)."""
+    total = side + usage.cost(rates, mix[1], instances)
+    return total / work if work else total
+
+
+def _work(speed: Decimal | None, needs: Needs) -> float | None:
+    """Millions of samples a GPU-hour speed of 1 does over the horizon, for `_total`."""
+    return float(speed * needs.gpus * needs.hours_per_month * 3600 * needs.months) / 1_000_000 if speed else None
+
+
+def _usage(needs: Needs) -> candidates.Usage:
+    return candidates.Usage.of(
+        hours_per_month=needs.hours_per_month, months=needs.months, spot_overhead=needs.spot_overhead
     )
-    if speed:
-        total /= float(speed * needs.gpus * needs.hours_per_month * 3600 * needs.months) / 1_000_000
-    return total
 
 
 def _side(refs: References, provider: str, needs: Needs) -> float:
@@ -159,6 +183,7 @@ def _by_type(
     scored: Scored = []
     no_throughput: set[str] = set()
     fx: dict[str, float] = {}
+    usage, table = _usage(needs), _mix_table(needs)
     for (provider, instance_type), group in groupby(
         rankings.type_rates(db, where), key=lambda r: (r["provider"], r["instance_type"])
     ):
@@ -184,20 +209,23 @@ def _by_type(
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(first["gpu_model"]))
             continue
-        mixes = _mixes(low, needs)
+        mixes = _mixes(low, table)
         if not mixes:
             continue
-        side = _side(refs, provider, needs)
-        count = Decimal(first["gpu_count"])
-        cheapest = candidates.Approx(provider, "", instance_type, first["gpu_model"], count, None, low)
-        picked = candidates.Approx(
-            provider, "", instance_type, first["gpu_model"], count, None, {c: stocked.get(c, high[c]) for c in low}
-        )
+        side, work = _side(refs, provider, needs), _work(speed, needs)
+        instances = candidates.fleet(needs.gpus, Decimal(first["gpu_count"]))
+        picked = {c: stocked.get(c, high[c]) for c in low}
         keep = special or provider in with_offers
         for mix in mixes:
-            key = (provider, instance_type, mix_label(mix))
-            lowest = _total(cheapest, mix, side, speed, needs)
-            scored.append((key, max(lowest, _total(picked, mix, side, speed, needs)), lowest, keep))
+            lowest = _total(usage, low, mix, instances, side, work)
+            scored.append(
+                (
+                    (provider, instance_type, mix[0]),
+                    max(lowest, _total(usage, picked, mix, instances, side, work)),
+                    lowest,
+                    keep,
+                )
+            )
     return scored, no_throughput
 
 
@@ -209,6 +237,7 @@ def _by_instance(
     found = candidates.approximate(db, refs, needs.currency, where)
     groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
     no_throughput: set[str] = set()
+    usage, table = _usage(needs), _mix_table(needs)
     for inst in found:
         if needs.region_group and refs.region_group(inst.provider, inst.region) != needs.region_group:
             continue
@@ -216,15 +245,17 @@ def _by_instance(
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(inst.gpu_model))
             continue
-        mixes = _mixes(inst.rates, needs)
+        mixes = _mixes(inst.rates, table)
         if not mixes:
             continue
-        side = _side(refs, inst.provider, needs)
+        side, work = _side(refs, inst.provider, needs), _work(speed, needs)
+        instances = candidates.fleet(needs.gpus, inst.gpu_count)
         keep = inst.special or inst.provider in with_offers
         for mix in mixes:
-            total = _total(inst, mix, side, speed, needs)
-            key = (inst.provider, inst.instance_type, mix_label(mix))
-            groups.setdefault(key, []).append((total, total, keep, inst.sold_out))
+            total = _total(usage, inst.rates, mix, instances, side, work)
+            groups.setdefault((inst.provider, inst.instance_type, mix[0]), []).append(
+                (total, total, keep, inst.sold_out)
+            )
     scored = [
         (key, _upper(regions), min(low for _, low, _, _ in regions), any(keep for _, _, keep, _ in regions))
         for key, regions in groups.items()

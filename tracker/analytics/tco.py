@@ -288,6 +288,10 @@ def tco_rows(
     credit = inputs.credit
     amounts = [(credit.amount, credit.currency), *((a, credit.currency) for _, a in credit.tiers)] if credit else []
     scored, skipped = [], 0
+    usage = candidates.Usage.of(
+        hours_per_month=inputs.hours_per_month, months=inputs.months, spot_overhead=inputs.spot_overhead
+    )
+    shares = [(model, float(share)) for model, share in inputs.mix.items()]
     for inst in found:
         if region_group and refs.region_group(inst.provider, inst.region) != region_group:
             continue
@@ -296,14 +300,7 @@ def tco_rows(
             continue
         if inst.provider not in refs.provider_rates and (inputs.egress_gb_per_month or inputs.storage_gb):
             raise UserError(_no_rates(inst.provider))
-        total = candidates.compute_cost(
-            inst,
-            inputs.mix,
-            gpus=inputs.count,
-            hours_per_month=inputs.hours_per_month,
-            months=inputs.months,
-            spot_overhead=inputs.spot_overhead,
-        ) + candidates.side_costs(
+        total = usage.cost(inst.rates, shares, candidates.fleet(inputs.count, inst.gpu_count)) + candidates.side_costs(
             refs, inst.provider, inputs.currency, inputs.egress_gb_per_month, inputs.storage_gb, inputs.months
         )
         off = 0.0
