@@ -99,6 +99,9 @@ class Usage:
     def cost(self, rates: dict[str, float], shares: Sequence[tuple[str, float]], instances: int) -> float:
         """The compute cost of a mix (price model, share) for `instances` instances at these rates."""
         factors = self.factors
+        if len(shares) == 1:  # one price model: most options, thousands of them a ranking
+            model, share = shares[0]
+            return instances * share * rates[model] * factors[model]
         return instances * sum(share * rates[model] * factors[model] for model, share in shares)
 
 

@@ -174,8 +174,13 @@ def rank_options(
     offers: list[dict[str, Any]] | pd.DataFrame,
     refs: References,
     needs: Needs,
+    *,
+    region_counts: dict[tuple[str, str, str], int] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The ranked options for `needs` (rows in RECOMMEND_COLUMNS), and notes of what was left out and why."""
+    """The ranked options for `needs` (rows in RECOMMEND_COLUMNS), and notes
+    of what was left out and why. `region_counts`: how many regions each
+    option (provider, instance type, mix) has, when `prices` holds only the
+    regions that can be picked (`recommend_store`); else they are counted."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
@@ -219,7 +224,8 @@ def rank_options(
         raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
     for rank, option in enumerate(ranked, start=1):
         option["rank"] = rank
-        option["other_regions"] = regions[(option["provider"], option["instance_type"], option["mix"])] - 1
+        key = (option["provider"], option["instance_type"], option["mix"])
+        option["other_regions"] = (region_counts or regions)[key] - 1
         option["why"] = _why(option, ranked[0], needs)
         for name in ("compute", "egress", "storage", "credits", "total"):
             option[name] = option[name].quantize(MONEY)

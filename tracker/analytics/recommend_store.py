@@ -16,7 +16,7 @@ instance types that can rank among the first `limit` read and priced.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from itertools import groupby
@@ -137,9 +137,45 @@ def recommend_rows(
         keys = candidates.best_keys(scored, limit)
         types = tuple(sorted({(p, t) for p, t, _ in keys}))
         # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
-        rows = price_records(conn, replace(where, types=types))
-    ranked, _ = rank_options(rows, offers, refs, needs)
+        where = replace(where, types=types)
+        counts = None
+        if not needs.region_group:
+            with conn.scanning() as db:
+                instances, counts = _regions(db, refs, needs, where, with_offers)
+            where = replace(where, instances=instances)
+        rows = price_records(conn, where)
+    ranked, _ = rank_options(rows, offers, refs, needs, region_counts=counts)
     return ranked[:limit], notes
+
+
+def _regions(
+    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
+) -> tuple[tuple[tuple[str, str, str], ...], dict[tuple[str, str, str], int]]:
+    """Of the candidate types' regions, those `recommend` can pick for some
+    option (type and mix: the cheapest with stock, else the dearest), and how
+    many regions each option has. A region stays unless some region of the
+    option surely has stock (no price of it sold out) and costs less than the
+    region's approximate total; the regions of a provider with an offer, and
+    those whose prices state a bundled disk or tiered rates, always stay."""
+    usage, table = _usage(needs), _mix_table(needs)
+    options: dict[tuple[str, str, str], list[tuple[float, candidates.Approx]]] = {}
+    for inst in candidates.approximate(db, refs, needs.currency, where):
+        if needs.throughput is not None and _throughput({"gpu_model": inst.gpu_model}, needs) is None:
+            continue
+        side, instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
+        for mix in _mixes(inst.rates, table):
+            total = _total(usage, inst.rates, mix, instances, side, None)
+            options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, inst))
+    kept: set[tuple[str, str, str]] = set()
+    for (provider, _, _), regions in options.items():
+        in_stock = [total for total, inst in regions if not inst.sold_out]
+        if not in_stock or provider in with_offers:
+            kept.update(inst.key for _, inst in regions)
+            continue
+        bar = min(in_stock)
+        bar += abs(bar) * candidates.SLACK + candidates.SLACK
+        kept.update(inst.key for total, inst in regions if total <= bar or inst.special)
+    return tuple(sorted(kept)), {key: len(regions) for key, regions in options.items()}
 
 
 Scored = list[tuple[tuple[str, str, str], float, float, bool]]
@@ -165,6 +201,18 @@ def _usage(needs: Needs) -> candidates.Usage:
     )
 
 
+def _sides(refs: References, needs: Needs) -> Callable[[str], float]:
+    """`_side` of each provider, worked out once."""
+    found: dict[str, float] = {}
+
+    def side(provider: str) -> float:
+        if provider not in found:
+            found[provider] = _side(refs, provider, needs)
+        return found[provider]
+
+    return side
+
+
 def _side(refs: References, provider: str, needs: Needs) -> float:
     if provider not in refs.provider_rates and (needs.egress_gb_per_month or needs.storage_gb):
         raise UserError(_no_rates(provider))
@@ -183,7 +231,7 @@ def _by_type(
     scored: Scored = []
     no_throughput: set[str] = set()
     fx: dict[str, float] = {}
-    usage, table = _usage(needs), _mix_table(needs)
+    usage, table, sides = _usage(needs), _mix_table(needs), _sides(refs, needs)
     for (provider, instance_type), group in groupby(
         rankings.type_rates(db, where), key=lambda r: (r["provider"], r["instance_type"])
     ):
@@ -212,7 +260,7 @@ def _by_type(
         mixes = _mixes(low, table)
         if not mixes:
             continue
-        side, work = _side(refs, provider, needs), _work(speed, needs)
+        side, work = sides(provider), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, Decimal(first["gpu_count"]))
         picked = {c: stocked.get(c, high[c]) for c in low}
         keep = special or provider in with_offers
