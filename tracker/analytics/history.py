@@ -22,8 +22,8 @@ import pandas as pd
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
-from tracker.analytics import points
 from tracker.analytics.columns import SUMMARY_COLUMNS
+from tracker.analytics.points import change_records as _change_records
 from tracker.analytics.points import health_records, history_records, price_records, summary_records
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def change_records(
 ) -> list[dict[str, Any]]:
     """Changes as `changes_frame` gives them (Decimals, detail as a dict), as dicts."""
     start = _as_time(since)
-    return points.change_records(
+    return _change_records(
         engine,
         since=None if start is None else start.to_pydatetime(),
         provider=provider,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from db.money import effective_hourly
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
-from db.store.reads.rows import PriceFilter
+from db.store.reads.rows import CHANGE_DECIMALS, PriceFilter
 from tracker.analytics.columns import SERIES_FIELDS
 from tracker.analytics.gpu_models import value_fields
 
@@ -154,7 +154,7 @@ def change_records(
     with open_db(store) as db:
         rows = answers.changes(db, since=since, provider=provider, kinds=kinds, limit=limit, newest_first=newest_first)
     for row in rows:
-        for name in ("old_price", "new_price", "percent", "gpu_count"):
+        for name in CHANGE_DECIMALS:
             row[name] = None if row[name] is None else Decimal(row[name])
         row["detail"] = json.loads(row["detail"] or "{}")
     return rows

@@ -66,9 +66,11 @@ def _shapes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 Mix = tuple[str, list[tuple[str, float]]]  # its label, and (price model, share) as floats
+# The single price models (model, its Mix) and the needs' own mixes (as given, its Mix).
+MixTable = tuple[list[tuple[str, Mix]], list[tuple[dict[str, Decimal], Mix]]]
 
 
-def _mix_table(needs: Needs) -> tuple[list[tuple[str, Mix]], list[tuple[dict[str, Decimal], Mix]]]:
+def _mix_table(needs: Needs) -> MixTable:
     """The single price models an option can be priced under, and the needs' own mixes, worked out once."""
     singles = [
         (model, (model, [(model, 1.0)]))
@@ -79,9 +81,7 @@ def _mix_table(needs: Needs) -> tuple[list[tuple[str, Mix]], list[tuple[dict[str
     return singles, extra
 
 
-def _mixes(
-    rates: dict[str, float], table: tuple[list[tuple[str, Mix]], list[tuple[dict[str, Decimal], Mix]]]
-) -> list[Mix]:
+def _mixes(rates: dict[str, float], table: MixTable) -> list[Mix]:
     """`recommend._mixes` of an instance with these rates: each single price
     model it has, then each of the needs' mixes it has every model of (one
     that is a single price model already listed, once)."""
