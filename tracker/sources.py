@@ -12,6 +12,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from spiders.evidence import Evidence
     from tracker.normalize import Normalizer
 
     SOURCES: dict[str, Source]
@@ -39,6 +40,9 @@ class Source:
     price_models: tuple[str, ...] = ()
     regions: str = ""
     stock: str = ""
+    # What verified this source's reading of its provider (spiders/evidence.py):
+    # shown in the providers table and by `gpu-tracker sources`.
+    evidence: Evidence | None = None
 
     @property
     def spider_path(self) -> str:
@@ -67,6 +71,7 @@ def _registry() -> dict[str, Source]:
     from spiders.coreweave.spider import CoreWeaveSpider
     from spiders.crusoe.spider import CrusoeSpider
     from spiders.digitalocean.spider import DigitalOceanSpider
+    from spiders.evidence import Evidence
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
