@@ -71,7 +71,7 @@ def _registry() -> dict[str, Source]:
     from spiders.coreweave.spider import CoreWeaveSpider
     from spiders.crusoe.spider import CrusoeSpider
     from spiders.digitalocean.spider import DigitalOceanSpider
-    from spiders.evidence import Evidence
+    from spiders.evidence import Evidence  # noqa: F401  # used by the evidence= lines as they are filled
     from spiders.gcp.offers import GcpOffersSpider
     from spiders.gcp.spider import GcpSpider
     from spiders.huawei.api import HuaweiApiSpider
