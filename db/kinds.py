@@ -54,6 +54,9 @@ class ChangeKind(StrEnum):
     source_broken = "source_broken"
     source_recovered = "source_recovered"
     source_stale = "source_stale"
+    # A run's prices held as suspect by the market check: stored and marked,
+    # left out of the rankings; one change per run names them.
+    price_suspect = "price_suspect"
 
 
 class RunStatus(StrEnum):

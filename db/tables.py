@@ -182,3 +182,22 @@ OPEN_TYPE_RATES_STALE = sa.Table(
     SQLModel.metadata,
     sa.Column("provider", sa.String, primary_key=True),
 )
+
+
+class SuspectPrice(SQLModel, table=True):
+    """An open price held as suspect by the market check of the run that
+    wrote it (`tracker/normalize/suspect.py`): its per-GPU-hour rate is more
+    than the allowed factor away from its market. One row per price key,
+    removed when a later run writes a price of that key that passes; the
+    answers that rank (`compare`, `tco`, `recommend`) leave these keys out
+    unless asked to include them."""
+
+    __tablename__ = "suspect_prices"
+    __table__: ClassVar[sa.Table]
+
+    key: str = Field(primary_key=True)
+    provider: str
+    source: str = Field(index=True)
+    run_id: int | None = None
+    reason: str
+    observed_at: datetime = _time()

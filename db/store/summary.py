@@ -33,6 +33,7 @@ from db.store.reads.connection import Db
 from db.store.reads.rankings import RATE_CLASS, hourly, kind_case, special_case, special_patterns, table_scan
 from db.store.reads.rankings import SUMMARY as TABLE
 from db.store.reads.rankings import SUMMARY_STALE as STALE
+from db.store.reads.rows import NOT_SUSPECT
 
 # The columns an answer may filter the table on (`rankings.summarized`).
 SHAPE = ("provider", "instance_type", "os", "gpu_model", "gpu_count", "gpu_memory_gb")
@@ -40,7 +41,7 @@ KEY = (*SHAPE, "currency", "cls", "kind", "priced")
 COLUMNS = (*KEY, "low", "high", "in_stock", "special")
 
 
-def _select(db: Db, condition: str, prices: str = "price_points") -> str:
+def _select(db: Db, condition: str, prices: str = "price_points", *, suspects: bool = True) -> str:
     shape = ", ".join(SHAPE)
     instance = "provider, region, instance_type, os, gpu_model, gpu_count, gpu_memory_gb"
     return f"""
@@ -49,7 +50,7 @@ WITH rated AS (
          {RATE_CLASS} AS cls, {kind_case(PRICE_KINDS)} AS kind, {hourly(db)} AS rate,
          {special_case()} AS special,
          CASE WHEN availability = 'sold_out' THEN 1 ELSE 0 END AS sold_out
-  FROM {prices} WHERE valid_to IS NULL AND {condition}
+  FROM {prices} WHERE valid_to IS NULL AND {NOT_SUSPECT if suspects else "1 = 1"} AND {condition}
 ), regional AS (
   SELECT {instance}, currency, cls, kind, CASE WHEN rate IS NULL THEN 0 ELSE 1 END AS priced,
          min(rate) AS rate, max(special) AS special, max(sold_out) AS sold_out
@@ -112,10 +113,17 @@ def settle(db: Db) -> set[str]:
     return done
 
 
-def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[tuple[str, str]] | None = None) -> None:
+def refresh(
+    db: Db,
+    providers: Iterable[str] | None = None,
+    *,
+    types: Iterable[tuple[str, str]] | None = None,
+    suspects: bool = True,
+) -> None:
     """The table's rows worked out again from the open prices: of
     `providers` (and no longer stale), or of the (provider, instance type)
-    `types`, or (neither given) of every provider."""
+    `types`, or (neither given) of every provider. `suspects` False: for a
+    store older than the suspect prices' table (migration 0012)."""
     patterns = special_patterns()
     columns = ", ".join(COLUMNS)
     if types is not None:
@@ -149,4 +157,7 @@ def refresh(db: Db, providers: Iterable[str] | None = None, *, types: Iterable[t
         db.execute(f"DELETE FROM {TABLE} WHERE provider IN ({marks})", names)
         db.execute(f"DELETE FROM {STALE} WHERE provider IN ({marks})", names)
         condition, params = f"provider IN ({marks})", names
-    db.execute(f"INSERT INTO {TABLE} ({columns}) {_select(db, condition, table_scan(db))}", [*patterns, *params])
+    db.execute(
+        f"INSERT INTO {TABLE} ({columns}) {_select(db, condition, table_scan(db), suspects=suspects)}",
+        [*patterns, *params],
+    )

@@ -182,13 +182,16 @@ def compare_rows(
     os: str | None = "linux",
     rank_by: str = "price_per_gpu_hour",
     limit: int | None = None,
+    include_suspect: bool = False,
 ) -> list[dict[str, Any]]:
     """The rows of `compare_frame` of the current prices of `gpu` (and
     `provider`), asked of the store: only the prices that can rank are read
     (the GPU count and the operating system are filters of the query), and
     only the first `limit` rows are worked out in full. `store`: an engine,
     or a connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
-    where = PriceFilter(gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True)
+    where = PriceFilter(
+        gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True, include_suspect=include_suspect
+    )
     with open_db(store) as db:
         if limit and rank_by == "price_per_gpu_hour" and not region_group:
             where = _candidates(db, where, refs, currency, price_models, limit)

@@ -3,7 +3,9 @@ memory and bandwidth, one row per model in tracker/data/gpu_models.csv
 (provenance in tracker/data/gpu_models.md).
 
 A model without a row, or a row without a figure, gives None: the price
-per TFLOP-hour of such a GPU is unknown, never estimated.
+per TFLOP-hour of such a GPU is unknown, never estimated. The table is
+read strictly: a model named twice, or a `compute_basis` that does not say
+which figure `compute_tflops` is, is a `ValueError`, never a silent winner.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ class GpuModel:
     bf16_tflops: Decimal | None
     fp16_tflops: Decimal | None
     fp8_tflops: Decimal | None
+    fp32_tflops: Decimal | None
+    compute_basis: str
     memory_gb: Decimal | None
     memory_bandwidth_gbs: Decimal | None
     interconnect: str
@@ -37,8 +41,21 @@ class GpuModel:
 
     @property
     def compute_tflops(self) -> Decimal | None:
-        """Dense BF16 tensor TFLOPS, or FP16 where the GPU has no BF16."""
-        return self.bf16_tflops if self.bf16_tflops is not None else self.fp16_tflops
+        """Dense BF16 tensor TFLOPS; FP16 where the GPU has no BF16; FP32
+        where it has no fast FP16 either (Kepler, Maxwell, Pascal but P100).
+        `compute_basis` says which."""
+        for figure in (self.bf16_tflops, self.fp16_tflops, self.fp32_tflops):
+            if figure is not None:
+                return figure
+        return None
+
+
+# What compute_tflops is, by the column it comes from (compute_basis).
+BASES = {
+    "bf16_tflops": ("BF16 tensor",),
+    "fp16_tflops": ("FP16 tensor", "FP16 vector"),
+    "fp32_tflops": ("FP32 vector",),
+}
 
 
 def _num(cell: str | None) -> Decimal | None:
@@ -46,30 +63,59 @@ def _num(cell: str | None) -> Decimal | None:
     return Decimal(cell) if cell else None
 
 
+def _check(model: GpuModel) -> None:
+    """The basis names the column compute_tflops comes from, or is empty with no figure."""
+    source = next((c for c in BASES if getattr(model, c) is not None), None)
+    allowed = BASES[source] if source else ("",)
+    if model.compute_basis not in allowed:
+        raise ValueError(
+            f"gpu_models.csv: {model.gpu_model} has compute_basis {model.compute_basis!r}, "
+            f"but its compute figure is {source or 'missing'} (expected {' or '.join(map(repr, allowed))})"
+        )
+
+
+def load_table(lines: Iterable[str]) -> dict[str, GpuModel]:
+    """A table in the CSV's format, by lower-cased model name; a model named
+    twice (case aside) or an inconsistent basis is a ValueError."""
+    table: dict[str, GpuModel] = {}
+    for row in csv.DictReader(lines):
+        model = _model(row)
+        key = model.gpu_model.lower()
+        if not key:
+            raise ValueError("gpu_models.csv: a row names no GPU model")
+        if key in table:
+            raise ValueError(f"gpu_models.csv: {model.gpu_model} has two rows; one model, one row")
+        _check(model)
+        table[key] = model
+    return table
+
+
+def _model(row: dict[str, str]) -> GpuModel:
+    return GpuModel(
+        gpu_model=row["gpu_model"].strip(),
+        vendor=row["vendor"].strip(),
+        architecture=row["architecture"].strip(),
+        form_factor=row["form_factor"].strip(),
+        bf16_tflops=_num(row["bf16_tflops"]),
+        fp16_tflops=_num(row["fp16_tflops"]),
+        fp8_tflops=_num(row["fp8_tflops"]),
+        fp32_tflops=_num(row["fp32_tflops"]),
+        compute_basis=row["compute_basis"].strip(),
+        memory_gb=_num(row["memory_gb"]),
+        memory_bandwidth_gbs=_num(row["memory_bandwidth_gbs"]),
+        interconnect=row["interconnect"].strip(),
+        interconnect_gbs=_num(row["interconnect_gbs"]),
+        source_url=row["source_url"].strip(),
+        note=row["note"].strip(),
+    )
+
+
 @cache
 def gpu_models() -> dict[str, GpuModel]:
     """The bundled table, by lower-cased model name."""
     path = resources.files("tracker") / "data" / "gpu_models.csv"
-    table: dict[str, GpuModel] = {}
     with resources.as_file(path) as real, real.open(encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            model = GpuModel(
-                gpu_model=row["gpu_model"].strip(),
-                vendor=row["vendor"].strip(),
-                architecture=row["architecture"].strip(),
-                form_factor=row["form_factor"].strip(),
-                bf16_tflops=_num(row["bf16_tflops"]),
-                fp16_tflops=_num(row["fp16_tflops"]),
-                fp8_tflops=_num(row["fp8_tflops"]),
-                memory_gb=_num(row["memory_gb"]),
-                memory_bandwidth_gbs=_num(row["memory_bandwidth_gbs"]),
-                interconnect=row["interconnect"].strip(),
-                interconnect_gbs=_num(row["interconnect_gbs"]),
-                source_url=row["source_url"].strip(),
-                note=row["note"].strip(),
-            )
-            table[model.gpu_model.lower()] = model
-    return table
+        return load_table(fh)
 
 
 def lookup(gpu_model: str | None) -> GpuModel | None:

@@ -104,6 +104,7 @@ def recommend_rows(
     provider: str | None = None,
     limit: int | None = None,
     settle_rates: bool = True,
+    include_suspect: bool = False,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`recommend` of the current prices of `gpu` (and `provider`): its first
     `limit` options (all with None) and its notes. `store`: an engine, or a
@@ -113,7 +114,7 @@ def recommend_rows(
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
-    base = PriceFilter(gpu=gpu, provider=provider)
+    base = PriceFilter(gpu=gpu, provider=provider, include_suspect=include_suspect)
     with open_db(store) as conn:
         if limit is not None and settle_rates:
             settle(conn)  # the kept rates, if a bulk write left them to be worked out

@@ -273,6 +273,7 @@ def tco_rows(
     provider: str | None = None,
     region_group: str | None = None,
     limit: int | None = None,
+    include_suspect: bool = False,
 ) -> tuple[list[dict[str, Any]], int]:
     """The rows of `tco_frame` of the current prices of `gpu` (and
     `provider`), asked of the store, and how many instance types were left
@@ -280,7 +281,7 @@ def tco_rows(
     `limit` (tracker/analytics/candidates.py) are priced in full, and only
     those rows are returned. `store`: an engine, or a connection of
     `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
-    where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True)
+    where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True, include_suspect=include_suspect)
     if limit is None:
         return tco_ranked(price_records(store, where), refs, inputs, region_group)
     with open_db(store) as conn, conn.scanning() as db:

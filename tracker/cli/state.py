@@ -136,6 +136,7 @@ class State:
             min_row_ratio=d.min_row_ratio,
             max_price_factor=d.max_price_factor,
             common_factor=d.common_factor,
+            suspect_factor=d.suspect_factor,
             market_tolerance=d.market_tolerance,
             market_count_tolerance=d.market_count_tolerance,
         )

@@ -47,6 +47,12 @@ class DiffSettings(Strict):
     common_factor: Decimal = Field(
         Decimal(5), gt=1, description="most matched prices moving by one factor this big is a slip, quarantined"
     )
+    suspect_factor: Decimal = Field(
+        Decimal(4),
+        gt=1,
+        description="a new price per GPU-hour this many times above or below its market (the other providers' "
+        "median for the GPU model and kind of price, else the typical price) is held as suspect",
+    )
     market_tolerance: Decimal = Field(
         Decimal("0.10"),
         ge=0,

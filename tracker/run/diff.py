@@ -57,6 +57,9 @@ class DiffPolicy:
     # whatever `max_price_factor` says. At least COMMON_MIN prices must share it.
     common_factor: Decimal = Decimal(5)
     common_share: Decimal = Decimal("0.5")
+    # A new price per GPU-hour this many times away from its market is held
+    # as suspect (tracker/normalize/suspect.py).
+    suspect_factor: Decimal = Decimal(4)
     # A marketplace row moves when its lowest price moves by more than this
     # fraction of the stored one; its median and offer count are rewritten
     # quietly past these (tracker/run/market.py).
@@ -195,6 +198,7 @@ class SnapshotDiff:
         # Items the run skipped with a note: their unseen rows stand, counting no miss.
         self.held, self.identify = list(held), identify
         self.held_rows = 0
+        self.notes: list[str] = []  # what the run's note adds (the market check's verdicts)
 
     def recognize(self, input_hashes: Sequence[bytes]) -> list[bool]:
         """Whether each file row is the very one an open row came from: then

@@ -32,6 +32,7 @@ from tracker.run import market
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
+from tracker.run.suspects import SuspectCheck
 from tracker.sources import Source
 
 Clock = Callable[[], datetime]
@@ -284,12 +285,15 @@ class Pipeline:
                 _guarded(normalized.staged, source.name) if normalized.staged else partial(_chunks, normalized.quotes)
             )
             try:
-                diff = self._apply_prices(store, staged, scope, observed, last_ok, held=normalized.held)
+                diff = self._apply_prices(
+                    store, staged, scope, observed, last_ok, held=normalized.held, provider=source.provider
+                )
             except DuplicateQuote as exc:
                 raise Rejected(RunStatus.failed, str(exc)) from None
             except NormalizeError as exc:
                 raise Rejected(bad_input, str(exc)) from None
             changes, prices = diff.changes, diff.count
+            normalized.notes.extend(diff.notes)
             regions = list(scope) + sorted(diff.regions - set(scope))  # the spider's order first
         before = store.last_run(VERDICTS)
         # Recovered only from a break that was announced: a run the store
@@ -336,10 +340,12 @@ class Pipeline:
         last_ok: CrawlRun | None,
         *,
         held: Sequence[Held] = (),
+        provider: str = "",
     ) -> SnapshotDiff:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
         if the run turns out implausible."""
+        check = SuspectCheck(store.session, source=store.source, provider=provider, factor=self.policy.suspect_factor)
         try:
             with paused_gc(), store.writing_prices(observed):
                 before = store.open_prices(list(regions) or None)
@@ -357,6 +363,7 @@ class Pipeline:
                 for chunk in staged(diff.recognize if diff.inputs else None):
                     writes = diff.feed(chunk, store.tracked, store.take)  # `take` closes the changed rows
                     store.apply_prices(writes.inserts, writes.input_hashes)
+                    check.feed(writes.inserts)
             removed_ids = diff.finish(store.tracked)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
@@ -367,6 +374,7 @@ class Pipeline:
         diff.changes.extend(removal_change(p, observed) for p in removed)
         # A marketplace group that came or went is stock that came or went.
         diff.changes = market.restate(diff.changes, store.last_closed)
+        diff.notes.extend(check.settle(store.session, diff.changes, run_id=store.run_id, observed=observed))
         return diff
 
     def _apply_offers(

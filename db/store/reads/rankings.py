@@ -16,7 +16,7 @@ from typing import Any
 
 from db.kinds import PRICE_KINDS
 from db.store.reads.connection import Db
-from db.store.reads.rows import PriceFilter
+from db.store.reads.rows import PriceFilter, any_suspect
 
 # The kind of price a row offers to the TCO and recommend (`tracker.analytics.tco.instance_rates`).
 RATE_CLASS = """CASE
@@ -115,7 +115,10 @@ def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str
     waiting = {p for (p,) in db.tuples(f"SELECT provider FROM {SUMMARY_STALE}")}
     if waiting and (where.provider is None or where.provider in waiting):
         return None
-    return replace(where, current=False).where(db)
+    # The table leaves the suspect prices out: an answer that includes them reads the prices.
+    if where.include_suspect and any_suspect(db):
+        return None
+    return replace(where, current=False, include_suspect=True).where(db)
 
 
 def instance_rates(db: Db, where: PriceFilter) -> Iterator[dict[str, Any]]:

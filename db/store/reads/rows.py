@@ -48,6 +48,16 @@ PRICE_COLUMNS = (
 PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_from, id"
 
 
+# A price row not held as suspect (db/store/suspects.py): the set is small,
+# read once per statement.
+NOT_SUSPECT = "key NOT IN (SELECT key FROM suspect_prices)"
+
+
+def any_suspect(db: Db) -> bool:
+    """Whether any price is held as suspect (none: no condition to add)."""
+    return bool(db.tuples("SELECT 1 FROM suspect_prices LIMIT 1"))
+
+
 @dataclass(frozen=True)
 class PriceFilter:
     """Which prices a question is about; every field narrows. `gpu` matches
@@ -68,10 +78,15 @@ class PriceFilter:
     types: tuple[tuple[str, str], ...] | None = None
     # (gpu_model, gpu_count, gpu_memory_gb) as stored: only rows of these GPU shapes.
     shapes: tuple[tuple[str | None, str | None, str | None], ...] | None = None
+    # False: leave out the prices held as suspect (`suspect_prices`), as the
+    # rankings do unless asked (`--include-suspect`).
+    include_suspect: bool = True
 
     def where(self, db: Db) -> tuple[str, list[Any]]:
         where: list[str] = ["valid_to IS NULL"] if self.current else []
         params: list[Any] = []
+        if not self.include_suspect and any_suspect(db):
+            where.append(NOT_SUSPECT)
         for column, value in (("provider", self.provider), ("region", self.region)):
             if value:
                 where.append(f"{column} = ?")

@@ -82,7 +82,7 @@ def cheapest_store(store: Db | sa.Engine, refs: References, currency: str) -> li
     """`cheapest_per_gpu` of the current prices, asked of the store: the
     lowest rate per GPU model, kind and currency in SQL, then the prices of
     the instances within a hair of each model's and kind's lowest, ranked exactly."""
-    where = PriceFilter(os="linux", with_gpus=True)
+    where = PriceFilter(os="linux", with_gpus=True, include_suspect=False)
     with open_db(store) as conn, conn.scanning() as db:
         settle(db)  # the kept rates, if a bulk write left them to be worked out
         lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)

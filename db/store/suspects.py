@@ -1,0 +1,77 @@
+"""The prices held as suspect (`suspect_prices`, see
+`tracker/normalize/suspect.py`): the market a run's prices are judged
+against, read from the other providers' open prices, and the run's marks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from db.kinds import PRICE_KINDS
+from db.store.reads.connection import Db
+from db.store.reads.rankings import hourly, kind_case, table_scan
+from db.store.reads.rows import NOT_SUSPECT
+
+TABLE = "suspect_prices"
+
+
+def peer_rates(db: Db, provider: str) -> list[tuple[Any, ...]]:
+    """Per instance type of every other provider, GPU model, kind of price
+    (marketplace aggregates their own kind) and currency: the cheapest rate
+    per GPU-hour over its regions, a float. Suspect prices are no peers."""
+    kind = f"CASE WHEN offer_count IS NOT NULL THEN 'marketplace' ELSE {kind_case(PRICE_KINDS)} END"
+    sql = f"""
+SELECT provider, gpu_model, kind, currency, min(rate) FROM (
+  SELECT provider, instance_type, gpu_model, {kind} AS kind, currency,
+         ({hourly(db)}) / {db.number("gpu_count")} AS rate
+  FROM {table_scan(db)}
+  WHERE valid_to IS NULL AND provider <> ? AND gpu_model IS NOT NULL AND gpu_model <> ''
+    AND {db.number("gpu_count")} > 0 AND {NOT_SUSPECT}
+) AS rated
+WHERE rate IS NOT NULL AND rate > 0
+GROUP BY provider, instance_type, gpu_model, kind, currency"""
+    return db.tuples(sql, [provider])
+
+
+def suspect_keys(db: Db, source: str) -> set[str]:
+    """The keys of `source` whose open price is held as suspect."""
+    return {key for (key,) in db.tuples(f"SELECT key FROM {TABLE} WHERE source = ?", [source])}
+
+
+def mark(
+    db: Db,
+    *,
+    source: str,
+    provider: str,
+    run_id: int | None,
+    observed_at: datetime,
+    judged: Iterable[str],
+    suspects: Mapping[str, str],
+) -> None:
+    """The run's marks: the keys it wrote a price of (`judged`) lose their
+    mark, then those it held (`suspects`, key -> reason) get one."""
+    keys = sorted(set(judged) | set(suspects))
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        db.execute(f"DELETE FROM {TABLE} WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+    when = db.time(observed_at)
+    rows: Sequence[tuple[Any, ...]] = [
+        (key, provider, source, run_id, reason, when) for key, reason in sorted(suspects.items())
+    ]
+    if rows:
+        db.execute(
+            f"INSERT INTO {TABLE} (key, provider, source, run_id, reason, observed_at) VALUES (?, ?, ?, ?, ?, ?)",
+            many=rows,
+        )
+
+
+def reasons(db: Db, keys: Sequence[str]) -> dict[str, str]:
+    """Why each of these keys is held (only those that are)."""
+    found: dict[str, str] = {}
+    for start in range(0, len(keys), 500):
+        chunk = list(keys[start : start + 500])
+        sql = f"SELECT key, reason FROM {TABLE} WHERE key IN ({', '.join('?' * len(chunk))})"
+        found.update((key, reason) for key, reason in db.tuples(sql, chunk))
+    return found

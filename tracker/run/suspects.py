@@ -1,0 +1,150 @@
+"""The market check inside a run (tracker/normalize/suspect.py says what is
+suspect): the market read once before the run writes, each written price
+judged as its chunk goes by, then the marks, the run's note and its one
+`price_suspect` change. A suspect price is stored, but it announces no
+price move, new price or stock change of its own; nor does the move that
+takes a price out of suspicion.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from db.bulk.encoding import STORED_FIELDS, StagedQuote
+from db.schema import Change, ChangeKind
+from db.store import suspects
+from db.store.reads.connection import session_db
+from tracker.normalize.suspect import Market, Verdict, summary
+
+_MODEL = STORED_FIELDS.index("gpu_model")
+# The kinds of price that are a discount on demand, and the least share of
+# the instance's on-demand rate that is still a discount rather than a slip.
+DISCOUNTED = ("spot", "committed")
+MIN_SHARE_OF_ON_DEMAND = 0.1
+# The changes of one price that a suspect price (or its correction) does not announce.
+_QUOTE_KINDS = (
+    ChangeKind.price_drop,
+    ChangeKind.price_increase,
+    ChangeKind.new_sku,
+    ChangeKind.availability_changed,
+)
+
+
+def _name(fields: dict[str, Any]) -> str:
+    where = f" in {fields['region']}" if fields.get("region") else ""
+    return f"{fields['instance_type']} {fields['price_model']}{where}"
+
+
+class SuspectCheck:
+    """One run's market check, on the run's session."""
+
+    def __init__(self, session: Any, *, source: str, provider: str, factor: Decimal) -> None:
+        db = session_db(session)
+        self.source, self.provider = source, provider
+        self.market = Market.of(suspects.peer_rates(db, provider), factor=factor)
+        self.before = suspects.suspect_keys(db, source)
+        self.judged: list[str] = []
+        self.verdicts: list[Verdict] = []
+        self.names: dict[str, str] = {}
+        # Per (GPU model, kind): the run's cheapest rate, and its prices too high to pass.
+        self.cheapest: dict[tuple[str, str], float] = {}
+        self.dear: dict[tuple[str, str], list[tuple[str, float, str]]] = defaultdict(list)
+        # The run's too-low prices (verdict, kind, instance type, rate), and its
+        # cheapest on-demand rate per instance type, to tell a discount from a slip.
+        self.low: list[tuple[Verdict, str, str, float]] = []
+        self.on_demand: dict[str, float] = {}
+
+    def feed(self, inserts: Sequence[StagedQuote]) -> None:
+        """Judges the prices a chunk writes: each for being too low; for
+        being too high, the run's cheapest of each GPU model and kind (at
+        `settle`), so that dear types of a fair catalogue are never held."""
+        for quote in inserts:
+            self.judged.append(quote.key)
+            if not quote.columns[_MODEL]:
+                continue
+            fields = dict(zip(STORED_FIELDS, quote.columns))
+            found = self.market.rate(fields)
+            if found is None:
+                continue
+            model, kind, usd = found
+            slot = (model, kind)
+            self.cheapest[slot] = min(usd, self.cheapest.get(slot, usd))
+            if kind == "on demand":
+                instance = fields["instance_type"]
+                self.on_demand[instance] = min(usd, self.on_demand.get(instance, usd))
+            reason = self.market.below(model, kind, self.provider, usd)
+            if reason is not None:
+                self.low.append((Verdict(quote.key, reason), kind, fields["instance_type"], usd))
+                self.names[quote.key] = _name(fields)
+            elif self.market.above(model, kind, self.provider, usd) is not None:
+                self.dear[slot].append((quote.key, usd, _name(fields)))
+
+    def _below(self) -> None:
+        """The run's low prices held, but a spot or committed price that is
+        a fair share of its own instance's on-demand price in this run (which
+        passed): a discount the provider states, not a slip."""
+        held_on_demand = {i for v, kind, i, _ in self.low if kind == "on demand"}
+        for verdict, kind, instance, usd in self.low:
+            base = self.on_demand.get(instance)
+            fair = (
+                kind in DISCOUNTED
+                and base is not None
+                and instance not in held_on_demand
+                and usd >= base * MIN_SHARE_OF_ON_DEMAND
+            )
+            if not fair:
+                self.verdicts.append(verdict)
+
+    def _above(self) -> None:
+        """The run's dear prices held where even its cheapest of their GPU
+        model and kind is too high: the whole catalogue is off, not one type."""
+        for (model, kind), dear in self.dear.items():
+            if self.market.above(model, kind, self.provider, self.cheapest[(model, kind)]) is None:
+                continue
+            for key, usd, name in dear:
+                reason = self.market.above(model, kind, self.provider, usd)
+                if reason is not None:
+                    self.verdicts.append(Verdict(key, reason))
+                    self.names[key] = name
+
+    def settle(self, session: Any, changes: list[Change], *, run_id: int, observed: datetime) -> list[str]:
+        """After the run's writes: the marks stored, the changes of suspect
+        prices (and of prices leaving suspicion) replaced by one
+        `price_suspect` change; the run's notes."""
+        self._below()
+        self._above()
+        held = {v.key: v.reason for v in self.verdicts}
+        if not self.judged and not held:
+            return []
+        suspects.mark(
+            session_db(session),
+            source=self.source,
+            provider=self.provider,
+            run_id=run_id,
+            observed_at=observed,
+            judged=self.judged,
+            suspects=held,
+        )
+        cleared = (self.before & set(self.judged)) - held.keys()
+        quiet = held.keys() | cleared
+        changes[:] = [c for c in changes if not (c.kind in _QUOTE_KINDS and c.key in quiet)]
+        notes = []
+        if held:
+            note = summary(self.verdicts, self.names)
+            notes.append(f"{self.source}: {note}")
+            changes.append(
+                Change(
+                    kind=ChangeKind.price_suspect,
+                    provider=self.provider,
+                    source=self.source,
+                    observed_at=observed,
+                    detail={"reason": note, "count": str(len(held))},
+                )
+            )
+        if cleared:
+            notes.append(f"{self.source}: {len(cleared)} price(s) no longer suspect, back in the rankings")
+        return notes
