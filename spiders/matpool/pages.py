@@ -7,6 +7,12 @@ the list endpoints need `page` and `per_page`, their pagination fields; a
 machine has `agentId`, `gpu {available, total, max}`, `unit {...}`,
 `hardware {gpu {gpuName}, priceMillicent, discountPriceMillicent}`).
 
+`priceMillicent` is the price of one rentable unit (`unit`, which can be
+several GPUs: `gpu.total / unit.total` of them), as both public clients read
+it (Aoblex/matpool-cli: rent quantities in units, `unitStep = physicalTotal /
+unit.total`; quziang/matpool-gpu: "元/小时/份", yuan an hour a unit); the
+machine's region is `domain` (quziang/matpool-gpu: "1区对应0").
+
 A client that prints the answer reads the payload either at the top or
 under `data`; both are read here. A machine without an id, a GPU name, its
 counts or a price is odd: dropped and counted.
@@ -16,6 +22,10 @@ from __future__ import annotations
 
 from spiders.matpool.items import MatpoolMachine
 from spiders.pages import PageShapeError, load_json, member
+
+
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_machines(body: bytes) -> tuple[list[MatpoolMachine], int, int]:
@@ -44,7 +54,7 @@ def parse_machines(body: bytes) -> tuple[list[MatpoolMachine], int, int]:
         if not isinstance(name, str) or not name or not ints:
             odd += 1
             continue
-        discount = member(hardware, "discountPriceMillicent")
+        unit, domain = member(m, "unit"), member(m, "domain")
         machines.append(
             {
                 "agent_id": agent,
@@ -52,9 +62,11 @@ def parse_machines(body: bytes) -> tuple[list[MatpoolMachine], int, int]:
                 "gpu_free": free,
                 "gpu_total": total,
                 "price_millicent": price,
-                "discount_millicent": discount
-                if isinstance(discount, int) and not isinstance(discount, bool)
-                else None,
+                "discount_millicent": _whole(member(hardware, "discountPriceMillicent")),
+                "unit_free": _whole(member(unit, "available")),
+                "unit_total": _whole(member(unit, "total")),
+                "gpu_max": _whole(member(gpu, "max")),
+                "domain": domain if isinstance(domain, (int, str)) and not isinstance(domain, bool) else None,
             }
         )
     return machines, odd, pages if isinstance(pages, int) else 1
