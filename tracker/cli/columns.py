@@ -255,7 +255,7 @@ TCO_TABLE = [
     "fx",
 ]
 
-# --- alerts, report, status, reprocess -------------------------------------
+# --- alerts, report, status, reprocess, sources -------------------------------------
 
 OUTBOX_COLUMNS = [
     "id",
@@ -302,6 +302,21 @@ STATUS_COLUMNS = [
     "open_prices",
 ]
 REPROCESS_COLUMNS = ["capture", "observed_at", "run_id", "status", "items", "rows_written", "changes", "error"]
+# `sources`: the registry, and what verified each source (spiders/evidence.py).
+SOURCE_COLUMNS = [
+    "source",
+    "provider",
+    "kind",
+    "price_models",
+    "needs_api_key",
+    "crawled_by_default",
+    "evidence",
+    "evidence_kind",
+    "evidence_date",
+    "evidence_ref",
+    "fixture",
+]
+SOURCE_TABLE = [c for c in SOURCE_COLUMNS if c not in ("evidence_kind", "evidence_date")]
 
 
 def detail_text(raw: dict[str, str] | str) -> str:

@@ -58,6 +58,9 @@ _HEADERS = {
     "hourly_price": "hourly",
     "observed_at": "seen",
     "gpu": "GPU",
+    "needs_api_key": "key",
+    "crawled_by_default": "default",
+    "evidence_ref": "what it is",
 }
 _UNITS = {"hour": "h", "month": "mo", "year": "yr"}
 # Columns folded into one cell in the default table.

@@ -1,7 +1,8 @@
 """The providers table (docs/providers.md), generated from the source
 registry (tracker/sources.py): every provider, its sources, the price models
 they store, the regions they cover, where they state stock, its promotion
-sources and the keys a live crawl needs.
+sources, the keys a live crawl needs and what verified each source
+(spiders/evidence.py).
 
 `python -m tracker.cli.providers > docs/providers.md` rewrites it; a test
 fails when the committed page differs from what this prints.
@@ -10,6 +11,7 @@ fails when the committed page differs from what this prints.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 from tracker.config.settings import PROVIDER_SETTINGS, ProviderSettings, api_key_env
 from tracker.sources import SOURCES, Source
@@ -24,8 +26,8 @@ The tracker reads **{providers} providers** through **{sources} sources**:
 provider has a page under [providers/](providers/) saying what its sources
 fetch, what they store and what is not verified.
 
-| provider | sources | price models | regions | stock | promotions | key for a live crawl |
-|---|---|---|---|---|---|---|
+| provider | sources | price models | regions | stock | promotions | key for a live crawl | evidence |
+|---|---|---|---|---|---|---|---|
 """
 FOOT = """
 - **price models**: what `--price-model` can select (`on_demand`, `spot`,
@@ -36,6 +38,15 @@ FOOT = """
 - **key**: without it a live crawl of that source is skipped in one sentence
   naming the setting and the environment variable; `--replay` and the demo
   need none.
+- **evidence**: what the source's reading was checked against, strongest
+  first: a **real capture** (a copy of the provider's own page or API
+  answer, with the day it was taken, replayed by a test), a **documented
+  example** (the provider's API reference), an **SDK model** (the response
+  model of the provider's official SDK), or **assumed** (none of these). The
+  daemon and the CronJobs crawl a source by default only when its evidence
+  is more than assumed; name another in `[daemon] sources` or crawl it with
+  `gpu-tracker crawl <source>`. `gpu-tracker sources` lists each source's
+  evidence with what it is and where its test is.
 """
 
 
@@ -53,13 +64,20 @@ def _join(values: list[str]) -> str:
     return "; ".join(dict.fromkeys(v for v in values if v)) or "—"
 
 
-def _by_text(sources: list[Source], field: str) -> str:
-    """The sources' `field` texts, each once, naming its sources when the
-    provider has more than one."""
+def evidence_label(source: Source) -> str:
+    """The evidence column's words for one source."""
+    return source.evidence.label() if source.evidence else "not declared"
+
+
+def _by_text(sources: list[Source], field: str | Callable[[Source], str]) -> str:
+    """The sources' `field` texts (an attribute, or a function of the
+    source), each once, naming its sources when the provider has more than
+    one."""
+    text = field if callable(field) else (lambda source: str(getattr(source, field)))
     named: dict[str, list[str]] = defaultdict(list)
     for source in sources:
-        if getattr(source, field):
-            named[getattr(source, field)].append(f"`{source.name}`")
+        if text(source):
+            named[text(source)].append(f"`{source.name}`")
     if len(sources) == 1:
         return _join(list(named))
     return _join([f"{text} ({', '.join(names)})" for text, names in named.items()])
@@ -84,6 +102,7 @@ def rows() -> list[list[str]]:
                 _by_text(priced, "stock"),
                 _join([f"`{s.name}`" for s in sources if s.kind == "offers"]),
                 _join([_keys(s) for s in sources]) if any(s.needs_api_key for s in sources) else "none",
+                _by_text(sources, evidence_label),
             ]
         )
     return table

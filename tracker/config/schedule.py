@@ -80,7 +80,11 @@ class SourceSchedule(_Strict):
 class DaemonSettings(_Strict):
     """[daemon]: how `gpu-tracker daemon` schedules crawls and delivery."""
 
-    sources: list[str] | None = Field(None, description="the sources to crawl; default: every known source")
+    sources: list[str] | None = Field(
+        None,
+        description="the sources to crawl; default: every source whose evidence is more than assumed "
+        "(`gpu-tracker sources`), and every [[watch]] page",
+    )
     every: str = Field("6h", description="default interval for sources without a schedule")
     jitter: int = Field(300, ge=0, description="seconds of random delay added to each run")
     misfire_grace_time: int = Field(3600, ge=1, description="seconds a late run may still start")

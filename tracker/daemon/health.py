@@ -19,6 +19,7 @@ from db.schema import Change, ChangeKind, RunStatus
 from db.store import queries as store
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.config.settings import Config
+from tracker.errors import ConfigError
 from tracker.run.pipeline import ChangeHook
 from tracker.sources import SOURCES
 
@@ -34,10 +35,43 @@ def known_sources(config: Config) -> list[str]:
     return names
 
 
+def default_sources(config: Config) -> list[str]:
+    """What the daemon crawls when `[daemon] sources` is not set: every
+    registry source whose evidence is more than `assumed`
+    (`Source.crawled_by_default`), then each `[[watch]]` page."""
+    return [n for n in known_sources(config) if n not in SOURCES or SOURCES[n].crawled_by_default]
+
+
 def scheduled_sources(config: Config) -> list[str]:
-    """The sources the daemon crawls: `[daemon] sources`, or all of them."""
+    """The sources the daemon crawls: `[daemon] sources`, or the default set."""
     chosen = config.daemon.sources
-    return list(chosen) if chosen is not None else known_sources(config)
+    return list(chosen) if chosen is not None else default_sources(config)
+
+
+def check_config(config: Config) -> list[str]:
+    """The sources to schedule; ConfigError for a source that is unknown, and
+    for a schedule of a source that is not crawled."""
+    names = scheduled_sources(config)
+    known = known_sources(config)
+    where = f"{config.path}: " if config.path else ""
+    for name in names:
+        if name not in known:
+            raise ConfigError(f"{where}daemon.sources: unknown source {name!r}; known: {', '.join(known)}")
+    for key, schedule in config.daemon.schedule.items():
+        if key in known and key not in names:
+            if not schedule.enabled:
+                continue  # switched off, and not crawled anyway
+            if config.daemon.sources is not None:
+                raise ConfigError(f"{where}daemon.schedule.{key}: not in [daemon] sources; add it there to crawl it")
+            evidence = SOURCES[key].evidence if key in SOURCES else None
+            why = "its evidence is only assumed" if evidence else "it declares no evidence"
+            raise ConfigError(
+                f"{where}daemon.schedule.{key}: not crawled by default, as {why} (gpu-tracker sources); "
+                "name it in [daemon] sources to crawl it"
+            )
+        if key not in names:
+            raise ConfigError(f"{where}daemon.schedule.{key}: unknown source; known: {', '.join(names)}")
+    return names
 
 
 def provider_of(name: str) -> str:

@@ -35,9 +35,10 @@ from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
 from tracker.daemon.delivery import Delivery, OverlapOnce, store_reason
-from tracker.daemon.health import check_staleness, known_sources, scheduled_sources
+from tracker.daemon.health import check_config as check_config
+from tracker.daemon.health import check_staleness
 from tracker.daemon.metrics import Metrics
-from tracker.errors import ConfigError, SourceSkipped, TrackerError
+from tracker.errors import SourceSkipped, TrackerError
 from tracker.run.captures import prune_captures
 from tracker.run.child import CrawlCancelled
 from tracker.run.pipeline import Pipeline, RunReport
@@ -63,20 +64,6 @@ class CronTrigger(BaseTrigger):
 
     def __str__(self) -> str:
         return f"cron[{self.expression}]"
-
-
-def check_config(config: Config) -> list[str]:
-    """The sources to schedule; ConfigError for schedules of unknown sources."""
-    names = scheduled_sources(config)
-    known = known_sources(config)
-    where = f"{config.path}: " if config.path else ""
-    for name in names:
-        if name not in known:
-            raise ConfigError(f"{where}daemon.sources: unknown source {name!r}; known: {', '.join(known)}")
-    for key in config.daemon.schedule:
-        if key not in names:
-            raise ConfigError(f"{where}daemon.schedule.{key}: unknown source; known: {', '.join(names)}")
-    return names
 
 
 def _trigger(schedule: SourceSchedule, default_every: str, jitter: int) -> BaseTrigger:

@@ -1,4 +1,4 @@
-"""Commands that fetch: `crawl` and `demo`."""
+"""Commands that fetch, and what they can fetch: `crawl`, `demo` and `sources`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
+from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, SOURCE_COLUMNS, SOURCE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, emit_run_changes, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError
@@ -203,6 +203,52 @@ def demo(
     )
 
 
+def sources(fmt: FormatOption = OutputFormat.table, wide: WideOption = False) -> None:
+    """List every source that can be crawled, and what verified its reading.
+
+    For each: its provider, kind (prices, marketplace or offers), the price
+    models it stores, whether a live crawl needs a key, whether the daemon
+    crawls it by default, and its evidence: a real capture (with its date),
+    a documented example, an SDK model, or assumed, with what that is and
+    where its test is. A source resting on assumed evidence is crawled only
+    when named ([daemon] sources, or gpu-tracker crawl <source>).
+
+    Example: gpu-tracker sources --format json
+    """
+    from tracker.cli.providers import evidence_label
+    from tracker.sources import SOURCES
+
+    rows = [
+        {
+            "source": s.name,
+            "provider": s.provider,
+            "kind": s.kind,
+            "price_models": ", ".join(s.price_models),
+            "needs_api_key": s.needs_api_key,
+            "crawled_by_default": s.crawled_by_default,
+            "evidence": evidence_label(s),
+            "evidence_kind": s.evidence.kind if s.evidence else None,
+            "evidence_date": (s.evidence.date or None) if s.evidence else None,
+            "evidence_ref": s.evidence.ref if s.evidence else None,
+            "fixture": (s.evidence.fixture or None) if s.evidence else None,
+        }
+        for s in SOURCES.values()
+    ]
+    default = sum(1 for r in rows if r["crawled_by_default"])
+    if fmt is OutputFormat.table:  # words for a person; JSON and CSV keep true and false
+        for r in rows:
+            r["needs_api_key"] = "yes" if r["needs_api_key"] else ""
+            r["crawled_by_default"] = "yes" if r["crawled_by_default"] else "no"
+    emit(rows, fmt, columns=SOURCE_COLUMNS, table_columns=SOURCE_TABLE, empty="no sources", wide=wide)
+    stderr.print(
+        f"{default} of {len(rows)} sources crawled by default; the others only when named "
+        "(their evidence is assumed, or not declared)",
+        highlight=False,
+        markup=False,
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.command()(crawl)
     app.command()(demo)
+    app.command()(sources)
