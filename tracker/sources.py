@@ -56,6 +56,14 @@ class Source:
     def uses_browser(self) -> bool:
         return bool(getattr(self.spider, "uses_browser", False))
 
+    @property
+    def crawled_by_default(self) -> bool:
+        """Whether the daemon (and deploy/k8s/cronjobs.yaml) crawls it without
+        being told: only when its evidence is declared and is more than
+        `assumed`. Any source is crawled when named ([daemon] sources, or
+        `gpu-tracker crawl <name>`)."""
+        return self.evidence is not None and self.evidence.kind != "assumed"
+
 
 @cache
 def _registry() -> dict[str, Source]:
@@ -128,8 +136,29 @@ def _registry() -> dict[str, Source]:
             azure.normalize,
             price_models=(*od_spot, "low_priority", "reserved", "savings_plan"),
             regions="2 regions by default, or those named",
+            evidence=Evidence(
+                "example",
+                "the Retail Prices API's documented answer (Microsoft's example: BillingCurrency, Items,"
+                " NextPageLink), holding 370 GPU meters as the API published them on 2026-08-03"
+                " (a third party's projection, value for value); reservations and savings plans filler",
+                fixture="tracker/demo_captures/azure/README.md, tests/spiders/test_azure.py",
+            ),
         ),
-        Source("aws", "aws", AwsSpider, aws.normalize, price_models=od_spot, regions=every),
+        Source(
+            "aws",
+            "aws",
+            AwsSpider,
+            aws.normalize,
+            price_models=od_spot,
+            regions=every,
+            evidence=Evidence(
+                "capture",
+                "the pricing page's locations.json, metadata.json, spot feed and 66 rows of the us-east-1"
+                " Linux table as AWS served them (a third party's copy, value for value); the other rows filler",
+                "2026-08-06",
+                "tracker/demo_captures/aws/README.md, tests/spiders/test_aws.py",
+            ),
+        ),
         Source(
             "aws-reserved",
             "aws",
@@ -137,6 +166,12 @@ def _registry() -> dict[str, Source]:
             aws_bulk.normalize,
             price_models=("reserved", "savings_plan", "on_demand"),
             regions="5 regions by default (a 1 GB file each), or those named",
+            evidence=Evidence(
+                "example",
+                "AWS's documented price list file format (Billing docs, 'Reading the service price list file'"
+                " and '... for a Savings Plan', JSON); the files themselves filler",
+                fixture="tracker/demo_captures/aws-reserved/README.md, tests/spiders/test_aws_reserved.py",
+            ),
         ),
         Source(
             "alibaba",
@@ -146,13 +181,6 @@ def _registry() -> dict[str, Source]:
             keeps_state=True,
             price_models=(*subscription, "spot"),
             regions=every,
-            evidence=Evidence(
-                "assumed",
-                "no real copy of instancePrice.json is stored in public code (searched by file name, URL and key"
-                " form); the shape is public clients' parsers' reading (one unattributed inline excerpt, version"
-                " 2.0.7 of 2018 with two non-GPU keys, agrees)",
-                fixture="tests/fixtures/alibaba/README.md",
-            ),
         ),
         Source(
             "alibaba-cn",
@@ -162,12 +190,6 @@ def _registry() -> dict[str, Source]:
             keeps_state=True,
             price_models=(*subscription, "spot"),
             regions=every,
-            evidence=Evidence(
-                "assumed",
-                "no real copy of the China site's instancePrice.json is stored in public code; the shape is the"
-                " international file's, as public clients read both",
-                fixture="tests/fixtures/alibaba/README.md",
-            ),
         ),
         Source(
             "volcengine",
@@ -178,12 +200,6 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand", "monthly"),
             regions=every,
             stock="per zone",
-            evidence=Evidence(
-                "assumed",
-                "no real copy of the anonymous-api ListTemplate / GetTable answers is stored in public code; the"
-                " shape is a third party's parser's reading (fuzzbuster/ec2instances.info volcengine/scrape.go)",
-                fixture="tests/fixtures/volcengine/README.md",
-            ),
         ),
         Source(
             "tencent",
@@ -193,28 +209,8 @@ def _registry() -> dict[str, Source]:
             price_models=(*od_spot, "monthly"),
             regions="2 regions by default, or those named",
             stock="per zone",
-            evidence=Evidence(
-                "example",
-                "the items: DescribeZoneInstanceConfigInfos's documented example answers (TencentCloud/tencentcloud-cli"
-                " tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md); the workbench envelope"
-                " {code, data} is public clients' reading only",
-                fixture="tests/fixtures/tencent-api/real/README.md",
-            ),
         ),
-        Source(
-            "huawei",
-            "huawei",
-            HuaweiSpider,
-            huawei.normalize,
-            price_models=subscription,
-            regions=every,
-            evidence=Evidence(
-                "assumed",
-                "no real copy of the calculator's productInfo answer is stored in public code; the shape is third"
-                " parties' parsers' reading (fuzzbuster/ec2instances.info huaweicloud/scrape.go, j0taaa/huaweicalculatorAPI)",
-                fixture="tracker/demo_captures/huawei/README.md",
-            ),
-        ),
+        Source("huawei", "huawei", HuaweiSpider, huawei.normalize, price_models=subscription, regions=every),
         Source(
             "gcp",
             "gcp",
@@ -223,6 +219,12 @@ def _registry() -> dict[str, Source]:
             needs_api_key=True,
             price_models=(*od_spot, "reserved"),
             regions=every,
+            evidence=Evidence(
+                "example",
+                "the Cloud Billing Catalog API's documented Sku (REST reference), with SKU descriptions and"
+                " rates from public copies of the catalogue (2023 and 2026); a constructed capture",
+                fixture="tracker/demo_captures/gcp/README.md, tests/spiders/test_gcp.py",
+            ),
         ),
         # The China clouds' official APIs, with the user's AccessKey pair (the `china` extra).
         Source(
@@ -234,12 +236,6 @@ def _registry() -> dict[str, Source]:
             price_models=(*od_spot, "monthly", "yearly"),
             regions="3 regions by default, or those named",
             stock="per zone",
-            evidence=Evidence(
-                "example",
-                "DescribeZoneInstanceConfigInfos example answers, TencentCloud/tencentcloud-cli@5e3914c270f7 (2025-09-23)"
-                " and @6dfd3b16a9b9 (2021-03-05) tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md",
-                fixture="tests/fixtures/tencent-api/real/README.md",
-            ),
         ),
         Source(
             "alibaba-api",
@@ -250,12 +246,6 @@ def _registry() -> dict[str, Source]:
             price_models=(*subscription, "spot"),
             regions="3 regions by default, or those named",
             stock="per zone",
-            evidence=Evidence(
-                "example",
-                "DescribePrice example answer of the ECS API reference, SkyeYXL/ecs@17d2d149a903"
-                " cn.zh-CN/API参考/其他接口/DescribePrice.md; the other answers: SDK models (alibabacloud_ecs20140526)",
-                fixture="tests/fixtures/alibaba-api/real/README.md",
-            ),
         ),
         Source(
             "huawei-api",
@@ -275,13 +265,6 @@ def _registry() -> dict[str, Source]:
             price_models=subscription,
             regions="3 regions by default, or those named",
             stock="per zone",
-            evidence=Evidence(
-                "sdk",
-                "volcengine-python-sdk models (volcenginesdkbilling QueryPriceForPayAsYouGoResponse /"
-                " QueryPriceForSubscriptionResponse, volcenginesdkecs DescribeInstanceTypesResponse /"
-                " DescribeAvailableResourceResponse); no documented billing example answer is public",
-                fixture="tests/fixtures/volcengine-api/README.md",
-            ),
         ),
         # GPU clouds.
         Source(
@@ -292,6 +275,12 @@ def _registry() -> dict[str, Source]:
             price_models=od_spot,
             regions="the regions a plan can be deployed in, or those named",
             stock="per region",
+            evidence=Evidence(
+                "example",
+                "Vultr's API reference (plans, plans-metal, meta.links.next); plan ids and prices as public"
+                " clients' answers give them (gpuhunt's Vultr tests); a constructed capture",
+                fixture="tests/fixtures/vultr/make_fixtures.py, tests/spiders/test_vultr.py",
+            ),
         ),
         Source(
             "digitalocean",
@@ -302,6 +291,12 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="the regions a size can be created in",
             stock="per region",
+            evidence=Evidence(
+                "example",
+                "the size object of DigitalOcean's OpenAPI description (digitalocean/openapi,"
+                " specification/resources/sizes), gpu_info as its clients show it; a constructed capture",
+                fixture="tests/fixtures/digitalocean/make_fixtures.py, tests/spiders/test_digitalocean.py",
+            ),
         ),
         Source(
             "verda",
@@ -312,6 +307,12 @@ def _registry() -> dict[str, Source]:
             price_models=od_spot,
             regions="every location",
             stock="per location",
+            evidence=Evidence(
+                "sdk",
+                "verda-cloud/sdk-python: InstanceType (prices as decimal strings), the instance-availability"
+                " entries of its integration tests, locations; a constructed capture",
+                fixture="tests/fixtures/verda/make_fixtures.py, tests/spiders/test_verda.py",
+            ),
         ),
         Source(
             "lambda",
@@ -322,6 +323,12 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions=every,
             stock="per region",
+            evidence=Evidence(
+                "example",
+                "Lambda's OpenAPI specification 1.10.0 (listInstanceTypes, listRegions and their examples);"
+                " types, specs and older prices from SkyPilot's Lambda catalogue; a constructed capture",
+                fixture="tests/fixtures/lambda/make_fixtures.py, tests/spiders/test_lambda.py",
+            ),
         ),
         Source(
             "oci",
@@ -355,6 +362,12 @@ def _registry() -> dict[str, Source]:
             price_models=od_spot,
             regions="every data centre, or those named",
             stock="per data centre and GPU count",
+            evidence=Evidence(
+                "sdk",
+                "the GraphQL fields runpod-python's queries read (runpod/api/queries/gpus.py: gpuTypes, prices,"
+                " lowestPrice); stockStatus as gpuhunt reads it; a constructed capture",
+                fixture="tests/fixtures/runpod/make_fixtures.py, tests/spiders/test_runpod.py",
+            ),
         ),
         # Marketplaces: thousands of host offers, stored per GPU, count and region (docs/marketplaces.md).
         Source(
@@ -367,6 +380,12 @@ def _registry() -> dict[str, Source]:
             price_models=od_spot,
             regions="macro regions of the hosts' countries",
             stock="offers per GPU, count, region and tier",
+            evidence=Evidence(
+                "example",
+                "Vast.ai's API reference, 'Search Offers (GET)' (vast-ai/docs: id, gpu_name, num_gpus,"
+                " dph_total, min_bid, gpu_ram, verification); geolocation as its CLI names it; a constructed capture",
+                fixture="tests/fixtures/vastai/make_fixtures.py, tests/spiders/test_vastai.py",
+            ),
         ),
         Source(
             "tensordock",
@@ -378,6 +397,12 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="macro regions of the hosts' countries",
             stock="hostnodes per GPU, count, region and tier",
+            evidence=Evidence(
+                "example",
+                "TensorDock's API docs, 'Fetch Hostnodes and Locations' (v0Name, price_per_hr, pricing, tier);"
+                " the hostnodes' available GPUs as public v2 clients read them; a constructed capture",
+                fixture="tests/fixtures/tensordock/make_fixtures.py, tests/spiders/test_tensordock.py",
+            ),
         ),
         Source(
             "runpod-community",
@@ -388,6 +413,12 @@ def _registry() -> dict[str, Source]:
             price_models=od_spot,
             regions="macro regions of every country, or of those named",
             stock="countries per GPU, count and region",
+            evidence=Evidence(
+                "sdk",
+                "the GraphQL fields runpod-python's queries read (runpod/api/queries/gpus.py: communityPrice,"
+                " communitySpotPrice, lowestPrice per country); a constructed capture",
+                fixture="tests/fixtures/runpod/make_fixtures.py, tests/spiders/test_runpod.py",
+            ),
         ),
         Source(
             "autodl",
@@ -421,98 +452,13 @@ def _registry() -> dict[str, Source]:
             regions="the locations Crusoe states capacity in, or those named",
             stock="per location",
         ),
-        Source(
-            "aws-offers",
-            "aws",
-            AwsOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "capture",
-                "the stored copy of aws.amazon.com/free/free-tier-faqs (its question-and-answer layout and answers);"
-                " the Free Tier directory's JSON envelope as the public client jumping-dragon/freebies-analyzer"
-                " src/server/api/routers/aws.ts declares it",
-                fixture="tests/fixtures/aws-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "azure-offers",
-            "azure",
-            AzureOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "capture",
-                "the stored copies of azure.microsoft.com offer pages ms-azr-0044p (sv-se) and ms-azr-0017g (en-us):"
-                " their section order and facts",
-                fixture="tests/fixtures/azure-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "gcp-offers",
-            "gcp",
-            GcpOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "capture",
-                "the stored copy of docs.cloud.google.com/free/docs/free-cloud-features (.md.txt): its term list,"
-                " headings, anchors and sentences",
-                fixture="tests/fixtures/gcp-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "alibaba-offers",
-            "alibaba",
-            AlibabaOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "assumed",
-                "no stored copy of free.aliyun.com or alibabacloud.com/free: the page is rendered by JavaScript; its"
-                " products come from a public README's table and a third-party page",
-                fixture="tests/fixtures/alibaba-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "tencent-offers",
-            "tencent",
-            TencentOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "capture",
-                "the text of cloud.tencent.com/act/new as a stored third-party copy gives it (www.520cd.com/hot/2032.html):"
-                " sections, voucher ladder, rules; the headings and list markup are our reading of that text",
-                fixture="tests/fixtures/tencent-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "huawei-offers",
-            "huawei",
-            HuaweiOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "assumed",
-                "no stored copy of activity.huaweicloud.com's pages (apps rendered by JavaScript); their slogans come"
-                " from Huawei's own links, the card layout is ours",
-                fixture="tests/fixtures/huawei-offers/real/expected.toml",
-            ),
-        ),
-        Source(
-            "volcengine-offers",
-            "volcengine",
-            VolcengineOffersSpider,
-            offers.normalize,
-            kind="offers",
-            evidence=Evidence(
-                "assumed",
-                "no stored copy of www.volcengine.com/activity/codingplan; its plan table comes from a public"
-                " comparison note",
-                fixture="tests/fixtures/volcengine-offers/real/expected.toml",
-            ),
-        ),
+        Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
+        Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
+        Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
+        Source("alibaba-offers", "alibaba", AlibabaOffersSpider, offers.normalize, kind="offers"),
+        Source("tencent-offers", "tencent", TencentOffersSpider, offers.normalize, kind="offers"),
+        Source("huawei-offers", "huawei", HuaweiOffersSpider, offers.normalize, kind="offers"),
+        Source("volcengine-offers", "volcengine", VolcengineOffersSpider, offers.normalize, kind="offers"),
     )
     return {s.name: s for s in sources}
 
