@@ -10,8 +10,9 @@ from spiders.items import RegionalItem
 
 class AutodlMachine(TypedDict):
     """One machine of the market list (`POST /api/v1/user/machine/list`):
-    `gpu_idle_num` of its `gpu_number` GPUs free, at `price` 厘 (thousandths
-    of a yuan) a GPU-hour, pay as you go."""
+    `gpu_idle_num` of its `gpu_number` GPUs free, `gpu_order_num` of them
+    orderable now (what public clients rent by; idle GPUs may be none), at
+    `price` 厘 (thousandths of a yuan) a GPU-hour, pay as you go."""
 
     machine_id: str
     region_sign: str
@@ -21,6 +22,7 @@ class AutodlMachine(TypedDict):
     price: Decimal | int
     region_name: NotRequired[str | None]
     gpu_memory: NotRequired[int | None]  # bytes
+    gpu_order_num: NotRequired[int | None]
 
 
 AutodlItem = RegionalItem[AutodlMachine]

@@ -6,7 +6,10 @@
 
 A machine: `machine_id`, `machine_alias`, `region_name` (北京B区),
 `region_sign` (beijing-B), `gpu_name`, `gpu_number` (its GPUs),
-`gpu_idle_num` (free now), `gpu_memory` (bytes), and its price per GPU-hour
+`gpu_idle_num` (free now), `gpu_order_num` (how many of them can be ordered
+now: public clients rent a machine only when it is at least the count they
+want, and a machine with GPUs idle can answer 0), `gpu_memory` (bytes), and
+its price per GPU-hour
 in 厘 (1000 厘 = ¥1): `machine_sku_info[]` with `type` "payg" and
 `current_price`, or the older `payg_price`. As public clients and market
 watchers read them (see the captures' README).
@@ -60,6 +63,6 @@ def parse_machines(body: bytes) -> tuple[list[AutodlMachine], int, int]:
             odd += 1
             continue
         kept = typed(m, {"machine_id": str, "region_sign": str, "region_name": str, "gpu_name": str})
-        kept |= typed(m, {"gpu_number": int, "gpu_idle_num": int, "gpu_memory": int})
+        kept |= typed(m, {"gpu_number": int, "gpu_idle_num": int, "gpu_memory": int, "gpu_order_num": int})
         machines.append({**kept, "price": price})  # type: ignore[typeddict-item]  # typed() checked each field's kind
     return machines, odd, last if isinstance(last, int) else 1

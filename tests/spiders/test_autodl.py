@@ -1,7 +1,9 @@
 """AutoDL: the market list's page object (pages, both price fields, an error
-code, an odd machine) and the normalizer on the demo captures (aggregates
-worked out by hand from tests/fixtures/autodl/make_fixtures.py), and a
-replay of both: A800 free in 北京B区, a cheaper 4090 in 西北B区."""
+code, an odd machine), the normalizer on the one public real machine record
+(tests/fixtures/autodl/gpuhunter-list-machine.json: GPUs idle, none
+orderable) and on the demo captures (aggregates worked out by hand from
+tests/fixtures/autodl/make_fixtures.py), and a replay of both: A800 free in
+北京B区, a cheaper 4090 in 西北B区."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.backends("sqlite")
 EARLY = DEMO_CAPTURES / "autodl" / "2026-11-02-beijing-B+west-B.har.gz"
 LATER = DEMO_CAPTURES / "autodl" / "2026-12-01-beijing-B+west-B.har.gz"
 REGIONS = ["beijing-B", "west-B"]
+GPUHUNTER = Path(__file__).parents[1] / "fixtures" / "autodl" / "gpuhunter-list-machine.json"
 
 
 def raw_items(path: Path = EARLY) -> tuple[list[dict], int, list[int]]:
@@ -43,6 +46,27 @@ def test_pages_both_price_fields_and_an_odd_machine() -> None:
     prices = {i["data"]["machine_id"]: i["data"]["price"] for i in items}
     assert prices["bj4090b"] == 1980  # the older payg_price
     assert prices["bj4090a"] == 2080  # machine_sku_info's payg current_price
+
+
+def test_orderable_gpus_decide_an_offer_on_the_real_record() -> None:
+    machines, odd, last = parse_machines(GPUHUNTER.read_bytes())
+    assert (odd, last) == (0, 1)
+    real = machines[0]
+    assert (real["machine_id"], real["gpu_idle_num"], real["gpu_order_num"], real["price"]) == (
+        "2dd949a4cf",
+        1,
+        0,
+        2720,
+    )
+    envelope = {"observed_at": "2024-03-29T00:00:00Z", "source_url": "https://www.autodl.com/api/v1/user/machine/list"}
+    items = [{**envelope, "kind": "autodl.machine", "regions": ["west-B"], "data": m} for m in machines]
+    result = normalize(items)
+    # The real machine (1 idle, 0 orderable) is no offer; its twin (3 idle, 2 orderable) is one in 1x and 2x only.
+    assert sorted((q.instance_type, q.price, q.offer_count) for q in result.quotes) == [
+        ("1x RTX 4090", Decimal("2.72"), 1),
+        ("2x RTX 4090", Decimal("5.44"), 1),
+    ]
+    assert any("1 machines have GPUs idle but none orderable" in n for n in result.notes)
 
 
 def test_an_error_code_is_a_shape_error_with_the_code() -> None:
@@ -66,6 +90,13 @@ def test_machines_aggregate_per_region_gpu_and_free_count(region, group, low, mi
     q = only(normalize(raw_items()[0]).quotes, region=region, instance_type=group)
     assert (q.price, q.median_price, q.offer_count) == (Decimal(low), Decimal(mid), offers)
     assert q.currency == "CNY" and q.attrs["region_name"] in ("北京B区", "西北B区")
+
+
+def test_a_demo_machine_idle_but_not_orderable_is_no_offer() -> None:
+    items = raw_items()[0]
+    assert any(i["data"]["machine_id"] == "xb4090z" for i in items)
+    west = only(normalize(items).quotes, region="west-B", instance_type="1x RTX 4090")
+    assert (west.price, west.offer_count) == (Decimal("1.88"), 2)  # xb4090a and xb4090b; not xb4090z at 1.68
 
 
 def test_a_gpu_the_table_lacks_keeps_its_memory_from_the_list() -> None:
