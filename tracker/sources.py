@@ -181,6 +181,13 @@ def _registry() -> dict[str, Source]:
             keeps_state=True,
             price_models=(*subscription, "spot"),
             regions=every,
+            evidence=Evidence(
+                "assumed",
+                "no real copy of instancePrice.json is stored in public code (searched by file name, URL and key"
+                " form); the shape is public clients' parsers' reading (one unattributed inline excerpt, version"
+                " 2.0.7 of 2018 with two non-GPU keys, agrees)",
+                fixture="tests/fixtures/alibaba/README.md",
+            ),
         ),
         Source(
             "alibaba-cn",
@@ -190,6 +197,12 @@ def _registry() -> dict[str, Source]:
             keeps_state=True,
             price_models=(*subscription, "spot"),
             regions=every,
+            evidence=Evidence(
+                "assumed",
+                "no real copy of the China site's instancePrice.json is stored in public code; the shape is the"
+                " international file's, as public clients read both",
+                fixture="tests/fixtures/alibaba/README.md",
+            ),
         ),
         Source(
             "volcengine",
@@ -200,6 +213,12 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand", "monthly"),
             regions=every,
             stock="per zone",
+            evidence=Evidence(
+                "assumed",
+                "no real copy of the anonymous-api ListTemplate / GetTable answers is stored in public code; the"
+                " shape is a third party's parser's reading (fuzzbuster/ec2instances.info volcengine/scrape.go)",
+                fixture="tests/fixtures/volcengine/README.md",
+            ),
         ),
         Source(
             "tencent",
@@ -209,8 +228,28 @@ def _registry() -> dict[str, Source]:
             price_models=(*od_spot, "monthly"),
             regions="2 regions by default, or those named",
             stock="per zone",
+            evidence=Evidence(
+                "example",
+                "the items: DescribeZoneInstanceConfigInfos's documented example answers (TencentCloud/tencentcloud-cli"
+                " tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md); the workbench envelope"
+                " {code, data} is public clients' reading only",
+                fixture="tests/fixtures/tencent-api/real/README.md",
+            ),
         ),
-        Source("huawei", "huawei", HuaweiSpider, huawei.normalize, price_models=subscription, regions=every),
+        Source(
+            "huawei",
+            "huawei",
+            HuaweiSpider,
+            huawei.normalize,
+            price_models=subscription,
+            regions=every,
+            evidence=Evidence(
+                "assumed",
+                "no real copy of the calculator's productInfo answer is stored in public code; the shape is third"
+                " parties' parsers' reading (fuzzbuster/ec2instances.info huaweicloud/scrape.go, j0taaa/huaweicalculatorAPI)",
+                fixture="tracker/demo_captures/huawei/README.md",
+            ),
+        ),
         Source(
             "gcp",
             "gcp",
@@ -236,6 +275,12 @@ def _registry() -> dict[str, Source]:
             price_models=(*od_spot, "monthly", "yearly"),
             regions="3 regions by default, or those named",
             stock="per zone",
+            evidence=Evidence(
+                "example",
+                "DescribeZoneInstanceConfigInfos example answers, TencentCloud/tencentcloud-cli@5e3914c270f7 (2025-09-23)"
+                " and @6dfd3b16a9b9 (2021-03-05) tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md",
+                fixture="tests/fixtures/tencent-api/real/README.md",
+            ),
         ),
         Source(
             "alibaba-api",
@@ -246,6 +291,12 @@ def _registry() -> dict[str, Source]:
             price_models=(*subscription, "spot"),
             regions="3 regions by default, or those named",
             stock="per zone",
+            evidence=Evidence(
+                "example",
+                "DescribePrice example answer of the ECS API reference, SkyeYXL/ecs@17d2d149a903"
+                " cn.zh-CN/API参考/其他接口/DescribePrice.md; the other answers: SDK models (alibabacloud_ecs20140526)",
+                fixture="tests/fixtures/alibaba-api/real/README.md",
+            ),
         ),
         Source(
             "huawei-api",
@@ -265,6 +316,13 @@ def _registry() -> dict[str, Source]:
             price_models=subscription,
             regions="3 regions by default, or those named",
             stock="per zone",
+            evidence=Evidence(
+                "sdk",
+                "volcengine-python-sdk models (volcenginesdkbilling QueryPriceForPayAsYouGoResponse /"
+                " QueryPriceForSubscriptionResponse, volcenginesdkecs DescribeInstanceTypesResponse /"
+                " DescribeAvailableResourceResponse); no documented billing example answer is public",
+                fixture="tests/fixtures/volcengine-api/README.md",
+            ),
         ),
         # GPU clouds.
         Source(
@@ -452,13 +510,98 @@ def _registry() -> dict[str, Source]:
             regions="the locations Crusoe states capacity in, or those named",
             stock="per location",
         ),
-        Source("aws-offers", "aws", AwsOffersSpider, offers.normalize, kind="offers"),
-        Source("azure-offers", "azure", AzureOffersSpider, offers.normalize, kind="offers"),
-        Source("gcp-offers", "gcp", GcpOffersSpider, offers.normalize, kind="offers"),
-        Source("alibaba-offers", "alibaba", AlibabaOffersSpider, offers.normalize, kind="offers"),
-        Source("tencent-offers", "tencent", TencentOffersSpider, offers.normalize, kind="offers"),
-        Source("huawei-offers", "huawei", HuaweiOffersSpider, offers.normalize, kind="offers"),
-        Source("volcengine-offers", "volcengine", VolcengineOffersSpider, offers.normalize, kind="offers"),
+        Source(
+            "aws-offers",
+            "aws",
+            AwsOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "capture",
+                "the stored copy of aws.amazon.com/free/free-tier-faqs (its question-and-answer layout and answers);"
+                " the Free Tier directory's JSON envelope as the public client jumping-dragon/freebies-analyzer"
+                " src/server/api/routers/aws.ts declares it",
+                fixture="tests/fixtures/aws-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "azure-offers",
+            "azure",
+            AzureOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "capture",
+                "the stored copies of azure.microsoft.com offer pages ms-azr-0044p (sv-se) and ms-azr-0017g (en-us):"
+                " their section order and facts",
+                fixture="tests/fixtures/azure-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "gcp-offers",
+            "gcp",
+            GcpOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "capture",
+                "the stored copy of docs.cloud.google.com/free/docs/free-cloud-features (.md.txt): its term list,"
+                " headings, anchors and sentences",
+                fixture="tests/fixtures/gcp-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "alibaba-offers",
+            "alibaba",
+            AlibabaOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "assumed",
+                "no stored copy of free.aliyun.com or alibabacloud.com/free: the page is rendered by JavaScript; its"
+                " products come from a public README's table and a third-party page",
+                fixture="tests/fixtures/alibaba-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "tencent-offers",
+            "tencent",
+            TencentOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "capture",
+                "the text of cloud.tencent.com/act/new as a stored third-party copy gives it (www.520cd.com/hot/2032.html):"
+                " sections, voucher ladder, rules; the headings and list markup are our reading of that text",
+                fixture="tests/fixtures/tencent-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "huawei-offers",
+            "huawei",
+            HuaweiOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "assumed",
+                "no stored copy of activity.huaweicloud.com's pages (apps rendered by JavaScript); their slogans come"
+                " from Huawei's own links, the card layout is ours",
+                fixture="tests/fixtures/huawei-offers/real/expected.toml",
+            ),
+        ),
+        Source(
+            "volcengine-offers",
+            "volcengine",
+            VolcengineOffersSpider,
+            offers.normalize,
+            kind="offers",
+            evidence=Evidence(
+                "assumed",
+                "no stored copy of www.volcengine.com/activity/codingplan; its plan table comes from a public"
+                " comparison note",
+                fixture="tests/fixtures/volcengine-offers/real/expected.toml",
+            ),
+        ),
     )
     return {s.name: s for s in sources}
 
