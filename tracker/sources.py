@@ -545,8 +545,8 @@ def _registry() -> dict[str, Source]:
             kind="offers",
             evidence=Evidence(
                 "capture",
-                "the stored copy of docs.cloud.google.com/free/docs/free-cloud-features (.md.txt): its term list,"
-                " headings, anchors and sentences",
+                "the stored copy (.md.txt) of Google Cloud's Free Program page free-cloud-features on"
+                " docs.cloud.google.com: its term list, headings, anchors and sentences",
                 fixture="tests/fixtures/gcp-offers/real/expected.toml",
             ),
         ),
