@@ -42,6 +42,7 @@ KIND_TITLES = {
     ChangeKind.source_broken: "Source failing",
     ChangeKind.source_recovered: "Source recovered",
     ChangeKind.source_stale: "Source stale",
+    ChangeKind.price_suspect: "Prices held as suspect",
 }
 _UNITS = {"hour": "hour", "month": "month", "year": "year"}
 OFFER_KINDS = (
@@ -51,7 +52,12 @@ OFFER_KINDS = (
     ChangeKind.credit_changed,
     ChangeKind.discount_changed,
 )
-_SOURCE_KINDS = (ChangeKind.source_broken, ChangeKind.source_recovered, ChangeKind.source_stale)
+_SOURCE_KINDS = (
+    ChangeKind.source_broken,
+    ChangeKind.source_recovered,
+    ChangeKind.source_stale,
+    ChangeKind.price_suspect,
+)
 # What the alert hook adds: the configured currency, its rate from the
 # change's currency and the rate's date (see tracker/run/alerting.py).
 FX_KEYS = ("fx_to", "fx_rate", "fx_date")
@@ -301,7 +307,7 @@ def card(change: Change, width: int = 600) -> Card:
         return Card(f"{title} ({change.provider}): {name}", facts, change.source_url, summary, subject=name)
     if kind in _SOURCE_KINDS:
         reason = change.detail.get("reason") or change.detail.get("after") or change.detail.get("since") or ""
-        label = {"source_broken": "Reason", "source_recovered": "After", "source_stale": "Since"}[kind]
+        label = {"source_broken": "Reason", "source_recovered": "After", "source_stale": "Since"}.get(kind, "Held")
         facts = [(label, clip(reason, width))] if reason else []
         source = change.source or change.provider
         return Card(f"{title}: {source}", facts, change.source_url, clip(reason, 160), subject=source)

@@ -195,9 +195,9 @@ class SuspectPrice(SQLModel, table=True):
     __tablename__ = "suspect_prices"
     __table__: ClassVar[sa.Table]
 
+    source: str = Field(primary_key=True)
     key: str = Field(primary_key=True)
     provider: str
-    source: str = Field(index=True)
     run_id: int | None = None
     reason: str
     observed_at: datetime = _time()

@@ -55,7 +55,7 @@ def mark(
     keys = sorted(set(judged) | set(suspects))
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
-        db.execute(f"DELETE FROM {TABLE} WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+        db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND key IN ({', '.join('?' * len(chunk))})", [source, *chunk])
     when = db.time(observed_at)
     rows: Sequence[tuple[Any, ...]] = [
         (key, provider, source, run_id, reason, when) for key, reason in sorted(suspects.items())
@@ -67,11 +67,21 @@ def mark(
         )
 
 
-def reasons(db: Db, keys: Sequence[str]) -> dict[str, str]:
-    """Why each of these keys is held (only those that are)."""
-    found: dict[str, str] = {}
-    for start in range(0, len(keys), 500):
-        chunk = list(keys[start : start + 500])
-        sql = f"SELECT key, reason FROM {TABLE} WHERE key IN ({', '.join('?' * len(chunk))})"
-        found.update((key, reason) for key, reason in db.tuples(sql, chunk))
-    return found
+def reasons(db: Db, prices: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Why each of these (source, key) prices is held (only those that are)."""
+    wanted = set(prices)
+    if not wanted:
+        return {}
+    rows = db.tuples(f"SELECT source, key, reason FROM {TABLE}")
+    return {(source, key): reason for source, key, reason in rows if (source, key) in wanted}
+
+
+def held_count(db: Db, gpu: str | None = None) -> int:
+    """How many open prices (of a GPU model matched in part) are held as suspect."""
+    sql = (
+        f"SELECT count(*) FROM {TABLE} AS s JOIN price_points AS p "
+        "ON p.key = s.key AND p.source = s.source AND p.valid_to IS NULL"
+    )
+    if gpu:
+        sql += " WHERE lower(p.gpu_model) LIKE ?"
+    return int(db.tuples(sql, [f"%{gpu.lower()}%"] if gpu else [])[0][0])

@@ -57,6 +57,8 @@ PRICE_COLUMNS = [
     "source_url",
     "observed_at",
     "attrs",
+    # Why the price is held as suspect (far from its market), or null.
+    "suspect",
 ]
 PRICE_TABLE = [
     "provider",
@@ -73,7 +75,7 @@ PRICE_TABLE = [
     "upfront_fee",
     "price_per_gpu_hour",
 ]
-HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c != "observed_at"]]
+HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c not in ("observed_at", "suspect")]]
 HISTORY_TABLE = [
     "valid_from",
     "valid_to",

@@ -42,6 +42,13 @@ class OutputFormat(str, Enum):
 
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format: table, json or csv.")]
+IncludeSuspectOption = Annotated[
+    bool,
+    typer.Option(
+        "--include-suspect",
+        help="Rank prices held as suspect too (more than 4x from their market; `gpu-tracker prices` marks them).",
+    ),
+]
 
 
 def _cell(value: Any) -> str:

@@ -223,3 +223,34 @@ def store_of(ctx: typer.Context) -> Iterator[Any]:
         return
     with reader:
         yield reader
+
+
+def suspect_reasons(ctx: typer.Context, prices: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Why each of these (source, key) prices is held as suspect (only those that are)."""
+    from db.store.reads.connection import open_db
+    from db.store.suspects import reasons
+
+    if not prices:
+        return {}
+    with store_of(ctx) as store, open_db(store) as db:
+        return reasons(db, prices)
+
+
+def suspect_note(store: Any, included: bool, *, gpu: str | None = None) -> None:
+    """On stderr, how many current prices (of `gpu`) are held as suspect and
+    what that did to the answer; nothing when none are."""
+    from db.store.reads.connection import open_db
+    from db.store.suspects import held_count
+
+    with open_db(store) as db:
+        count = held_count(db, gpu)
+    if not count:
+        return
+    from tracker.cli.output import stderr
+
+    what = "ranked with the rest (--include-suspect)" if included else "left out (--include-suspect ranks them)"
+    stderr.print(
+        f"[dim]{count} current price(s){f' of {gpu}' if gpu else ''} held as suspect, far from their market, "
+        f"{what}; `gpu-tracker prices --suspect` lists them with the reason[/dim]",
+        highlight=False,
+    )

@@ -21,17 +21,15 @@ def upgrade() -> None:
     # (open_type_rates) leave its keys out, so nothing to refresh here.
     op.create_table(
         'suspect_prices',
+        sa.Column('source', sa.String(), nullable=False),
         sa.Column('key', sa.String(), nullable=False),
         sa.Column('provider', sa.String(), nullable=False),
-        sa.Column('source', sa.String(), nullable=False),
         sa.Column('run_id', sa.Integer(), nullable=True),
         sa.Column('reason', sa.String(), nullable=False),
         sa.Column('observed_at', db.tables.UTCDateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint('key'),
+        sa.PrimaryKeyConstraint('source', 'key'),
     )
-    op.create_index('ix_suspect_prices_source', 'suspect_prices', ['source'])
 
 
 def downgrade() -> None:
-    op.drop_index('ix_suspect_prices_source', table_name='suspect_prices')
     op.drop_table('suspect_prices')

@@ -50,7 +50,7 @@ PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_fro
 
 # A price row not held as suspect (db/store/suspects.py): the set is small,
 # read once per statement.
-NOT_SUSPECT = "key NOT IN (SELECT key FROM suspect_prices)"
+NOT_SUSPECT = "(source, key) NOT IN (SELECT source, key FROM suspect_prices)"
 
 
 def any_suspect(db: Db) -> bool:

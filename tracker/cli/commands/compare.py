@@ -10,8 +10,16 @@ import typer
 
 from db.kinds import PriceModel
 from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, state, store_of
+from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
+from tracker.cli.state import (
+    RegionGroup,
+    decimal_option,
+    parse_currency,
+    references,
+    state,
+    store_of,
+    suspect_note,
+)
 
 # pandas loads inside each command: `--help` starts fast.
 
@@ -51,6 +59,7 @@ def compare(
             "or per GB of GPU memory per hour; rows without the figure come last."
         ),
     ] = RankBy.price_per_gpu_hour,
+    include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank current prices of one GPU model by price per GPU-hour, across providers.
@@ -84,7 +93,9 @@ def compare(
             price_models=[m.value for m in price_model or []],
             region_group=region_group.value if region_group else None,
             rank_by=rank_by.value,
+            include_suspect=include_suspect,
         )
+        suspect_note(store, include_suspect, gpu=gpu)
     shown = RANK_COLUMN.get(rank_by.value)
     table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
@@ -136,6 +147,7 @@ def tco(
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N.")] = None,
+    include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Simulate what a GPU job costs over a horizon, ranked, with a breakdown.
@@ -189,7 +201,9 @@ def tco(
             provider=provider,
             region_group=region_group.value if region_group else None,
             limit=limit,
+            include_suspect=include_suspect,
         )
+        suspect_note(store, include_suspect, gpu=gpu)
     if skipped:
         stderr.print(
             f"[dim]{skipped} instance types left out: no price for every model of "

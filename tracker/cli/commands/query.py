@@ -23,7 +23,7 @@ from tracker.cli.columns import (
     detail_text,
 )
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
-from tracker.cli.state import Step, parse_since, state, store_of
+from tracker.cli.state import Step, parse_since, state, store_of, suspect_reasons
 
 # The store, pandas and the analytics load inside each command: `--help`
 # starts fast, and the simple queries (prices, changes, runs) read through
@@ -62,12 +62,21 @@ def prices(
     gpu: Annotated[str | None, typer.Option(help="GPU model, matched in part: A100, H100, T4.")] = None,
     price_model: Annotated[PriceModel | None, typer.Option(help="on_demand, spot, reserved...")] = None,
     instance_type: Annotated[str | None, typer.Option(help="Exactly this instance type.")] = None,
+    suspect: Annotated[
+        bool, typer.Option("--suspect", help="Only the prices held as suspect, with the reason.")
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     wide: WideOption = False,
 ) -> None:
     """List the current prices, with the effective hourly and per-GPU-hour rates.
 
+    A price more than 4x from its market (the other providers' median for
+    its GPU model and kind of price) is held as suspect: listed here with
+    the reason in `suspect`, left out of compare, tco and recommend.
+
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
+
+    Example: gpu-tracker prices --suspect
     """
     stored = stored_prices(
         ctx,
@@ -77,8 +86,25 @@ def prices(
         price_model=price_model.value if price_model else None,
         instance_type=instance_type,
     )
+    held = suspect_reasons(ctx, [(p["source"], p["key"]) for p in stored])
+    if suspect:
+        stored = [p for p in stored if (p["source"], p["key"]) in held]
     rows = [price_dict(p) for p in stored]
-    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=PRICE_TABLE, empty="no prices match", wide=wide)
+    for row, p in zip(rows, stored):
+        row["suspect"] = held.get((p["source"], p["key"]))
+    table = [*PRICE_TABLE, "suspect"] if held else PRICE_TABLE
+    if held and fmt is OutputFormat.table:
+        rows = [{**r, "suspect": _short(r["suspect"])} for r in rows]
+    empty = "no price is held as suspect" if suspect else "no prices match"
+    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=table, empty=empty, wide=wide)
+
+
+def _short(reason: str | None) -> str | None:
+    """'11.1x below market' of a suspect price's reason, for the table."""
+    if not reason:
+        return None
+    words = reason.split(" is ", 1)[-1].split(" the ", 1)[0]
+    return f"{words} market"
 
 
 def history(

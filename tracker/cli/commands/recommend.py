@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, store_of
+from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
+from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, store_of, suspect_note
 
 
 class Workload(str, Enum):
@@ -71,6 +71,7 @@ def recommend(
         typer.Option(help="CSV of gpu_model,samples_per_second (per GPU): rank by cost per million samples."),
     ] = None,
     limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = 20,
+    include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank what to buy for a GPU job by its total cost over the horizon.
@@ -118,7 +119,16 @@ def recommend(
         usable_memory_share=_share(usable_memory_share),
     )
     with store_of(ctx) as store:
-        rows, notes = recommend_rows(store, references(ctx), needs, gpu=gpu, provider=provider, limit=limit or None)
+        rows, notes = recommend_rows(
+            store,
+            references(ctx),
+            needs,
+            gpu=gpu,
+            provider=provider,
+            limit=limit or None,
+            include_suspect=include_suspect,
+        )
+        suspect_note(store, include_suspect, gpu=gpu)
     for note in notes:
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
     memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
