@@ -16,16 +16,19 @@ from tracker.normalize.specs import spec_table
 PROVIDERS = sorted(p.stem for p in (Path(__file__).parents[2] / "tracker/normalize/gpu_specs").glob("*.csv"))
 
 # As the datasheets print them, checked with the search tools (where: tracker/data/gpu_models.md):
-# (BF16 or FP16 TFLOPS, sparse?, memory GB, bandwidth GB/s). A sparse figure is halved for the dense one.
+# (BF16, FP16 or FP32 TFLOPS, sparse?, memory GB, bandwidth GB/s). A sparse figure is halved for the dense one.
 DATASHEETS = {
     "A10": ("125", False, 24, 600),
     "A30": ("165", False, 24, 933),
     "A100 40GB": ("312", False, 40, 1555),
     "A100 80GB": ("312", False, 80, 2039),
     "H100": ("1979", True, 80, 3350),  # the product page; the whitepaper's dense figure is 989.4
+    "H100 PCIe": ("1513", True, 80, 2000),
     "H100 NVL": ("1671", True, 94, 3900),
     "H200": ("1979", True, 141, 4800),
+    "H800": ("1979", True, 80, 3350),
     "L4": ("242", True, 24, 300),
+    "L40": ("362.1", True, 48, 864),
     "L40S": ("362.05", False, 48, 864),  # NVIDIA prints the dense 362.05 beside 733 with sparsity
     "T4": ("65", False, 16, 320),
     "V100": ("125", False, 16, 900),
@@ -33,18 +36,27 @@ DATASHEETS = {
     "MI300X": ("1307.4", False, 192, 5300),  # AMD prints the dense 1307.4 beside 2614.9 with sparsity
     "B200": ("4500", True, 180, 8000),  # HGX B200: 36 PFLOPS sparse for 8 GPUs, 1.44 TB, 64 TB/s
     "B300": ("4500", True, 288, 8000),
+    "GB200": ("5000", True, 186, 8000),  # NVL72: 360 PFLOPS sparse for 72 GPUs, 13.4 TB, 576 TB/s
     "P100": ("18.7", False, 16, 732),
     "Radeon Pro V620": ("40.55", False, 32, 512),
     "MI25": ("24.6", False, 16, 484),
+    "A16": ("17.9", False, 16, 200),  # one GPU of four: 4x 17.9 dense, 4x 35.9 with sparsity
+    "RTX A6000": ("309.6", True, 48, 768),  # GA102 whitepaper: 154.8/309.6
+    "RTX A4000": ("153.4", True, 16, 448),
+    "RTX 4090": ("330.4", True, 24, 1008),  # Ada whitepaper: BF16 with FP32 accumulate 165.2/330.4
+    "RTX 5090": ("419", True, 32, 1792),
+    "RTX 3090": ("142.4", True, 24, 936),
+    "Quadro RTX 6000": ("130.5", False, 24, 672),
+    "K80": ("4.365", False, 12, 240),  # half the board's 8.73 TFLOPS FP32, 24 GB, 480 GB/s
+    "P4": ("5.5", False, 8, 192),
+    "P40": ("12", False, 24, 346),
 }
-# Figures no source confirmed stay blank: (model, the blank fields).
-UNCONFIRMED = [
-    ("A10G", ("bf16_tflops", "fp16_tflops")),
-    ("L20", ("bf16_tflops", "fp16_tflops")),
-    ("RTX PRO 6000", ("bf16_tflops", "fp16_tflops")),
+# Figures no vendor publishes stay blank: (model, the blank fields).
+UNPUBLISHED = [
+    ("Alveo U250 FPGA", ("bf16_tflops", "fp16_tflops", "fp32_tflops")),
     ("Radeon Pro V520", ("fp16_tflops", "memory_bandwidth_gbs")),
-    ("P4", ("memory_bandwidth_gbs",)),
-    ("Radeon Pro V710", ("memory_gb", "memory_bandwidth_gbs")),
+    ("RTX PRO 4500", ("bf16_tflops", "fp16_tflops")),
+    ("Zixiao C100", ("memory_gb", "memory_bandwidth_gbs")),
 ]
 
 
@@ -72,11 +84,13 @@ def test_figures_match_the_datasheets(name: str) -> None:
     assert (model.memory_gb, model.memory_bandwidth_gbs) == (memory, bandwidth)
 
 
-@pytest.mark.parametrize(("name", "blank"), UNCONFIRMED)
-def test_unconfirmed_figures_stay_blank(name: str, blank: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(("name", "blank"), UNPUBLISHED)
+def test_unpublished_figures_stay_blank(name: str, blank: tuple[str, ...]) -> None:
     model = lookup(name)
     assert model is not None and all(getattr(model, field) is None for field in blank)
     assert "left blank" in model.note or "no " in model.note
+    if model.compute_tflops is None:
+        assert model.compute_basis == ""
 
 
 def test_every_model_has_its_provenance() -> None:
@@ -88,10 +102,16 @@ def test_every_model_has_its_provenance() -> None:
     assert sorted(m.gpu_model for m in gpu_models().values() if m.gpu_model not in named) == []
 
 
-def test_fp16_stands_in_where_there_is_no_bf16() -> None:
+def test_fp16_stands_in_where_there_is_no_bf16_and_fp32_where_there_is_no_fast_fp16() -> None:
     t4 = lookup("t4")
     assert t4 is not None and t4.bf16_tflops is None and t4.compute_tflops == 65
-    assert lookup("A10G") is not None and lookup("A10G").compute_tflops is None  # unpublished: never guessed
+    assert t4.compute_basis == "FP16 tensor"
+    p40 = lookup("P40")
+    assert p40 is not None and p40.fp16_tflops is None and p40.compute_tflops == 12
+    assert p40.compute_basis == "FP32 vector"
+    v620 = lookup("Radeon Pro V620")
+    assert v620 is not None and v620.compute_basis == "FP16 vector"
+    assert lookup("RTX PRO 4500") is not None and lookup("RTX PRO 4500").compute_tflops is None  # unpublished
     assert lookup("no such gpu") is None
 
 

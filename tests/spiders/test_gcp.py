@@ -145,7 +145,12 @@ def test_machine_fields_and_attrs() -> None:
 def test_each_part_is_a_quote_of_its_own() -> None:
     quotes = normalize(raw_items()).quotes
     gpu = find(quotes, "gpu:nvidia-tesla-a100", "us-central1", "on_demand")
-    assert gpu.price == Decimal("2.933908") and gpu.attrs["per"] == "GPU" and gpu.gpu_model is None
+    assert gpu.price == Decimal("2.933908") and gpu.attrs["per"] == "GPU"
+    # A GPU part names the model of the machines it prices, with no count: it is not an instance.
+    assert (gpu.gpu_model, gpu.gpu_count) == ("A100 40GB", None)
+    assert find(quotes, "gpu:nvidia-a100-80gb", "us-central1", "on_demand").gpu_model == "A100 80GB"
+    assert find(quotes, "gpu:nvidia-h100-mega-80gb", "us-central1", "on_demand").gpu_model == "H100"
+    assert find(quotes, "cpu:a2", "us-central1", "on_demand").gpu_model is None
     assert find(quotes, "cpu:a2", "us-east4", "reserved", "3yr").price == Decimal("0.014225")
     ram = find(quotes, "ram:n1", "europe-west4", "spot")
     assert ram.price == Decimal("0.000981") and ram.attrs["per"] == "GiB"

@@ -17,6 +17,7 @@ from spiders.runpod.pages import parse_catalog, parse_stock
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize.providers.runpod import normalize, normalize_community
+from tracker.normalize.specs import spec_table
 
 # A whole crawl replayed end to end tests the spider, which does not depend on the store.
 pytestmark = pytest.mark.backends("sqlite")
@@ -66,6 +67,16 @@ def test_secure_prices_are_list_prices_times_the_count_with_stock() -> None:
     assert h100.offer_count is None and h100.gpu_memory_gb == Decimal(640)
     spot = only(result.quotes, region="EU-RO-1", instance_type="2x RTX 4090", price_model="spot")
     assert spot.price == Decimal("0.70")
+    a4000 = only(result.quotes, region="US-TX-3", instance_type="1x RTX A4000", price_model="on_demand")
+    assert (a4000.gpu_model, a4000.gpu_memory_gb) == ("RTX A4000", Decimal(16))
+    assert not any("no gpu_specs" in n for n in result.notes)
+
+
+def test_a_gpu_type_the_table_lacks_is_kept_without_a_model_and_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(spec_table("runpod"), "nvidia rtx a4000")
+    result = normalize(raw_items(SECURE[0], CENTRES))
+    a4000 = only(result.quotes, region="US-TX-3", instance_type="1x RTX A4000", price_model="on_demand")
+    assert a4000.gpu_model is None
     assert any("NVIDIA RTX A4000" in n for n in result.notes)
     # A type with no stock in a data centre is not listed there.
     assert not [q for q in result.quotes if q.region == "EU-RO-1" and "A100" in q.instance_type]

@@ -20,6 +20,7 @@ from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.vastai import normalize
+from tracker.normalize.specs import spec_table
 
 # A whole crawl replayed end to end tests the spider, which does not depend on the store.
 pytestmark = pytest.mark.backends("sqlite")
@@ -111,7 +112,10 @@ def test_gpu_model_memory_and_tier_come_from_the_spec_table() -> None:
     assert a100.per_gpu_hour() == Decimal("1.00")
 
 
-def test_a_gpu_name_the_table_lacks_is_kept_without_a_model_and_said() -> None:
+def test_a_gpu_name_the_table_lacks_is_kept_without_a_model_and_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    gtx = only(normalize(raw_items()[0]).quotes, instance_type="1x GTX 1080 unverified", price_model="on_demand")
+    assert (gtx.gpu_model, gtx.gpu_memory_gb) == ("GTX 1080", Decimal(8))
+    monkeypatch.delitem(spec_table("vastai"), "gtx 1080")
     result = normalize(raw_items()[0])
     gtx = only(result.quotes, instance_type="1x GTX 1080 unverified", price_model="on_demand")
     assert gtx.gpu_model is None

@@ -84,7 +84,7 @@ def load_table(lines: Iterable[str]) -> dict[str, GpuModel]:
         if not key:
             raise ValueError("gpu_models.csv: a row names no GPU model")
         if key in table:
-            raise ValueError(f"gpu_models.csv: {model.gpu_model} has two rows; one model, one row")
+            raise ValueError(f"gpu_models.csv: {table[key].gpu_model} has two rows; one model, one row")
         _check(model)
         table[key] = model
     return table

@@ -340,14 +340,26 @@ def machine_quote(spec: GpuSpec, gpu: Part, core: Part | None, ram: Part | None,
     )
 
 
-def part_quote(part: Part) -> PriceQuote:
+def part_quote(part: Part, gpu_models: dict[str, str]) -> PriceQuote:
+    """A part's own rate; a GPU part names the GPU model of the machines it
+    prices (no count: a part is not an instance, so it stays out of per-GPU rankings)."""
     return _quote(
         part,
         part.rate,
         part.model,
         instance_type=part.instance_type,
+        gpu_model=gpu_models.get(part.name) if part.kind == "gpu" else None,
         attrs={"part": part.kind, "per": PART_UNITS[part.kind], "sku": part.sku_id},
     )
+
+
+def part_models() -> dict[str, str]:
+    """Accelerator name -> the GPU model of the spec table's machines that carry it."""
+    return {
+        machine_parts(spec.instance_type)[1]: spec.gpu_model
+        for spec in spec_table("gcp").values()
+        if spec.gpu_model is not None
+    }
 
 
 def _examples(descriptions: list[str]) -> str:
@@ -403,7 +415,8 @@ def normalize(items: Iterable[GcpItem]) -> Normalized:
             f"GCP: no GPU machine could be priced from the {found.count} SKUs read; "
             "the catalogue's SKU descriptions may have changed"
         )
-    out.quotes.extend(part_quote(parts[key]) for key in sorted(used))
+    models = part_models()
+    out.quotes.extend(part_quote(parts[key], models) for key in sorted(used))
     out.notes.extend(_notes(found, missing, unpriced_ssd, ambiguous_machines))
     return out
 
