@@ -4,19 +4,21 @@ as Crusoe's OpenAPI definition (v1alpha5 and v1) declares them."""
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from spiders.items import RegionalItem
 
 
 class PriceCard(TypedDict):
     """One card of www.crusoe.ai/cloud/pricing: its heading ("NVIDIA H100"),
-    its tags ("80GB", "HGX") and the text of each of its price blocks in page
-    order ("$3.90/GPU-hr", "Contact sales")."""
+    its tags ("80GB", "HGX"), the text of each of its price blocks in page
+    order ("$3.90/GPU-hr", "Contact sales"), and the section heading it sits
+    under ("GPU instances pricing", "Self-Serve Deployments pricing")."""
 
     name: str
     tags: list[str]
     prices: list[str]
+    section: NotRequired[str]
 
 
 class VmType(TypedDict, total=False):

@@ -7,6 +7,12 @@
   "$3.90/GPU-hr" or "Contact sales"), the first block on demand. Two card
   layouts are known from public scrapers of the page: `div.pricing_gpu-item`
   and, since about December 2025, the CMS list items `.prixing-item` (sic).
+  The page reuses the card for its other tables (CPU instances, storage,
+  serverless inference, and "Self-Serve Deployments": inference endpoints
+  with GPU headings, "NVIDIA H100", priced "$5.50" an endpoint-hour): each
+  card carries the heading of its section (the nearest h1 to h3 before it),
+  whose meaning is the normalizer's question (a real copy of the page,
+  tests/fixtures/crusoe/pricing-real-2026-08-22.html).
 - The API's `{"items": [...]}` answers: `/organizations/projects`
   (`Project`), `/projects/{id}/compute/vms/types` (`Type`) and `/capacities`
   (`CapacityV1`); errors are `{"code", "message"}`.
@@ -28,6 +34,7 @@ from spiders.pages import PageShapeError, load_json
 
 _CARD = "has-class('pricing_gpu-item') or has-class('prixing-item')"
 CARDS = f"//div[{_CARD}][not(ancestor::div[{_CARD}])]"
+SECTION = "preceding::*[self::h1 or self::h2 or self::h3][1]"
 
 
 def parse_pricing(page: Selector) -> list[PriceCard]:
@@ -42,7 +49,11 @@ def parse_pricing(page: Selector) -> list[PriceCard]:
         for block in card.css(".pricing-rich"):
             first = block.xpath(".//p")
             prices.append(text_of(first[0]) if first and text_of(first[0]) else text_of(block))
-        cards.append({"name": name, "tags": tags, "prices": prices})
+        record: PriceCard = {"name": name, "tags": tags, "prices": prices}
+        section = card.xpath(SECTION)
+        if section and text_of(section[0]):
+            record["section"] = text_of(section[0])
+        cards.append(record)
     if not cards:
         raise PageShapeError("Crusoe: the pricing page has no GPU card (.pricing_gpu-item or .prixing-item)")
     return cards

@@ -1,4 +1,6 @@
-"""Crusoe Cloud: the pricing page in its two known layouts, the API answers,
+"""Crusoe Cloud: the pricing page in its two known layouts and as a real copy
+(tests/fixtures/crusoe/pricing-real-2026-08-22.html: only the GPU instances
+are GPU offers, not the Self-Serve Deployments endpoints), the API answers,
 the signature as Crusoe documents it, the normalizer (types priced by their
 GPU's card, stock per location), a replay of the demo captures (constructed;
 see tests/fixtures/crusoe/make_fixtures.py), the secrets kept out of captures
@@ -63,7 +65,59 @@ def test_both_card_layouts_read_alike() -> None:
     cms = parse_pricing(Selector(text=(FIXTURES / "crusoe" / "pricing-cms-list.html").read_text()))
     demo = [i["data"] for i in raw_items() if i["kind"] == "crusoe.price"]
     assert cms == demo
-    assert demo[3] == {"name": "NVIDIA H100", "tags": ["80GB", "HGX"], "prices": ["$3.90/GPU-hr", "Contact sales"]}
+    assert demo[3] == {
+        "name": "NVIDIA H100",
+        "tags": ["80GB", "HGX"],
+        "prices": ["$3.90/GPU-hr", "Contact sales"],
+        "section": "GPU instances pricing",
+    }
+
+
+REAL = FIXTURES / "crusoe" / "pricing-real-2026-08-22.html"
+
+
+def real_cards() -> list[dict]:
+    return parse_pricing(Selector(text=REAL.read_text()))
+
+
+def test_the_real_page_cards_and_their_sections() -> None:
+    cards = real_cards()
+    gpu = [c for c in cards if c.get("section") == "GPU instances pricing"]
+    assert [(c["name"], c["tags"], c["prices"][0]) for c in gpu] == [
+        ("NVIDIA GB200", ["186GB", "NVL72"], "Contact sales"),
+        ("NVIDIA B200", ["180GB", "HGX"], "Contact sales"),
+        ("NVIDIA H200", ["141GB", "HGX"], "$4.29/GPU-hr"),
+        ("NVIDIA H100", ["80GB", "HGX"], "$3.90/GPU-hr"),
+        ("NVIDIA A100", ["80GB", "SXM"], "$2.30/GPU-hr"),
+        ("NVIDIA A100", ["80GB", "PCIe"], "$2.00/GPU-hr"),
+        ("NVIDIA L40S", ["48GB"], "$1.50/GPU-hr"),
+        ("AMD MI355X", ["288GB"], "Contact sales"),
+        ("AMD MI300X", ["192GB"], "$3.45/GPU-hr"),
+    ]
+    endpoints = [c for c in cards if "Self-Serve" in c.get("section", "")]
+    assert [(c["name"], c["tags"], c["prices"]) for c in endpoints] == [
+        ("NVIDIA H100", ["80GB", "HGX"], ["$5.50"]),
+        ("NVIDIA H200", ["141GB", "HGX"], ["$6.00"]),
+    ]
+
+
+def test_on_the_real_page_only_vm_gpu_cards_price_types() -> None:
+    page = [
+        {"kind": "crusoe.price", "observed_at": "2026-08-22T00:00:00Z", "source_url": "", "regions": [], "data": c}
+        for c in real_cards()
+    ]
+    out = normalize([*page, *(i for i in raw_items() if i["kind"] != "crusoe.price")])
+    h100 = only(out.quotes, instance_type="h100-80gb-sxm-ib.8x", region="us-east1-a")
+    h200 = only(out.quotes, instance_type="h200-141gb-sxm-ib.8x", region="eu-iceland1-a")
+    assert (h100.per_gpu_hour(), h200.per_gpu_hour()) == (Decimal("3.90"), Decimal("4.29"))
+    endpoint_notes = [n for n in out.notes if "Self-Serve Deployments" in n]
+    assert endpoint_notes == [
+        "crusoe: card 'NVIDIA H100' under 'Self-Serve Deployments pricing' is not a GPU instance"
+        " (a managed product priced $5.50); left out",
+        "crusoe: card 'NVIDIA H200' under 'Self-Serve Deployments pricing' is not a GPU instance"
+        " (a managed product priced $6.00); left out",
+    ]
+    assert not any("DeepSeek" in n or "General-purpose" in n for n in out.notes)
 
 
 def test_answers_of_the_wrong_shape_are_errors() -> None:
@@ -130,6 +184,10 @@ def test_gpu_figures_notes_and_what_is_left_out() -> None:
     assert out.notes == [
         "crusoe: card 'NVIDIA GB200 186GB NVL72' gives no price per GPU-hour ('Contact sales')",
         "crusoe: card 'NVIDIA B200 180GB HGX' gives no price per GPU-hour ('Contact sales')",
+        "crusoe: card 'NVIDIA H100' under 'Self-Serve Deployments pricing' is not a GPU instance"
+        " (a managed product priced $5.50); left out",
+        "crusoe: card 'NVIDIA H200' under 'Self-Serve Deployments pricing' is not a GPU instance"
+        " (a managed product priced $6.00); left out",
         "crusoe: type b200-180gb-sxm-ib.8x skipped: no card of the pricing page prices its B200-SXM-180GB",
     ]
 

@@ -4,6 +4,12 @@
   price block ("$3.90/GPU-hr"). A card that says "Contact sales" prices
   nothing (noted). Cards that name no NVIDIA or AMD GPU (CPU, storage) are
   not GPU offers and are left out.
+- Only the VM GPU cards are read: those under the page's GPU instances
+  section (a card the page object found no section for, in the older layout,
+  counts as one). The page's other tables reuse the card: its "Self-Serve
+  Deployments" cards carry GPU headings ("NVIDIA H100", "80GB", "HGX") but
+  price a managed inference endpoint ("$5.50" an hour, not per GPU-hour):
+  they are left out with a note, whatever their price says.
 - The API's VM types (`product_name` "h100-80gb-sxm-ib.8x", `num_gpu`,
   `gpu_type` "H100-SXM-80GB", `cpu_cores`, `memory_gb`) are priced by their
   GPU: num_gpu times the per-GPU-hour price of the card with the same GPU
@@ -53,6 +59,7 @@ _GB = re.compile(r"\b(\d+)\s*GB\b", re.I)
 _PRICE = re.compile(r"^\$\s*(\d+(?:\.\d+)?)\s*/\s*GPU[- ]?(?:hr|hour)\b", re.I)
 _TYPE_GPU = re.compile(r"^(?P<model>[A-Za-z0-9]+)(?:[-_][A-Za-z]+)*[-_](?P<gb>\d+)GB$", re.I)
 _PRODUCT = re.compile(r"^(?P<model>[a-z0-9]+)-(?P<gb>\d+)gb\b", re.I)
+_GPU_SECTION = re.compile(r"\bGPU\s+instances?\b", re.I)
 
 
 class Card:
@@ -62,12 +69,23 @@ class Card:
         self.item, self.model, self.gb, self.pcie, self.price = item, model, gb, pcie, price
 
 
+def vm_section(section: object) -> bool:
+    """Whether a card's section heading is the GPU instances table's (no heading: the older layout)."""
+    return not section or bool(_GPU_SECTION.search(str(section)))
+
+
 def read_card(item: CrusoePriceItem, notes: list[str]) -> Card | None:
     data = item["data"]
     name = str(data.get("name") or "")
     found = _VENDOR.match(name)
     if not found:
         return None  # a CPU, storage or service card
+    if not vm_section(data.get("section")):
+        notes.append(
+            f"crusoe: card {name!r} under {str(data.get('section')).strip()!r} is not a GPU instance"
+            f" (a managed product priced {', '.join(map(str, data.get('prices') or [])) or 'nothing'}); left out"
+        )
+        return None
     tags = (
         [str(t) for t in data.get("tags") or [] if isinstance(t, (str, int))]
         if isinstance(data.get("tags"), list)
