@@ -11,7 +11,8 @@
 - Left out: the NVIDIA AI Enterprise software licences and the Compute
   Cloud@Customer appliances, which share the metric; a part outside the
   public categories ("Compute - GPU", "Compute - GPU - Other"); a part we
-  know no shape for (GB300, MI355X, H100T...), each with a note.
+  know no shape for (H100T, E4), each with a note; a shape whose GPU model
+  has no spec row yet (GB300, MI355X), with a note.
 - One odd part (no localization in the currency asked for, no or two
   PAY_AS_YOU_GO prices, a price that is not a positive number) is skipped
   with a note; when no part can be priced the run fails.
@@ -36,20 +37,28 @@ PAYG = "PAY_AS_YOU_GO"
 PUBLIC_CATEGORIES = {"Compute - GPU", "Compute - GPU - Other"}
 LICENCE_MARKER = "NVIDIA AI Enterprise"
 ON_PREMISES = "Cloud@Customer"
-# part number -> (a word its displayName carries, the shapes it prices)
+# part number -> (a word its displayName carries, the shapes it prices).
+# Part-to-shape bindings as Oracle's cost estimator states them (its
+# shapes.json names each shape's GPU part); shape names as Oracle's API
+# reports them (node.kubernetes.io/instance-type on OKE). docs/providers/oci.md
+# names the public material for each.
 PARTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "B98415": ("H100", ("BM.GPU.H100.8",)),
     "B110519": ("H200", ("BM.GPU.H200.8",)),
     "B110978": ("B200", ("BM.GPU.B200.8",)),
     "B112237": ("B300", ("BM.GPU.B300.8",)),
     "B110979": ("GB200", ("BM.GPU.GB200.4",)),
+    "B112140": ("GB300", ("BM.GPU.GB300.4",)),
     "B109485": ("MI300X", ("BM.GPU.MI300X.8",)),
-    "B109479": ("L40S", ("BM.GPU.L40S.4",)),
+    "B111758": ("MI355X", ("BM.GPU.MI355X.8",)),
+    "B109479": ("L40S", ("BM.GPU.L40S-NC.4",)),
+    "B112613": ("RTX PRO 6000", ("BM.GPU.RTXPRO.8",)),
     "B95907": ("A100", ("BM.GPU.A100-v2.8",)),
     "B95909": ("A10", ("VM.GPU.A10.1", "VM.GPU.A10.2", "BM.GPU.A10.4")),
-    "B92740": ("E3", ("BM.GPU4.8",)),
-    "B89734": ("V2", ("VM.GPU3.1", "VM.GPU3.2", "VM.GPU3.4")),
-    "B88518": ("Virtual Machine", ("VM.GPU2.1",)),
+    "B92740": ("E3", ("BM.GPU4.8",)),  # A100 40GB
+    "B89734": ("V2", ("VM.GPU3.1", "VM.GPU3.2", "VM.GPU3.4", "BM.GPU3.8")),  # V100
+    "B88518": ("Virtual Machine", ("VM.GPU2.1",)),  # P100, X7
+    "B88517": ("Bare Metal", ("BM.GPU2.2",)),  # P100, X7
 }
 
 
@@ -120,7 +129,7 @@ def normalize(items: Iterable[OciItem]) -> Normalized:
         for shape in shapes:
             spec = lookup(PROVIDER, shape)
             if spec is None or not spec.gpu_count:
-                out.notes.append(f"oci: {shape} has no GPU count in gpu_specs/oci.csv; not stored")
+                out.notes.append(f"oci: {shape} (part {part}) has no GPU count in gpu_specs/oci.csv; not stored")
                 continue
             for region in item["regions"]:
                 out.quotes.append(
