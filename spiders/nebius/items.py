@@ -9,7 +9,8 @@ from spiders.items import RegionalItem
 
 
 class NebiusPriceRow(TypedDict):
-    section: str  # the platform's heading: "NVIDIA® H200 NVLink with Intel Sapphire Rapids"
+    section: str  # the platform's name as its heading writes it: "NVIDIA® H200 NVLink with Intel Sapphire Rapids"
+    platform: str  # the platform ID the heading adds ("gpu-b200-sxm"), or "" when it names none
     regions: list[str]  # the region codes the section names; empty: every region
     period: str  # the table's qualifier: "", "from October 1, 2026", "before October 1, 2026"
     item: str  # "Preemptible NVIDIA® H200 ...", "NVIDIA® L40S PCIe with Intel Ice Lake. GPU"

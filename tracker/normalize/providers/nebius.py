@@ -13,9 +13,12 @@
   "Item — from October 1, 2026"), the table in force at the observation time
   is used, so the change shows on its day.
 - A preset is `<platform>.<preset>` (gpu-h100-sxm.8gpu-128vcpu-1600gb), with
-  its GPUs, vCPUs and memory from gpu_specs/nebius.csv; the section heading
-  names the platform (PLATFORMS below, by region where two platforms share
-  a heading). A heading we do not know is noted, not priced.
+  its GPUs, vCPUs and memory from gpu_specs/nebius.csv. A heading that adds
+  the platform ID ("NVIDIA® B200 NVLink, gpu-b200-sxm") names the platform
+  itself; one that names the platform alone is looked up in PLATFORMS below
+  (by region where two platforms share a name), by its full name or by its
+  name before " with " where that is one platform's. A heading we do not
+  know is noted, not priced; a `cpu-` platform is not a GPU platform.
 - Each preset is stored in every region its section names (the crawl's
   regions, when given, narrow them). No stock is published.
 - One odd row (a price that is not a dollar amount, an unknown unit) is
@@ -47,6 +50,12 @@ PLATFORMS: dict[str, str | dict[str, str]] = {
     "NVIDIA L40S PCIe with Intel Ice Lake": "gpu-l40s-a",
     "NVIDIA L40S PCIe with AMD Epyc Genoa": "gpu-l40s-d",
 }
+# "NVIDIA B200 NVLink" -> the same, when only one platform's full name begins so
+SHORT: dict[str, str | dict[str, str]] = {
+    short: found
+    for short, found in ((name.split(" with ")[0], found) for name, found in PLATFORMS.items())
+    if [name.split(" with ")[0] for name in PLATFORMS].count(short) == 1
+}
 UNITS = {"1 gpu hour": "gpu", "1 vcpu hour": "cpu", "1 cpu hour": "cpu", "1 gib hour": "ram"}
 _PRICE = re.compile(r"^\\?\$\s*(\d+(?:\.\d+)?)$")
 _PERIOD = re.compile(r"^(from|before)\s+([A-Z][a-z]+ \d{1,2}, \d{4})$")
@@ -56,8 +65,11 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("®", "").replace("™", "")).strip()
 
 
-def _platform(section: str, region: str) -> str | None:
-    found = PLATFORMS.get(_plain(section))
+def _platform(section: str, platform: str, region: str) -> str | None:
+    if platform:
+        return platform
+    name = _plain(section)
+    found = PLATFORMS.get(name) or SHORT.get(name)
     if isinstance(found, dict):
         return found.get(region, found.get("*"))
     return found
@@ -89,7 +101,8 @@ def normalize(items: Iterable[NebiusItem]) -> Normalized:
         if item.get("kind") != "nebius.price":
             raise NormalizeError(f"Nebius: unknown item kind {item.get('kind')!r}")
         row = item["data"]
-        if _plain(row["section"]).startswith("Non-GPU"):
+        platform_id = str(row.get("platform") or "")
+        if _plain(row["section"]).startswith("Non-GPU") or platform_id.startswith("cpu-"):
             continue  # CPU-only platforms
         observed = parse_time(item["observed_at"])
         applies = _in_force(str(row["period"]), observed.date())
@@ -117,7 +130,7 @@ def normalize(items: Iterable[NebiusItem]) -> Normalized:
         spot = item_words.lower().startswith("preemptible")
         part = unit if re.search(r"\.\s*(GPU|CPU|RAM)$", item_words) else "unified"
         for region in regions:
-            platform = _platform(row["section"], region)
+            platform = _platform(row["section"], platform_id, region)
             if platform is None:
                 unknown.add(_plain(row["section"]))
                 continue
