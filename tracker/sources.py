@@ -395,6 +395,13 @@ def _registry() -> dict[str, Source]:
             oci.normalize,
             price_models=("on_demand",),
             regions="one list price for every region, stored under those named",
+            evidence=Evidence(
+                "capture",
+                "a real cetools products answer (currencyCode=USD) as a public collector recorded it, trimmed to its"
+                " GPU Per Hour parts: getcomputable/gpu-index@38e515c00ad4 tests/fixtures/observatory/oracle/products_usd.json",
+                date="2026-08-22",
+                fixture="tests/fixtures/oci/README.md, tests/spiders/test_oci.py",
+            ),
         ),
         Source(
             "nebius",
@@ -403,6 +410,14 @@ def _registry() -> dict[str, Source]:
             nebius.normalize,
             price_models=od_spot,
             regions="the regions each platform is sold in",
+            evidence=Evidence(
+                "assumed",
+                "no real copy of pricing.md is public; its shape as public readers describe it and as the one public"
+                " parser of it reads it (jwilliamross/compute-curve NebiusCollector and its test data); the figures"
+                " checked against a real copy of nebius.com/prices, getcomputable/gpu-index@055204adf5e6"
+                " tests/fixtures/observatory/nebius/prices.html (2026-08-22)",
+                fixture="tests/fixtures/nebius/README.md, tracker/demo_captures/nebius/README.md",
+            ),
         ),
         Source(
             "coreweave",
