@@ -425,7 +425,14 @@ def _registry() -> dict[str, Source]:
             CoreWeaveSpider,
             coreweave.normalize,
             price_models=od_spot,
-            regions="North America (the page's one region)",
+            regions="North America and Europe (one table each on the page)",
+            evidence=Evidence(
+                "capture",
+                "the pricing page as served, ewyluda/gpu-price-index@078a7891acf5"
+                " tests/fixtures/coreweave.html (its GPU section, verbatim)",
+                date="2026-10-04",
+                fixture="tests/fixtures/coreweave/real/2026-10-04-pricing.html",
+            ),
         ),
         Source(
             "runpod",

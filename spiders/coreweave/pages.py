@@ -1,18 +1,29 @@
 """CoreWeave's pricing page (`https://www.coreweave.com/pricing`), rendered on
-the server (Webflow). Two layouts of its GPU instances are known:
+the server (Webflow). What it holds, as served (a real copy of 2026-10-04,
+tests/fixtures/coreweave/README.md):
 
-- a table (`.kubernetes-gpu-pricing`) of rows (`.table-row-v2`, earlier
-  `.table-row`), each a grid of cells (`.table-v2-cell`): the instance's
-  name (`h3.table-model-name`), GPU count, VRAM per GPU (GB), vCPUs, system
-  RAM (GB), local storage (TB), and the instance's price per hour ("$49.24");
-- cards, read as the page's lines of text between "On-demand GPU instances"
-  and "On-demand CPU instances": a "Region: North America" line, then per
-  instance its name ("NVIDIA HGX H100"), "On-Demand Price:" and "Spot Price:"
-  with their amounts (on the label's line or the next), and its figures each
-  written before its label ("8" then "GPU Count").
+- under "On-demand GPU instances", one table per region, each after its
+  heading ("REGION: NORTH AMERICA", "REGION: EUROPE"); a table's header
+  row (`.table-v2-header .table-header-text`) names its columns: GPU Model,
+  GPU Count, VRAM (GB), vCPUs, System RAM (GB), Local Storage (TB),
+  On-Demand Price (Per Hour), Spot Price (Per Hour) and, in North America
+  only, "Inference Single GPU Price(Per Hour)²";
+- a row is a list item of class `table-row-v2` (earlier `table-row`) with a
+  category class: `kubernetes-gpu-pricing`, `gpu-pricing`, or the single
+  word `gpu-pricing-and-kubernetes-gpu-pricing` (the HGX H100's); CPU rows
+  (`kubernetes-cpu-pricing`, under "On-demand CPU instances") are not GPU
+  instances;
+- a row's cells (`.table-v2-cell`) follow the header, the name in
+  `h3.table-model-name`, a price "$68.80", "N/A" or empty beside a "Contact
+  sales" link; a second, mobile copy of the row labels its prices
+  (`span.instance-price`, `span.spot-price`, `span.inference-price`, each
+  value in `.item-value`) and its figures ("8" then "GPU Count").
 
-Footnote marks (`<sup>`) are not part of a value. Either layout gives the
-same records; a page with neither is a shape error.
+Each price is read from its own label or column, never by position alone:
+the labelled value where it states one, else the cell under the header of
+that name, else (a table without a header) the header order above. The
+served HTML writes footnote marks as `4^1` (a script turns them into
+`<sup>` in a browser); either way the mark is not part of the value.
 """
 
 from __future__ import annotations
@@ -22,26 +33,59 @@ import re
 from parsel import Selector
 
 from spiders.coreweave.items import CoreWeaveRow
-from spiders.offers import text_of
 from spiders.pages import PageShapeError
 
+# A GPU row: its own class ends in "gpu-pricing" (not "cpu-pricing"), or it
+# sits in the older `.kubernetes-gpu-pricing` table.
 ROWS = (
     "//div[has-class('table-row-v2') or has-class('table-row')]"
-    "[has-class('kubernetes-gpu-pricing') or ancestor::*[has-class('kubernetes-gpu-pricing')]]"
+    "[contains(concat(' ', normalize-space(@class), ' '), 'gpu-pricing ')"
+    " or ancestor::*[has-class('kubernetes-gpu-pricing')]]"
+    "[not(contains(@class, 'cpu-pricing'))]"
 )
-CELLS = ".//div[has-class('table-v2-cell')][not(ancestor::div[has-class('table-v2-cell')])]"
-TEXT = "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::sup)]"
-_REGION = re.compile(r"^region:\s*(.+)$", re.IGNORECASE)
-_NAME = re.compile(r"^NVIDIA\s+\S")
-# card label -> record field; the value is the line before the label
-FIGURES = {
-    "gpu count": "gpu_count",
-    "vram": "vram_gb",
-    "vcpus": "vcpus",
-    "system ram": "ram_gb",
-    "local storage": "storage_tb",
-}
-AMOUNTS = {"on-demand price:": "price", "spot price:": "spot_price"}
+# The row's own cells: not the mobile copy's, not a cell inside a cell.
+CELLS = (
+    ".//div[has-class('table-v2-cell')]"
+    "[not(ancestor::div[has-class('table-v2-cell')])][not(ancestor::div[has-class('table-cell-column')])]"
+)
+HEADER = (
+    "ancestor::div[has-class('table-v2')][1]//div[has-class('table-v2-header')]//div[has-class('table-header-text')]"
+)
+REGION = "preceding::text()[contains(translate(., 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), 'REGION:')][1]"
+WORDS = ".//text()[not(ancestor::sup)][not(ancestor::script)][not(ancestor::style)]"
+# The columns in the page's own order (a table without a header row).
+ORDER = ("name", "gpu_count", "vram_gb", "vcpus", "ram_gb", "storage_tb", "price", "spot_price", "inference_price")
+# A header's or label's words -> the field: the first keyword found wins.
+KEYWORDS = (
+    ("inference", "inference_price"),
+    ("spot", "spot_price"),
+    ("on-demand", "price"),
+    ("instance price", "price"),
+    ("model", "name"),
+    ("gpu count", "gpu_count"),
+    ("vram", "vram_gb"),
+    ("vcpu", "vcpus"),
+    ("storage", "storage_tb"),
+    ("ram", "ram_gb"),
+)
+LABELLED = {"instance-price": "price", "spot-price": "spot_price", "inference-price": "inference_price"}
+_MARK = re.compile(r"(?:\s*\^\s*\d+|[\u00b9\u00b2\u00b3\u2070-\u2079]+)$")
+_REGION = re.compile(r"region:\s*(.+)$", re.IGNORECASE)
+
+
+def clean(text: str) -> str:
+    """A value without its footnote mark ("4^1", "4¹" -> "4") and with its
+    spaces squeezed."""
+    return _MARK.sub("", " ".join(text.split())).strip()
+
+
+def _text(node: Selector) -> str:
+    return clean(" ".join(node.xpath(WORDS).getall()))
+
+
+def _field(label: str) -> str | None:
+    words = " ".join(label.lower().split())
+    return next((field for key, field in KEYWORDS if key in words), None)
 
 
 def _blank(name: str, region: str) -> CoreWeaveRow:
@@ -55,71 +99,62 @@ def _blank(name: str, region: str) -> CoreWeaveRow:
         "storage_tb": "",
         "price": "",
         "spot_price": "",
+        "inference_price": "",
     }
 
 
-def _lines(page: Selector) -> list[str]:
-    return [t.strip() for t in page.xpath(TEXT).getall() if t.strip()]
+def _columns(row: Selector, cells: int) -> tuple[str | None, ...]:
+    """The field under each of the row's cells: by the table's header where
+    it has one cell per column, else in the page's order."""
+    header = tuple(_field(_text(h)) for h in row.xpath(HEADER))
+    return header if len(header) == cells else ORDER[:cells]
 
 
-def _region(lines: list[str]) -> str:
-    return next((m.group(1).strip() for line in lines if (m := _REGION.match(line))), "")
+def _labelled(row: Selector) -> dict[str, str]:
+    """The mobile copy's labelled values: prices by their span's class, the
+    figures by the label written after them ("8" then "GPU Count")."""
+    found: dict[str, str] = {}
+    for span_class, field in LABELLED.items():
+        value = row.xpath(f".//span[has-class('{span_class}')]//*[has-class('item-value')]")
+        if value and (text := _text(value[0])):
+            found[field] = text
+    for meta in row.xpath(".//div[has-class('table-meta-text')][div[has-class('table-meta-value')]]"):
+        label = meta.xpath("./div[not(has-class('table-meta-value'))][1]")
+        figure = _field(_text(label[0])) if label else None
+        if figure and figure not in found and figure not in LABELLED.values():
+            found[figure] = _text(meta.xpath("./div[has-class('table-meta-value')]")[0])
+    return found
 
 
-def _cell_text(cell: Selector) -> str:
-    words = cell.xpath(".//text()[not(ancestor::sup)]").getall()
-    return " ".join(w.strip() for w in words if w.strip())
+def _region(row: Selector) -> str:
+    marker = row.xpath(REGION).get()
+    match = _REGION.search(" ".join((marker or "").split()))
+    return match.group(1).strip() if match else ""
 
 
-def _table(page: Selector, region: str) -> list[CoreWeaveRow]:
-    records = []
-    for row in page.xpath(ROWS):
-        name = text_of(row.css(".table-model-name")[:1] or None)
-        cells = [_cell_text(c) for c in row.xpath(CELLS)]
-        if cells and cells[0] == name:
-            cells = cells[1:]
-        if not name and not any(cells):
-            continue  # an empty list item
-        record = _blank(name, region)
-        for field, value in zip(("gpu_count", "vram_gb", "vcpus", "ram_gb", "storage_tb"), cells[:-1], strict=False):
-            record[field] = value  # type: ignore[literal-required]  # each a CoreWeaveRow key
-        record["price"] = cells[-1] if cells else ""
-        records.append(record)
-    return records
-
-
-def _cards(lines: list[str], region: str) -> list[CoreWeaveRow]:
-    lowered = [line.lower() for line in lines]
-    if "on-demand gpu instances" not in lowered:
-        return []
-    start = lowered.index("on-demand gpu instances")
-    end = lowered.index("on-demand cpu instances") if "on-demand cpu instances" in lowered[start:] else len(lines)
-    records: list[CoreWeaveRow] = []
-    for i in range(start, end):
-        line = lines[i]
-        if (match := _REGION.match(line)) is not None:
-            region = match.group(1).strip()
-        elif _NAME.match(line) and i + 1 < end and lowered[i + 1].startswith("on-demand price"):
-            records.append(_blank(line, region))
-        elif records:
-            label = lowered[i].rstrip()
-            for prefix, field in AMOUNTS.items():
-                if label.startswith(prefix):
-                    rest = line[len(prefix) :].strip()
-                    records[-1][field] = rest or (lines[i + 1] if i + 1 < end else "")  # type: ignore[literal-required]  # AMOUNTS: CoreWeaveRow keys
-            if label in FIGURES and i > start:
-                records[-1][FIGURES[label]] = lines[i - 1]  # type: ignore[literal-required]  # FIGURES: CoreWeaveRow keys
-    return records
+def _record(row: Selector) -> CoreWeaveRow | None:
+    name = next((t for h in row.css(".table-model-name") if (t := _text(h))), "")
+    cells = [_text(c) for c in row.xpath(CELLS)]
+    labelled = _labelled(row)
+    if not name and not any(cells) and not labelled:
+        return None  # an empty list item
+    record = _blank(name, _region(row))
+    for field, value in zip(_columns(row, len(cells)), cells, strict=False):
+        if field and field != "name" and value:
+            record[field] = value  # type: ignore[literal-required]  # KEYWORDS and ORDER name CoreWeaveRow keys
+    for field, value in labelled.items():
+        if field in LABELLED.values() or not record[field]:  # type: ignore[literal-required]  # as above
+            record[field] = value  # type: ignore[literal-required]  # as above
+    return record
 
 
 def parse_gpu_instances(page: Selector) -> list[CoreWeaveRow]:
-    lines = _lines(page)
-    region = _region(lines)
-    records = _table(page, region) or _cards(lines, region)
+    records = [r for row in page.xpath(ROWS) if (r := _record(row)) is not None]
     if not records:
         raise PageShapeError(
-            "CoreWeave: the pricing page has neither a GPU instance table (.kubernetes-gpu-pricing) "
-            "nor an 'On-demand GPU instances' section"
+            "CoreWeave: the pricing page has no GPU instance row "
+            "(.table-row-v2 or .table-row of class kubernetes-gpu-pricing, gpu-pricing or "
+            "gpu-pricing-and-kubernetes-gpu-pricing)"
         )
     if not any(r["name"] for r in records):
         raise PageShapeError("CoreWeave: no GPU instance on the pricing page names its instance")

@@ -1,6 +1,7 @@
-"""CoreWeave: both layouts of the pricing page read into the same records,
-the normalizer (on-demand and spot, the row's own figures, "Contact sales"),
-odd instances skipped one by one, and two captures through the CLI."""
+"""CoreWeave, on a real copy of its pricing page (tests/fixtures/coreweave/README.md):
+both region tables, each price from its own column, the footnote marks, the
+HGX H100's single class, odd rows skipped one by one, and the demo's two
+captures through the CLI."""
 
 from __future__ import annotations
 
@@ -24,117 +25,167 @@ from tracker.normalize.providers.coreweave import normalize
 # not depend on the store: SQLite only (the store's own tests run on both).
 pytestmark = pytest.mark.backends("sqlite")
 
-EARLY = DEMO_CAPTURES / "coreweave" / "2026-11-02-north-america.har.gz"
-LATE = DEMO_CAPTURES / "coreweave" / "2026-12-01-north-america.har.gz"
-TABLE = Path(__file__).parents[1] / "fixtures" / "coreweave" / "2026-08-03-table-layout.har.gz"
+REAL = Path(__file__).parents[1] / "fixtures" / "coreweave" / "real" / "2026-10-04-pricing.html"
+EARLY = DEMO_CAPTURES / "coreweave" / "2026-10-04-north-america+europe.har.gz"
+LATE = DEMO_CAPTURES / "coreweave" / "2026-11-03-north-america+europe.har.gz"
+B200, H100, A100 = "NVIDIA HGX B200", "NVIDIA HGX H100", "NVIDIA A100"
 
 
-def page(path: Path = EARLY) -> Selector:
-    return Selector(text=read_har(path)["log"]["entries"][0]["response"]["content"]["text"])
+def html_of(path: Path = EARLY) -> str:
+    return str(read_har(path)["log"]["entries"][0]["response"]["content"]["text"])
 
 
-def raw_items(path: Path = EARLY) -> list[dict]:
-    entry = read_har(path)["log"]["entries"][0]
-    envelope = {
-        "kind": "coreweave.instance",
-        "observed_at": entry["startedDateTime"],
-        "source_url": entry["request"]["url"],
-    }
-    return [{**envelope, "regions": [], "data": r} for r in parse_gpu_instances(page(path))]
+def rows(html: str | None = None) -> list[dict]:
+    return list(parse_gpu_instances(Selector(text=html if html is not None else html_of())))
 
 
-def test_the_card_layout() -> None:
-    rows = {r["name"]: r for r in parse_gpu_instances(page())}
-    assert len(rows) == 10 and "CPU: AMD Genoa (9274F) High Performance" not in rows
-    h100 = rows["NVIDIA HGX H100"]
-    assert (h100["region"], h100["gpu_count"], h100["vram_gb"], h100["price"], h100["spot_price"]) == (
-        "North America",
-        "8",
-        "80",
-        "$49.24/hr",
-        "$19.71/hr",
-    )
-    assert rows["NVIDIA GB200 NVL72"]["gpu_count"] == "4"  # the footnote mark is not part of it
-    assert rows["NVIDIA GH200"]["spot_price"] == ""
+def items(html: str | None = None, regions: list[str] | None = None) -> list[dict]:
+    entry = read_har(EARLY)["log"]["entries"][0]
+    envelope = {"kind": "coreweave.instance", "observed_at": entry["startedDateTime"], "source_url": URL}
+    return [{**envelope, "regions": regions or [], "data": r} for r in rows(html)]
 
 
-def test_the_table_layout_gives_the_same_records() -> None:
-    cards = {r["name"]: r for r in parse_gpu_instances(page())}
-    table = {r["name"]: r for r in parse_gpu_instances(page(TABLE))}
-    assert set(table) == set(cards)
-    for name, row in table.items():
-        assert row["region"] == "" and row["spot_price"] == ""  # the older table shows neither
-        same = ("gpu_count", "vram_gb", "vcpus", "ram_gb", "storage_tb")
-        assert [row[k] for k in same] == [cards[name][k] for k in same], name
-        assert row["price"] == cards[name]["price"].removesuffix("/hr")
+URL = "https://www.coreweave.com/pricing"
 
 
-def test_on_demand_and_spot_with_the_rows_figures() -> None:
-    out = normalize(raw_items())
-    h100 = only(out.quotes, instance_type="NVIDIA HGX H100", price_model="on_demand")
-    assert (h100.price, h100.region, h100.currency) == (Decimal("49.24"), "north-america", "USD")
-    assert (h100.gpu_model, h100.gpu_count, h100.gpu_memory_gb, h100.vcpu, h100.memory_gb) == (
-        "H100",
+def test_the_demo_replays_the_real_copy() -> None:
+    assert html_of(EARLY) == REAL.read_text(encoding="utf-8")
+
+
+def test_every_gpu_row_of_both_region_tables() -> None:
+    found = rows()
+    names = [r["name"] for r in found]
+    assert [r["region"] for r in found] == ["NORTH AMERICA"] * 12 + ["EUROPE"] * 12
+    assert names[:12] == names[12:] and "AMD Genoa (9274F)" not in names  # the CPU table is not read
+    assert {H100, "NVIDIA GB200 NVL72", "NVIDIA GB300 NVL72", "NVIDIA L40"} <= set(names)
+    gb200 = [r for r in found if r["name"] == "NVIDIA GB200 NVL72"]
+    assert [r["gpu_count"] for r in gb200] == ["4", "4"]  # served as "4^1"
+
+
+def test_each_price_from_its_own_column() -> None:
+    by_key = {(r["name"], r["region"]): r for r in rows()}
+    prices = ("gpu_count", "price", "spot_price", "inference_price")
+    assert [by_key[(A100, "NORTH AMERICA")][k] for k in prices] == ["8", "$21.60", "$9.65", "$2.70"]
+    assert [by_key[(B200, "NORTH AMERICA")][k] for k in prices] == ["8", "$68.80", "$34.11", "$8.60"]
+    assert [by_key[(B200, "EUROPE")][k] for k in prices] == ["8", "$68.80", "$34.87", ""]  # no inference column
+    assert by_key[("NVIDIA HGX B300", "NORTH AMERICA")]["price"] == "Contact sales"
+    h200 = by_key[("NVIDIA HGX H200", "NORTH AMERICA")]
+    assert (h200["vram_gb"], h200["vcpus"], h200["ram_gb"], h200["storage_tb"]) == ("141", "128", "2,048", "61.44")
+
+
+def test_the_instance_price_with_its_gpu_count() -> None:
+    out = normalize(items())
+    b200 = only(out.quotes, instance_type=B200, price_model="on_demand", region="north-america")
+    assert (b200.price, b200.gpu_count, b200.per_gpu_hour(), b200.gpu_model) == (
+        Decimal("68.80"),
         8,
-        640,
-        128,
-        2048,
+        Decimal("8.6"),
+        "B200",
     )
-    assert h100.gpu_interconnect == "NVLink 4 via NVSwitch 3 (900 GB/s)" and h100.per_gpu_hour() == Decimal("6.155")
-    assert only(out.quotes, instance_type="NVIDIA HGX H100", price_model="spot").price == Decimal("19.71")
-    gb200 = only(out.quotes, instance_type="NVIDIA GB200 NVL72")
-    assert (gb200.gpu_model, gb200.gpu_count, gb200.gpu_memory_gb, gb200.vcpu) == ("GB200", 4, 744, 144)
-    # "Contact sales": the on-demand price is left out, the spot price kept.
-    assert [str(q.price_model) for q in out.quotes if q.instance_type == "NVIDIA HGX B300"] == ["spot"]
-    assert "coreweave: NVIDIA HGX B300: its on_demand price reads 'Contact sales'; not stored" in out.notes
-    assert "coreweave: no GPU spec for NVIDIA L40; stored without the GPU model" in out.notes
-    assert len(out.quotes) == 14
+    assert (b200.gpu_memory_gb, b200.vcpu, b200.memory_gb, b200.currency) == (1440, 128, 2048, "USD")
+    for name, price in ((A100, "21.60"), ("NVIDIA HGX H200", "50.44"), ("NVIDIA L40S", "18.00"), (H100, "49.24")):
+        quote = only(out.quotes, instance_type=name, price_model="on_demand", region="north-america")
+        assert (quote.price, quote.gpu_count) == (Decimal(price), 8), name
+    gb200 = only(out.quotes, instance_type="NVIDIA GB200 NVL72", region="europe")
+    assert (gb200.price, gb200.gpu_count, gb200.per_gpu_hour(), gb200.gpu_model) == (
+        Decimal("42.00"),
+        4,
+        Decimal("10.5"),
+        "GB200",
+    )
+    assert only(out.quotes, instance_type="NVIDIA L40", price_model="on_demand", region="europe").gpu_model == "L40"
+    assert all(q.gpu_model for q in out.quotes) and not [n for n in out.notes if "no GPU spec" in n]
 
 
-def test_the_table_layout_prices_on_demand_in_north_america() -> None:
-    quotes = normalize(raw_items(TABLE)).quotes
-    assert {str(q.price_model) for q in quotes} == {"on_demand"} and {q.region for q in quotes} == {"north-america"}
-    assert only(quotes, instance_type="NVIDIA HGX B200").price == Decimal("68.80")
+def test_spot_prices_and_europe_as_its_own_region() -> None:
+    out = normalize(items())
+    spot = {(q.instance_type, q.region): q.price for q in out.quotes if str(q.price_model) == "spot"}
+    assert spot[(B200, "north-america")] == Decimal("34.11") and spot[(B200, "europe")] == Decimal("34.87")
+    assert spot[(H100, "north-america")] == Decimal("19.71") and spot[(H100, "europe")] == Decimal("19.51")
+    assert ("NVIDIA L40S", "europe") not in spot  # "N/A": not sold as spot there, and no note
+    assert {q.region for q in out.quotes} == {"north-america", "europe"}
+    keys = [(q.instance_type, str(q.price_model), q.region) for q in out.quotes]
+    assert len(keys) == len(set(keys)) == 34
+    # "Contact sales": that price left out with a note, the other kept; the GB300 NVL72 has neither.
+    assert "coreweave: NVIDIA HGX B300 in europe: its on_demand price reads 'Contact sales'; not stored" in out.notes
+    assert [str(q.price_model) for q in out.quotes if q.instance_type == "NVIDIA HGX B300"] == ["spot", "spot"]
+    assert not [q for q in out.quotes if q.instance_type == "NVIDIA GB300 NVL72"]
+    assert not [n for n in out.notes if "N/A" in n or "inference" in n.lower()]
 
 
-def _edit(name: str, **change: str) -> list[dict]:
-    items = copy.deepcopy(raw_items())
-    next(i for i in items if i["data"]["name"] == name)["data"].update(change)
-    return items
+def test_regions_asked_for_narrow_the_rows() -> None:
+    quotes = normalize(items(regions=["europe"])).quotes
+    assert {q.region for q in quotes} == {"europe"} and len(quotes) == 16
 
 
 @pytest.mark.parametrize(
-    "change, note",
+    "old, new",
     [
-        ({"gpu_count": ""}, "coreweave: NVIDIA A100 skipped: its GPU count reads ''"),
-        ({"gpu_count": "2.5"}, "coreweave: NVIDIA A100 skipped: its GPU count reads '2.5'"),
-        ({"price": "$", "spot_price": "soon"}, "coreweave: NVIDIA A100: its spot price reads 'soon'; not stored"),
+        ("<div>4^1</div>", "<div>4<sup>1</sup></div>"),  # as a browser shows it
+        ('class="table-row-v2 w-dyn-item kubernetes-gpu-pricing"', 'class="table-row w-dyn-item gpu-pricing"'),
+        ('<div class="table-v2-header">', '<div class="table-header-removed">'),  # no header: the page's order
     ],
 )
-def test_one_odd_instance_is_skipped_with_a_note(change: dict, note: str) -> None:
-    out = normalize(_edit("NVIDIA A100", **change))
-    assert not [q for q in out.quotes if q.instance_type == "NVIDIA A100"]
-    assert note in out.notes and len(out.quotes) == 12
+def test_other_markup_gives_the_same_records(old: str, new: str) -> None:
+    real = html_of()
+    assert old in real
+    assert rows(real.replace(old, new)) == rows()
 
 
-def test_optional_figures_stay_empty() -> None:
-    quote = only(normalize(_edit("NVIDIA L40S", vcpus="", ram_gb="", vram_gb="")).quotes, instance_type="NVIDIA L40S")
-    assert (quote.vcpu, quote.memory_gb, quote.gpu_memory_gb) == (None, None, 384)  # the spec table's GPU memory
+def test_prices_without_their_mobile_labels() -> None:
+    bare = html_of().replace('class="instance-price"', 'class="x"').replace('class="spot-price"', 'class="y"')
+    assert rows(bare) == rows()
+
+
+def _edit(name: str, region: str, **change: str) -> list[dict]:
+    found = copy.deepcopy(items())
+    next(i for i in found if (i["data"]["name"], i["data"]["region"]) == (name, region))["data"].update(change)
+    return found
+
+
+@pytest.mark.parametrize(
+    "change, note, left",
+    [
+        ({"gpu_count": ""}, "coreweave: NVIDIA A100 in europe skipped: its GPU count reads ''", 32),
+        ({"gpu_count": "2.5"}, "coreweave: NVIDIA A100 in europe skipped: its GPU count reads '2.5'", 32),
+        ({"spot_price": "soon"}, "coreweave: NVIDIA A100 in europe: its spot price reads 'soon'; kept as it was", 33),
+    ],
+)
+def test_one_odd_row_is_skipped_with_a_note(change: dict, note: str, left: int) -> None:
+    out = normalize(_edit(A100, "EUROPE", **change))
+    assert note in out.notes and len(out.quotes) == left
+    assert [(h.region, h.instance_type) for h in out.held] == [("europe", A100)]
+    assert len([q for q in out.quotes if q.instance_type == A100 and q.region == "north-america"]) == 2
+
+
+def test_an_instance_twice_in_one_region() -> None:
+    found = items()
+    twin = copy.deepcopy(next(i for i in found if i["data"]["name"] == B200))
+    assert len(normalize([*found, twin]).quotes) == 34  # the same prices again: one quote each
+    twin["data"]["spot_price"] = "$30.00"
+    out = normalize([*found, twin])
+    assert "coreweave: NVIDIA HGX B200 is listed twice in north-america with other prices; the second skipped" in (
+        out.notes
+    )
+    assert only(out.quotes, instance_type=B200, price_model="spot", region="north-america").price == Decimal("34.11")
 
 
 def test_nothing_priced_fails() -> None:
-    items = [i for i in raw_items() if i["data"]["name"] == "NVIDIA HGX B300"]
-    items[0]["data"]["spot_price"] = ""
-    with pytest.raises(NormalizeError, match="none of the 1 GPU instances could be priced"):
-        normalize(items)
+    gb300 = [i for i in items() if i["data"]["name"] == "NVIDIA GB300 NVL72"]
+    with pytest.raises(NormalizeError, match="none of the 2 GPU instance rows could be priced"):
+        normalize(gb300)
 
 
 @pytest.mark.parametrize(
     "html, reason",
     [
-        ("<html><body><h1>Pricing</h1></body></html>", "neither a GPU instance table"),
+        ("<html><body><h1>Pricing</h1></body></html>", "no GPU instance row"),
         (
-            '<div class="table-v2 kubernetes-gpu-pricing"><div class="table-row-v2"><div class="table-v2-cell">8</div></div></div>',
+            '<div class="table-row-v2 w-dyn-item kubernetes-cpu-pricing"><div class="table-v2-cell">8</div></div>',
+            "no GPU instance row",
+        ),
+        (
+            '<div class="table-row-v2 w-dyn-item kubernetes-gpu-pricing"><div class="table-v2-cell">8</div></div>',
             "names its instance",
         ),
     ],
@@ -145,12 +196,15 @@ def test_page_shapes_fail_loudly(html: str, reason: str) -> None:
 
 
 def test_two_captures_through_the_cli(cli) -> None:
-    assert cli("crawl", "coreweave", "--replay", str(EARLY)).code == 0
+    first = cli("crawl", "coreweave", "--replay", str(EARLY))
+    assert first.code == 0, first.err  # both region tables: no "two prices for" failure
     second = cli("crawl", "coreweave", "--replay", str(LATE), "--format", "json")
     assert second.code == 0, second.err
-    got = sorted((c["kind"], c["instance_type"], c["price_model"], c["new_price"]) for c in json.loads(second.out))
+    got = sorted(
+        (c["kind"], c["instance_type"], c["region"], c["price_model"], c["new_price"]) for c in json.loads(second.out)
+    )
     assert got == [
-        ("new_sku", "NVIDIA HGX B300", "on_demand", "72.50"),
-        ("price_drop", "NVIDIA HGX H200", "on_demand", "47.92"),
-        ("price_drop", "NVIDIA HGX H200", "spot", "19.88"),
+        ("new_sku", "NVIDIA L40S", "europe", "spot", "7.70"),
+        ("price_drop", "NVIDIA HGX H200", "north-america", "on_demand", "47.92"),
+        ("price_drop", "NVIDIA HGX H200", "north-america", "spot", "19.88"),
     ]
