@@ -199,6 +199,9 @@ class SnapshotDiff:
         self.held, self.identify = list(held), identify
         self.held_rows = 0
         self.notes: list[str] = []  # what the run's note adds (the market check's verdicts)
+        # Keys whose open price is held as suspect: a move away from it is a
+        # correction, never a slip of this run (tracker/run/suspects.py).
+        self.suspect_before: set[str] = set()
 
     def recognize(self, input_hashes: Sequence[bytes]) -> list[bool]:
         """Whether each file row is the very one an open row came from: then
@@ -257,7 +260,7 @@ class SnapshotDiff:
         if changed:
             befores = (take or lookup)([q.key for q in changed])
             for quote in changed:
-                reason = _jump(quote, befores[quote.key], self.policy)
+                reason = None if quote.key in self.suspect_before else _jump(quote, befores[quote.key], self.policy)
                 if reason:
                     raise Implausible(reason)
             for quote in changed:
@@ -363,6 +366,8 @@ class SnapshotDiff:
         matched = int(self.seen.sum())
         factors: dict[Decimal, int] = {}
         for change in self.changes:
+            if change.key in self.suspect_before:
+                continue
             if change.kind in (ChangeKind.price_drop, ChangeKind.price_increase) and change.old_price:
                 assert change.new_price is not None
                 ratio = change.new_price / change.old_price

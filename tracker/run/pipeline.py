@@ -360,6 +360,7 @@ class Pipeline:
                     identify=store.identify,
                 )
                 del before
+                diff.suspect_before = check.before
                 for chunk in staged(diff.recognize if diff.inputs else None):
                     writes = diff.feed(chunk, store.tracked, store.take)  # `take` closes the changed rows
                     store.apply_prices(writes.inserts, writes.input_hashes)
