@@ -2,12 +2,8 @@
 checked against, shown to users in the providers table (docs/providers.md)
 and by `gpu-tracker sources`.
 
-Each provider's package declares, in its `__init__.py`,
-
-    EVIDENCE: dict[str, Evidence] = {"<source name>": Evidence(...), ...}
-
-one entry per source of the registry (tracker/sources.py) it serves. The
-kinds, strongest first:
+Each source of the registry (tracker/sources.py) declares its own:
+`Source(..., evidence=Evidence(...))`. The kinds, strongest first:
 
 - `capture`: a real copy of the provider's page or API answer (a public
   repository's test data or cache, or our own recording), replayed by a
