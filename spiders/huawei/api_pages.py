@@ -31,7 +31,9 @@ SALE_STATES = {
     "sellout": "sold_out",
 }
 ABANDON = "abandon"
-AZ_STATE = re.compile(r"\s*([a-z0-9-]+)\(([a-z_]+)\)\s*")
+# "az0(normal), az1(sellout)" (the reference's example), "cn-east-2d(sellout),cn-east-2a(normal)"
+# (its usage guide's answer): a zone name, then its state in parentheses.
+AZ_STATE = re.compile(r"([^\s(),]+)\s*\(\s*([A-Za-z_]+)\s*\)")
 GPU_TYPES = {"gpu"}
 # The classification key: ecs:performancetype, or hws:performancetype on flavors registered early.
 PERFORMANCE_KEYS = ("ecs:performancetype", "hws:performancetype")
@@ -45,6 +47,15 @@ def sale_state(state: str) -> str | None:
     if state.endswith("sellout"):
         return "sold_out"
     return None
+
+
+def zone_states(specs: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """The region-wide state (`cond:operation:status`, normal when absent)
+    and each zone's own (`cond:operation:az`), as documented: a zone the
+    second does not name takes the first."""
+    status = str(specs.get("cond:operation:status") or "normal").strip().lower()
+    named = str(specs.get("cond:operation:az") or "")
+    return status, {m.group(1): m.group(2).lower() for m in AZ_STATE.finditer(named)}
 
 
 def api_error(status: int, data: Any) -> tuple[str, str] | None:
@@ -94,8 +105,7 @@ def parse_flavors(data: Any) -> list[ApiFlavor]:
         kinds = {str(specs.get(key)) for key in PERFORMANCE_KEYS if specs.get(key)}
         if not kinds & GPU_TYPES and not model:
             continue
-        status = str(specs.get("cond:operation:status") or "normal")
-        states = {m.group(1): m.group(2) for m in AZ_STATE.finditer(str(specs.get("cond:operation:az") or ""))}
+        status, states = zone_states(specs)
         zones = {z: st for z, st in states.items() if st != ABANDON}
         if status == ABANDON and not zones:
             continue

@@ -39,7 +39,11 @@ What the Huawei Cloud official API answers mean (huawei-api).
   price is `amount` (on demand) or the best optional discount (periods), the
   list price `official_website_amount`; all in yuan, Linux images.
 - On-demand prices are stored once per zone the flavor lists, with its state;
-  period prices once per region with the flavor's own state.
+  period prices once per region with the flavor's own state. A flavor with
+  no region-wide state (abandon, or one we do not know) but sold in zones is
+  read zone by zone for every price, as a person reads the reference's
+  example ("az0(normal), az1(sellout), az2(obt), az3(normal)", other zones
+  abandon): each named zone with its own state, none for the abandoned ones.
 """
 
 from __future__ import annotations
@@ -329,7 +333,9 @@ def normalize_api(items: Iterable[HuaweiApiItem]) -> Normalized:
         if fields.get("gpu_model") is None:
             unknown.add(name)
         status = flavor.get("status") if flavor else None
-        zones = list(flavor.get("zones", {}).items()) if flavor and variant == "on_demand" else []
+        zones = list(flavor.get("zones", {}).items()) if flavor else []
+        if variant != "on_demand" and status is not None:
+            zones = []  # a region-wide state: periods are priced and sold per region
         out.quotes.extend(
             zone_quotes(
                 "huawei",
