@@ -306,6 +306,13 @@ def _registry() -> dict[str, Source]:
             needs_api_key=True,
             price_models=subscription,
             regions="3 regions by default, or those named",
+            evidence=Evidence(
+                "example",
+                "the ECS API reference's cond:operation:status / cond:operation:az example (abandon with "
+                "az0(normal), az1(sellout), az2(obt), az3(normal)): opentelekomcloud-docs/elastic-cloud-server"
+                "@efcbeed, SDK model huaweicloudsdkecs FlavorExtraSpec; Huawei's API usage guide's answer",
+                fixture="tests/fixtures/huawei-api/README.md, tests/spiders/test_huawei_api.py",
+            ),
         ),
         Source(
             "volcengine-api",
@@ -510,6 +517,13 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="AutoDL's regions (北京B区 ...), every one or those named",
             stock="machines with GPUs free, per GPU, count and region",
+            evidence=Evidence(
+                "capture",
+                "one machine record of a real market-list answer, trimmed by its author (gpu_order_num 0, "
+                "payg_price 2720): mfznttkx/autodl-gpuhunter@f5969e2 gpuhunter/autodl_client.py",
+                date="2024-03-29",
+                fixture="tests/fixtures/autodl/README.md, tests/spiders/test_autodl.py",
+            ),
         ),
         Source(
             "matpool",
@@ -521,6 +535,14 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="one market (china)",
             stock="machines with GPUs free, per GPU and count",
+            evidence=Evidence(
+                "assumed",
+                "no real answer is public (a user's token only); the shape and meaning (a unit's price, "
+                "units of several GPUs, domain) as two public clients read them: Aoblex/matpool-cli@676e791 "
+                "test/fixtures.js, src/views.js, docs/api-notes.md; quziang/matpool-gpu@9fef9bf "
+                "references/inventory.md",
+                fixture="tests/fixtures/matpool/README.md",
+            ),
         ),
         Source(
             "crusoe",
@@ -531,6 +553,14 @@ def _registry() -> dict[str, Source]:
             price_models=("on_demand",),
             regions="the locations Crusoe states capacity in, or those named",
             stock="per location",
+            evidence=Evidence(
+                "capture",
+                "the pricing page as served (GPU instances, Self-Serve Deployments), trimmed: "
+                "getcomputable/gpu-index@055204a tests/fixtures/observatory/crusoe/pricing.html; "
+                "the API's answers from Crusoe's OpenAPI definition",
+                date="2026-08-22",
+                fixture="tests/fixtures/crusoe/README.md, tests/spiders/test_crusoe.py",
+            ),
         ),
         Source(
             "aws-offers",
