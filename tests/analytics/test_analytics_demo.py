@@ -118,8 +118,9 @@ def test_history_tco_and_export_after_the_demo(demo, tmp_path: Path) -> None:
     on_demand = [
         p
         for p in as_json(demo("prices", "--gpu", "A100", "--price-model", "on_demand", "--format", "json"))
-        if p["os"] == "linux" and p["unit"] == "hour"
+        if p["os"] == "linux" and p["unit"] == "hour" and p["gpu_count"]
     ]
+    # (GCP's GPU part SKUs name their model but count no GPUs: they are parts, not instances.)
     # 8 GPUs always on for 36 months: instances x 720 h x the hourly price in USD x 36,
     # once per machine and place (a price quoted per zone counts once, at its cheapest);
     # a GCP machine's bundled Local SSD is billed with it, every hour.
