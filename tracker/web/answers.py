@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from db.store import suspects
 from db.store.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
+from db.store.reads.connection import Db
 from tracker.analytics.columns import MODEL_CLASSES
 from tracker.cli.columns import change_dict, detail_text
 from tracker.cli.commands.offers import offer_dict
@@ -107,7 +109,13 @@ class Answers:
         where = PriceFilter(**f, **(self.region_filter(group) if group else {}))
         with self.engine.connect() as conn:
             found = page_prices(conn, where, sort=sort, descending=descending, limit=limit, offset=offset)
+            held = suspects.reasons(
+                Db(conn.connection.driver_connection, conn.dialect.name),
+                [(p["source"], p["key"]) for p in found.rows if p.get("source")],
+            )
         rows = [price_dict(p) for p in found.rows]
+        for row, p in zip(rows, found.rows):
+            row["suspect"] = held.get((str(p.get("source")), str(p.get("key"))))
         for row in rows:
             row["region_group"] = self.refs.region_group(row["provider"], row["region"])
         return Page(rows, found.total, offset, limit, found.exact)
