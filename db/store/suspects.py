@@ -85,3 +85,12 @@ def held_count(db: Db, gpu: str | None = None) -> int:
     if gpu:
         sql += " WHERE lower(p.gpu_model) LIKE ?"
     return int(db.tuples(sql, [f"%{gpu.lower()}%"] if gpu else [])[0][0])
+
+
+def held(db: Db) -> list[dict[str, Any]]:
+    """The open prices held as suspect, with the reason, by provider and instance."""
+    sql = f"""SELECT p.provider, p.source, p.region, p.instance_type, p.gpu_model, p.gpu_count, p.price_model,
+       p.price, p.currency, p.unit, s.reason
+FROM {TABLE} AS s JOIN price_points AS p ON p.key = s.key AND p.source = s.source AND p.valid_to IS NULL
+ORDER BY p.provider, p.instance_type, p.region, p.price_model"""
+    return db.rows(sql)

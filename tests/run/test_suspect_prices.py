@@ -135,3 +135,14 @@ def test_the_alert_names_the_held_prices(demo_cli, family: str) -> None:
     preview = demo_cli("alerts", "preview", "--family", family, "--limit", "1")
     assert preview.code == 0, preview.err
     assert "held as suspect" in preview.out and "NVIDIA HGX B200" in preview.out
+
+
+def test_the_report_lists_the_held_prices_apart(demo_cli, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    assert demo_cli("report", "--out", str(out)).code == 0
+    assert "Prices held as suspect" not in out.read_text(encoding="utf-8")
+    assert demo_cli("import", str(WRONG), "--source", "coreweave-import").code == 0
+    assert demo_cli("report", "--out", str(out)).code == 0
+    page = out.read_text(encoding="utf-8")
+    section = page.split('id="suspect"', 1)[1].split("</section>", 1)[0]
+    assert "NVIDIA HGX B200" in section and "below the median" in section

@@ -43,7 +43,7 @@ from tracker.analytics.outputs.report_html import (
     whole,
     words,
 )
-from tracker.analytics.outputs.report_recommend import recommendation
+from tracker.analytics.outputs.report_recommend import recommendation, suspect_table
 from tracker.analytics.outputs.series import Series, series_of
 from tracker.analytics.outputs.svg import svg_chart
 from tracker.analytics.points import change_records, health_records, history_records, price_records
@@ -396,6 +396,7 @@ SECTIONS: list[Callable[[ReportData], Section | None]] = [
     changes_table,
     offers_table,
     recommendation,
+    suspect_table,
     health_table,
 ]
 

@@ -39,3 +39,29 @@ def recommendation(data: ReportData) -> Section:
         empty=empty,
     )
     return Section("recommendation", f"Recommendation: {what}", f'<div class="scroll">{table}</div>')
+
+
+def suspect_table(data: ReportData) -> Section | None:
+    """The prices held as suspect (far from their market), left out of every
+    ranking above; no section when there are none."""
+    from db.store.suspects import held
+
+    rows = held(data.store)
+    if not rows:
+        return None
+    body = html_table(
+        rows,
+        [
+            Column("provider", "provider"),
+            Column("region", "region"),
+            Column("instance_type", "instance"),
+            Column("gpu_model", "GPU"),
+            Column("price_model", "price model"),
+            Column("price", "price", True, show=lambda r: f"{money(r['price'])} {r['currency']}/{r['unit']}"),
+            Column("reason", "why it is held", wrap=True),
+        ],
+        empty="none",
+        row_class=lambda r: "bad",
+    )
+    note = "<p>Left out of the cheapest prices and the recommendation above (docs/usage.md, suspect prices).</p>"
+    return Section("suspect", "Prices held as suspect", note + body)
