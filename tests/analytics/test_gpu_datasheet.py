@@ -27,8 +27,8 @@ UNPUBLISHED = {
     "RTX PRO 4500": "the Server Edition's page states FP4 AI TOPS only",
 }
 # GPU rows of the demo that name no model yet, in the spec tables other work owns
-# (gpu_specs/coreweave.csv, gpu_specs/autodl.csv); remove an entry once it is mapped.
-UNNAMED_ELSEWHERE = {("coreweave", "NVIDIA L40"), ("autodl", "1x vGPU-32GB")}
+# (gpu_specs/autodl.csv); remove an entry once it is mapped.
+UNNAMED_ELSEWHERE = {("autodl", "1x vGPU-32GB")}
 
 HEADER = (
     "gpu_model,vendor,architecture,form_factor,bf16_tflops,fp16_tflops,fp8_tflops,fp32_tflops,"

@@ -129,8 +129,11 @@ def test_h100_prices_list_aws_azure_and_gcp_per_gpu_hour(demo_home: Path) -> Non
     assert result.code == 0, result.err
     rows = json.loads(result.out)
     for provider in ("aws", "azure", "gcp"):
-        mine = [r for r in rows if r["provider"] == provider]
+        mine = [r for r in rows if r["provider"] == provider and not r["instance_type"].startswith("gpu:")]
         assert mine and all(r["price_per_gpu_hour"] for r in mine), provider
+    # GCP's GPU part SKUs name their model too, and count no GPUs: a part is not an instance.
+    parts = [r for r in rows if r["instance_type"].startswith("gpu:")]
+    assert parts and {(r["provider"], r["gpu_model"], r["gpu_count"]) for r in parts} == {("gcp", "H100", None)}
     # One row worked by hand: GCP's a3-highgpu-8g is 8 H100s at 91.90280456 an hour.
     a3 = next(
         r
