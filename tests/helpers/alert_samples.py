@@ -201,6 +201,18 @@ def every_kind() -> dict[str, Change]:
             observed_at=AT,
             detail={"since": "2026-08-01T00:00:00Z"},
         ),
+        "price_suspect": Change(
+            kind=ChangeKind.price_suspect,
+            provider="coreweave",
+            source="coreweave",
+            observed_at=AT,
+            detail={
+                "count": "1",
+                "reason": "1 price(s) held as suspect, left out of compare, tco and recommend: NVIDIA HGX B200 "
+                "on_demand in north-america: 1.07 USD per GPU-hour is 5.2x below the median of 5 other providers "
+                "for B200 on demand (5.59 USD); more than 4x away is held as suspect",
+            },
+        ),
     }
 
 
