@@ -90,3 +90,7 @@ class Eligibility(StrEnum):
     startups = "startups"
     students = "students"
     enterprise = "enterprise"
+    # A referral program's two parties: the friend who signs up with a
+    # referral link, and the one who shares it.
+    referred = "referred"
+    referrers = "referrers"

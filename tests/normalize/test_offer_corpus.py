@@ -18,8 +18,8 @@ SENTENCES = [c for c in CASES if "lang" not in c]
 
 
 def read_case(case: dict[str, Any]) -> list[dict[str, Any]]:
-    text = " ".join(p for p in (case.get("title"), case["text"]) if p)
-    return [got(t) for t in read_offers(text, default_currency=case.get("currency")).offers]
+    reading = read_offers(case["text"], title=case.get("title") or None, default_currency=case.get("currency"))
+    return [got(t) for t in reading.offers]
 
 
 def test_the_corpus_is_real_and_big_enough() -> None:
@@ -50,3 +50,12 @@ def test_precision_and_recall_per_kind() -> None:
     print("\n" + result.table())
     assert result.exact_rate >= 0.95, "\n".join(result.misses)
     assert result.noise_rate <= 0.02, "\n".join(result.misses)
+
+
+def test_the_tuned_split_does_not_regress() -> None:
+    """The whole tuned split (issue 39): 86.5% exact, no block without an
+    offer giving one, when this was written. An upper bound, not the measure."""
+    result = score(CASES, read_case)
+    print("\n" + result.table())
+    assert result.exact_rate >= 0.85, "\n".join(result.misses)
+    assert result.noise_rate <= 0.01, "\n".join(result.misses)

@@ -38,6 +38,7 @@ def test_phrasing(case: dict) -> None:
     got = {
         "kind": terms.kind.value if terms.kind else None,
         "amount": terms.amount,
+        "amount_low": terms.amount_low,
         "currency": terms.currency,
         "percent_off": terms.percent_off,
         "min_spend": terms.min_spend,
@@ -49,6 +50,7 @@ def test_phrasing(case: dict) -> None:
     want = {
         "kind": case.get("kind"),
         "amount": Decimal(case["amount"]) if "amount" in case else None,
+        "amount_low": Decimal(case["amount_low"]) if "amount_low" in case else None,
         "currency": case.get("currency"),
         "percent_off": Decimal(case["percent_off"]) if "percent_off" in case else None,
         "min_spend": Decimal(case["min_spend"]) if "min_spend" in case else None,

@@ -31,6 +31,8 @@ from db.kinds import Eligibility, OfferKind
 from tracker.normalize.numbers import tidy
 from tracker.normalize.offer_text import OfferTerms, normal, parse_terms
 
+# read_clauses (offer_roles.py) reads a block clause by clause on top of read_block.
+
 SUBSCRIPTIONS = ("monthly", "reserved_1yr", "reserved_3yr")
 DISCOUNT_KINDS = (OfferKind.discount, OfferKind.renewal_discount, OfferKind.spot_discount)
 # The price models an offer names. The lengths ("1个月", "1-year") name one only
@@ -115,10 +117,11 @@ def _why_not(text: str, terms: OfferTerms) -> str:
     return "no amount, percentage or free time"
 
 
-def read_offers(text: str, *, default_currency: str | None = None) -> Reading:
-    """The offers `text` states; never raises."""
+def read_offers(text: str, *, title: str | None = None, default_currency: str | None = None) -> Reading:
+    """The offers `text` states (under its heading `title`, when given apart:
+    a question or an example heading is context, not an offer); never raises."""
     try:
-        return _read(normal(text), default_currency)
+        return read_clauses(normal(text), normal(title), default_currency)
     except (ArithmeticError, ValueError, KeyError, IndexError):
         return Reading(why_not="unreadable")
 
@@ -132,7 +135,8 @@ class _Common(TypedDict):
     valid_until: datetime | None
 
 
-def _read(text: str, default_currency: str | None) -> Reading:
+def read_block(text: str, default_currency: str | None) -> Reading:
+    """The offers one text states, read as a whole."""
     terms = parse_terms(text, default_currency=default_currency)
     reading = Reading(conditions=conditions_of(text, terms), block=terms)
     rule_item = bool(_RULE_ITEM.match(text))
@@ -167,9 +171,11 @@ def _read(text: str, default_currency: str | None) -> Reading:
             OfferTerms(
                 kind=kind,
                 amount=terms.amount,
+                amount_low=terms.amount_low,
                 currency=terms.currency,
                 duration_days=terms.duration_days,
                 caps=terms.caps,
+                conditions=terms.conditions,
                 **common,
             )
         )
@@ -188,7 +194,14 @@ def _read(text: str, default_currency: str | None) -> Reading:
         elif _RENEWAL_WORDS.search(text):
             kind = OfferKind.renewal_discount
         reading.offers.append(
-            OfferTerms(kind=kind, percent_off=terms.percent_off, duration_days=None if money else validity, **common)
+            OfferTerms(
+                kind=kind,
+                percent_off=terms.percent_off,
+                percent_off_low=terms.percent_off_low,
+                duration_days=None if money else validity,
+                conditions=terms.conditions,
+                **common,
+            )
         )
     if not reading.offers:
         reading.why_not = _why_not(text, terms)
@@ -220,6 +233,12 @@ def terms_record(terms: OfferTerms, conditions: Conditions, *, ladder: str | Non
         record["order_days"] = conditions.order_days
     if conditions.caps:
         record["caps"] = [dict(c) for c in conditions.caps]
+    if terms.amount_low is not None:
+        record["amount_low"] = format(terms.amount_low, "f")  # a range: worth amount_low to amount
+    if terms.percent_off_low is not None:
+        record["percent_off_low"] = format(terms.percent_off_low, "f")
+    if terms.conditions:
+        record["conditions"] = list(terms.conditions)  # claim window, account or company age, order length
     return record
 
 
@@ -230,6 +249,13 @@ def cap_value(record: dict[str, Any], per: str) -> Decimal | None:
             return Decimal(cap["amount"])
     return None
 
+
+_CONDITION_NAMES = {
+    "claim_window": "to be claimed within a window after sign-up",
+    "account_age": "for accounts of a given age",
+    "company_age": "for companies founded within a given time",
+    "order_length": "for orders of a given length",
+}
 
 _MODEL_NAMES = {
     "on_demand": "on demand",
@@ -245,6 +271,11 @@ def describe(record: dict[str, Any] | None) -> list[str]:
     if not record:
         return []
     out = []
+    if record.get("amount_low"):
+        out.append(f"from {record['amount_low']} (a range; the amount is its high end)")
+    if record.get("percent_off_low"):
+        out.append(f"from {record['percent_off_low']}% off (a range)")
+    out.extend(_CONDITION_NAMES.get(c, c) for c in record.get("conditions") or [])
     time = record.get("gpu_time")
     if time:
         what = time.get("instance") or time.get("gpu") or "GPU"
@@ -264,3 +295,6 @@ def describe(record: dict[str, Any] | None) -> list[str]:
     if record.get("renewal_only"):
         out.append("renewals only")
     return out
+
+
+from tracker.normalize.offer_roles import read_clauses  # noqa: E402  (it reads with read_block)

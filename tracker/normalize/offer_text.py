@@ -35,15 +35,22 @@ from decimal import Decimal
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.gpu_time import GpuTime, parse_gpu_time
 from tracker.normalize.numbers import CN_DIGITS, EN_WORDS, NUM, decimal_of, small_number, tidy
+from tracker.normalize.offer_clauses import bare_low, conditions, joined, off_tiers, percent_range
 
 _PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR"}
-_PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY"}
+_PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}
+_PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sgd": "SGD", "hkd": "HKD", "a$": "AUD"}
 _SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
-_SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR"}
+_SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR", "美元": "USD", "欧元": "EUR"}
+_SUFFIX_CURRENCY |= {"円": "JPY", "日元": "JPY", "jpy": "JPY", "원": "KRW", "krw": "KRW", "inr": "INR", "gbp": "GBP"}
+_SUFFIX_CURRENCY |= {"英镑": "GBP", "港元": "HKD", "港币": "HKD", "hkd": "HKD", "sgd": "SGD", "新元": "SGD"}
 _MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z]))?"
-_MONEY_PREFIX = re.compile(rf"(?P<cur>US\$|HK\$|S\$|USD|EUR|RMB|CNY|\$|€|£|¥)\s?(?P<num>{NUM})\s?{_MULT}\+?")
+_MONEY_PREFIX = re.compile(
+    rf"(?P<cur>US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
+)
 _MONEY_SUFFIX = re.compile(
-    rf"(?<![\d.$¥€£])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|RMB|CNY|USD|us dollars|dollars|EUR|euros)",
+    rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|RMB|CNY|USD|JPY|"
+    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros)",
     re.IGNORECASE,
 )
 _BARE_CREDIT = re.compile(
@@ -52,18 +59,42 @@ _BARE_CREDIT = re.compile(
 _UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|核|vCPU)"
 _PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
 _PER_BEFORE = re.compile(r"(?:每小时|每月|每天|每日|每年|per hour|per month|hourly|monthly)[^。;；,，]{0,12}$", re.I)
+_AFTER_PER = re.compile(
+    r"(?:领取|可领|发放|赠送?|获得)[^。;；,，]{0,4}$"
+)  # "每年可领取的300元": a yearly gift, not a rate
 _CAP_WORDS = re.compile(r"上限|封顶|最多|最高|at most|capped|cap\b|limit", re.I)
 _PRICE_BEFORE = re.compile(
     r"(?:低至|仅需|只需|仅售|售价|价格|特价|只要|首月|首年|首购|首单|from|as low as|starting at|for only)\s?$", re.I
 )
 _PRICE_AFTER = re.compile(r"^\s?(?:/\s?\S{1,2}\s?)?起|^\s?(?:transaction|charge|fee)", re.I)
+_THRESHOLD = re.compile(r"^\s?(?:以上|以下|未満|or more|or less|and above)", re.I)
+_GIFT_BEFORE = re.compile(
+    r"(?:give you|gives you|you(?:'ll| will) (?:get|receive)|will receive|获得|可得|可获|赠送?)\s?$", re.I
+)
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
 _SPENT = re.compile(r"spen[dt]\s(?:all\s)?(?:of\s)?(?:your\s)?$", re.I)
-_EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]?[“\"「『'(（]?$", re.I)
+# Sums a person pays, buys or must spend, and credits someone already has.
+_PAID = re.compile(
+    r"(?:\bbuys?|\bbought|purchased?|purchases|\bloads?|loaded|\bspends?|\bbilled|\bcosts?|minimum|\bmin\.|at least|"
+    r"requires? an?)\s(?:(?:their|the|a|first|of|an?|in)\s){0,3}$|最低|至少|充值\s?$",
+    re.I,
+)
+_HAD = re.compile(
+    r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
+    r"you've earned|you have earned|\breceived|\bmy)\s(?:an?\s)?$",
+    re.I,
+)
+_EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
 
-_CREDIT_WORDS = re.compile(r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|赠送|送|bonus", re.I)
-_VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|voucher|coupon|红包", re.I)
-_STARTUP_WORDS = re.compile(r"startups?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders")
+_CREDIT_WORDS = re.compile(
+    r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
+    r"क्रेडिट|Guthaben",
+    re.I,
+)
+_VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|優惠券|voucher|coupon|红包|クーポン|쿠폰", re.I)
+_STARTUP_WORDS = re.compile(
+    r"startups?\b|start-ups?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
+)
 _RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 _SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 _TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|free trial|trial|free tier", re.I)
@@ -75,29 +106,35 @@ _FULL_REDUCTION = re.compile(
 _ZHE = re.compile(r"(?P<num>\d+(?:\.\d+)?|[一二三四五六七八九][一二三四五六七八九]?)\s?折(?!扣)")
 _ZHE_COMPARISON = re.compile(r"(?:仅为|只有|相当于|约为|约|是)[^。;；,，]{0,14}$")
 _ZHE_OF_PRICE = re.compile(r"价格?的\s?$")
-_ABOUT = re.compile(r"^\s?(?:左右|上下|以上|以内|\+|of\b|的)", re.I)
+_ABOUT = re.compile(r"^\s?(?:左右|上下|以上|以内|\+|of\b|的(?!\s?(?:深度|额外)?\s?(?:折扣|优惠)))", re.I)
+# A commission on someone's spend is not a discount ("返佣最高34%", "earn 3% of").
+_COMMISSION = re.compile(r"返佣|返利|佣金|commission|earn|返现比例", re.I)
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?%")
 _PERCENT_BEFORE = re.compile(
     r"(?:save|saving|savings|discount|节省|省|优惠|低至|立减|up to|最高|最多)\W{0,3}(?:up to\s)?$", re.I
 )
-_PERCENT_AFTER = re.compile(r"^\s?(?:off|discount|折扣|优惠|lower|cheaper|less)", re.I)
+_PERCENT_AFTER = re.compile(r"^\s?(?:off|discount|的?\s?折扣|的?\s?优惠|lower|cheaper|less)", re.I)
 _UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
 
 _DURATION = re.compile(
     rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
-    r"[\s-]?(?P<unit>days?|天|日|weeks?|周|星期|months?|个月|月|years?|年)(?![a-zA-Z])",
+    r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年)(?![a-zA-Z])",
     re.I,
 )
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
-    r"过期|每\s?$|第\s?$|hear back",
+    r"过期|每\s?$|第\s?$|hear back|founded|within the last\s$|成立|设立|注册满|less than\s$|at least\s$",
     re.I,
 )
-_POLICY_AFTER = re.compile(r"^\s?(?:in advance|of accepting|before|duration|后您将|之日起|内激活|无理由)", re.I)
+_POLICY_AFTER = re.compile(
+    r"^\s?(?:in advance|of accepting|before|duration|后您将|之日起|内激活|无理由|old\b|of (?:registration|sign|account)|"
+    r"内领取|内激活|以上的?(?:账号|用户))",
+    re.I,
+)
 _ORDER_BEFORE = re.compile(
-    r"(?:订单时长|购买时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I
+    r"(?:订单时长|购买时长|续费时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I
 )
 _TERM_BEFORE = re.compile(r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?)\s?$", re.I)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包)", re.I)
@@ -109,7 +146,10 @@ _ALL = re.compile(
 _ALL_EITHER = re.compile(r"个人[^。;；]{0,8}企业|企业[^。;；]{0,8}个人|均可")
 _ELIGIBILITY = (
     (Eligibility.students, re.compile(r"学生|高校|students?\b|universit", re.I)),
-    (Eligibility.startups, re.compile(r"初创|创业|云创|startups?\b|founders?\b|\bActivate\b", re.I)),
+    (
+        Eligibility.startups,
+        re.compile(r"初创|创业|云创|startups?\b|founders?\b|\bActivate\b|スタートアップ|新創", re.I),
+    ),
     (
         Eligibility.enterprise,
         re.compile(r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise|business customers", re.I),
@@ -119,7 +159,8 @@ _ELIGIBILITY = (
         re.compile(
             r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
-            r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内",
+            r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
+            r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録",
             re.I,
         ),
     ),
@@ -143,8 +184,9 @@ class Money:
     end: int
     value: Decimal
     currency: str
-    role: str  # amount, spent, price, rate, cap, reference, example
+    role: str  # amount, spent, paid, price, rate, cap, reference, example
     per: str | None = None
+    low: Decimal | None = None  # the low end of a range or of alternatives ("$5-$25", "$3 or $8")
 
 
 @dataclass(frozen=True)
@@ -154,6 +196,7 @@ class Tier:
     min_spend: Decimal
     amount: Decimal
     each: bool = False  # 每满: off every full `min_spend`
+    currency: str | None = None  # stated with the sums ("$5 OFF $15"); else the source's
 
 
 @dataclass(frozen=True)
@@ -168,8 +211,10 @@ class OfferTerms:
 
     kind: OfferKind | None = None
     amount: Decimal | None = None
+    amount_low: Decimal | None = None  # a range's or alternatives' low end; `amount` is the high one
     currency: str | None = None
     percent_off: Decimal | None = None
+    percent_off_low: Decimal | None = None
     min_spend: Decimal | None = None
     duration_days: int | None = None
     eligibility: Eligibility | None = None
@@ -181,6 +226,7 @@ class OfferTerms:
     caps: list[Money] = field(default_factory=list)  # per-hour or per-month caps of a credit
     durations: list[Duration] = field(default_factory=list)
     spent: bool = False  # the amount is a budget to spend ("until you've spent $300")
+    conditions: list[str] = field(default_factory=list)  # claim windows, account and company ages, order lengths
 
     def says_something(self) -> bool:
         """An amount, a percentage, GPU time, or for a trial its length."""
@@ -197,15 +243,17 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     if _EXAMPLE.search(before[-8:]):
         return "example", None
     per = _PER_AFTER.match(after) or _PER_BEFORE.search(before)
-    if per:
+    if per and not _AFTER_PER.search(before):
         unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
-    if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]):
+    if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
         return "price", None
-    if _REFERENCE.search(before[-12:]):
+    if _REFERENCE.search(before[-12:]) or _HAD.search(before):
         return "reference", None
     if _SPENT.search(before[-24:]):
         return "spent", None
+    if _PAID.search(before):
+        return "paid", None
     return "amount", None
 
 
@@ -227,7 +275,26 @@ def moneys(text: str, default_currency: str | None = None) -> list[Money]:
             taken.append((m.start(), m.end()))
             role, per = _role(text, m.start(), m.end())
             found.append(Money(m.start(), m.end(), value, str(currency), role, per))
-    return sorted(found, key=lambda m: m.start)
+    return _ranges(text, sorted(found, key=lambda m: m.start))
+
+
+def _ranges(text: str, found: list[Money]) -> list[Money]:
+    """Ranges and alternatives as one sum worth up to the high end: "$5-$25",
+    "between $5 and $500", "$3 or $8", "10 元 ~ 80 元", "200~400 元"."""
+    out: list[Money] = []
+    for m in found:
+        last = out[-1] if out else None
+        same = last is not None and last.currency == m.currency and last.low is None
+        if last is not None and same and last.value < m.value and joined(text, last.end, m.start):
+            role, per = _role(text, last.start, m.end)
+            out[-1] = Money(last.start, m.end, m.value, m.currency, role, per, low=last.value)
+            continue
+        bare = bare_low(text, m.start)
+        if bare and bare[1] < m.value and not (last and last.end > bare[0]):
+            role, per = _role(text, bare[0], m.end)
+            m = Money(bare[0], m.end, m.value, m.currency, role, per, low=bare[1])
+        out.append(m)
+    return out
 
 
 def _near(pattern: re.Pattern[str], text: str, start: int, end: int, before: int = 24, after: int = 24) -> bool:
@@ -244,7 +311,11 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
         for m in found
         if (
             m.role == "amount"
-            and (_near(_CREDIT_WORDS, text, m.start, m.end) or _near(_VOUCHER_WORDS, text, m.start, m.end))
+            and (
+                _near(_CREDIT_WORDS, text, m.start, m.end)
+                or _near(_VOUCHER_WORDS, text, m.start, m.end)
+                or _GIFT_BEFORE.search(text[max(0, m.start - 16) : m.start])
+            )
         )
         or (m.role == "spent" and _TRIAL_WORDS.search(text))
     ]
@@ -286,6 +357,8 @@ def percent_off(text: str) -> Decimal | None:
     for m in _PERCENT.finditer(text):
         if _ABOUT.match(text[m.end() :]) or re.match(r"^\s?(?:左右|or so)", text[m.end() :]):
             continue
+        if _COMMISSION.search(text[max(0, m.start() - 10) : m.start()]):
+            continue
         if _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()]) or _PERCENT_AFTER.match(text[m.end() :]):
             value = Decimal(m.group("num"))
             if 0 < value <= 100:
@@ -298,11 +371,11 @@ def _days(num: str, unit: str) -> int | None:
     if n is None or n <= 0:
         return None
     unit = unit.lower()
-    if unit.startswith("day") or unit in {"天", "日"}:
+    if unit.startswith("day") or unit in {"天", "日", "日間"}:
         return n
     if unit.startswith("week") or unit in {"周", "星期"}:
         return n * 7
-    if unit.startswith("month") or unit in {"个月", "月"}:
+    if unit.startswith("month") or unit in {"个月", "月", "ヶ月", "か月", "カ月"}:
         return n // 12 * 365 + n % 12 * 30
     return n * 365
 
@@ -403,18 +476,27 @@ def parse_terms(text: str, *, default_currency: str | None = None) -> OfferTerms
 
 
 def _parse(text: str, default_currency: str | None) -> OfferTerms:
-    terms = OfferTerms(tiers=tiers(text))
+    ladder = tiers(text) or [Tier(t.min_spend, t.amount, currency=t.currency) for t in off_tiers(text)]
+    terms = OfferTerms(tiers=ladder)
     found = moneys(text, default_currency)
     if terms.tiers:
         first = terms.tiers[0]
         terms.min_spend, terms.amount = first.min_spend, first.amount
-        terms.currency = default_currency if default_currency and default_currency != "USD" else "CNY"
+        terms.currency = first.currency or (
+            default_currency if default_currency and default_currency != "USD" else "CNY"
+        )
     else:
         money = pick_amount(text, found)
         if money is not None:
             terms.amount, terms.currency, terms.spent = money.value, money.currency, money.role == "spent"
+            terms.amount_low = money.low
     terms.caps = [m for m in found if m.role == "cap"]
-    terms.percent_off = percent_off(text)
+    zhe_range = percent_range(text)
+    if zhe_range:
+        terms.percent_off_low, terms.percent_off = zhe_range
+    else:
+        terms.percent_off = percent_off(text)
+    terms.conditions = conditions(text)
     terms.durations = durations(text)
     terms.duration_days = next((d.days for d in terms.durations if d.role in {"validity", "trial"}), None)
     terms.eligibility = eligibility(text)

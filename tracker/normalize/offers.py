@@ -129,11 +129,13 @@ def build_offers(
     text = clean_text(" ".join(str(p) for p in (data.get("title"), data.get("text")) if p), ignore)
     if not title and not text:
         raise NormalizeError(f"{where} has neither a title nor a text")
-    reading = read_offers(text, default_currency=default_currency)
+    body = clean_text(str(data.get("text") or ""), ignore)
+    heading = clean_text(str(data.get("title") or ""), ignore)
+    reading = read_offers(body, title=heading or None, default_currency=default_currency)
     stated = _stated_terms(data, reading.block, where, default_currency)
     found = [stated] if stated is not None else reading.offers
     if not found:
-        return Built(why_not=reading.why_not)
+        return Built(why_not=UNREAD if looks_like_offer(text) else reading.why_not)
     hint = _enum(OfferKind, data.get("kind"), where)
     if stated is None and hint is not None and len(found) == 1:
         found[0].kind = hint  # a kind the page (or the watch's configuration) names
@@ -183,12 +185,37 @@ def build_offer(**block: Any) -> Offer:
     return built.offers[0]
 
 
+UNREAD = "looks like an offer but could not be read"
+# An amount or a percentage beside an offer word: a block a person would read as an offer.
+_LOOKS = re.compile(
+    r"(?:[$€£¥₹]\s?\d|\d\s?(?:元|円|USD|EUR|%|折))[^。.;；]{0,40}(?:券|credit|free|免费|减|off\b|赠|送|bonus|优惠|discount)|"
+    r"(?:券|credit|free|免费|减|off\b|赠|送|bonus|优惠|discount)[^。.;；]{0,40}(?:[$€£¥₹]\s?\d|\d\s?(?:元|円|USD|EUR|%|折))",
+    re.I,
+)
+
+
+def looks_like_offer(text: str) -> bool:
+    return bool(_LOOKS.search(text))
+
+
 def dropped_note(what: str, dropped: dict[str, str]) -> str:
-    """One sentence for the run's note: how many blocks stated no offer, and why."""
-    reasons = Counter(dropped.values())
-    why = "; ".join(f"{reason}: {n}" for reason, n in reasons.most_common())
-    sample = ", ".join(list(dropped)[:3]) + (", ..." if len(dropped) > 3 else "")
-    return f"{what}: {len(dropped)} blocks stated no offer and were left out ({why}): {sample}"
+    """One sentence for the run's note: how many blocks stated no offer, and
+    why; then the blocks that look like offers but could not be read, by name,
+    so that a person can report them."""
+    stated = {k: v for k, v in dropped.items() if v != UNREAD}
+    unread = [k for k, v in dropped.items() if v == UNREAD]
+    parts = []
+    if stated:
+        reasons = Counter(stated.values())
+        why = "; ".join(f"{reason}: {n}" for reason, n in reasons.most_common())
+        sample = ", ".join(list(stated)[:3]) + (", ..." if len(stated) > 3 else "")
+        parts.append(f"{what}: {len(stated)} blocks stated no offer and were left out ({why}): {sample}")
+    if unread:
+        names = ", ".join(unread)
+        parts.append(
+            f"{what}: {len(unread)} blocks look like offers but could not be read (please report them): {names}"
+        )
+    return "; ".join(parts)
 
 
 NO_OFFER = "states an offer (a credit, voucher, discount or free time with its amount or size)"
@@ -224,6 +251,13 @@ def normalize(items: Iterable[OfferItem]) -> Normalized:
         if not built.offers:
             dropped[ident] = built.why_not
     if dropped:
+        unread = [k for k, v in dropped.items() if v == UNREAD]
+        if not out.offers and unread:
+            # the page's words are new, not its structure gone: name the blocks
+            raise NormalizeError(
+                f"{provider}: {len(unread)} of the {len(dropped)} blocks look like offers but could not be read "
+                f"(the reader does not know their wording yet; please report them): {', '.join(unread)}"
+            )
         if not out.offers:
             raise NormalizeError(f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
         out.notes.append(dropped_note(provider, dropped))

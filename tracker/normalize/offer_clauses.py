@@ -1,0 +1,206 @@
+"""The notations of promotion text that span more than one number or one
+sentence (issue 39), in English and Chinese:
+
+- ranges and alternatives of money: "$200-$900", "between $5 and $500",
+  "$1,000 to $5,000", "$3 or $8", "10 元 ~ 80 元", "200~400 元" (one amount,
+  worth up to the high end, with its low end), and of 折: "6折至3.8折";
+- "$X off $Y", "$X off orders over $Y", "$5 OFF $15" (a voucher with its
+  minimum spend, as 满15减5);
+- the clauses of a block, so that a block stating two offers (a credit and an
+  extra one on a later step, what the referred friend gets and what the
+  referrer earns) gives both;
+- questions and example headings, which are context, not offers;
+- the two parties of a referral program;
+- conditions that are not a validity: a window to claim ("within 180 days of
+  registration"), an account's age ("2周岁用户", "less than 90 days old"), a
+  company's age ("founded within the last 5 years"), an order's length
+  ("续费时长为1年").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from db.kinds import Eligibility
+from tracker.normalize.numbers import NUM, decimal_of
+
+_JOIN = r"\s?(?:-|–|—|~|〜|～|至|到|to|and|or|或者|或)\s?"
+_BETWEEN = re.compile(r"(?:between|from|anywhere between)\s$|(?:介于|从)\s?$", re.I)
+_BARE_BEFORE = re.compile(rf"(?P<num>{NUM})\s?(?:-|–|—|~|〜|～|至|到)\s?$")
+
+
+def joined(text: str, end: int, start: int) -> bool:
+    """Whether the words between two sums join them as a range or alternatives."""
+    return re.fullmatch(_JOIN, text[end:start], re.I) is not None
+
+
+def bare_low(text: str, start: int) -> tuple[int, Decimal] | None:
+    """A number without a currency just before a sum, joined to it ("200~400
+    元"): its start and value."""
+    m = _BARE_BEFORE.search(text[max(0, start - 16) : start])
+    if not m:
+        return None
+    value = decimal_of(m.group("num"))
+    return (start - len(m.group(0)), value) if value else None
+
+
+_ZHE_RANGE = re.compile(r"(?P<a>\d+(?:\.\d+)?)\s?折\s?(?:-|–|~|〜|～|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?折")
+
+
+def _paid(raw: str) -> Decimal:
+    paid = Decimal(raw)
+    return paid / 10 if 10 <= paid < 100 and paid == paid.to_integral_value() else paid
+
+
+def percent_range(text: str) -> tuple[Decimal, Decimal] | None:
+    """A range of 折 ("6折至3.8折"): the low and high percentage off."""
+    m = _ZHE_RANGE.search(text)
+    if not m:
+        return None
+    values = sorted(Decimal(100) - _paid(m.group(g)) * 10 for g in ("a", "b"))
+    if not all(0 < v < 100 for v in values) or values[0] == values[1]:
+        return None
+    return values[0], values[1]
+
+
+@dataclass(frozen=True)
+class OffTier:
+    """ "$5 OFF $15", "$10 off orders over $50": an amount off a minimum spend."""
+
+    amount: Decimal
+    min_spend: Decimal
+    currency: str
+
+
+def _money(n: int) -> str:
+    return rf"(?P<c{n}>US\$|\$|€|£|¥|₹|USD\s?|EUR\s?)(?P<n{n}>{NUM})"
+
+
+_OFF = re.compile(
+    _money(1)
+    + r"\s?off\s?(?:(?:your\s)?(?:orders?|purchases?|spend(?:ing)?|bills?)\s)?(?:(?:of|over|above|from)\s)?"
+    + _money(2),
+    re.I,
+)
+_SIGNS = {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "¥": "CNY", "₹": "INR"}
+
+
+def off_tiers(text: str) -> list[OffTier]:
+    found = []
+    for m in _OFF.finditer(text):
+        amount, low = decimal_of(m.group("n1")), decimal_of(m.group("n2"))
+        if amount and low and amount < low:
+            found.append(OffTier(amount, low, _SIGNS[m.group("c1").strip().lower()]))
+    return found
+
+
+# --- clauses, questions, examples --------------------------------------------
+
+_CLAUSE = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|(?<=\))\s?と(?=\s?\d)|"
+    r"\s(?=and\s(?:up to\s)?[$€£¥₹]\d)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
+)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a block: sentences, and the parts of a sentence that
+    commas, enumeration commas and "と" keep apart."""
+    out: list[str] = []
+    for part in (c.strip() for c in _CLAUSE.split(text) if c and c.strip()):
+        if out and part.startswith("and ") and re.search(r"between\s\S+$", out[-1], re.I):
+            out[-1] = f"{out[-1]} {part}"  # "between $5 and $500" is one range
+        else:
+            out.append(part)
+    return out
+
+
+_QUESTION_START = re.compile(
+    r"^\s*(?:Q\s?[:.：]|问\s?[:：]|問\s?[:：︰]|how\b|what\b|when\b|why\b|where\b|which\b|who\b|can\b|do\b|does\b|is\b|are\b|"
+    r"will\b|should\b|I\b[^.?]*\?)",
+    re.I,
+)
+
+
+def is_question(title: str) -> bool:
+    """A heading that asks (an FAQ's question): its amounts are context."""
+    title = title.strip()
+    return bool(title) and (title.endswith(("?", "？")) or bool(_QUESTION_START.match(title) and "?" in title))
+
+
+def is_example(title: str) -> bool:
+    return bool(re.match(r"\s*(?:examples?\b|for example|例如|示例|举例|比如)", title, re.I))
+
+
+_SENTENCE = re.compile(r"[^.!?。！？]*[?？]")
+
+
+def drop_questions(text: str) -> str:
+    """The text without its questions ("How many times can I get the $25
+    credit?")."""
+    return _SENTENCE.sub(" ", text).strip()
+
+
+# --- referral programs -----------------------------------------------------------
+
+REFERRAL = re.compile(r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|邀请|推荐|受邀|邀新|拉新|云推官|老带新", re.I)
+_REFERRED = re.compile(
+    r"(?:anyone|someone|friends?|people|users?|person|customers?)\s(?:who\s|that\s)?you\srefer\b|"
+    r"referred\s(?:users?|accounts?|friends?|customers?)\b|\byour\s(?:friends?|referrals?)\s(?:gets?|receives?|will)|"
+    r"\bfriends?\sgets?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
+    re.I,
+)
+_REFERRER = re.compile(
+    r"\breferrers?\b|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
+    r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官",
+    re.I,
+)
+_BOTH = re.compile(r"both (?:of you|you and (?:your|the person)|the referrer and)|双方", re.I)
+
+
+def referral_roles(clause: str, at: int | None = None) -> list[Eligibility]:
+    """Who of a referral program's parties a clause's offer is for: the
+    referred friend, the referrer, both, or neither said."""
+    if _BOTH.search(clause):
+        return [Eligibility.referred, Eligibility.referrers]
+    found = []
+    for who, pattern in ((Eligibility.referred, _REFERRED), (Eligibility.referrers, _REFERRER)):
+        m = pattern.search(clause)
+        if m:
+            found.append((m.start(), who))
+    if not found:
+        return []
+    if len(found) == 2 and at is not None:
+        before = [f for f in found if f[0] < at]
+        return [max(before)[1]] if before else [min(found)[1]]
+    return [min(found)[1]]
+
+
+# --- conditions that are not a validity -----------------------------------------
+
+_CONDITIONS = (
+    (
+        "claim_window",
+        re.compile(
+            r"within (?:the first )?\d+\s?(?:days?|months?) (?:of|after|from) (?:registration|sign(?:ing)?[- ]?up|"
+            r"account creation|accepting|joining)|in the first \d+\s?days|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
+            r"(?:领取|激活)(?:期限|时间)为?\s?\d+\s?天",
+            re.I,
+        ),
+    ),
+    ("account_age", re.compile(r"\d+\s?周岁|accounts? (?:\w+ ){0,3}\d+\s?(?:days?|years?) old|注册满\s?\d+", re.I)),
+    (
+        "company_age",
+        re.compile(
+            r"founded within the last \d+|设立\s?(?:未满|不超过)?\s?\d+\s?年|成立\s?(?:未满|不超过|\d+\s?年内)|設立から",
+            re.I,
+        ),
+    ),
+    ("order_length", re.compile(r"续费时长为?|订单时长|购买时长|order length", re.I)),
+)
+
+
+def conditions(text: str) -> list[str]:
+    """The conditions a text states that are not a validity, by name."""
+    return [name for name, pattern in _CONDITIONS if pattern.search(text)]
