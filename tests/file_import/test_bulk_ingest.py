@@ -48,7 +48,9 @@ def write_csv(path: Path, n: int, *, dearer_every: int = 0, bad_line: int = 0, s
             if dearer_every and i % dearer_every == 0:
                 price += 1
             text = "cheap" if bad_line and i + 2 == bad_line else str(price)
-            out.writerow(["bulk", f"r{i % 7}", f"g{i}.xlarge", "L4", "1", "on_demand", text, "usd", "hour"])
+            # A GPU model no market prices: these made-up rates (10 to 30 USD a
+            # GPU-hour) are not judged by the market check (tests/run/test_suspect_prices.py).
+            out.writerow(["bulk", f"r{i % 7}", f"g{i}.xlarge", "TestGPU", "1", "on_demand", text, "usd", "hour"])
     return path
 
 

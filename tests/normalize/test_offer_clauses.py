@@ -11,7 +11,7 @@ import pytest
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize import NormalizeError
-from tracker.normalize.offer_reader import read_offers
+from tracker.normalize.offer_roles import read_offers
 from tracker.normalize.offers import normalize
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from db.kinds import OfferKind
 from tests.conftest import examples
 from tests.helpers.offer_score import got, want
-from tracker.normalize.offer_reader import read_offers
+from tracker.normalize.offer_roles import read_offers
 from tracker.normalize.offer_text import parse_terms
 from tracker.normalize.volatile import clean_text
 

@@ -29,9 +29,9 @@ from typing import Any, TypedDict
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.numbers import tidy
-from tracker.normalize.offer_text import OfferTerms, normal, parse_terms
+from tracker.normalize.offer_text import OfferTerms, parse_terms
 
-# read_clauses (offer_roles.py) reads a block clause by clause on top of read_block.
+# read_offers (offer_roles.py) reads a block clause by clause on top of read_block.
 
 SUBSCRIPTIONS = ("monthly", "reserved_1yr", "reserved_3yr")
 DISCOUNT_KINDS = (OfferKind.discount, OfferKind.renewal_discount, OfferKind.spot_discount)
@@ -115,15 +115,6 @@ def _why_not(text: str, terms: OfferTerms) -> str:
     if any(d.role == "policy" for d in terms.durations):
         return "a rule"
     return "no amount, percentage or free time"
-
-
-def read_offers(text: str, *, title: str | None = None, default_currency: str | None = None) -> Reading:
-    """The offers `text` states (under its heading `title`, when given apart:
-    a question or an example heading is context, not an offer); never raises."""
-    try:
-        return read_clauses(normal(text), normal(title), default_currency)
-    except (ArithmeticError, ValueError, KeyError, IndexError):
-        return Reading(why_not="unreadable")
 
 
 class _Common(TypedDict):
@@ -295,6 +286,3 @@ def describe(record: dict[str, Any] | None) -> list[str]:
     if record.get("renewal_only"):
         out.append("renewals only")
     return out
-
-
-from tracker.normalize.offer_roles import read_clauses  # noqa: E402  (it reads with read_block)

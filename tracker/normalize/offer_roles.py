@@ -30,7 +30,7 @@ from tracker.normalize.offer_clauses import (
     referral_roles,
 )
 from tracker.normalize.offer_reader import Reading, read_block
-from tracker.normalize.offer_text import _RENEWAL_WORDS, _STARTUP_WORDS, OfferTerms, eligibility, moneys
+from tracker.normalize.offer_text import _RENEWAL_WORDS, _STARTUP_WORDS, OfferTerms, eligibility, moneys, normal
 
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 
@@ -95,3 +95,12 @@ def _kind(kind: OfferKind | None, body: str) -> OfferKind | None:
     if kind == OfferKind.free_credit and _STARTUP_WORDS.search(body):
         return OfferKind.startup_credit
     return kind
+
+
+def read_offers(text: str, *, title: str | None = None, default_currency: str | None = None) -> Reading:
+    """The offers `text` states (under its heading `title`, when given apart:
+    a question or an example heading is context, not an offer); never raises."""
+    try:
+        return read_clauses(normal(text), normal(title), default_currency)
+    except (ArithmeticError, ValueError, KeyError, IndexError):
+        return Reading(why_not="unreadable")

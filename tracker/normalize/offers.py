@@ -29,7 +29,8 @@ from db.schema import Eligibility, Offer, OfferKind, stable_hash
 from spiders.items import OfferItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.offer_reader import read_offers, terms_record
+from tracker.normalize.offer_reader import terms_record
+from tracker.normalize.offer_roles import read_offers
 from tracker.normalize.offer_text import OfferTerms
 from tracker.normalize.volatile import clean_text, clean_url
 
