@@ -438,7 +438,7 @@ def _registry() -> dict[str, Source]:
                 "the pricing page as served, ewyluda/gpu-price-index@078a7891acf5"
                 " tests/fixtures/coreweave.html (its GPU section, verbatim)",
                 date="2026-10-04",
-                fixture="tests/fixtures/coreweave/real/2026-10-04-pricing.html",
+                fixture="tests/fixtures/coreweave/README.md, tests/spiders/test_coreweave.py",
             ),
         ),
         Source(
