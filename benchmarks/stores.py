@@ -93,7 +93,7 @@ def naive_orm(url: str, path: str, n: int) -> float:
     ORM object per row, `session.add` each."""
     from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
     from db.schema import PriceQuote
-    from db.store.run_store import RunStore
+    from db.store.writes.run_store import RunStore
     from db.tables import PricePoint
 
     engine = _engine(url)

@@ -18,7 +18,7 @@ class PriceModel(StrEnum):
 
 
 # The kinds of price the report and the dashboard compare: a price model to
-# its kind (`db.store.summary` keeps the open prices' rates per kind).
+# its kind (`db.store.writes.summary` keeps the open prices' rates per kind).
 PRICE_KINDS = {
     "on_demand": "on demand",
     "spot": "spot",

@@ -4,7 +4,7 @@ These are pydantic models, configured as SQLModel configures a model
 without a table (`ValueType`: read from attributes too): they validate and
 carry no session, and importing them loads neither SQLModel nor SQLAlchemy
 (0.24 s: a command that only words a change, `changes`, need not pay it).
-The stored rows (`db/tables.py`, `db/store/offers.py`) are declared beside
+The stored rows (`db/tables.py`, `db/store/writes/offers.py`) are declared beside
 them, column for column; `tests/db/test_shapes.py` fails when a value type
 and its table disagree on a name, a type or whether it may be empty. How the bulk path spells a quote as a row is in
 `db/bulk/encoding.py`. This module imports nothing from the project but

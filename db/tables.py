@@ -1,6 +1,6 @@
 """Stored rows of the value types in `db/schema.py`: `PricePoint` of a
 `PriceQuote`, `ChangeRow` of a `Change` (and `OfferPoint` of an `Offer`, in
-`db/store/offers.py`), declared column for column beside them;
+`db/store/writes/offers.py`), declared column for column beside them;
 `tests/db/test_shapes.py` fails when a table and its value type, or the
 migrations and the tables, disagree.
 
@@ -153,7 +153,7 @@ class ChangeRow(SQLModel, table=True):
 
 
 # The open prices' rates per instance type, kept by every run that moves a
-# price (`db.store.summary`, migration 0012): what `recommend` and the
+# price (`db.store.writes.summary`, migration 0012): what `recommend` and the
 # report rank from, a few rows per instance type instead of every price.
 OPEN_TYPE_RATES = sa.Table(
     "open_type_rates",
@@ -176,7 +176,7 @@ OPEN_TYPE_RATES = sa.Table(
 )
 
 # The providers whose `open_type_rates` rows wait to be worked out again
-# after a bulk write (`db.store.summary.after_run`).
+# after a bulk write (`db.store.writes.summary.after_run`).
 OPEN_TYPE_RATES_STALE = sa.Table(
     "open_type_rates_stale",
     SQLModel.metadata,

@@ -1,7 +1,7 @@
 """Offer spiders: one per provider, each crawled as the source
 `<provider>-offers`. They fetch the promotion pages (or the JSON those pages
 load) and emit one raw `offer` item per block of a page, with the words as
-seen; tracker/normalize/offers.py reads them.
+seen; tracker/normalize/offers/__init__.py reads them.
 
 A provider's spider lists its pages; each page names its pure parser, which
 gets the parsed HTML (`Selector`) or, with `json=True`, the body bytes. HTML

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from db.schema import PriceQuote
-from db.store.reader import PRICE_DECIMALS
+from db.store.reads.reader import PRICE_DECIMALS
 
 # A quote's fields as the store writes them: Decimals and enums as text.
 STORED_FIELDS = tuple(name for name in PriceQuote.model_fields if name not in ("observed_at", "attrs"))

@@ -8,7 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import db.alert_tables
-import db.store.offers
+import db.store.writes.offers
 import db.tables  # noqa: F401
 
 target_metadata = SQLModel.metadata

@@ -1,7 +1,7 @@
 """The newest revisions of the migrations, read from their files as text.
 
 Both ways of opening a store look here: `db.store.engine` before it asks
-Alembic to upgrade, and the ORM-free `db.store.reader` to know a store is
+Alembic to upgrade, and the ORM-free `db.store.reads.reader` to know a store is
 current without loading Alembic or SQLAlchemy at all (loading Alembic takes
 longer than most commands).
 """

@@ -1,9 +1,9 @@
 """Reading the store through an ORM session, and the writes that are not
 one run's. The reads of prices, changes and runs are those of
 `db.store.reads.rows` (the one definition of each query, shared with
-`db.store.reader`), run on the session's connection; their rows come back
+`db.store.reads.reader`), run on the session's connection; their rows come back
 as `Stored` rows, read like the ORM's (exact numbers as the stored text).
-One run's own writes go through `db.store.run_store.RunStore`.
+One run's own writes go through `db.store.writes.run_store.RunStore`.
 
 Every function takes a keyword-only `session` and never commits: the caller
 owns the transaction, one per crawl or command.

@@ -9,7 +9,7 @@ from decimal import Decimal
 from alerts.render import Family, digest, single
 from db.money import readable, readable_pair
 from db.schema import ChangeKind, Offer
-from db.store.offers import TrackedOffer, offer_values
+from db.store.writes.offers import TrackedOffer, offer_values
 from tests.helpers.alert_samples import every_kind, gcp_credit, price
 from tracker.config.analytics import FxSettings
 from tracker.config.settings import Config

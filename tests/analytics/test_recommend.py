@@ -44,7 +44,7 @@ def add_offers(db_url: str) -> None:
     import sqlalchemy as sa
 
     from db.store.engine import make_engine, migrate
-    from db.store.offers import OfferPoint, offer_to_row
+    from db.store.writes.offers import OfferPoint, offer_to_row
     from tracker.normalize.offers import build_offer
 
     engine = make_engine(db_url)

@@ -1,5 +1,5 @@
 """The simple queries (`prices`, `runs`, `changes`) read the store through
-`db.store.reader`, without the ORM: on a demo store, on SQLite and on PostgreSQL,
+`db.store.reads.reader`, without the ORM: on a demo store, on SQLite and on PostgreSQL,
 they print byte for byte what the ORM path (`db.store.queries` in a SQLModel
 session) prints, in every format. A store that is not ready for the reader
 (missing, behind the migrations, a run to settle) is opened the ORM way, as
@@ -19,8 +19,8 @@ from sqlmodel import Session
 
 from db.store import queries as store
 from db.store.engine import StoreError, make_engine, migrate
-from db.store.reader import Reader, Unreachable, open_reader, script_heads
-from tracker.cli.columns import (
+from db.store.reads.reader import Reader, Unreachable, open_reader, script_heads
+from tracker.answers.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
     PRICE_COLUMNS,
@@ -29,7 +29,7 @@ from tracker.cli.columns import (
     RUN_TABLE,
     change_dict,
 )
-from tracker.cli.commands.query import price_dict
+from tracker.answers.rows import price_dict
 from tracker.cli.output import OutputFormat, emit
 
 FORMATS = [["--format", "json"], ["--format", "csv"], [], ["--wide"]]

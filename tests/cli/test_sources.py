@@ -1,5 +1,5 @@
 """`gpu-tracker sources`: every registered source with its evidence, in the
-listing contract (tracker/cli/columns.py) of table, JSON and CSV."""
+listing contract (tracker/answers/columns.py) of table, JSON and CSV."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from tracker.cli.columns import SOURCE_COLUMNS
+from tracker.answers.columns import SOURCE_COLUMNS
 from tracker.cli.providers import evidence_label
 from tracker.sources import SOURCES
 

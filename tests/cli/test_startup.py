@@ -59,7 +59,7 @@ def test_help_loads_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
     ],
 )
 def test_a_simple_query_on_a_current_store_loads_nothing_heavy(argv: list[str], tmp_path: Path) -> None:
-    """Not even the store's ORM: `db.store.reader` reads it with the driver. (Pydantic
+    """Not even the store's ORM: `db.store.reads.reader` reads it with the driver. (Pydantic
     does load: Typer converts option values with it; the settings models do not.)"""
     migrate(make_engine(f"sqlite:///{tmp_path / 'tracker.db'}"))
     assert loaded_after(argv, tmp_path, extra=("tracker.config.settings",)) == (0, [])

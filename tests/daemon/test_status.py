@@ -158,14 +158,15 @@ def test_the_daemon_works_out_the_rates_a_bulk_run_left(sqlite_cli, home: Path, 
     its provider stale; the daemon works its kept rates out right after."""
     import sqlalchemy as sa
 
-    from db.store import summary
     from db.store.reads.connection import engine_db
+    from db.store.writes import summary
 
     monkeypatch.setattr(summary, "TYPES_AT_ONCE", 0)
     marked: list[set[str]] = []
     after_run = summary.after_run
     monkeypatch.setattr(
-        "db.store.run_store.after_run", lambda db, types: (after_run(db, types), marked.append(summary.stale(db)))
+        "db.store.writes.run_store.after_run",
+        lambda db, types: (after_run(db, types), marked.append(summary.stale(db))),
     )
     with fake_azure() as fake:
         (home / "config.toml").write_text(fake.config())

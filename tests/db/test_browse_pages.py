@@ -1,4 +1,4 @@
-"""The dashboard's price listings (db.store.browse.page_prices): pages read
+"""The dashboard's price listings (db.store.reads.browse.page_prices): pages read
 in index order (migration 0011) add up to the whole listing, rows without a
 sort value last in either direction, and the count is capped."""
 
@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from db.money import effective_hourly
-from db.store.browse import PriceFilter, page_prices
+from db.store.reads.browse import PriceFilter, page_prices
 from db.tables import PricePoint
 
 _P = PricePoint.__table__

@@ -1,4 +1,4 @@
-"""How the dashboard's price listings (db.store.browse.page_prices) read a
+"""How the dashboard's price listings (db.store.reads.browse.page_prices) read a
 page: every sort and filter from an index, never a sort of every open price
 (issue 33 measured 3 to 5 s for one on a million), and whichever way a page
 is read, the same rows in the same order as one plain ORDER BY of them all."""
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from db.store.browse import (
+from db.store.reads.browse import (
     _ORDER,
     GPU_COUNT_SQL,
     HOURLY_SQL,
@@ -79,7 +79,7 @@ def store(engine: sa.Engine) -> sa.Engine:
 def _expected(conn: sa.Connection, f: PriceFilter, sort: str | None, descending: bool) -> list[str]:
     """The whole listing as one plain ORDER BY (with the rows that have no
     sort value after those that do), in the store's own collation."""
-    from db.store.browse import _price_where
+    from db.store.reads.browse import _price_where
 
     where = _price_where(f)
     tiebreak = [_P.c[name] for name in _ORDER]

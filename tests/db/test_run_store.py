@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from db.bulk.encoding import StagedQuote
 from db.schema import Change, ChangeKind, PriceModel, PriceQuote, RunStatus, Unit
 from db.store import queries
-from db.store.run_store import RunStore
+from db.store.writes.run_store import RunStore
 from db.tables import ChangeRow, CrawlRun
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlmodel import SQLModel
 
 from db.schema import Change, Offer, PriceQuote
-from db.store.offers import OfferPoint
+from db.store.writes.offers import OfferPoint
 from db.tables import ChangeRow, PricePoint
 
 # (value type, table, value field -> column where renamed, fields not

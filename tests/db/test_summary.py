@@ -1,5 +1,5 @@
 """The open prices' rates per instance type (`open_type_rates`,
-db/store/summary.py): the table the runs keep says what the prices say, and
+db/store/writes/summary.py): the table the runs keep says what the prices say, and
 the answers read from it are those the prices give, on each back end.
 
 The store is the demo's (its captures imported source by source, then the
@@ -19,7 +19,7 @@ from db.kinds import PRICE_KINDS
 from db.store.reads import rankings
 from db.store.reads.connection import Db, engine_db
 from db.store.reads.rows import PriceFilter
-from db.store.summary import COLUMNS, KEY, TABLE, refresh
+from db.store.writes.summary import COLUMNS, KEY, TABLE, refresh
 
 FILTERS = [
     PriceFilter(os="linux", with_gpus=True),
@@ -94,7 +94,7 @@ def test_a_rewind_keeps_the_table(demo_db_url: str) -> None:
     from sqlmodel import Session
 
     from db.store.reads.connection import utc_time
-    from db.store.rewind import rewind_source
+    from db.store.writes.rewind import rewind_source
 
     engine = sa.create_engine(demo_db_url)
     try:
@@ -130,10 +130,10 @@ def test_a_bulk_import_leaves_the_rates_to_the_first_answer(db_url: str, tmp_pat
     import json
     from datetime import UTC, datetime
 
-    from db.store import summary
     from db.store.engine import make_engine, migrate
+    from db.store.writes import summary
     from tracker.analytics.recommend import Needs
-    from tracker.analytics.recommend_store import recommend_rows
+    from tracker.analytics.recommend.store import recommend_rows
     from tracker.analytics.reference import load_references
     from tracker.file_import.importing import import_file
     from tracker.run.pipeline import Pipeline

@@ -8,7 +8,12 @@ deferred import still ties two modules together. The rules:
 - `spiders/` imports nothing from `tracker/`, `db/` or `alerts/`;
 - `alerts/` imports nothing from `tracker/` or `spiders/`;
 - `db/` imports nothing of ours outside `db/`;
-- `spiders/<provider>/__init__.py` is empty.
+- `spiders/<provider>/__init__.py` is empty;
+- `tracker/web/` imports nothing of `tracker/cli/`, and `tracker/cli/` imports
+  `tracker/web/` only where it starts it (`serve`, the daemon's `[web]`):
+  both faces stand on `tracker/answers/`, not on each other;
+- a folder holds at most about ten modules at its root (`MAX_MODULES`), but
+  the folders of one module per provider.
 
 `python -m tests.docs.test_layout` prints the rooms (packages and their
 module counts) and every import arrow between top-level rooms, marking those
@@ -158,6 +163,43 @@ def test_rooms_import_down_only(room: str, forbidden: set[str]) -> None:
         if _room(target) in forbidden
     )
     assert not wrong, f"{room}/ imports what it must not: {wrong}"
+
+
+# The command modules that start the web (`serve`, and the daemon's `[web]`).
+STARTS_THE_WEB = {"tracker.cli.commands.daemon"}
+# A folder's modules at its root, at most; the folders of one module per provider apart.
+MAX_MODULES = 11
+PER_PROVIDER = {"spiders", "tracker.normalize.providers"}
+
+
+def test_the_faces_stand_on_the_answers_not_on_each_other() -> None:
+    graph = import_graph()
+    web_on_cli = sorted(
+        f"{m} -> {t}"
+        for m, ts in graph.items()
+        if m.startswith("tracker.web")
+        for t in ts
+        if t.startswith("tracker.cli")
+    )
+    assert not web_on_cli, f"tracker/web imports tracker/cli: {web_on_cli}"
+    cli_on_web = sorted(
+        f"{m} -> {t}"
+        for m, ts in graph.items()
+        if m.startswith("tracker.cli") and m not in STARTS_THE_WEB
+        for t in ts
+        if t.startswith("tracker.web")
+    )
+    assert not cli_on_web, f"tracker/cli imports tracker/web other than to start it: {cli_on_web}"
+
+
+def test_folders_hold_about_ten_modules() -> None:
+    files = module_files()
+    counts: dict[str, int] = defaultdict(int)
+    for name, path in files.items():
+        if path.name != "__init__.py":
+            counts[name.rpartition(".")[0]] += 1
+    crowded = {room: n for room, n in counts.items() if n > MAX_MODULES and room not in PER_PROVIDER}
+    assert not crowded, f"folders over {MAX_MODULES} modules at their root: {crowded}"
 
 
 def test_provider_packages_have_empty_inits() -> None:

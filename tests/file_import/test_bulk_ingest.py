@@ -16,7 +16,7 @@ from db.bulk.encoding import StagedQuote
 from db.schema import PriceModel, PriceQuote, Unit
 from db.store import queries as store
 from db.store.engine import make_engine, migrate
-from db.store.run_store import take_statement
+from db.store.writes.run_store import take_statement
 from db.tables import PricePoint
 from tracker.errors import UserError
 from tracker.file_import.importing import import_file

@@ -50,10 +50,10 @@ from sqlalchemy.orm import Session
 
 import alerts.outbox
 import db.bulk.writer
-import db.store.run_store
+import db.store.writes.run_store
 import tracker.run.crawl
 import tracker.run.pipeline
-from db.store.run_store import RunStore
+from db.store.writes.run_store import RunStore
 from tracker.cli import main
 from tracker.run.pipeline import Pipeline
 
@@ -194,7 +194,7 @@ def install() -> None:
     after(RunStore, "finish", "finished")
     after(alerts.outbox, "enqueue", "enqueued")
     writing(db.bulk.writer, "insert_price_rows", "price_points")
-    writing(db.store.run_store, "add_changes", "changes")
+    writing(db.store.writes.run_store, "add_changes", "changes")
     sa.event.listen(sa.pool.Pool, "connect", sqlite_progress)
     psycopg.Cursor.copy = counted_copy  # type: ignore[method-assign]
     sa.event.listen(sa.engine.Engine, "commit", on_commit)

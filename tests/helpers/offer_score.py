@@ -216,8 +216,8 @@ def score(cases: Iterable[dict[str, Any]], read: Callable[[dict[str, Any]], list
 def _old_reader(case: dict[str, Any]) -> list[dict[str, Any]]:  # pragma: no cover - the "before" figures
     from datetime import UTC, datetime
 
-    from tracker.normalize.offer_text import parse_terms
     from tracker.normalize.offers import build_offer
+    from tracker.normalize.offers.text import parse_terms
 
     data = {"title": case.get("title") or "", "text": case["text"]}
     offer = build_offer(

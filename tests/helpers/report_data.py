@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from db.schema import Offer
 from db.store.engine import make_engine
-from db.store.offers import OfferPoint, offer_to_row
+from db.store.writes.offers import OfferPoint, offer_to_row
 from tests.helpers.analytics_data import H100_ROWS, load_rows
 
 T1, T2 = "2026-08-01T00:00:00Z", "2026-09-15T00:00:00Z"

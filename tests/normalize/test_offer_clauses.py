@@ -11,8 +11,8 @@ import pytest
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize import NormalizeError
-from tracker.normalize.offer_roles import read_offers
 from tracker.normalize.offers import normalize
+from tracker.normalize.offers.roles import read_offers
 
 
 def one(text: str, **kw: str) -> tuple:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.helpers.offer_score import HELD_OUT, TUNED, got, held_out, load_cases, load_pages, score
-from tracker.normalize.offer_roles import read_offers
+from tracker.normalize.offers.roles import read_offers
 
 CASES = load_cases(TUNED)
 SENTENCES = [c for c in CASES if "lang" not in c]

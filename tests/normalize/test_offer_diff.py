@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from db.schema import Offer
-from db.store.offers import TrackedOffer, offer_values
+from db.store.writes.offers import TrackedOffer, offer_values
 from tracker.normalize.offers import build_offer, build_offers
 from tracker.run.diff import DiffPolicy
 from tracker.run.offer_diff import diff_offers

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from db.kinds import OfferKind
 from tests.conftest import examples
 from tests.helpers.offer_score import got, want
-from tracker.normalize.offer_roles import read_offers
-from tracker.normalize.offer_text import parse_terms
+from tracker.normalize.offers.roles import read_offers
+from tracker.normalize.offers.text import parse_terms
 from tracker.normalize.volatile import clean_text
 
 CASES = tomllib.loads((Path(__file__).parents[1] / "data" / "offer_phrases.toml").read_text(encoding="utf-8"))["case"]

@@ -29,7 +29,7 @@ def test_database_password_is_masked_in_errors(sqlite_cli, monkeypatch) -> None:
 def test_masked_hides_every_secret() -> None:
     from pydantic import BaseModel, SecretStr
 
-    from tracker.cli.commands.config import MASK, masked
+    from tracker.config.masking import MASK, masked
 
     class Channel(BaseModel):
         name: str

@@ -1,7 +1,7 @@
 """The columns of the frames the analytics API returns: `history_summary`,
 `compare_frame` and `tco_frame`, in order. They are also the JSON and CSV
 columns of `history --summary`, `compare` and `tco`; pandas-free here so
-that the CLI's column contract (tracker/cli/columns.py) can name them
+that the CLI's column contract (tracker/answers/columns.py) can name them
 without loading the frame code."""
 
 from __future__ import annotations

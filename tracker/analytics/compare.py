@@ -188,7 +188,7 @@ def compare_rows(
     `provider`), asked of the store: only the prices that can rank are read
     (the GPU count and the operating system are filters of the query), and
     only the first `limit` rows are worked out in full. `store`: an engine,
-    or a connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
+    or a connection of `db.store.reads.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(
         gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True, include_suspect=include_suspect
     )

@@ -3,7 +3,7 @@
 `offer_worth(inst, refs, inputs, offer)` prices one stored offer on one
 instance under a purchase mix: what it saves over the horizon, in the
 inputs' currency, and what it asks, in words. Everything comes from the
-columns and the terms stored with the offer (tracker/normalize/offer_reader:
+columns and the terms stored with the offer (tracker/normalize/offers/reader.py:
 GPU time, ladder tier, caps, price models, first purchase or renewals,
 order-length limit); no text is read here.
 

@@ -33,7 +33,7 @@ def _round(value: Decimal | None) -> Decimal | None:
 
 
 def price_record(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored price, as `db.store.queries.point_to_dict` or `db.store.reader` read it, as
+    """A stored price, as `db.store.queries.point_to_dict` or `db.store.reads.reader` read it, as
     a flat dict with its effective hourly rate, the rate per GPU-hour, per
     dense TFLOP-hour and per GB of GPU memory per hour (all to 6 places)."""
     row = dict(stored)
@@ -61,7 +61,7 @@ def point_record(point: PricePoint) -> dict[str, Any]:
 def price_records(store: Db | sa.Engine, where: PriceFilter) -> list[dict[str, Any]]:
     """The prices `where` asks for as `price_record`s, in the store's order
     (`db.store.reads.rows.prices`), with `source`, `valid_from` and `valid_to`.
-    `store`: an engine, or a connection of `db.store.reader` (no SQLAlchemy)."""
+    `store`: an engine, or a connection of `db.store.reads.reader` (no SQLAlchemy)."""
     with open_db(store) as db:
         return [price_record(row) for row in answers.prices(db, where)]
 

@@ -280,7 +280,7 @@ def tco_rows(
     out: with `limit`, only the instances that can rank among the first
     `limit` (tracker/analytics/candidates.py) are priced in full, and only
     those rows are returned. `store`: an engine, or a connection of
-    `db.store.reader` (neither pandas nor SQLAlchemy loaded)."""
+    `db.store.reads.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True, include_suspect=include_suspect)
     if limit is None:
         return tco_ranked(price_records(store, where), refs, inputs, region_group)

@@ -188,7 +188,7 @@ def _main(argv: list[str] | None) -> int:
 
 def _store_error(exc: Exception) -> bool:
     """An error of the store: through SQLAlchemy, or of the driver itself
-    (`db.store.reader`). Each loads only with the store; an error of it means it is loaded."""
+    (`db.store.reads.reader`). Each loads only with the store; an error of it means it is loaded."""
     kinds = [
         getattr(sys.modules.get(module), name, None)
         for module, name in (("sqlalchemy.exc", "SQLAlchemyError"), ("sqlite3", "Error"), ("psycopg", "Error"))

@@ -30,6 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from db.money import readable
+from tracker.answers.rows import json_rows as json_rows
 from tracker.scalars import plain
 
 stderr = Console(stderr=True)
@@ -170,13 +171,6 @@ def _width() -> int | None:
     return None if Console().is_terminal else 240
 
 
-def json_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[dict[str, Any]]:
-    """The JSON contract of a listing: one flat object per row, its keys the
-    columns in order, each value `plain` (Decimals as strings, times ISO 8601
-    UTC). `--format json` prints it; the web API (tracker/web) answers it."""
-    return [{c: plain(r.get(c)) for c in columns} for r in rows]
-
-
 def emit(
     rows: Sequence[dict[str, Any]],
     fmt: OutputFormat,
@@ -252,7 +246,7 @@ def emit_run_changes(changes: Sequence[Any], fmt: OutputFormat, *, wide: bool = 
     """A run's changes as `crawl` and `import` print them: the first
     RUN_CHANGES_SHOWN in a table (and how many more there are), all of them
     in JSON and CSV."""
-    from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
+    from tracker.answers.columns import CHANGE_COLUMNS, CHANGE_TABLE, change_dict
 
     emit(
         [change_dict(c) for c in shown(changes, fmt)],

@@ -5,11 +5,10 @@ cost no more than Typer itself."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from enum import Enum
 from functools import cached_property
@@ -23,7 +22,7 @@ from tracker.errors import UserError
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-    from db.store.reader import Reader
+    from db.store.reads.reader import Reader
     from tracker.config.settings import Config
     from tracker.run.pipeline import Pipeline
 
@@ -109,7 +108,7 @@ class State:
         settle) or is open through it already."""
         if "engine" in self.__dict__:
             return None
-        from db.store.reader import Unreachable, open_reader
+        from db.store.reads.reader import Unreachable, open_reader
 
         url = self.database_url()
         _in_use(url)
@@ -151,23 +150,16 @@ def state(ctx: typer.Context) -> State:
     return obj
 
 
-_RELATIVE = re.compile(r"^(\d+)([hdw])$")
-
-
 def parse_since(text: str | None) -> datetime | None:
-    """'2026-08-01', an ISO time, or a span back from now: '24h', '7d', '2w'."""
-    if not text:
-        return None
-    match = _RELATIVE.match(text.strip())
-    if match:
-        n, unit = int(match.group(1)), match.group(2)
-        span = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n)}[unit]
-        return datetime.now(UTC) - span
+    """'2026-08-01', an ISO time, or a span back from now: '24h', '7d', '2w'
+    (`tracker.answers.rows.parse_since`), a usage error when it is none."""
+    from tracker.answers.rows import BadMoment
+    from tracker.answers.rows import parse_since as moment
+
     try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        return moment(text)
+    except BadMoment as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 class Step(str, Enum):
@@ -215,7 +207,7 @@ def decimal_option(text: str | None, option: str, *, minimum: Decimal = Decimal(
 
 @contextmanager
 def store_of(ctx: typer.Context) -> Iterator[Any]:
-    """The store for a read: the light reader (`db.store.reader`, no
+    """The store for a read: the light reader (`db.store.reads.reader`, no
     SQLAlchemy) when it can open it, else the engine."""
     reader = state(ctx).reader()
     if reader is None:
@@ -228,7 +220,7 @@ def store_of(ctx: typer.Context) -> Iterator[Any]:
 def suspect_reasons(ctx: typer.Context, prices: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """Why each of these (source, key) prices is held as suspect (only those that are)."""
     from db.store.reads.connection import open_db
-    from db.store.suspects import reasons
+    from db.store.writes.suspects import reasons
 
     if not prices:
         return {}
@@ -240,7 +232,7 @@ def suspect_note(store: Any, included: bool, *, gpu: str | None = None) -> None:
     """On stderr, how many current prices (of `gpu`) are held as suspect and
     what that did to the answer; nothing when none are."""
     from db.store.reads.connection import open_db
-    from db.store.suspects import held_count
+    from db.store.writes.suspects import held_count
 
     with open_db(store) as db:
         count = held_count(db, gpu)

@@ -83,7 +83,7 @@ def watch_source(watches: list[WatchSettings], name: str) -> tuple[Source, dict[
     watch = found[0]
     # Spiders import Scrapy: only a watch crawl pays for it.
     from spiders.watch import BrowserWatchSpider, WatchSpider
-    from tracker.normalize.watch import normalize
+    from tracker.normalize.offers.watch import normalize
 
     source = Source(
         watch.source_name,

@@ -180,7 +180,7 @@ class Daemon:
         """After a run that wrote in bulk: its providers' kept rates worked
         out now, so that the answers and the dashboard need not read every price."""
         from db.store.reads.connection import engine_db
-        from db.store.summary import settle
+        from db.store.writes.summary import settle
 
         try:
             with engine_db(self.engine) as db:

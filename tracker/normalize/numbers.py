@@ -2,7 +2,7 @@
 Chinese multipliers (万 = 10,000, 亿 = 100,000,000, 千, k), Chinese numerals
 (三, 十二, 二十) and English number words (one ... ninety, "a", "an").
 
-Shared by the offer text reader (offer_text.py) and the GPU time reader
+Shared by the offer text reader (offers/text.py) and the GPU time reader
 (gpu_time.py); it imports neither.
 """
 

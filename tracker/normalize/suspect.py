@@ -15,7 +15,7 @@ community H100 at a third of the clouds' on-demand price is real.
 A price whose GPU model has neither peers nor a typical price is not judged.
 
 Nothing here reads the store: the run hands in the peers' rates
-(`db.store.suspects.peer_rates`) and the quotes it wrote.
+(`db.store.writes.suspects.peer_rates`) and the quotes it wrote.
 """
 
 from __future__ import annotations

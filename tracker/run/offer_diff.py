@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import TypedDict
 
 from db.schema import Change, ChangeKind, Offer
-from db.store.offers import TrackedOffer, offer_values
+from db.store.writes.offers import TrackedOffer, offer_values
 from tracker.run.diff import DiffPolicy, percent_change
 
 # Changing these alone is a change of wording, not of the terms.

@@ -24,7 +24,7 @@ from sqlmodel import Session
 
 from db.bulk.encoding import StagedQuote
 from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, TrackedPrice
-from db.store.run_store import RunStore
+from db.store.writes.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer

@@ -19,7 +19,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from db.store.locks import LockBusy, crawl_lock
-from db.store.rewind import Rewound, rewind_source
+from db.store.writes.rewind import Rewound, rewind_source
 from db.tables import CrawlRun
 from tracker.config.settings import Config
 from tracker.errors import UserError

@@ -16,8 +16,8 @@ from typing import Any
 
 from db.bulk.encoding import STORED_FIELDS, StagedQuote
 from db.schema import Change, ChangeKind
-from db.store import suspects
 from db.store.reads.connection import session_db
+from db.store.writes import suspects
 from tracker.normalize.suspect import Market, Verdict, summary
 
 _MODEL = STORED_FIELDS.index("gpu_model")

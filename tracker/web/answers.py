@@ -23,13 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from db.store import suspects
-from db.store.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
+from db.store.reads.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
 from db.store.reads.connection import Db
+from db.store.writes import suspects
 from tracker.analytics.columns import MODEL_CLASSES
-from tracker.cli.columns import change_dict, detail_text
-from tracker.cli.commands.offers import offer_dict
-from tracker.cli.commands.query import price_dict
+from tracker.answers.columns import change_dict, detail_text
+from tracker.answers.rows import offer_dict, price_dict
 from tracker.errors import UserError
 from tracker.logs import mask_secrets
 
@@ -48,7 +47,7 @@ class Page:
     total: int
     offset: int
     limit: int
-    # False: at least `total` match (`db.store.browse.COUNT_CAP`), maybe more.
+    # False: at least `total` match (`db.store.reads.browse.COUNT_CAP`), maybe more.
     exact: bool = True
 
 
@@ -137,7 +136,7 @@ class Answers:
     def offers(self, *, provider: str | None, kind: str | None, active: bool) -> list[dict[str, Any]]:
         from sqlmodel import Session
 
-        from db.store.offers import query_offers
+        from db.store.writes.offers import query_offers
 
         if not sa.inspect(self.engine).has_table("offers"):
             return []
@@ -217,7 +216,7 @@ class Answers:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
-            from tracker.analytics.recommend_store import recommend_rows
+            from tracker.analytics.recommend.store import recommend_rows
 
             # Read-only: a provider a bulk write left stale is answered from its prices.
             return recommend_rows(
@@ -247,10 +246,10 @@ class Answers:
 
     def candidates(self) -> Any:
         """A `prices_frame` of the rows that can be a GPU model's cheapest
-        (`db.store.browse.cheapest_candidates`), built as prices_frame builds its rows."""
+        (`db.store.reads.browse.cheapest_candidates`), built as prices_frame builds its rows."""
         import pandas as pd
 
-        from db.store.browse import cheapest_candidates
+        from db.store.reads.browse import cheapest_candidates
         from tracker.analytics.points import price_record
 
         with self.engine.connect() as conn:
@@ -292,7 +291,7 @@ class Answers:
 
     def settings(self) -> dict[str, Any]:
         """The configuration's [web] and [store], secrets masked, as `config show` prints them."""
-        from tracker.cli.commands.config import masked
+        from tracker.config.masking import masked
 
         shown = masked(self.config)
         return {"store": shown.get("store"), "web": shown.get("web")}

@@ -16,10 +16,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from db.kinds import ChangeKind
-from db.store.browse import SORTS, ChangeFilter
+from db.store.reads.browse import SORTS, ChangeFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
-from tracker.cli.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
-from tracker.cli.output import json_rows
+from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
+from tracker.answers.rows import json_rows
 from tracker.web.answers import Answers, Page, needs_of
 from tracker.web.params import (
     OFFER_KINDS,
@@ -155,7 +155,7 @@ def as_json(rows: list[dict[str, Any]], columns: list[str], headers: dict[str, s
 
 
 def paged(request: Request, page: Page, columns: list[str]) -> Response:
-    # Past `db.store.browse.COUNT_CAP` matches the count is a floor: said as such.
+    # Past `db.store.reads.browse.COUNT_CAP` matches the count is a floor: said as such.
     headers = {"X-Total-Count": str(page.total) if page.exact else f"{page.total}+"}
     if page.offset + page.limit < page.total or not page.exact:
         following = request.url.include_query_params(offset=page.offset + page.limit, limit=page.limit)
@@ -321,8 +321,8 @@ def changes_feed(request: Request) -> Response:
     import xml.etree.ElementTree as ET
     from datetime import UTC, datetime
 
-    from db.store.browse import page_changes
-    from tracker.cli.columns import change_dict
+    from db.store.reads.browse import page_changes
+    from tracker.answers.columns import change_dict
 
     q = ask(request, FEED_PARAMS)
     f = change_filter(q)

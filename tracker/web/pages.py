@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from db.money import readable
-from db.store.browse import SORTS, ChangeFilter
+from db.store.reads.browse import SORTS, ChangeFilter
 from tracker.errors import UserError
 from tracker.web import chart
 from tracker.web.answers import Answers, needs_of

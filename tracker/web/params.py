@@ -101,15 +101,13 @@ class Query:
 
     def moment(self, name: str) -> datetime | None:
         """A date, an ISO time, or a span back from now (24h, 7d, 2w), as the CLI's --since."""
-        import typer
-
-        from tracker.cli.state import parse_since
+        from tracker.answers.rows import BadMoment, parse_since
 
         value = self.text(name)
         try:
             return parse_since(value)
-        except typer.BadParameter as exc:
-            raise BadParameter(f"{name}: {exc.message}") from None
+        except BadMoment as exc:
+            raise BadParameter(f"{name}: {exc}") from None
 
 
 def query(params: Mapping[str, str] | Iterable[tuple[str, str]], known: Iterable[str]) -> Query:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -41,12 +42,13 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     from playwright.sync_api import sync_playwright
 
-    from tracker.cli import main as cli
     from tracker.config.settings import load_config
     from tracker.web.serve import build_app, start_in_thread, stop
 
     with tempfile.TemporaryDirectory() as home:
-        if cli(["--home", home, "demo"]) != 0:
+        # The demo through the command line, as a user runs it (the web never imports the CLI).
+        demo = subprocess.run([sys.executable, "-m", "tracker.cli", "--home", home, "demo"], check=False)
+        if demo.returncode != 0:
             return 1
         from db.store.engine import make_engine
 

@@ -13,7 +13,7 @@ down_revision = '0010'
 branch_labels = None
 depends_on = None
 
-# The sort keys of `db.store.browse` as that module spells them in its ORDER
+# The sort keys of `db.store.reads.browse` as that module spells them in its ORDER
 # BY, copied here so this revision stays what it was (an index on an
 # expression serves only the same expression; tests/db/test_browse_plans.py
 # checks the listings use these indexes).
@@ -44,7 +44,7 @@ def upgrade() -> None:
     # Issue 33's listings sorted and counted every open price for a page of
     # 50: 1 to 4 s on a million. Partial indexes of the open rows hold them in
     # each order a listing is asked for, so a page reads about offset + limit
-    # entries; the count stops at 10,001 (db.store.browse.COUNT_CAP).
+    # entries; the count stops at 10,001 (db.store.reads.browse.COUNT_CAP).
     for name, columns in INDEXES.items():
         op.create_index(
             name, 'price_points', columns, sqlite_where=sa.text(_OPEN), postgresql_where=sa.text(_OPEN)

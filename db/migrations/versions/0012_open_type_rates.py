@@ -18,7 +18,7 @@ def upgrade() -> None:
     # Issue 31: `recommend` and the report grouped every open price on each
     # answer (6 to 16 s on a million). The table holds what they rank from,
     # a few rows per instance type; each run that moves a price refreshes
-    # its providers' rows (db/store/summary.py).
+    # its providers' rows (db/store/writes/summary.py).
     op.create_table(
         'open_type_rates',
         sa.Column('provider', sa.String(), nullable=False),
@@ -43,7 +43,7 @@ def upgrade() -> None:
     # Filled from the open prices as this tree's summary defines it (a later
     # change of that definition refreshes the table in its own revision).
     from db.store.reads.connection import Db
-    from db.store.summary import refresh
+    from db.store.writes.summary import refresh
 
     bind = op.get_bind()
     # No prices are suspect yet: the suspect prices' table comes with 0014.

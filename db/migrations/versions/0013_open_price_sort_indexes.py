@@ -14,11 +14,11 @@ branch_labels = None
 depends_on = None
 
 _OPEN = "valid_to IS NULL"
-# Each sort key of `db.store.browse.SORTS` that 0011 does not index, leading
+# Each sort key of `db.store.reads.browse.SORTS` that 0011 does not index, leading
 # the place (provider, region, instance_type) that breaks most of its ties:
 # a listing sorted by one of them reads each value's rows in the listing's
 # order (the few rows of one place sorted apart), in either direction
-# (db.store.browse reads a descending sort a value at a time), and a filter
+# (db.store.reads.browse reads a descending sort a value at a time), and a filter
 # on the column reads only its matches. The GPU count is spelled as browse
 # orders by it. The instance type needs none: ix_price_points_instance
 # (instance_type, valid_from) leads with it already.

@@ -1,5 +1,5 @@
 """One DB-API connection and its dialect: how every read of the store runs
-its SQL, whether the connection came from `db.store.reader` (sqlite3 or
+its SQL, whether the connection came from `db.store.reads.reader` (sqlite3 or
 psycopg, without SQLAlchemy) or from an engine or ORM session.
 
 The queries themselves are written once, in `db.store.reads.rows` (rows) and
@@ -119,7 +119,7 @@ def engine_db(engine: sa.Engine) -> Iterator[Db]:
 
 @contextmanager
 def open_db(store: Db | sa.Engine) -> Iterator[Db]:
-    """`store` itself when it is a connection already (`db.store.reader`'s:
+    """`store` itself when it is a connection already (`db.store.reads.reader`'s:
     no SQLAlchemy loaded), else its engine's connection for the length of a read."""
     if isinstance(store, Db):
         yield store

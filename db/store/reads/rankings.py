@@ -2,7 +2,7 @@
 kind of price its cheapest hourly rate, the GPU shapes a store holds, the
 cheapest price per GPU model and kind. They rank and prune; they never
 give a figure a user sees. What the open prices' rates per instance type
-(`open_type_rates`, kept by each run: `db.store.summary`) can answer, they
+(`open_type_rates`, kept by each run: `db.store.writes.summary`) can answer, they
 answer from it: a few rows per instance type instead of every price. The rates are floats, for ranking only: the
 analytics then read the few rows they show (`db.store.reads.rows.prices`)
 and work them out again with exact Decimals.
@@ -97,7 +97,7 @@ WHERE rate IS NOT NULL
 GROUP BY provider, region, instance_type, gpu_model, gpu_count, gpu_memory_gb, currency, cls"""
 
 
-# The kept rates per instance type, and the providers whose rows wait (`db.store.summary`).
+# The kept rates per instance type, and the providers whose rows wait (`db.store.writes.summary`).
 SUMMARY = "open_type_rates"
 SUMMARY_STALE = "open_type_rates_stale"
 
@@ -111,7 +111,7 @@ def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str
     narrower = (where.region, where.price_model, where.instance_type, where.gpu_count, where.instances, where.types)
     if not where.current or any(v is not None for v in narrower) or (one_os and not where.os):
         return None
-    # A provider marked stale by a bulk write (db.store.summary.after_run): its prices answer.
+    # A provider marked stale by a bulk write (db.store.writes.summary.after_run): its prices answer.
     waiting = {p for (p,) in db.tuples(f"SELECT provider FROM {SUMMARY_STALE}")}
     if waiting and (where.provider is None or where.provider in waiting):
         return None

@@ -1,5 +1,5 @@
 """The reads of the store, each defined once: prices (current or every
-interval) under the commands' filters, changes, runs. `db.store.reader`
+interval) under the commands' filters, changes, runs. `db.store.reads.reader`
 runs them on a DB-API connection of its own (the command line's simple
 queries, without SQLAlchemy), `db.store.queries` and the analytics on an
 engine's or session's (`db.store.reads.connection`); both get the same rows in the same
@@ -48,7 +48,7 @@ PRICE_COLUMNS = (
 PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_from, id"
 
 
-# A price row not held as suspect (db/store/suspects.py): the set is small,
+# A price row not held as suspect (db/store/writes/suspects.py): the set is small,
 # read once per statement.
 NOT_SUSPECT = "(source, key) NOT IN (SELECT source, key FROM suspect_prices)"
 

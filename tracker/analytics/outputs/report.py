@@ -18,7 +18,7 @@ from db.store.reads import rankings
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
-from db.store.summary import settle
+from db.store.writes.summary import settle
 from tracker.analytics.candidates import SLACK
 from tracker.analytics.columns import MODEL_CLASSES
 from tracker.analytics.compare import rank_prices
@@ -404,7 +404,7 @@ SECTIONS: list[Callable[[ReportData], Section | None]] = [
 def build_report(
     store: Db | sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
 ) -> str:
-    """The page. `store`: an engine, or a connection of `db.store.reader`
+    """The page. `store`: an engine, or a connection of `db.store.reads.reader`
     (then neither pandas nor SQLAlchemy is loaded)."""
     with open_db(store) as db:
         data = load(db, refs, currency=currency, days=days, now=now or datetime.now(UTC))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
 from tracker.analytics.recommend import Needs
-from tracker.analytics.recommend_store import recommend_rows
+from tracker.analytics.recommend.store import recommend_rows
 from tracker.errors import UserError
 
 
@@ -44,7 +44,7 @@ def recommendation(data: ReportData) -> Section:
 def suspect_table(data: ReportData) -> Section | None:
     """The prices held as suspect (far from their market), left out of every
     ranking above; no section when there are none."""
-    from db.store.suspects import held
+    from db.store.writes.suspects import held
 
     rows = held(data.store)
     if not rows:

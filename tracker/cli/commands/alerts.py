@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from tracker.cli.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
+from tracker.answers.columns import CHECK_COLUMNS, CHECK_TABLE, OUTBOX_COLUMNS, OUTBOX_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, stderr
 from tracker.cli.state import State, parse_since, state
 from tracker.errors import TrackerError, UserError

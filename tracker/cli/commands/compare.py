@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from db.kinds import PriceModel
-from tracker.cli.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
+from tracker.answers.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     RegionGroup,

@@ -8,40 +8,10 @@ from typing import Annotated, Any
 import typer
 
 from tracker.cli.state import state
-from tracker.logs import mask_secrets, secret_values
 
 config_app = typer.Typer(
     help="Inspect the configuration.\n\nExample: gpu-tracker config show --json", no_args_is_help=True
 )
-
-MASK = "********"
-
-
-def masked(value: Any, known: tuple[str, ...] | None = None) -> Any:
-    """Plain data with every secret replaced by a mask: SecretStr fields, and
-    the secrets plain strings carry (a password in `[store] url`, `?key=` in
-    an `api_url`, any SecretStr value pasted into another field)."""
-    from pydantic import BaseModel, SecretStr
-
-    if known is None:
-        known = tuple(secret_values(value)) if isinstance(value, BaseModel) else ()
-    if isinstance(value, SecretStr):
-        return MASK if value.get_secret_value() else ""
-    if isinstance(value, BaseModel):
-        return {
-            name: masked(getattr(value, name), known)
-            for name, field in type(value).model_fields.items()
-            if not field.exclude
-        }
-    if isinstance(value, dict):
-        return {k: masked(v, known) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [masked(v, known) for v in value]
-    if isinstance(value, str):
-        return mask_secrets(value, known)
-    if value is None or isinstance(value, (int, float, bool)):
-        return value
-    return mask_secrets(str(value), known)
 
 
 @config_app.command("show")
@@ -56,6 +26,8 @@ def show(
     st = state(ctx)
     config = st.config
     config.need()  # the whole configuration: a part set aside is an error here
+    from tracker.config.masking import masked
+
     data = masked(config)
     if as_json:
         print(json.dumps(data, indent=1, ensure_ascii=False))

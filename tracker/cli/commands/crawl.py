@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from tracker.cli.columns import CHANGE_COLUMNS, CHANGE_TABLE, SOURCE_COLUMNS, SOURCE_TABLE, change_dict
+from tracker.answers.columns import CHANGE_COLUMNS, CHANGE_TABLE, SOURCE_COLUMNS, SOURCE_TABLE, change_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit, emit_run_changes, stderr
 from tracker.cli.state import state
 from tracker.errors import CrawlFailed, UserError

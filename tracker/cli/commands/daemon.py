@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tracker.cli.columns import REPROCESS_COLUMNS, STATUS_COLUMNS
+from tracker.answers.columns import REPROCESS_COLUMNS, STATUS_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import parse_since, state
 from tracker.errors import UserError

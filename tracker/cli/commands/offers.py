@@ -3,44 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from db.kinds import OfferKind
-from tracker.cli.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
+from tracker.answers.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
+from tracker.answers.rows import offer_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import state
 
 if TYPE_CHECKING:
-    from db.store.offers import OfferPoint
+    from db.store.writes.offers import OfferPoint
 
 # The store loads inside each command: `--help` starts fast.
 
 
-_TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
-
 app = typer.Typer(no_args_is_help=False)
-
-
-def offer_dict(point: OfferPoint) -> dict[str, Any]:
-    from alerts.cards import offer_terms, writes_chinese
-    from db.store.offers import offer_point_dict
-    from tracker.normalize.offer_reader import describe
-
-    row = offer_point_dict(point)
-    row["conditions"] = "; ".join(describe(row.pop("terms")))
-    row["valid_from"], row["valid_until"] = row.pop("offer_valid_from"), row.pop("offer_valid_until")
-    row["products"] = ",".join(row["products"])
-    row["observed_at"] = point.valid_from
-    row["seen_from"], row["seen_to"] = point.valid_from, point.valid_to
-    # For the table alone: the terms in words, as alerts write them (满1000减300, $300, 40% off).
-    values = {k: None if row.get(k) is None else str(row[k]) for k in _TERMS}
-    words = offer_terms(values, writes_chinese(row.get("title") or "", row.get("currency")))
-    row["terms"] = "; ".join(p for p in (words, row["conditions"]) if p)
-    if row.get("unparsed") and not row["terms"]:
-        row["terms"] = "(not read)"
-    return row
 
 
 def _active(point: OfferPoint, now: datetime) -> bool:
@@ -69,7 +48,7 @@ def offers(
         return
     from sqlmodel import Session
 
-    from db.store.offers import query_offers
+    from db.store.writes.offers import query_offers
 
     now = datetime.now(UTC)
     with Session(state(ctx).engine) as session:
@@ -91,7 +70,7 @@ def history(
     """
     from sqlmodel import Session
 
-    from db.store.offers import query_offers
+    from db.store.writes.offers import query_offers
 
     with Session(state(ctx).engine) as session:
         rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]

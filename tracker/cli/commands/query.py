@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from db.kinds import PriceModel
-from tracker.cli.columns import (
+from tracker.answers.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
     HISTORY_COLUMNS,
@@ -22,22 +22,13 @@ from tracker.cli.columns import (
     change_dict,
     detail_text,
 )
+from tracker.answers.rows import price_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import Step, parse_since, state, store_of, suspect_reasons
 
 # The store, pandas and the analytics load inside each command: `--help`
 # starts fast, and the simple queries (prices, changes, runs) read through
-# `db.store.reader` without the ORM when they can (tests/cli/test_startup.py).
-
-
-def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored price (`db.store.reader`'s or `db.store.queries.point_to_dict`'s) as the PRICE_COLUMNS row."""
-    from tracker.analytics.points import price_record
-
-    row = price_record(stored)
-    # Provider extras (interruption rates, part prices) as one readable cell.
-    row["attrs"] = detail_text(row["attrs"]) or None
-    return row
+# `db.store.reads.reader` without the ORM when they can (tests/cli/test_startup.py).
 
 
 def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, Any]]:

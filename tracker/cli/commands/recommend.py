@@ -95,7 +95,7 @@ def recommend(
     Example: gpu-tracker recommend --gpus 1 --gpu A100 --hours-per-month 100 --months 3 --new-account
     """
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
-    from tracker.analytics.recommend_store import recommend_rows
+    from tracker.analytics.recommend.store import recommend_rows
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from db.kinds import PriceModel
-from tracker.cli.columns import SPARK_COLUMNS
+from tracker.answers.columns import SPARK_COLUMNS
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import Step, parse_currency, parse_since, references, state, store_of
 from tracker.errors import UserError

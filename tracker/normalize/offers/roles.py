@@ -1,7 +1,7 @@
 """A block read clause by clause (issue 39): a block that states two offers
 gives both, each with its own terms and its own party.
 
-`read_clauses` reads the block as a whole (`offer_reader.read_block`), and
+`read_clauses` reads the block as a whole (`reader.read_block`), and
 where that is not the whole story, clause by clause:
 
 - a referral program's block: what the referred friend gets and what the
@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 
 from db.kinds import Eligibility, OfferKind
-from tracker.normalize.offer_clauses import (
+from tracker.normalize.offers.clauses import (
     REFERRAL,
     clauses,
     drop_questions,
@@ -29,8 +29,8 @@ from tracker.normalize.offer_clauses import (
     is_question,
     referral_roles,
 )
-from tracker.normalize.offer_reader import Reading, read_block
-from tracker.normalize.offer_text import _RENEWAL_WORDS, _STARTUP_WORDS, OfferTerms, eligibility, moneys, normal
+from tracker.normalize.offers.reader import Reading, read_block
+from tracker.normalize.offers.text import _RENEWAL_WORDS, _STARTUP_WORDS, OfferTerms, eligibility, moneys, normal
 
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 

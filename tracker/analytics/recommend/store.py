@@ -3,7 +3,7 @@ instance types that can rank among the first `limit` read and priced.
 
 1. the GPU shapes in the store (`db.store.reads.rankings.shapes`, a few hundred
    rows however large the store) decide what can hold the job, with the
-   notes `recommend_fit.fit` gives;
+   notes `fit.fit` gives;
 2. the aggregates of the fitting prices (each instance's cheapest rate per
    kind of price) give every option (instance type, price model, region) an
    approximate total (tracker/analytics/candidates.py); an instance type and
@@ -26,11 +26,12 @@ from db.store.reads import rankings
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
-from db.store.summary import settle
+from db.store.writes.summary import settle
 from tracker.analytics import candidates
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
-from tracker.analytics.recommend import (
+from tracker.analytics.recommend.fit import check_gpus, fit
+from tracker.analytics.recommend.rank import (
     SINGLE_MIXES,
     WORKLOADS,
     Needs,
@@ -38,7 +39,6 @@ from tracker.analytics.recommend import (
     mix_label,
     rank_options,
 )
-from tracker.analytics.recommend_fit import check_gpus, fit
 from tracker.analytics.reference import References
 from tracker.analytics.tco import _no_rates
 from tracker.errors import UserError
@@ -108,7 +108,7 @@ def recommend_rows(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """`recommend` of the current prices of `gpu` (and `provider`): its first
     `limit` options (all with None) and its notes. `store`: an engine, or a
-    connection of `db.store.reader` (neither pandas nor SQLAlchemy loaded).
+    connection of `db.store.reads.reader` (neither pandas nor SQLAlchemy loaded).
     With `settle_rates` the kept rates a bulk write left to be worked out are
     worked out first (a write; the dashboard, read-only, passes False)."""
     if needs.workload not in WORKLOADS:

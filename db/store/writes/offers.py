@@ -1,7 +1,7 @@
 """Offers stored as intervals, like prices: one row per value an offer held,
 [valid_from, valid_to), open while valid_to is null. A re-crawl that sees the
 same offer writes nothing. A run writes them through
-`db.store.run_store.RunStore`; `query_offers` reads them.
+`db.store.writes.run_store.RunStore`; `query_offers` reads them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from db.schema import RunStatus
 from db.store.reads.connection import session_db
-from db.store.summary import refresh as refresh_summary
+from db.store.writes.summary import refresh as refresh_summary
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 

@@ -2,7 +2,7 @@
 
 `parse_terms(text)` reads what one text says: the amount and currency of a
 credit, the percentage off, the minimum spend, the validity, the eligibility,
-the products, the GPU time and the kind; `offer_reader.read_offers` decides
+the products, the GPU time and the kind; `roles.read_offers` decides
 from these which offers a block states. Never raises on any text, and never
 makes up a number: a value it cannot read unambiguously stays None.
 
@@ -35,7 +35,7 @@ from decimal import Decimal
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.gpu_time import GpuTime, parse_gpu_time
 from tracker.normalize.numbers import CN_DIGITS, EN_WORDS, NUM, decimal_of, small_number, tidy
-from tracker.normalize.offer_clauses import bare_low, conditions, joined, off_tiers, percent_range
+from tracker.normalize.offers.clauses import bare_low, conditions, joined, off_tiers, percent_range
 
 _PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR"}
 _PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}

@@ -5,7 +5,7 @@ The method of the buying guides, step by step:
 
 1. the need: GPUs (whole GPUs, or a share of one below 1), usable memory
    per GPU, training or inference, hours a month, months; what cannot hold
-   it is left out (recommend_fit.py);
+   it is left out (fit.py);
 2. every instance that can hold the job, under each price model it offers
    (on demand; spot with an interruption overhead, for training only;
    monthly; 1- and 3-year terms) and any mix the buyer adds;
@@ -36,7 +36,7 @@ from db.money import HOURS_PER_MONTH
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
-from tracker.analytics.recommend_fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
+from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
 from tracker.analytics.reference import References
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
@@ -180,7 +180,7 @@ def rank_options(
     """The ranked options for `needs` (rows in RECOMMEND_COLUMNS), and notes
     of what was left out and why. `region_counts`: how many regions each
     option (provider, instance type, mix) has, when `prices` holds only the
-    regions that can be picked (`recommend_store`); else they are counted."""
+    regions that can be picked (`store.py`); else they are counted."""
     if needs.workload not in WORKLOADS:
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)

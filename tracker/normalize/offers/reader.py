@@ -29,9 +29,9 @@ from typing import Any, TypedDict
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.numbers import tidy
-from tracker.normalize.offer_text import OfferTerms, parse_terms
+from tracker.normalize.offers.text import OfferTerms, parse_terms
 
-# read_offers (offer_roles.py) reads a block clause by clause on top of read_block.
+# read_offers (roles.py) reads a block clause by clause on top of read_block.
 
 SUBSCRIPTIONS = ("monthly", "reserved_1yr", "reserved_3yr")
 DISCOUNT_KINDS = (OfferKind.discount, OfferKind.renewal_discount, OfferKind.spot_discount)

@@ -7,7 +7,7 @@ values as seen: `id` and `title` (required), `text`, and where the page
 states them separately, `kind`, `eligibility`, `products`, `amount`,
 `currency`, `percent_off`, `min_spend`, `duration_days`, `valid_from`,
 `valid_until`, `url`. Stated values win over what the text says; the text is
-read by `offer_reader.read_offers` after its volatile parts are taken out.
+read by `roles.read_offers` after its volatile parts are taken out.
 
 Precision first: a block that states no offer (a heading, an FAQ answer, a
 price, a rule) is left out and counted in the run's note, never stored as a
@@ -29,9 +29,9 @@ from db.schema import Eligibility, Offer, OfferKind, stable_hash
 from spiders.items import OfferItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
-from tracker.normalize.offer_reader import terms_record
-from tracker.normalize.offer_roles import read_offers
-from tracker.normalize.offer_text import OfferTerms
+from tracker.normalize.offers.reader import terms_record
+from tracker.normalize.offers.roles import read_offers
+from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.volatile import clean_text, clean_url
 
 _SLUG = re.compile(r"[^0-9a-z\u4e00-\u9fff]+")

@@ -19,8 +19,8 @@ from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import NullType
 
 from db.bulk.encoding import DECIMAL_FIELDS
-from db.store.browse_changes import ChangeFilter as ChangeFilter  # the listings of the dashboard, from one place
-from db.store.browse_changes import page_changes as page_changes
+from db.store.reads.browse_changes import ChangeFilter as ChangeFilter  # the listings of the dashboard, from one place
+from db.store.reads.browse_changes import page_changes as page_changes
 from db.tables import PricePoint
 
 _P = PricePoint.__table__
