@@ -9,13 +9,12 @@ and diffs always keep the currency the provider quoted.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 
 from tracker.config.analytics import AnalyticsSettings
+from tracker.data import rows as data_rows
 from tracker.errors import UserError
 
 
@@ -72,17 +71,11 @@ class ProviderRates:
     source: str
 
 
-def _data_rows(name: str) -> list[dict[str, str]]:
-    path = resources.files("tracker") / "data" / name
-    with resources.as_file(path) as real, real.open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
 @cache
 def _bundled_fx() -> dict[str, FxRate]:
     return {
         r["currency"]: FxRate(r["currency"], Decimal(r["per_usd"]), r["date"], r["source"])
-        for r in _data_rows("fx_rates.csv")
+        for r in data_rows("fx_rates.csv")
     }
 
 
@@ -97,13 +90,13 @@ def _bundled_provider_rates() -> dict[str, ProviderRates]:
             r["date"],
             r["source"],
         )
-        for r in _data_rows("provider_rates.csv")
+        for r in data_rows("provider_rates.csv")
     }
 
 
 @cache
 def _bundled_region_groups() -> dict[tuple[str, str], str]:
-    return {(r["provider"], r["region"]): r["group"] for r in _data_rows("region_groups.csv")}
+    return {(r["provider"], r["region"]): r["group"] for r in data_rows("region_groups.csv")}
 
 
 @dataclass(frozen=True)

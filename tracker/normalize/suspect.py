@@ -20,17 +20,17 @@ Nothing here reads the store: the run hands in the peers' rates
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from statistics import median
 from typing import Any
 
 from db.kinds import PRICE_KINDS
+from db.money import term_hours
+from tracker.data import rows as data_rows
 
 # Fewer other providers than this for a GPU model and kind: the typical price judges.
 MIN_PEERS = 2
@@ -50,13 +50,6 @@ def kind_of(price_model: str, offer_count: object) -> str:
     return PRICE_KINDS.get(str(price_model), str(price_model))
 
 
-def _term_hours(term: str) -> float | None:
-    for suffix, hours in (("yr", 8760.0), ("mo", 720.0)):
-        if term.endswith(suffix) and term[: -len(suffix)].isdigit():
-            return int(term[: -len(suffix)]) * hours
-    return None
-
-
 def per_gpu_hour(fields: Mapping[str, Any]) -> float | None:
     """A quote's effective rate per GPU-hour in its currency, as a float
     (for judging only); None when it has no GPUs or no hourly reading."""
@@ -67,7 +60,8 @@ def per_gpu_hour(fields: Mapping[str, Any]) -> float | None:
     if gpus <= 0:
         return None
     unit, term = str(fields.get("unit") or ""), str(fields.get("term") or "")
-    hours = _term_hours(term)
+    whole = term_hours(term)
+    hours = float(whole) if whole else None
     if unit in _HOURS:
         rate = float(price) / _HOURS[unit]
     elif unit == "term" and hours:
@@ -81,23 +75,16 @@ def per_gpu_hour(fields: Mapping[str, Any]) -> float | None:
 
 
 @cache
-def _data_rows(name: str) -> tuple[dict[str, str], ...]:
-    path = resources.files("tracker") / "data" / name
-    with resources.as_file(path) as real, real.open(encoding="utf-8", newline="") as fh:
-        return tuple(csv.DictReader(fh))
-
-
-@cache
 def bundled_per_usd() -> dict[str, float]:
     """Units of each currency a US dollar buys (`tracker/data/fx_rates.csv`)."""
-    return {r["currency"]: float(r["per_usd"]) for r in _data_rows("fx_rates.csv")}
+    return {r["currency"]: float(r["per_usd"]) for r in data_rows("fx_rates.csv")}
 
 
 @cache
 def typical_prices() -> dict[tuple[str, str], float]:
     """(GPU model, kind) -> the shipped typical USD price per GPU-hour."""
     found: dict[tuple[str, str], float] = {}
-    for row in _data_rows("typical_prices.csv"):
+    for row in data_rows("typical_prices.csv"):
         for kind in KINDS:
             value = row.get(kind.replace(" ", "_"), "")
             if value:
@@ -133,6 +120,7 @@ class Market:
     typical: Mapping[tuple[str, str], float]
     per_usd: Mapping[str, float]
     factor: float = float(DEFAULT_FACTOR)
+    _references: dict[tuple[str, str, str], Reference | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(
@@ -155,7 +143,14 @@ class Market:
         return cls(dict(rates), typical_prices() if typical is None else typical, fx, float(factor))
 
     def reference(self, model: str, kind: str, provider: str) -> Reference | None:
-        """The market a price of `provider` is judged against."""
+        """The market a price of `provider` is judged against (worked out
+        once per GPU model, kind and provider: a run judges many prices)."""
+        slot = (model, kind, provider)
+        if slot not in self._references:
+            self._references[slot] = self._reference(model, kind, provider)
+        return self._references[slot]
+
+    def _reference(self, model: str, kind: str, provider: str) -> Reference | None:
         others = [r for p, r in self.by_provider.get((model, kind), {}).items() if p != provider]
         if len(others) >= MIN_PEERS:
             return Reference(median(others), f"the median of {len(others)} other providers", min(others), max(others))

@@ -21,6 +21,23 @@ from db.store.writes import suspects
 from tracker.normalize.suspect import Market, Verdict, summary
 
 _MODEL = STORED_FIELDS.index("gpu_model")
+# The stored columns a price is judged and named by (a dict of all of them costs twice the judging).
+_JUDGED = tuple(
+    (name, STORED_FIELDS.index(name))
+    for name in (
+        "gpu_model",
+        "gpu_count",
+        "price",
+        "unit",
+        "term",
+        "upfront_fee",
+        "currency",
+        "price_model",
+        "offer_count",
+        "instance_type",
+        "region",
+    )
+)
 # The kinds of price that are a discount on demand, and the least share of
 # the instance's on-demand rate that is still a discount rather than a slip.
 DISCOUNTED = ("spot", "committed")
@@ -66,7 +83,8 @@ class SuspectCheck:
             self.judged.append(quote.key)
             if not quote.columns[_MODEL]:
                 continue
-            fields = dict(zip(STORED_FIELDS, quote.columns))
+            columns = quote.columns
+            fields = {name: columns[at] for name, at in _JUDGED}
             found = self.market.rate(fields)
             if found is None:
                 continue
