@@ -57,6 +57,11 @@ class Source:
         return bool(getattr(self.spider, "uses_browser", False))
 
     @property
+    def evidence_label(self) -> str:
+        """The evidence column's words: 'real capture (2026-10-04)', 'assumed'..."""
+        return self.evidence.label() if self.evidence else "not declared"
+
+    @property
     def crawled_by_default(self) -> bool:
         """Whether the daemon (and deploy/k8s/cronjobs.yaml) crawls it without
         being told: only when its evidence is declared and is more than

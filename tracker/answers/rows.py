@@ -76,3 +76,26 @@ def parse_since(text: str | None) -> datetime | None:
     except ValueError:
         raise BadMoment(f"{text!r} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def source_rows() -> list[dict[str, Any]]:
+    """Every registered source as the SOURCE_COLUMNS row: what it stores,
+    whether the daemon crawls it by default, and what verified its reading."""
+    from tracker.sources import SOURCES
+
+    return [
+        {
+            "source": s.name,
+            "provider": s.provider,
+            "kind": s.kind,
+            "price_models": ", ".join(s.price_models),
+            "needs_api_key": s.needs_api_key,
+            "crawled_by_default": s.crawled_by_default,
+            "evidence": s.evidence_label,
+            "evidence_kind": s.evidence.kind if s.evidence else None,
+            "evidence_date": (s.evidence.date or None) if s.evidence else None,
+            "evidence_ref": s.evidence.ref if s.evidence else None,
+            "fixture": (s.evidence.fixture or None) if s.evidence else None,
+        }
+        for s in SOURCES.values()
+    ]

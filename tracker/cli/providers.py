@@ -66,7 +66,7 @@ def _join(values: list[str]) -> str:
 
 def evidence_label(source: Source) -> str:
     """The evidence column's words for one source."""
-    return source.evidence.label() if source.evidence else "not declared"
+    return source.evidence_label
 
 
 def _by_text(sources: list[Source], field: str | Callable[[Source], str]) -> str:

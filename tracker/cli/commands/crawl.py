@@ -215,25 +215,9 @@ def sources(fmt: FormatOption = OutputFormat.table, wide: WideOption = False) ->
 
     Example: gpu-tracker sources --format json
     """
-    from tracker.cli.providers import evidence_label
-    from tracker.sources import SOURCES
+    from tracker.answers.rows import source_rows
 
-    rows = [
-        {
-            "source": s.name,
-            "provider": s.provider,
-            "kind": s.kind,
-            "price_models": ", ".join(s.price_models),
-            "needs_api_key": s.needs_api_key,
-            "crawled_by_default": s.crawled_by_default,
-            "evidence": evidence_label(s),
-            "evidence_kind": s.evidence.kind if s.evidence else None,
-            "evidence_date": (s.evidence.date or None) if s.evidence else None,
-            "evidence_ref": s.evidence.ref if s.evidence else None,
-            "fixture": (s.evidence.fixture or None) if s.evidence else None,
-        }
-        for s in SOURCES.values()
-    ]
+    rows = source_rows()
     default = sum(1 for r in rows if r["crawled_by_default"])
     if fmt is OutputFormat.table:  # words for a person; JSON and CSV keep true and false
         for r in rows:
