@@ -557,5 +557,14 @@ FAULTS = [
 ]
 
 
+ROW_MODULES = ("faults_input", "faults_daemon", "faults_web")
+"""Modules of more rows (issue 40), each with its own `FAULTS` list of `Fault`s."""
+
+
 def rows_for(backend: str) -> list[Fault]:
-    return [f for f in FAULTS if backend in f.backends]
+    import importlib
+
+    rows = list(FAULTS)
+    for name in ROW_MODULES:
+        rows += importlib.import_module(f"tests.reliability.{name}").FAULTS
+    return [f for f in rows if backend in f.backends]
