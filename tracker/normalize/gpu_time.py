@@ -57,6 +57,8 @@ _GPU_HOURS = [
     # "10 free GPU hours", "GPU 4 小时": no model named
     re.compile(rf"{_N}\s?(?:free\s)?GPU[- ]{_HOURS_EN}", re.I),
     re.compile(rf"GPU\s?(?:(?:算力|免费|试用|体验|时长)\s?)*{_N}\s?{_HOURS_CN}", re.I),
+    # "2000 卡时的免费额度": a 卡时 is one GPU card for an hour, whatever the model
+    re.compile(rf"{_N}\s?卡时"),
 ]
 _DAYS = [
     # "7-day free trial of ecs.gn7i...", "a 14-day trial on A10"

@@ -29,8 +29,10 @@ from tracker.normalize.offers.clauses import (
     is_question,
     referral_roles,
 )
+from tracker.normalize.offers.money import moneys
 from tracker.normalize.offers.reader import Reading, read_block
-from tracker.normalize.offers.text import _RENEWAL_WORDS, _STARTUP_WORDS, OfferTerms, eligibility, moneys, normal
+from tracker.normalize.offers.text import OfferTerms
+from tracker.normalize.offers.words import RENEWAL_WORDS, STARTUP_WORDS, eligibility, normal
 
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 
@@ -90,9 +92,9 @@ def _first_amount(text: str, default_currency: str | None) -> int | None:
 def _kind(kind: OfferKind | None, body: str) -> OfferKind | None:
     """A clause's kind in the light of its block: a 折 of a renewal page is a
     renewal discount, a credit of a startup program a startup credit."""
-    if kind == OfferKind.discount and _RENEWAL_WORDS.search(body):
+    if kind == OfferKind.discount and RENEWAL_WORDS.search(body):
         return OfferKind.renewal_discount
-    if kind == OfferKind.free_credit and _STARTUP_WORDS.search(body):
+    if kind == OfferKind.free_credit and STARTUP_WORDS.search(body):
         return OfferKind.startup_credit
     return kind
 

@@ -18,7 +18,7 @@ from db.schema import OfferKind, PriceModel, PriceQuote, Unit
 from spiders.items import WatchItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.offers import NO_OFFER, build_offers, dropped_note, slug
-from tracker.normalize.offers.text import parse_rate
+from tracker.normalize.offers.money import parse_rate
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore
 
 _RATE_MODELS = {

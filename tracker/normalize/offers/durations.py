@@ -1,0 +1,106 @@
+"""Lengths of time and dates in promotion text, each length with what it is
+the length of: a validity or trial length, never an order-length limit
+("订单时长限1年": a condition), a commitment term ("3-year commitment",
+"续费一年", "3年续费周期"), an inactivity rule ("inactive for more than 90
+days") or a policy ("the 12-month duration of your free account", "expires
+after 60 days", "within 90 days of accepting").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from tracker.normalize.numbers import EN_WORDS, small_number
+from tracker.normalize.offers.words import TRIAL_WORDS, near
+
+_DURATION = re.compile(
+    rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
+    r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年)(?![a-zA-Z])",
+    re.I,
+)
+_HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
+_FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
+_POLICY_BEFORE = re.compile(
+    r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
+    r"过期|每\s?$|第\s?$|hear back|founded|within the last\s$|成立|设立|注册满|less than\s$|at least\s$",
+    re.I,
+)
+_POLICY_AFTER = re.compile(
+    r"^\s?(?:in advance|of accepting|before|duration|后您将|之日起|内激活|无理由|old\b|of (?:registration|sign|account)|"
+    r"内领取|内激活|以上的?(?:账号|用户))",
+    re.I,
+)
+_ORDER_BEFORE = re.compile(
+    r"(?:订单时长|购买时长|续费时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I
+)
+_TERM_BEFORE = re.compile(r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?)\s?$", re.I)
+_TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包|续费|续订|周期)", re.I)
+_DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
+
+
+@dataclass(frozen=True)
+class Duration:
+    days: int
+    role: str  # validity, trial (tied to a free or trial word), order, term, policy
+
+
+def _days(num: str, unit: str) -> int | None:
+    n = small_number(num)
+    if n is None or n <= 0:
+        return None
+    unit = unit.lower()
+    if unit.startswith("day") or unit in {"天", "日", "日間"}:
+        return n
+    if unit.startswith("week") or unit in {"周", "星期"}:
+        return n * 7
+    if unit.startswith("month") or unit in {"个月", "月", "ヶ月", "か月", "カ月"}:
+        return n // 12 * 365 + n % 12 * 30
+    return n * 365
+
+
+def durations(text: str) -> list[Duration]:
+    """Every length of time in `text`, with what it is the length of."""
+    found = []
+    for m in _DURATION.finditer(text):
+        num, unit = m.group("num"), m.group("unit").lower()
+        before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 16]
+        if num.isdigit() and unit == "年" and int(num) >= 100:
+            continue  # "2026年" is a year
+        if num.isdigit() and unit == "月" and (re.match(r"\s?\d", after) or before.endswith("年")):
+            continue  # "12月31日" is a date
+        if unit == "日" and before.endswith("月"):
+            continue
+        if num.lower() in {"a", "an"} and not unit.startswith(("year", "month")):
+            continue
+        days = _days(num, unit)
+        if not days:
+            continue
+        if _ORDER_BEFORE.search(before[-10:]):
+            role = "order"
+        elif _TERM_BEFORE.search(before[-6:]) or _TERM_AFTER.match(after):
+            role = "term"
+        elif _POLICY_BEFORE.search(before[-18:]) or _POLICY_AFTER.match(after) or re.search(r"\bthe\s$", before):
+            role = "policy"
+        elif near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6]):
+            role = "trial"
+        else:
+            role = "validity"
+        found.append(Duration(days, role))
+    if not any(d.role in {"validity", "trial"} for d in found):
+        if _HALF_YEAR.search(text):
+            found.append(Duration(182, "trial" if TRIAL_WORDS.search(text) else "validity"))
+        elif _FIRST_MONTH.search(text):
+            found.append(Duration(30, "validity"))
+    return found
+
+
+def dates(text: str) -> list[datetime]:
+    found = []
+    for m in _DATE.finditer(text):
+        try:
+            found.append(datetime(int(m.group("y")), int(m.group("m")), int(m.group("d")), tzinfo=UTC))
+        except ValueError:
+            continue
+    return found

@@ -1,0 +1,189 @@
+"""Sums of money in promotion text, each with its role: an amount (beside a
+credit or voucher word), a price or rate ("99元/年", "9.9 元起", "低至"), a cap
+("每小时…上限为0.833元"), a reference to a credit stated elsewhere ("the $300
+credit"), a sum someone pays or has spent, an example ("比如“满1000减100”").
+Ranges and alternatives ("$5-$25", "$3 or $8", "200~400 元") are one sum with
+its low end.
+
+Currencies: 元, ￥, ¥, RMB, CNY, 人民币, $, USD, US$, HK$, S$, A$, €, EUR, £,
+GBP, JPY, 円, KRW, ₩, INR, ₹, SGD, HKD; 万 is ten thousand and 亿 a hundred
+million.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tracker.normalize.numbers import NUM, decimal_of
+from tracker.normalize.offers.clauses import bare_low, joined
+from tracker.normalize.offers.words import CREDIT_WORDS, EXAMPLE, TRIAL_WORDS, VOUCHER_WORDS, near, normal
+
+_PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR"}
+_PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}
+_PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sgd": "SGD", "hkd": "HKD", "a$": "AUD"}
+_SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
+_SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR", "美元": "USD", "欧元": "EUR"}
+_SUFFIX_CURRENCY |= {"円": "JPY", "日元": "JPY", "jpy": "JPY", "원": "KRW", "krw": "KRW", "inr": "INR", "gbp": "GBP"}
+_SUFFIX_CURRENCY |= {"英镑": "GBP", "港元": "HKD", "港币": "HKD", "hkd": "HKD", "sgd": "SGD", "新元": "SGD"}
+_MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z]))?"
+_MONEY_PREFIX = re.compile(
+    rf"(?P<cur>US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
+)
+_MONEY_SUFFIX = re.compile(
+    rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|RMB|CNY|USD|JPY|"
+    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros)",
+    re.IGNORECASE,
+)
+_BARE_CREDIT = re.compile(
+    rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金|抵扣金|试用金|试用点)"
+)
+_UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|核|vCPU)"
+_PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
+_PER_BEFORE = re.compile(r"(?:每小时|每月|每天|每日|每年|per hour|per month|hourly|monthly)[^。;；,，]{0,12}$", re.I)
+_AFTER_PER = re.compile(
+    r"(?:领取|可领|发放|赠送?|获得)[^。;；,，]{0,4}$"
+)  # "每年可领取的300元": a yearly gift, not a rate
+_CAP_WORDS = re.compile(r"上限|封顶|最多|最高|at most|capped|cap\b|limit", re.I)
+_PRICE_BEFORE = re.compile(
+    r"(?:低至|仅需|只需|仅售|售价|价格|特价|只要|首月|首年|首购|首单|from|as low as|starting at|for only)\s?$", re.I
+)
+_PRICE_AFTER = re.compile(r"^\s?(?:/\s?\S{1,2}\s?)?起|^\s?(?:transaction|charge|fee)", re.I)
+_THRESHOLD = re.compile(r"^\s?(?:以上|以下|未満|or more|or less|and above)", re.I)
+_GIFT_BEFORE = re.compile(
+    r"(?:give you|gives you|you(?:'ll| will) (?:get|receive)|will receive|获得|可得|可获|赠送?)\s?$", re.I
+)
+_REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
+_SPENT = re.compile(r"spen[dt]\s(?:all\s)?(?:of\s)?(?:your\s)?$", re.I)
+# Sums a person pays, buys or must spend, and credits someone already has.
+_PAID = re.compile(
+    r"(?:\bbuys?|\bbought|purchased?|purchases|\bloads?|loaded|\bspends?|\bbilled|\bcosts?|minimum|\bmin\.|at least|"
+    r"requires? an?)\s(?:(?:their|the|a|first|of|an?|in)\s){0,3}$|最低|至少|充值\s?$",
+    re.I,
+)
+_HAD = re.compile(
+    r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
+    r"you've earned|you have earned|\breceived|\bmy)\s(?:an?\s)?$",
+    re.I,
+)
+_UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
+
+
+@dataclass(frozen=True)
+class Money:
+    start: int
+    end: int
+    value: Decimal
+    currency: str
+    role: str  # amount, spent, paid, price, rate, cap, reference, example
+    per: str | None = None
+    low: Decimal | None = None  # the low end of a range or of alternatives ("$5-$25", "$3 or $8")
+
+
+def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
+    before, after = text[max(0, start - 24) : start], text[end : end + 14]
+    if EXAMPLE.search(before[-8:]):
+        return "example", None
+    per = _PER_AFTER.match(after) or _PER_BEFORE.search(before)
+    if per and not _AFTER_PER.search(before):
+        unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
+        return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
+    if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
+        return "price", None
+    if _REFERENCE.search(before[-12:]) or _HAD.search(before):
+        return "reference", None
+    if _SPENT.search(before[-24:]):
+        return "spent", None
+    if _PAID.search(before):
+        return "paid", None
+    return "amount", None
+
+
+def moneys(text: str, default_currency: str | None = None) -> list[Money]:
+    """Every sum of money in `text` with its role; zero sums are left out ("0元试用" says free)."""
+    found: list[Money] = []
+    taken: list[tuple[int, int]] = []
+    patterns = [(_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)]
+    if default_currency:
+        patterns.append((_BARE_CREDIT, {}))
+    for pattern, table in patterns:
+        for m in pattern.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            value = decimal_of(m.group("num"), m.group("mult"))
+            if not value:
+                continue
+            currency = table[m.group("cur").lower()] if table else default_currency
+            taken.append((m.start(), m.end()))
+            role, per = _role(text, m.start(), m.end())
+            found.append(Money(m.start(), m.end(), value, str(currency), role, per))
+    return _ranges(text, sorted(found, key=lambda m: m.start))
+
+
+def _ranges(text: str, found: list[Money]) -> list[Money]:
+    """Ranges and alternatives as one sum worth up to the high end: "$5-$25",
+    "between $5 and $500", "$3 or $8", "10 元 ~ 80 元", "200~400 元"."""
+    out: list[Money] = []
+    for m in found:
+        last = out[-1] if out else None
+        same = last is not None and last.currency == m.currency and last.low is None
+        if last is not None and same and last.value < m.value and joined(text, last.end, m.start):
+            role, per = _role(text, last.start, m.end)
+            out[-1] = Money(last.start, m.end, m.value, m.currency, role, per, low=last.value)
+            continue
+        bare = bare_low(text, m.start)
+        if bare and bare[1] < m.value and not (last and last.end > bare[0]):
+            role, per = _role(text, bare[0], m.end)
+            m = Money(bare[0], m.end, m.value, m.currency, role, per, low=bare[1])
+        out.append(m)
+    return out
+
+
+def pick_amount(text: str, found: list[Money]) -> Money | None:
+    """The one amount the offer is about: beside a credit or voucher word (or
+    a budget "spent" on a trial); several different ones are ambiguous unless
+    exactly one value is said "up to"."""
+    pool = [
+        m
+        for m in found
+        if (
+            m.role == "amount"
+            and (
+                near(CREDIT_WORDS, text, m.start, m.end)
+                or near(VOUCHER_WORDS, text, m.start, m.end)
+                or _GIFT_BEFORE.search(text[max(0, m.start - 16) : m.start])
+            )
+        )
+        or (m.role == "spent" and TRIAL_WORDS.search(text))
+    ]
+    if len({(m.value, m.currency) for m in pool}) == 1:
+        return pool[0]
+    capped = [m for m in pool if _UP_TO.search(text[max(0, m.start - 12) : m.start])]
+    return capped[0] if len({(m.value, m.currency) for m in capped}) == 1 else None
+
+
+_RATE_UNITS = (
+    ("hour", re.compile(r"hour|hr|h\b|小时|时", re.I)),
+    ("month", re.compile(r"month|mo\b|月", re.I)),
+    ("year", re.compile(r"year|yr|年", re.I)),
+    ("day", re.compile(r"day|天|日", re.I)),
+)
+
+
+def parse_rate(text: str) -> tuple[Decimal, str, str] | None:
+    """The one price with a unit in `text` ("$3.06/hour", "¥1200/月"): value,
+    currency and unit (hour, month, year); None when there is none, or
+    several different ones."""
+    text = normal(text)
+    found = set()
+    for pattern, table in ((_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)):
+        for m in pattern.finditer(text):
+            per = _PER_AFTER.match(text[m.end() :])
+            value = decimal_of(m.group("num"), m.group("mult"))
+            if not per or value is None:
+                continue
+            unit = next((name for name, p in _RATE_UNITS[:3] if p.search(per.group(0))), None)
+            if unit:
+                found.add((value, table[m.group("cur").lower()], unit))
+    return found.pop() if len(found) == 1 else None

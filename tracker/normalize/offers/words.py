@@ -1,0 +1,107 @@
+"""The words of promotion text, in English and Chinese (and the other
+languages the providers publish in): what makes a sum a credit or a voucher,
+what names a startup program, a renewal, a spot price, a trial or an example,
+who an offer is for and what it covers.
+
+`normal(text)` is the form every reader works on: NFKC (full-width digits as
+ASCII) and, for Chinese written in traditional characters (Taiwan, Hong Kong
+pages: "新用戶專享券", "註冊即送"), the simplified characters OpenCC gives,
+so one vocabulary reads both. Japanese text (with kana) is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from db.kinds import Eligibility
+
+CREDIT_WORDS = re.compile(
+    r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
+    r"क्रेडिट|Guthaben",
+    re.I,
+)
+VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|優惠券|voucher|coupon|红包|クーポン|쿠폰", re.I)
+STARTUP_WORDS = re.compile(
+    r"startups?\b|start-ups?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
+)
+RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
+SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
+TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|free trial|trial|free tier", re.I)
+TRIAL_WORDS = re.compile(r"免费|试用|体验|(?<![\d.])0元|\bfree\b|trial", re.I)
+
+EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
+
+
+_ALL = re.compile(
+    r"不限新老|新老同享|新老用户|新老客户|所有用户|全部用户|全员|all (?:customers|users|accounts)|everyone"
+)
+_ALL_EITHER = re.compile(r"个人[^。;；]{0,8}企业|企业[^。;；]{0,8}个人|均可")
+_ELIGIBILITY = (
+    (Eligibility.students, re.compile(r"学生|高校|students?\b|universit", re.I)),
+    (
+        Eligibility.startups,
+        re.compile(r"初创|创业|云创|startups?\b|founders?\b|\bActivate\b|スタートアップ|新創", re.I),
+    ),
+    (
+        Eligibility.enterprise,
+        re.compile(r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise|business customers", re.I),
+    ),
+    (
+        Eligibility.new_users,
+        re.compile(
+            r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
+            r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
+            r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
+            r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録",
+            re.I,
+        ),
+    ),
+)
+_A = r"(?<![A-Za-z0-9])"  # an ASCII word edge: \b fails beside Chinese characters
+_Z = r"(?![A-Za-z0-9])"
+PRODUCTS = (
+    ("gpu", re.compile(rf"{_A}GPU|显卡|异构计算|{_A}(?:A100|H100|H800|A800|A10|T4|V100|L4|L20|H20){_Z}", re.I)),
+    ("ecs", re.compile(rf"{_A}ECS{_Z}|云服务器|弹性计算|cloud server", re.I)),
+    ("cvm", re.compile(rf"{_A}CVM{_Z}", re.I)),
+    ("ec2", re.compile(rf"{_A}EC2{_Z}", re.I)),
+    ("compute_engine", re.compile(r"compute engine", re.I)),
+    ("virtual_machines", re.compile(r"virtual machines?|虚拟机", re.I)),
+    ("storage", re.compile(rf"对象存储|{_A}(?:OSS|COS|OBS|S3){_Z}|storage", re.I)),
+)
+
+
+def eligibility(text: str) -> Eligibility | None:
+    """Who may take the offer: "all users" phrases win over "new users" ones;
+    "personal or enterprise verification" is everyone."""
+    if _ALL.search(text):
+        return Eligibility.all
+    for who, pattern in _ELIGIBILITY:
+        if pattern.search(text):
+            if who == Eligibility.enterprise and _ALL_EITHER.search(text):
+                continue
+            return who
+    return None
+
+
+def near(pattern: re.Pattern[str], text: str, start: int, end: int, before: int = 24, after: int = 24) -> bool:
+    """`pattern` within `before` characters before [start, end), in it, or within `after` after it."""
+    return bool(pattern.search(text, max(0, start - before), end + after))
+
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+@cache
+def _simplified() -> object:
+    import opencc  # the converter's tables load on first use
+
+    return opencc.OpenCC("t2s")
+
+
+def normal(text: str | None) -> str:
+    text = unicodedata.normalize("NFKC", text or "")
+    if text.isascii() or _KANA.search(text):
+        return text
+    return str(_simplified().convert(text))  # type: ignore[attr-defined]
