@@ -21,6 +21,9 @@ MASK = "***"
 _PATTERNS = [
     # user:password@ in any URL (database URLs, SMTP, proxies)
     (re.compile(r"(?P<keep>[a-z][a-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(?=@)", re.I), None),
+    # user:password@host without its scheme, as a resolver or a client names the host it could not reach
+    # ("invalid hostname: user:password@host")
+    (re.compile(r"(?P<keep>(?<![\w.%+\-~:/@])[\w.%+\-~]+:)[^@\s/]+(?=@[\w\[])", re.I), None),
     # key=..., token=..., secret=..., password=..., sig=... in query strings and key=value text
     # (a value the crawler already wrote as REDACTED stays as it is, as `runs` shows it)
     (
@@ -61,8 +64,19 @@ def mask_secrets(text: str, known: Iterable[str] = ()) -> str:
     return text
 
 
+def embedded_secrets(text: str) -> list[str]:
+    """The secrets a plain string carries, as `mask_secrets` would hide them:
+    the password of a URL, the values of `key=`, `token=`... Known, they are
+    masked wherever they turn up again, also outside a URL."""
+    found = []
+    for pattern, _ in _PATTERNS:
+        found += [m.group(0)[len(m.group("keep")) :] for m in pattern.finditer(text)]
+    return [s for s in found if s and s != MASK]
+
+
 def secret_values(model: BaseModel) -> list[str]:
-    """Every SecretStr value in a (nested) settings model."""
+    """Every SecretStr value in a (nested) settings model, and the secrets
+    its plain strings carry (`embedded_secrets`: an `api_url`'s password or key)."""
     # Here, not at the top: the command line sets up logging before it knows
     # whether it needs pydantic at all.
     from pydantic import BaseModel, SecretStr
@@ -72,6 +86,8 @@ def secret_values(model: BaseModel) -> list[str]:
     def walk(value: Any) -> None:
         if isinstance(value, SecretStr):
             found.append(value.get_secret_value())
+        elif isinstance(value, str):
+            found.extend(embedded_secrets(value))
         elif isinstance(value, BaseModel):
             for name in type(value).model_fields:
                 walk(getattr(value, name))
@@ -101,6 +117,12 @@ def register_secrets(values: Iterable[str]) -> None:
         for piece in (parts.path, parts.query, parts.netloc.rpartition("@")[0], parts.netloc + parts.path):
             if len(piece) >= 6:
                 _REGISTERED.add(piece)
+
+
+def registered_secrets() -> list[str]:
+    """The secrets `register_secrets` learnt: what is masked in every record
+    is masked in every stored error too (tracker.config.masking.masked_text)."""
+    return list(_REGISTERED)
 
 
 class MaskingFilter(logging.Filter):
