@@ -64,6 +64,7 @@ def root(
 def _register() -> None:
     from tracker.cli.commands import (
         alerts,
+        benchmarks,
         compare,
         config,
         crawl,
@@ -85,6 +86,7 @@ def _register() -> None:
     alerts.register(app)
     offers.register(app)
     recommend.register(app)
+    benchmarks.register(app)
 
 
 _register()
