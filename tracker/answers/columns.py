@@ -321,6 +321,10 @@ SOURCE_COLUMNS = [
 SOURCE_TABLE = [c for c in SOURCE_COLUMNS if c not in ("evidence_kind", "evidence_date")]
 
 
+# The kinds whose detail quotes a run's error: shown with its secrets masked.
+REASON_KINDS = frozenset({"source_broken", "source_recovered", "source_stale", "price_suspect"})
+
+
 def detail_text(raw: dict[str, str] | str) -> str:
     """A change's detail or a price's attrs as one readable cell."""
     detail = dict(json.loads(raw) if isinstance(raw, str) else raw)
@@ -343,6 +347,10 @@ def change_dict(change: Change | ChangeRow | dict[str, Any], *, words: bool = Tr
         if isinstance(row[name], str):  # a stored row keeps exact numbers as text
             row[name] = Decimal(row[name])
     raw = dict(json.loads(fields["detail"]) if isinstance(fields["detail"], str) else fields["detail"])
+    if row["kind"] in REASON_KINDS:  # a run's error, maybe recorded before errors were masked
+        from tracker.config.masking import masked_detail
+
+        raw = masked_detail(raw)
     row["detail"] = detail_text(raw)
     if not words:
         return row

@@ -221,7 +221,12 @@ class Pipeline:
         self, source: Source, run_id: int, status: RunStatus, reason: str, *, announce: bool = True
     ) -> RunReport:
         """Close a run that must not move the snapshot. The first failure after
-        a good run (or of a new source) is announced as source_broken."""
+        a good run (or of a new source) is announced as source_broken. The
+        reason is stored and announced with its secrets masked (a URL's
+        password or key a failed crawl names)."""
+        from tracker.config.masking import masked_text
+
+        reason = masked_text(reason)
         now = self.clock()
         with Session(self.engine) as session:
             store = RunStore(session, source=source.name, run_id=run_id)

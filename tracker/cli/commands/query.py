@@ -235,6 +235,10 @@ def runs(
 
         with Session(state(ctx).engine) as session:
             rows = [r.model_dump() for r in store.list_runs(session=session, limit=limit, source=source)]
+    from tracker.config.masking import masked_text
+
+    for row in rows:  # an error recorded before errors were masked is shown masked
+        row["error"] = masked_text(row["error"]) if row.get("error") else row.get("error")
     emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet", wide=wide)
 
 
