@@ -34,7 +34,7 @@ from db.bulk.fingerprints import (
 )
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import Held, NormalizeError
-from tracker.run import market
+from tracker.run import market, slips
 
 _KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
 _REGION = itemgetter(STORED_FIELDS.index("region"))
@@ -57,6 +57,11 @@ class DiffPolicy:
     # whatever `max_price_factor` says. At least COMMON_MIN prices must share it.
     common_factor: Decimal = Decimal(5)
     common_share: Decimal = Decimal("0.5")
+    # Fewer, but `page_count` of them or `page_share` of the matched (one
+    # page of an answer, one region): only those prices are held, at their
+    # last good value (tracker/run/slips.py).
+    page_count: int = 20
+    page_share: Decimal = Decimal("0.1")
     # A new price per GPU-hour this many times away from its market is held
     # as suspect (tracker/normalize/suspect.py).
     suspect_factor: Decimal = Decimal(4)
@@ -65,10 +70,6 @@ class DiffPolicy:
     # quietly past these (tracker/run/market.py).
     market_tolerance: Decimal = market.PRICE_TOLERANCE
     market_count_tolerance: Decimal = market.COUNT_TOLERANCE
-
-
-# Fewer matched prices than this moving together say nothing of a slip.
-COMMON_MIN = 3
 
 
 class Implausible(Exception):
@@ -202,6 +203,10 @@ class SnapshotDiff:
         # Keys whose open price is held as suspect: a move away from it is a
         # correction, never a slip of this run (tracker/run/suspects.py).
         self.suspect_before: set[str] = set()
+        # Changed keys -> the id of the open row this run replaced (or closed):
+        # a price held as a slip gets that row back (tracker/run/slips.py).
+        self.replaced: dict[str, int] = {}
+        self.slips: list[slips.Slip] = []  # of a part of the run, held (set by `finish`)
 
     def recognize(self, input_hashes: Sequence[bytes]) -> list[bool]:
         """Whether each file row is the very one an open row came from: then
@@ -265,6 +270,7 @@ class SnapshotDiff:
                     raise Implausible(reason)
             for quote in changed:
                 self._changed(quote, befores[quote.key], writes)
+                self.replaced[quote.key] = befores[quote.key].id
             if take is None:  # else `take` has closed them
                 writes.closes = [befores[quote.key].id for quote in changed]
         relearn = (
@@ -360,42 +366,21 @@ class SnapshotDiff:
             change.percent = None
             self.changes.append(change)
 
-    def common_factor(self) -> tuple[Decimal, int, int] | None:
-        """The factor most of the matched prices moved by, when it is a slip:
-        (factor, how many moved by it, how many were matched)."""
-        matched = int(self.seen.sum())
-        factors: dict[Decimal, int] = {}
-        for change in self.changes:
-            if change.key in self.suspect_before:
-                continue
-            if change.kind in (ChangeKind.price_drop, ChangeKind.price_increase) and change.old_price:
-                assert change.new_price is not None
-                ratio = change.new_price / change.old_price
-                # Three significant digits: x10 of a price rounded to four decimals is still x10.
-                factor = Decimal(format(ratio, ".3g"))
-                factors[factor] = factors.get(factor, 0) + 1
-        if not factors:
-            return None
-        factor, moved = max(factors.items(), key=itemgetter(1))
-        big = factor >= self.policy.common_factor or factor * self.policy.common_factor <= 1
-        if big and moved >= COMMON_MIN and moved > matched * self.policy.common_share:
-            return factor, moved, matched
-        return None
+    def _slips(self) -> list[slips.Slip]:
+        return slips.slips(self.changes, int(self.seen.sum()), self.policy, self.suspect_before)
 
     def finish(self, lookup: Lookup) -> list[int]:
         """Checks the run as a whole; counts a miss for every previous key
         not seen (but those of a held item, which keep their miss count), and
-        returns the ids of those missed often enough to go."""
+        returns the ids of those missed often enough to go. Slips of a part
+        of the run are left in `slips`, for the caller to hold."""
         if not self.count:
             raise Implausible("the crawl found no prices")
-        slip = self.common_factor()
-        if slip is not None:
-            factor, moved, matched = slip
-            shown = f"x{factor:f}" if factor >= 1 else f"/{(1 / factor).quantize(Decimal('0.01')).normalize():f}"
-            raise Implausible(
-                f"{moved} of the {matched} prices seen before moved by the same factor ({shown}): "
-                "a decimal or unit slip of the source, not a repricing; the last good prices are kept"
-            )
+        found = self._slips()
+        whole = slips.whole_run(found, self.policy)
+        if whole is not None:
+            raise Implausible(whole.whole())
+        self.slips = slips.of_a_part(found, self.policy)
         unseen = hex_texts(self.previous.keys[~self.seen])
         if self.held and self.identify is not None and unseen:
             items = self.identify(unseen)

@@ -28,7 +28,7 @@ from db.store.writes.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer
-from tracker.run import market
+from tracker.run import market, slips
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
@@ -373,6 +373,7 @@ class Pipeline:
             removed_ids = diff.finish(store.tracked)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
+        slips.hold(store, diff, check, provider=provider)  # the prices of a slipped page, at their last good value
         if last_ok and last_ok.observed_at == observed:
             # The same moment seen again (a capture replayed twice) confirms no removal.
             removed_ids, diff.misses = [], {}
@@ -395,7 +396,14 @@ class Pipeline:
             current = offer_snapshot(normalized.offers)
         except DuplicateOffer as exc:
             raise Rejected(RunStatus.failed, str(exc)) from None
-        diff = diff_offers(store.open_offers(), current, self.policy, source=source.name, observed_at=observed)
+        diff = diff_offers(
+            store.open_offers(),
+            current,
+            self.policy,
+            source=source.name,
+            observed_at=observed,
+            unread=normalized.unread_offers,
+        )
         if diff.broken:
             raise Rejected(RunStatus.failed if not current else RunStatus.quarantined, diff.broken)
         if last_ok and last_ok.observed_at == observed:

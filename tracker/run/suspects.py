@@ -101,6 +101,14 @@ class SuspectCheck:
             elif self.market.above(model, kind, self.provider, usd) is not None:
                 self.dear[slot].append((quote.key, usd, _name(fields)))
 
+    def forget(self, keys: set[str]) -> None:
+        """The prices of `keys` were not stored after all (a slip held them at
+        their last good value): neither judged nor held."""
+        self.judged = [key for key in self.judged if key not in keys]
+        self.low = [entry for entry in self.low if entry[0].key not in keys]
+        for slot, dear in self.dear.items():
+            self.dear[slot] = [entry for entry in dear if entry[0] not in keys]
+
     def _below(self) -> None:
         """The run's low prices held, but a spot or committed price that is
         a fair share of its own instance's on-demand price in this run (which
