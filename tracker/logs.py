@@ -125,7 +125,31 @@ def registered_secrets() -> list[str]:
     return list(_REGISTERED)
 
 
+# Lines of an exception's text that are no reason: SQLAlchemy's statement,
+# parameters and link to its docs ("(Background on this error at: ...)").
+_NOT_REASONS = ("[", "(Background on this error")
+REASON_LIMIT = 300
+
+
+def exception_reason(exc: BaseException) -> str:
+    """An exception's reason on one line. For an error of the store, the
+    driver's own message (SQLAlchemy's `.orig`: "database or disk is full"),
+    without SQLAlchemy's statement, parameters and link; for any other, its
+    type and message, as a traceback's last line says them."""
+    orig = getattr(exc, "orig", None)
+    shown = orig if isinstance(orig, BaseException) else exc
+    lines = (line.strip() for line in str(shown).splitlines())
+    text = " ".join(line for line in lines if line and not line.startswith(_NOT_REASONS))[:REASON_LIMIT]
+    if shown is not exc:
+        return text or type(shown).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class MaskingFilter(logging.Filter):
+    """Masks every record's secrets. A record with an exception gets the
+    exception's reason at the end of its message (`exception_reason`), in
+    every format; the traceback, masked, is kept for --debug."""
+
     def __init__(self, known: Iterable[str] = ()) -> None:
         super().__init__()
         self.known = list(known)
@@ -133,6 +157,10 @@ class MaskingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         known = [*self.known, *_REGISTERED]
         message = record.getMessage()
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            reason = exception_reason(error)
+            message += f": {reason}" if reason not in message else ""
         record.msg, record.args = mask_secrets(message, known), None
         if record.exc_info:
             record.exc_text = mask_secrets(logging.Formatter().formatException(record.exc_info), known)
@@ -158,8 +186,8 @@ class JsonFormatter(logging.Formatter):
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):
                 out[key] = value if isinstance(value, (int, float, bool, type(None))) else mask_secrets(str(value))
-        if record.exc_text:
-            out["exception"] = record.exc_text
+        if record.exc_text and logging.getLogger().level <= logging.DEBUG:
+            out["exception"] = record.exc_text  # the reason is in the message; the traceback with --debug
         return json.dumps(out, ensure_ascii=False)
 
 
@@ -189,15 +217,11 @@ class TextFormatter(logging.Formatter):
         verbose = logging.getLogger().level < logging.WARNING
         if verbose:
             text = f"{self.formatTime(record)} {record.name} {text}"
-        # MaskingFilter has turned the exception into masked text: its last
-        # line is the reason ("OperationalError: ..."), said on the same line;
-        # the whole traceback only with --debug.
+        # MaskingFilter has put the exception's reason in the message and
+        # turned its traceback into masked text: that only with --debug.
         trace = record.exc_text or (self.formatException(record.exc_info) if record.exc_info else "")
-        if trace:
-            reason = trace.strip().splitlines()[-1]
-            text += f": {reason}" if reason and reason not in text else ""
-            if logging.getLogger().level <= logging.DEBUG:
-                text += "\n" + trace
+        if trace and logging.getLogger().level <= logging.DEBUG:
+            text += "\n" + trace
         return text
 
 

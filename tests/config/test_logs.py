@@ -11,7 +11,7 @@ import logging
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from tracker.logs import mask_secrets, secret_values, setup_logging
+from tracker.logs import exception_reason, mask_secrets, secret_values, setup_logging
 
 
 @pytest.mark.parametrize(
@@ -62,22 +62,58 @@ def test_json_log_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert "pw1234" not in lines[1]["message"]
 
 
-@pytest.mark.parametrize("fmt", ["text", "json"])
-def test_an_error_with_an_exception_says_why_in_both_formats(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 30: `error: azure: the crawl job failed` said no reason in the
-    text format (the masking filter turns the exception into text, which the
-    text formatter never printed)."""
-    setup_logging(fmt, logging.INFO, ["pw-9876"])
+def _store_error() -> BaseException:
+    """A real SQLAlchemy error of a full disk, as SQLite raises it."""
+    import sqlite3
+
+    import sqlalchemy as sa
+
     try:
-        try:
-            raise ConnectionError("connection to postgresql://u:pw-9876@db/gpu refused")
-        except ConnectionError:
-            logging.getLogger("gpu_tracker.daemon").exception("azure: the crawl job failed")
+        raise sa.exc.OperationalError(
+            "INSERT INTO price_points ...", {}, sqlite3.OperationalError("database or disk is full")
+        )
+    except sa.exc.OperationalError as exc:
+        return exc
+
+
+def test_the_reason_of_a_store_error_is_the_drivers_not_the_background_link() -> None:
+    exc = _store_error()
+    assert "Background on this error" in str(exc)  # what the traceback's last line said (issue 40)
+    assert exception_reason(exc) == "database or disk is full"
+    assert exception_reason(KeyError("price")) == "KeyError: 'price'"
+    assert exception_reason(RuntimeError()) == "RuntimeError"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_error_with_an_exception_says_why_in_both_formats(
+    fmt: str, debug: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30: `error: azure: the crawl job failed` said no reason in the
+    text format. Issue 40: for a store error it said SQLAlchemy's link, and
+    the JSON line carried the whole traceback: the reason goes in the
+    message in both formats, the traceback only with --debug."""
+    setup_logging(fmt, logging.DEBUG if debug else logging.INFO, ["pw-9876"])
+    try:
+        for error in (ConnectionError("connection to postgresql://u:pw-9876@db/gpu refused"), _store_error()):
+            try:
+                raise error
+            except Exception:
+                logging.getLogger("gpu_tracker.daemon").exception("azure: the crawl job failed")
     finally:
         logging.getLogger().handlers.clear()
     err = capsys.readouterr().err
-    line = err.splitlines()[0] if fmt == "text" else json.loads(err.splitlines()[0])["exception"].splitlines()[-1]
-    assert "ConnectionError: connection to postgresql://u:***@db/gpu refused" in line, err
     assert "pw-9876" not in err
     if fmt == "text":
-        assert "azure: the crawl job failed: ConnectionError" in line and "Traceback" not in err
+        lines = [line for line in err.splitlines() if "the crawl job failed" in line]
+        messages = [line.partition("error: ")[2] for line in lines]
+    else:
+        records = [json.loads(line) for line in err.splitlines()]
+        messages = [r["message"] for r in records]
+        assert all(("exception" in r) == debug for r in records), records
+    assert messages == [
+        "azure: the crawl job failed: ConnectionError: connection to postgresql://u:***@db/gpu refused",
+        "azure: the crawl job failed: database or disk is full",
+    ], err
+    assert ("Traceback" in err) == debug
+    assert "Background on this error" not in "".join(messages)

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from tracker.config.settings import Config
 from tracker.daemon.health import outbox_backlog
 from tracker.daemon.metrics import Metrics
+from tracker.logs import exception_reason
 
 log = logging.getLogger("gpu_tracker.daemon")
 
@@ -28,13 +29,6 @@ class OverlapOnce(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         return "maximum number of running instances reached" not in record.getMessage()
-
-
-def store_reason(exc: BaseException) -> str:
-    """The driver's reason on one line, without SQLAlchemy's statement and link."""
-    orig = getattr(exc, "orig", None)
-    text = str(orig if orig is not None else exc)
-    return " ".join(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("["))[:300]
 
 
 class Delivery:
@@ -65,7 +59,7 @@ class Delivery:
             report = self._worker().round(datetime.now(UTC))
         except sa.exc.SQLAlchemyError as exc:
             level = logging.DEBUG if self.store_down else logging.ERROR
-            log.log(level, "delivery: the store failed: %s; the next rounds retry", store_reason(exc))
+            log.log(level, "delivery: the store failed: %s; the next rounds retry", exception_reason(exc))
             self.store_down = True
             return
         except Exception:

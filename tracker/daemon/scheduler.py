@@ -34,11 +34,12 @@ from db.kinds import RunStatus
 from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
-from tracker.daemon.delivery import Delivery, OverlapOnce, store_reason
+from tracker.daemon.delivery import Delivery, OverlapOnce
 from tracker.daemon.health import check_config as check_config
 from tracker.daemon.health import check_staleness
 from tracker.daemon.metrics import Metrics
 from tracker.errors import SourceSkipped, TrackerError
+from tracker.logs import exception_reason
 from tracker.run.captures import prune_captures
 from tracker.run.child import CrawlCancelled
 from tracker.run.pipeline import Pipeline, RunReport
@@ -415,7 +416,7 @@ class Daemon:
             self.delivery.settle()
             self.pipeline.settle()
         except sa.exc.SQLAlchemyError as exc:
-            log.error("stopping: the store failed: %s; the next start settles what is left", store_reason(exc))
+            log.error("stopping: the store failed: %s; the next start settles what is left", exception_reason(exc))
 
 
 def _masked_url(config: Config) -> str:

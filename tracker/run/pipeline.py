@@ -27,6 +27,7 @@ from db.schema import Change, ChangeKind, CrawlResult, PriceQuote, RunStatus, Tr
 from db.store.writes.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
+from tracker.logs import exception_reason
 from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer
 from tracker.run import market, slips
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
@@ -69,11 +70,6 @@ class RunReport:
 class StoreWriteFailed(TrackerError):
     """The store refused the write (disk full, connection lost); nothing of
     the run was kept."""
-
-
-def store_reason(exc: sa.exc.SQLAlchemyError) -> str:
-    orig = getattr(exc, "orig", None)
-    return str(orig if orig is not None else exc).splitlines()[0]
 
 
 def input_fault(source: str, exc: BaseException) -> str:
@@ -202,7 +198,9 @@ class Pipeline:
             except sa.exc.SQLAlchemyError as exc:
                 session.rollback()
                 self._record_store_failure(source, run_id, exc)
-                raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {store_reason(exc)}") from exc
+                raise StoreWriteFailed(
+                    f"{source.name}: run {run_id} could not be stored: {exception_reason(exc)}"
+                ) from exc
         report = self.finish_failed(
             source, run_id, rejected.status, rejected.reason, announce=rejected.status != RunStatus.rejected
         )
@@ -215,7 +213,7 @@ class Pipeline:
         run is the store's fault, not the source's: its own verdict. Its row
         may not be writable either: then `settle` writes it later (and a
         process that ends first leaves it to the next start, as aborted)."""
-        self._close(source, run_id, RunStatus.store_error, f"store error: {store_reason(exc)}")
+        self._close(source, run_id, RunStatus.store_error, f"store error: {exception_reason(exc)}")
 
     def finish_failed(
         self, source: Source, run_id: int, status: RunStatus, reason: str, *, announce: bool = True
