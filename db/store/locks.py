@@ -9,6 +9,7 @@ is taken over.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -64,6 +65,32 @@ def owner_id() -> str:
     return owner
 
 
+# Leases whose crawl ended while the store failed, so that their row could
+# not be deleted: (engine, name, owner), deleted as soon as the store answers
+# (`release_pending`). Their owner is no longer ours: the row is stale to
+# this process at once, never "being crawled by process <our own pid>".
+_PENDING: set[tuple[sa.Engine, str, str]] = set()
+_PENDING_LOCK = threading.Lock()
+
+
+def pending_locks(engine: sa.Engine | None = None) -> bool:
+    """Whether a lease row a failing store kept waits to be deleted."""
+    with _PENDING_LOCK:
+        return any(engine is None or p[0] is engine for p in _PENDING)
+
+
+def release_pending(engine: sa.Engine | None = None) -> int:
+    """Deletes the lease rows a failing store kept (of `engine`, or of any);
+    the number deleted. Raises the store's error while it still fails."""
+    with _PENDING_LOCK:
+        pending = [p for p in _PENDING if engine is None or p[0] is engine]
+    for item in pending:
+        _release_lease(*item)
+        with _PENDING_LOCK:
+            _PENDING.discard(item)
+    return len(pending)
+
+
 def _advisory_key(schema: str, name: str) -> int:
     # Advisory locks are per database; the schema keeps two stores in one database apart.
     digest = hashlib.blake2b(f"gpu-tracker:{schema}:{name}".encode(), digest_size=8).digest()
@@ -78,6 +105,8 @@ def crawl_lock(engine: sa.Engine, name: str, *, wait: float = 0, lease: float = 
         with _pg_lock(engine, name, wait):
             yield
     else:
+        with contextlib.suppress(sa.exc.SQLAlchemyError):
+            release_pending(engine)  # a lease a failing store kept: gone before it is asked who crawls
         with _lease_lock(engine, name, wait, lease):
             yield
 
@@ -98,8 +127,14 @@ def _pg_lock(engine: sa.Engine, name: str, wait: float) -> Iterator[None]:
         try:
             yield
         finally:
-            conn.execute(sa.text("select pg_advisory_unlock(:k)"), {"k": key})
-            conn.commit()
+            try:
+                conn.rollback()  # a crawl that failed mid-statement leaves the connection's transaction aborted
+                conn.execute(sa.text("select pg_advisory_unlock(:k)"), {"k": key})
+                conn.commit()
+            except sa.exc.SQLAlchemyError:
+                # The lock lives as long as its session: a connection that
+                # cannot say unlock is thrown away, never pooled with it held.
+                conn.invalidate()
     finally:
         conn.close()
 
@@ -172,4 +207,11 @@ def _lease_lock(engine: sa.Engine, name: str, wait: float, lease: float) -> Iter
     finally:
         stop.set()
         renewer.join()
-        _release_lease(engine, name, owner)
+        # The crawl has ended, whatever happened: the lease is no longer this
+        # process's, even when the store cannot delete its row now.
+        _OUR_OWNERS.discard(owner)
+        try:
+            _release_lease(engine, name, owner)
+        except sa.exc.SQLAlchemyError:
+            with _PENDING_LOCK:
+                _PENDING.add((engine, name, owner))

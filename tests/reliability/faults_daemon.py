@@ -5,6 +5,95 @@ Each row is a `Fault` of `fault_matrix.py`; `rows_for` adds this module's `FAULT
 
 from __future__ import annotations
 
-from tests.reliability.fault_matrix import Fault
+from collections.abc import Callable
 
-FAULTS: list[Fault] = []
+from db.schema import CrawlResult
+from db.store.engine import make_engine, migrate
+from tests.reliability.fault_matrix import EARLY, Ctx, Fault, _rows
+from tests.run.test_page_slip import check_one_page_slip
+
+
+def one_page_times_ten(ctx: Ctx) -> None:
+    check_one_page_slip(ctx.cli, ctx.tmp, 10, "x10")
+
+
+def _store_fails_under_the_lock(ctx: Ctx, *, crawl_fails: bool) -> None:
+    """The daemon's path (`crawl_source`: the crawl lock, then the pipeline)
+    with the store failing at the end of the crawl: as the crawl is stored,
+    or (a full disk fails the crawl too) as its failure is recorded."""
+    from db.store.locks import crawl_lock, pending_locks, release_pending
+    from tracker.run.crawl import CrawlRequest, run_crawl
+    from tracker.run.pipeline import Pipeline, StoreWriteFailed
+    from tracker.sources import SOURCES
+
+    engine = make_engine(ctx.store.url)
+    migrate(engine)
+    pipeline = Pipeline(engine)
+    source = SOURCES["azure"]
+
+    def replay(folder: str, stop_store: bool = False) -> Callable[[int], CrawlResult]:
+        def crawl(run_id: int) -> CrawlResult:
+            result = run_crawl(CrawlRequest(source, ctx.tmp / folder, ["westeurope"], replay=EARLY))
+            if stop_store:
+                ctx.store.down()
+                if crawl_fails:
+                    result.error = "the crawl could not write its capture: No space left on device"
+            return result
+
+        return crawl
+
+    with crawl_lock(engine, "azure"):
+        assert pipeline.run(source, replay("a"), mode="replay").ok
+    try:
+        with crawl_lock(engine, "azure", lease=30):
+            pipeline.run(source, replay("b", stop_store=True), mode="replay")
+        raise AssertionError("the store was down: the run cannot have been stored")
+    except StoreWriteFailed as exc:
+        assert "could not be stored: " in str(exc) and "Background on this error" not in str(exc), exc
+    finally:
+        ctx.store.up()
+    # The crawl has ended: its lock is free at once, to this process too (issue 40:
+    # "azure is being crawled by process <our own pid>" for the whole lease).
+    with crawl_lock(engine, "azure", wait=0):
+        pass
+    if ctx.store.name == "sqlite":
+        assert not pending_locks(engine) and release_pending(engine) == 0
+        assert _rows(ctx, "select name from crawl_locks") == []
+    assert pipeline.settle() == 1  # the run marked as soon as the store answers, never left running
+    runs = [(s, e or "") for s, e in _rows(ctx, "select status, error from crawl_runs order by id")]
+    assert [s for s, _ in runs] == ["ok", "store_error"], runs
+    assert runs[1][1].startswith("store error: ") and "Background on this error" not in runs[1][1], runs
+    if crawl_fails:
+        assert "No space left on device" in runs[1][1], runs
+    kinds = [k for (k,) in _rows(ctx, "select kind from changes")]
+    assert "source_broken" not in kinds and "source_recovered" not in kinds, kinds
+    engine.dispose()
+
+
+def store_fails_under_the_lock(ctx: Ctx) -> None:
+    _store_fails_under_the_lock(ctx, crawl_fails=False)
+
+
+def full_disk_fails_the_crawl_and_its_record(ctx: Ctx) -> None:
+    _store_fails_under_the_lock(ctx, crawl_fails=True)
+
+
+FAULTS: list[Fault] = [
+    Fault(
+        "one page of an Azure answer of three multiplied by 10, then right again",
+        "only that page's prices held at their last good value, named by its URL in one price_suspect change; "
+        "the rest stored; no price_increase, and no price_drop on the next good crawl",
+        one_page_times_ten,
+    ),
+    Fault(
+        "the store fails while a crawl is stored, under the crawl lock",
+        "the run marked store_error as soon as the store answers; the lock free at once, to this process too; "
+        "nothing announced",
+        store_fails_under_the_lock,
+    ),
+    Fault(
+        "a full disk fails the crawl, then the record of its failure",
+        "as above: store_error with the crawl's reason, never left running; the lock free",
+        full_disk_fails_the_crawl_and_its_record,
+    ),
+]

@@ -65,9 +65,7 @@ class Delivery:
         except Exception:
             log.exception("delivery failed")
             return
-        if self.store_down:
-            self.store_down = False
-            log.info("delivery: the store answers again; what was left is settled")
+        self.store_answers()
         if report.released:
             log.warning(
                 "delivery: %d alert(s) a stopped worker had claimed are due again",
@@ -80,6 +78,13 @@ class Delivery:
         for channel, n in report.failures_by_channel.items():
             self.metrics.delivery_failures.labels(channel).inc(n)
         self.gauge()
+
+    def store_answers(self) -> None:
+        """Said once, as soon as the store answers after a failure: by the
+        first round or heartbeat that reaches it."""
+        if self.store_down:
+            self.store_down = False
+            log.info("the store answers again")
 
     def gauge(self) -> None:
         try:

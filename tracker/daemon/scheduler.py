@@ -31,6 +31,7 @@ from croniter import croniter
 from sqlmodel import Session, col, select
 
 from db.kinds import RunStatus
+from db.store.locks import pending_locks, release_pending
 from db.tables import CrawlRun
 from tracker.config.schedule import SourceSchedule, parse_span
 from tracker.config.settings import Config
@@ -303,11 +304,22 @@ class Daemon:
         self._beat = time.monotonic()
         self.metrics.up.set(1)
         self.delivery.gauge()
-        if self.pipeline.unsettled:
-            try:
-                marked = self.pipeline.settle()
-            except sa.exc.SQLAlchemyError:
-                return  # the store still fails; the next beat tries again
+        if self.pipeline.unsettled or self.delivery.store_down or pending_locks(self.engine):
+            self._after_store_error()
+
+    def _after_store_error(self) -> None:
+        """What a store error left, settled as soon as the store answers
+        (each beat asks): the runs it left `running` marked `store_error`,
+        the crawl leases it could not delete deleted, and the return said."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(sa.text("select 1"))
+            marked = self.pipeline.settle()
+            release_pending(self.engine)
+        except sa.exc.SQLAlchemyError:
+            return  # the store still fails; the next beat tries again
+        self.delivery.store_answers()
+        if marked:
             log.info("marked %d run(s) a store error had left running", marked)
 
     def _start_metrics(self) -> None:

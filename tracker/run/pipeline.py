@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import gc
 import json
+import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -70,6 +72,15 @@ class RunReport:
 class StoreWriteFailed(TrackerError):
     """The store refused the write (disk full, connection lost); nothing of
     the run was kept."""
+
+
+def is_store_error(exc: BaseException) -> bool:
+    """An error of the store: through SQLAlchemy, or of the driver itself
+    (the bulk writer's COPY on PostgreSQL goes below SQLAlchemy)."""
+    if isinstance(exc, (sa.exc.SQLAlchemyError, sqlite3.Error)):
+        return True
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.Error)
 
 
 def input_fault(source: str, exc: BaseException) -> str:
@@ -162,7 +173,9 @@ class Pipeline:
         store itself fails, later (`settle`)."""
         try:
             self.finish_failed(source, run_id, status, reason, announce=False)
-        except sa.exc.SQLAlchemyError:
+        except Exception as exc:
+            if not is_store_error(exc):
+                raise
             self.unsettled[run_id] = (source, status, reason)
 
     def settle(self) -> int:
@@ -195,20 +208,35 @@ class Pipeline:
             except Rejected as exc:
                 session.rollback()
                 rejected = exc
-            except sa.exc.SQLAlchemyError as exc:
-                session.rollback()
+            except BaseException as exc:
+                with suppress(Exception):
+                    session.rollback()  # a lost connection cannot; its transaction is gone with it
+                if not is_store_error(exc):
+                    # Our own fault or an interruption: it says nothing of the
+                    # source, and the run is never left `running`.
+                    self._close(source, run_id, RunStatus.aborted, f"not stored: {exception_reason(exc)}")
+                    raise
                 self._record_store_failure(source, run_id, exc)
                 raise StoreWriteFailed(
                     f"{source.name}: run {run_id} could not be stored: {exception_reason(exc)}"
                 ) from exc
-        report = self.finish_failed(
-            source, run_id, rejected.status, rejected.reason, announce=rejected.status != RunStatus.rejected
-        )
+        try:
+            report = self.finish_failed(
+                source, run_id, rejected.status, rejected.reason, announce=rejected.status != RunStatus.rejected
+            )
+        except Exception as exc:
+            if not is_store_error(exc):
+                raise
+            # A crawl that failed on a full disk finds the store full too: its
+            # verdict waits for the store, as `store_error` (`settle`).
+            reason = f"store error: {exception_reason(exc)} (the run {rejected.status}: {rejected.reason})"
+            self.unsettled[run_id] = (source, RunStatus.store_error, reason)
+            raise StoreWriteFailed(f"{source.name}: run {run_id} could not be stored: {exception_reason(exc)}") from exc
         report.items = result.items_seen
         report.notes = list(result.notes)
         return report
 
-    def _record_store_failure(self, source: Source, run_id: int, exc: sa.exc.SQLAlchemyError) -> None:
+    def _record_store_failure(self, source: Source, run_id: int, exc: BaseException) -> None:
         """When the store itself fails (a full disk, a lost connection) the
         run is the store's fault, not the source's: its own verdict. Its row
         may not be writable either: then `settle` writes it later (and a
