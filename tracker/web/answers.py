@@ -12,6 +12,8 @@ moves `Answers.version`.
 
 from __future__ import annotations
 
+import functools
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
@@ -29,16 +31,48 @@ from db.store.writes import suspects
 from tracker.analytics.columns import MODEL_CLASSES
 from tracker.answers.columns import change_dict, detail_text
 from tracker.answers.rows import offer_dict, price_dict
+from tracker.config.masking import masked_text
 from tracker.errors import UserError
-from tracker.logs import mask_secrets
+from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
+    from tracker.config.web import WebSettings
 from tracker.config.settings import Config
 
 VERSION_SECONDS = 2.0
 CACHE_ENTRIES = 64
+log = logging.getLogger("gpu_tracker.web")
+
+
+def store_reason(exc: BaseException) -> str:
+    """The driver's reason on one line, without SQLAlchemy's statement and link."""
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc)
+    return " ".join(s.strip() for s in text.splitlines() if s.strip() and not s.startswith("["))[:300]
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def retried(method: Callable[P, R]) -> Callable[P, R]:
+    """Asked once more on a new connection when the store dropped the one
+    the pool gave (a PostgreSQL server restarted, a connection terminated
+    while in use: the pool's ping cannot see that coming)."""
+
+    @functools.wraps(method)
+    def again(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(*args, **kwargs)
+        except sa.exc.DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            log.warning("web: the store dropped a connection (%s); asked again on a new one", store_reason(exc))
+        return method(*args, **kwargs)
+
+    return again
 
 
 @dataclass(frozen=True)
@@ -59,6 +93,9 @@ class Answers:
 
         self.engine = engine
         self.config = config
+        # Its secrets are masked wherever an error or a reason is shown (tracker.config.masking).
+        self.secrets = secret_values(config)
+        register_secrets(self.secrets)
         self.refs: References = load_references(config.analytics)
         self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
@@ -67,14 +104,22 @@ class Answers:
 
     # --- the store's version, and answers kept until it moves ----------------
 
+    @retried
     def version(self) -> tuple[Any, ...]:
-        """The runs' count and newest id and finish: a new crawl or import moves it."""
+        """What every answer is made of, in a few values: the runs' count, newest
+        id and finish (a crawl, an import, a run marked later), and the newest
+        change's id and time (also a change written without a run: the
+        daemon's source_stale). Any write an answer shows moves it."""
         now = time.monotonic()
         if self._version is None or now - self._checked > VERSION_SECONDS:
             t = sa.table("crawl_runs", sa.column("id"), sa.column("finished_at"))
             stmt = sa.select(sa.func.count(t.c.id), sa.func.max(t.c.id), sa.func.max(t.c.finished_at))
+            c = sa.table("changes", sa.column("id"), sa.column("observed_at"))
+            newest = sa.select(c.c.id, c.c.observed_at).order_by(c.c.id.desc()).limit(1)
             with self.engine.connect() as conn:
-                self._version = tuple(conn.execute(stmt).one())
+                runs = tuple(conn.execute(stmt).one())
+                change = conn.execute(newest).first()
+            self._version = (*runs, *(tuple(change) if change is not None else (None, None)))
             self._checked = now
         return self._version
 
@@ -101,6 +146,7 @@ class Answers:
             "named_regions": [p for p in pairs if p[1] != "*"],
         }
 
+    @retried
     def prices(self, f: dict[str, Any], *, sort: str | None, descending: bool, limit: int, offset: int) -> Page:
         group = f.pop("region_group", None)
         if f.get("gpu"):
@@ -119,6 +165,7 @@ class Answers:
             row["region_group"] = self.refs.region_group(row["provider"], row["region"])
         return Page(rows, found.total, offset, limit, found.exact)
 
+    @retried
     def facets(self) -> dict[str, list[str]]:
         def compute() -> dict[str, list[str]]:
             with self.engine.connect() as conn:
@@ -126,6 +173,7 @@ class Answers:
 
         return self.kept(("facets",), compute)
 
+    @retried
     def changes(
         self, f: ChangeFilter, *, limit: int, offset: int = 0, words: bool = False, newest_first: bool = True
     ) -> Page:
@@ -133,6 +181,7 @@ class Answers:
             stored, total = page_changes(conn, f, limit=limit, offset=offset, newest_first=newest_first)
         return Page([change_dict(c, words=words) for c in stored], total, offset, limit)
 
+    @retried
     def offers(self, *, provider: str | None, kind: str | None, active: bool) -> list[dict[str, Any]]:
         from sqlmodel import Session
 
@@ -155,6 +204,7 @@ class Answers:
 
     # --- history --------------------------------------------------------------
 
+    @retried
     def history(
         self,
         *,
@@ -188,6 +238,7 @@ class Answers:
 
     # --- compare, recommend, the overview -----------------------------------------
 
+    @retried
     def compare(self, **kw: Any) -> list[dict[str, Any]]:
         def compute() -> list[dict[str, Any]]:
             # The CLI's path (`gpu-tracker compare`): only the prices that can
@@ -210,6 +261,7 @@ class Answers:
 
         return self.kept(("compare", *sorted((k, str(v)) for k, v in kw.items())), compute)
 
+    @retried
     def recommend(
         self, needs: Needs, *, gpu: str | None, provider: str | None, limit: int
     ) -> tuple[list[dict[str, Any]], list[str]]:
@@ -225,6 +277,7 @@ class Answers:
 
         return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
 
+    @retried
     def cheapest(self, currency: str) -> list[dict[str, Any]]:
         """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
 
@@ -263,15 +316,14 @@ class Answers:
 
     # --- sources ------------------------------------------------------------------
 
+    @retried
     def sources(self, now: datetime | None = None) -> list[dict[str, Any]]:
         """Per source that has run: its last run and status, its last good data,
         whether it is stale, and its last error in one sentence (secrets masked)."""
         from tracker.analytics.history import records, source_health
-        from tracker.logs import secret_values
 
         now = now or datetime.now(UTC)
         settings = self.config.daemon
-        known = secret_values(self.config)
         rows = [dict(r) for r in self.kept(("sources",), lambda: records(source_health(self.engine)))]
         for row in rows:
             schedule = settings.for_source(row["source"])
@@ -281,7 +333,7 @@ class Answers:
                 last_ok is None or now - last_ok > every * settings.stale_after_intervals
             )
             row["age"] = age(now - last_ok) if last_ok else None
-            row["error"] = one_sentence(mask_secrets(row["error"], known)) if row.get("error") else None
+            row["error"] = one_sentence(masked_text(row["error"], self.secrets)) if row.get("error") else None
         return rows
 
     def store_label(self) -> str:
@@ -289,12 +341,29 @@ class Answers:
 
         return mask_url(self.config.database_url())
 
-    def settings(self) -> dict[str, Any]:
-        """The configuration's [web] and [store], secrets masked, as `config show` prints them."""
+    def settings(self, web: WebSettings, port: int | None = None) -> dict[str, Any]:
+        """[store] as `config show` prints it, and [web] as the server runs: the
+        address and port it listens on (`port`: the one it was given, when it
+        was told 0) and what guards it, where from (never the secret itself)."""
         from tracker.config.masking import masked
 
-        shown = masked(self.config)
-        return {"store": shown.get("store"), "web": shown.get("web")}
+        return {
+            "store": masked(self.config).get("store"),
+            "web": {
+                "host": web.host,
+                "port": port or web.port,
+                "credentials": web.credentials(),
+                "page_size": web.page_size,
+                "cache_seconds": web.cache_seconds,
+            },
+        }
+
+    @retried
+    def feed(self, f: ChangeFilter, limit: int) -> list[dict[str, Any]]:
+        """The newest `limit` changes matching `f`, as stored (the Atom feed's)."""
+        with self.engine.connect() as conn:
+            stored, _ = page_changes(conn, f, limit=limit)
+        return stored
 
 
 def one_sentence(text: str, limit: int = 240) -> str:

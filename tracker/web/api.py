@@ -321,7 +321,6 @@ def changes_feed(request: Request) -> Response:
     import xml.etree.ElementTree as ET
     from datetime import UTC, datetime
 
-    from db.store.reads.browse import page_changes
     from tracker.answers.columns import change_dict
 
     q = ask(request, FEED_PARAMS)
@@ -330,8 +329,7 @@ def changes_feed(request: Request) -> Response:
     store = answers(request)
     if rule is not None and rule.settings.when and not f.kinds:
         f = ChangeFilter(**{**f.__dict__, "kinds": [str(k) for k in rule.settings.when]})
-    with store.engine.connect() as conn:
-        stored, _ = page_changes(conn, f, limit=FEED_SCAN if rule else FEED_ENTRIES)
+    stored = store.feed(f, FEED_SCAN if rule else FEED_ENTRIES)
     if rule is not None:
         stored = [c for c in stored if rule.mismatch(_change_value(c)) is None][:FEED_ENTRIES]
     rows = [change_dict(c) for c in stored]

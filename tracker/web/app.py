@@ -9,7 +9,10 @@ import base64
 import hashlib
 import hmac
 import logging
+import re
+import secrets
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
@@ -22,8 +25,8 @@ from starlette.exceptions import HTTPException
 
 from tracker import __version__
 from tracker.config.web import WebSettings
-from tracker.errors import TrackerError
-from tracker.web.answers import Answers
+from tracker.errors import TrackerError, UserError
+from tracker.web.answers import Answers, store_reason
 from tracker.web.labels import Words, choose
 from tracker.web.params import BadParameter
 
@@ -41,6 +44,10 @@ SECURITY_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 OPEN_PATHS = ("/healthz",)
+# Answers that move with the clock as well as with the store (ages,
+# staleness, the last seven days): their tag holds the minute too.
+CLOCK_PATHS = ("/", "/sources", "/api/sources")
+SPAN = re.compile(r"\s*\d+\s*[a-z]+\s*$", re.I)  # since=7d: a span back from now
 
 
 def _package_dir(name: str) -> str:
@@ -95,8 +102,15 @@ def error(request: Request, status: int, message: str) -> Response:
 
 def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bool] | None = None) -> FastAPI:
     """The app over `answers`; /healthz answers `healthy()` (the daemon's
-    scheduler) or, for `gpu-tracker serve`, whether the store answers."""
+    scheduler) or, for `gpu-tracker serve`, whether the store answers.
+    `settings` are those it is served with (the server may set others,
+    as `app.state.settings`, before it listens). A blank or short token is
+    refused here, in one sentence, before anything listens."""
     from tracker.web import api, pages
+
+    problem = settings.credential_problem()
+    if problem is not None:
+        raise UserError(problem)
 
     app = FastAPI(
         title="gpu-tracker",
@@ -109,6 +123,8 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
     )
     app.state.answers = answers
     app.state.settings = settings
+    # In every tag: a page of another process (a new version, other settings) is never taken for this one's.
+    app.state.generation = secrets.token_hex(8)
     app.state.templates = templates()
     app.mount("/static", StaticFiles(directory=_package_dir("static")), name="static")
     app.include_router(api.router)
@@ -133,7 +149,8 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
             response: Response = error(request, 405, "this server is read-only: only GET and HEAD are answered")
             response.headers["Allow"] = "GET, HEAD"
             return response
-        if request.url.path not in OPEN_PATHS and not _authorized(request.headers.get("authorization"), settings):
+        served = request.app.state.settings
+        if request.url.path not in OPEN_PATHS and not _authorized(request.headers.get("authorization"), served):
             response = error(request, 401, "sign in: give the token (as a bearer token, or as the password)")
             response.headers["WWW-Authenticate"] = 'Basic realm="gpu-tracker", charset="UTF-8"'
             return response
@@ -154,7 +171,7 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
         response.headers.update(SECURITY_HEADERS)
         response.headers.setdefault("Vary", "Accept-Language, Authorization")
         if response.status_code in (200, 304) and request.url.path not in OPEN_PATHS:
-            _cache_headers(request, response, tag, settings)
+            _cache_headers(request, response, tag, served)
         return response
 
     @app.exception_handler(BadParameter)
@@ -177,14 +194,33 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> Response:
-        log.exception("web: %s %s failed", request.method, request.url.path)
+        import sqlalchemy as sa
+
+        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:  # dropped again, asked again: away
+            log.warning(
+                "web: %s %s: the store does not answer: %s", request.method, request.url.path, store_reason(exc)
+            )
+            response = error(request, 503, "the store does not answer right now; try again in a moment")
+            response.headers["Retry-After"] = "5"
+            return response
+        reason = store_reason(exc) if isinstance(exc, sa.exc.SQLAlchemyError) else str(exc).strip()
+        log.error(
+            "web: %s %s failed: %s",
+            request.method,
+            request.url.path,
+            f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__,
+            exc_info=log.isEnabledFor(logging.DEBUG),
+        )
         return error(request, 500, "the server could not answer this; its log says why")
 
     return app
 
 
 def _etag(request: Request, answers: Answers) -> str | None:
-    """A weak tag of the answer: the store's version, the URL and the language."""
+    """A weak tag of the answer, made of what it shows: the store's version
+    (its runs and its newest change, `Answers.version`), this process, the
+    URL and the language; and the minute, for an answer that moves with the
+    clock (a source's age, a span back from now)."""
     path = request.url.path
     if path in OPEN_PATHS or path.startswith("/static/"):
         return None
@@ -192,8 +228,16 @@ def _etag(request: Request, answers: Answers) -> str | None:
         version = answers.version()
     except Exception:  # the store is down: the answer itself says so
         return None
-    seed = repr((version, str(request.url), request.headers.get("accept-language")))
-    return f'W/"{hashlib.sha256(seed.encode()).hexdigest()[:20]}"'
+    seed: tuple[Any, ...] = (
+        request.app.state.generation,
+        version,
+        str(request.url),
+        request.headers.get("accept-language"),
+    )
+    spans = any(k in ("since", "until") and SPAN.match(v) for k, v in request.query_params.multi_items())
+    if path in CLOCK_PATHS or spans:
+        seed += (datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),)
+    return f'W/"{hashlib.sha256(repr(seed).encode()).hexdigest()[:20]}"'
 
 
 def _cache_headers(request: Request, response: Response, tag: str | None, settings: WebSettings) -> None:

@@ -251,4 +251,7 @@ def recommend(request: Request) -> HTMLResponse:
 def sources(request: Request) -> HTMLResponse:
     ask(request, {})
     store = answers(request)
-    return render(request, "sources.html", rows=store.sources(), store=store.store_label(), settings=store.settings())
+    # [web] as this server runs: the settings it was started with, the port it was given.
+    server = request.scope.get("server")
+    settings = store.settings(request.app.state.settings, server[1] if server else None)
+    return render(request, "sources.html", rows=store.sources(), store=store.store_label(), settings=settings)

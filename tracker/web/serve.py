@@ -66,6 +66,7 @@ def server(app: FastAPI, settings: WebSettings) -> uvicorn.Server:
     import uvicorn
 
     check_bind(settings)
+    app.state.settings = settings  # what the app checks and shows: the host and port it runs with
     config = uvicorn.Config(
         app,
         host=settings.host,
