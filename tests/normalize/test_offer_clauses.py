@@ -15,7 +15,7 @@ from tracker.normalize.offers import normalize
 from tracker.normalize.offers.roles import read_offers
 
 
-def one(text: str, **kw: str) -> tuple:
+def one(text: str, **kw: str) -> tuple:  # kind, amount, low, currency, min spend, days, eligibility
     offers = read_offers(text, **kw).offers
     assert len(offers) == 1, offers
     o = offers[0]
@@ -88,5 +88,80 @@ def test_unread_offers_are_named_not_hidden() -> None:
     odd = _item("odd", "Spend $100, earn 2x credits")
     out = normalize([good, odd, _item("faq", "How to sign in")])
     assert "odd" in " ".join(out.notes) and "could not be read" in " ".join(out.notes)
-    with pytest.raises(NormalizeError, match="look like offers but could not be read"):
-        normalize([odd, _item("faq", "How to sign in")])
+    # A page whose only offer-like blocks cannot be read is new words, not a broken page.
+    only = normalize([odd, _item("faq", "How to sign in")])
+    assert only.offers == [] and only.unread_offers == ["demo:odd"]
+    assert "could not be read (please report them): demo:odd" in only.notes[0]
+    with pytest.raises(NormalizeError, match="none of the 1 blocks read states an offer"):
+        normalize([_item("faq", "How to sign in")])
+
+
+def test_traditional_chinese_reads_as_simplified() -> None:
+    got = one("阿里雲新用戶專享 20元代金券 有效期: 7天")
+    assert got == (OfferKind.voucher, Decimal(20), None, "CNY", None, 7, Eligibility.new_users)
+    assert one("註冊即送 50 元代金券")[6] == Eligibility.new_users
+
+
+def test_currencies_of_every_provider() -> None:
+    assert one("Get ¥30,000 in free credits when you sign up", default_currency="JPY")[1:4] == (
+        Decimal(30000),
+        None,
+        "JPY",
+    )
+    assert one("Recevez 200 € de crédits à l'inscription.")[1:4] == (Decimal(200), None, "EUR")
+    assert one("Neue Kunden erhalten 100 € Guthaben.")[3:] == ("EUR", None, None, Eligibility.new_users)
+    assert one("신규 가입 시 ₩100,000 크레딧 제공")[3] == "KRW"
+    assert one("Get £150 credit when you sign up.")[3] == "GBP"
+    assert one("Receive S$500 credit for new users.")[3] == "SGD"
+    assert one("云服务器 新用户专享 HK$100 代金券")[3] == "HKD"
+
+
+def test_windows_ages_and_inactivity_are_conditions() -> None:
+    offers = read_offers("Claim $50 of free credit in the first 60 days.").offers
+    assert offers[0].duration_days is None and offers[0].conditions == ["claim_window"]
+    used = read_offers("Eligible customers receive a $200 credit, which can be used within the first 30 days").offers
+    assert used[0].duration_days == 30 and used[0].conditions == []
+    lapse = read_offers("Inactive accounts for 90 days lose their credits. New users get $50 credit.").offers
+    assert lapse[0].duration_days is None and "inactivity" in lapse[0].conditions
+    founded = read_offers(
+        "Startups founded within the last 5 years get up to $100,000 in credits, valid for 12 months."
+    )
+    o = founded.offers[0]
+    assert (o.kind, o.duration_days, o.eligibility) == (OfferKind.startup_credit, 365, Eligibility.startups)
+    assert read_offers("长期续费折扣:选择3年续费周期可享受较1年续费额外15%的折扣力度").offers[0].duration_days is None
+
+
+def test_limits_and_top_ups_are_not_offers() -> None:
+    assert read_offers('The company must "not have received more than $350,000 in lifetime free credits."').offers == []
+    assert read_offers("Top up $50 and earn 2x bonus credits.").offers == []
+
+
+def test_two_offers_of_one_sentence_and_a_restatement() -> None:
+    text = "Benefits include up to $200,000 in cloud credits for startups and up to $350,000 for AI-first startups."
+    assert [o.amount for o in read_offers(text).offers] == [Decimal(200000), Decimal(350000)]
+    again = (
+        "Up to 5,000 USD in Activate Credits. Select participants may qualify for additional credits up to 5,000 USD."
+    )
+    assert [o.amount for o in read_offers(again).offers] == [Decimal(5000)]
+
+
+def test_referral_parties_across_clauses() -> None:
+    got = read_offers("Give your friends $10 to host their projects and get $25 yourself").offers
+    assert [(o.amount, o.eligibility) for o in got] == [
+        (Decimal(10), Eligibility.referred),
+        (Decimal(25), Eligibility.referrers),
+    ]
+    got = read_offers("Earn $25 for every friend who signs up; they get $10.").offers
+    assert [(o.amount, o.eligibility) for o in got] == [
+        (Decimal(25), Eligibility.referrers),
+        (Decimal(10), Eligibility.referred),
+    ]
+    card = read_offers("邀请人每成功邀请一位新用户并绑定关系,可自动获得一张 3 天 基础会员卡券。").offers
+    assert [(o.kind, o.duration_days, o.eligibility) for o in card] == [
+        (OfferKind.free_trial, 3, Eligibility.referrers)
+    ]
+
+
+def test_card_hours_are_gpu_hours() -> None:
+    o = read_offers("审核通过后,系统将发放每月最高 2000 卡时的免费额度").offers[0]
+    assert o.kind == OfferKind.free_trial and o.gpu_time is not None and o.gpu_time.amount == 2000

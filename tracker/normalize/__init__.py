@@ -71,6 +71,10 @@ class Normalized:
     # the diff compares against the stored rows of these regions (of every
     # region the source has, when empty).
     scope: list[str] | None = None
+    # Offer blocks that look like offers but could not be read (their words
+    # are new): by offer id. The run's note names them; the offers stored
+    # under these ids keep their last reading, never taken for removed.
+    unread_offers: list[str] = field(default_factory=list)
 
 
 # Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).

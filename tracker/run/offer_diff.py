@@ -15,7 +15,7 @@ just seen to changes, and to the writes that move the snapshot forward.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -174,15 +174,27 @@ def _headline(offer: Offer) -> _Headline:
     return {"new": offer.amount, "currency": offer.currency}
 
 
-def implausible(previous: Mapping[str, TrackedOffer], current: Mapping[str, Offer], policy: DiffPolicy) -> str | None:
-    if not current:
+def implausible(
+    previous: Mapping[str, TrackedOffer], current: Mapping[str, Offer], policy: DiffPolicy, *, kept: int = 0
+) -> str | None:
+    """Why a page's offers cannot be the page's whole list; `kept` of the
+    previous ones stand for blocks that could not be read this time."""
+    if not current and not kept:
         return "the page listed no offers"
-    if previous and len(current) < len(previous) * policy.min_row_ratio:
+    if previous and len(current) + kept < len(previous) * policy.min_row_ratio:
         return (
             f"the page listed {len(current)} offers, less than {policy.min_row_ratio:%} "
             f"of the {len(previous)} of the last complete run"
         )
     return None
+
+
+def unread_ids(previous: Mapping[str, TrackedOffer], unread: Collection[str]) -> set[str]:
+    """The stored offers of blocks that could not be read this time: a block's
+    offer is stored under the block's id, or under it with the kind after a
+    dash when the block stated several."""
+    blocks = set(unread)
+    return {k for k in previous if k in blocks or k.rsplit("-", 1)[0] in blocks}
 
 
 def diff_offers(
@@ -192,9 +204,11 @@ def diff_offers(
     *,
     source: str,
     observed_at: datetime,
+    unread: Collection[str] = (),
 ) -> OfferDiff:
     result = OfferDiff()
-    result.broken = implausible(previous, current, policy)
+    kept = unread_ids(previous, unread) - set(current)
+    result.broken = implausible(previous, current, policy, kept=len(kept))
     if result.broken:
         return result
     baseline = not previous
@@ -227,8 +241,8 @@ def diff_offers(
         result.inserts.append(offer)
         result.changes.extend(_changed(before, offer, source=source, observed_at=observed_at))
     for offer_id, before in previous.items():
-        if offer_id in current:
-            continue
+        if offer_id in current or offer_id in kept:
+            continue  # kept: its block is on the page, in words the reader does not know yet
         missed = before.missed_runs + 1
         if missed >= policy.removal_confirmations:
             result.removed.append(before)

@@ -251,15 +251,20 @@ def normalize(items: Iterable[OfferItem]) -> Normalized:
         out.offers.extend(built.offers)
         if not built.offers:
             dropped[ident] = built.why_not
-    if dropped:
-        unread = [k for k, v in dropped.items() if v == UNREAD]
-        if not out.offers and unread:
-            # the page's words are new, not its structure gone: name the blocks
-            raise NormalizeError(
-                f"{provider}: {len(unread)} of the {len(dropped)} blocks look like offers but could not be read "
-                f"(the reader does not know their wording yet; please report them): {', '.join(unread)}"
-            )
-        if not out.offers:
-            raise NormalizeError(f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
-        out.notes.append(dropped_note(provider, dropped))
+    settle_dropped(out, provider, dropped, f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
     return out
+
+
+def settle_dropped(out: Normalized, what: str, dropped: dict[str, str], broken: str) -> None:
+    """The blocks of a page that gave no offer, by offer id and why. A block
+    that looks like an offer but could not be read is new words, not a page
+    whose structure is gone: the run goes on, names it, and keeps what was
+    read of it before (`unread_offers`). Only a page none of whose blocks even
+    looks like an offer (and that priced nothing) is broken: `broken` is then
+    raised."""
+    if not dropped:
+        return
+    out.unread_offers = [k for k, v in dropped.items() if v == UNREAD]
+    if not out.offers and not out.quotes and not out.unread_offers:
+        raise NormalizeError(broken)
+    out.notes.append(dropped_note(what, dropped))

@@ -100,7 +100,7 @@ def off_tiers(text: str) -> list[OffTier]:
 
 _CLAUSE = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|(?<=\))\s?と(?=\s?\d)|"
-    r"\s(?=and\s(?:up to\s)?[$€£¥₹]\d)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
+    r"\s(?=and\s(?:up to\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
 )
 
 
@@ -144,15 +144,18 @@ def drop_questions(text: str) -> str:
 
 # --- referral programs -----------------------------------------------------------
 
-REFERRAL = re.compile(r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|邀请|推荐|受邀|邀新|拉新|云推官|老带新", re.I)
+REFERRAL = re.compile(
+    r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新",
+    re.I,
+)
 _REFERRED = re.compile(
     r"(?:anyone|someone|friends?|people|users?|person|customers?)\s(?:who\s|that\s)?you\srefer\b|"
     r"referred\s(?:users?|accounts?|friends?|customers?)\b|\byour\s(?:friends?|referrals?)\s(?:gets?|receives?|will)|"
-    r"\bfriends?\sgets?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
+    r"\bfriends?\sgets?\b|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
     re.I,
 )
 _REFERRER = re.compile(
-    r"\breferrers?\b|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
+    r"\breferrers?\b|\byourself\b|^earn\b|\bearn\s[$€£¥₹]|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
     r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官",
     re.I,
 )
@@ -184,7 +187,8 @@ _CONDITIONS = (
         "claim_window",
         re.compile(
             r"within (?:the first )?\d+\s?(?:days?|months?) (?:of|after|from) (?:registration|sign(?:ing)?[- ]?up|"
-            r"account creation|accepting|joining)|in the first \d+\s?days|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
+            r"account creation|accepting|joining)|"
+            r"(?:claim(?:ed)?|redeem(?:ed)?|appl(?:y|ied)|request(?:ed)?)\b[^.;]{0,30}\b(?:in|within) the first \d+\s?days|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
             r"(?:领取|激活)(?:期限|时间)为?\s?\d+\s?天",
             re.I,
         ),
@@ -198,9 +202,36 @@ _CONDITIONS = (
         ),
     ),
     ("order_length", re.compile(r"续费时长为?|订单时长|购买时长|order length", re.I)),
+    (
+        "inactivity",
+        re.compile(
+            r"inactiv\w*[^.;。]{0,24}?\d+\s?(?:days?|months?)|\d+\s?(?:days?|months?) of inactivity|连续\s?\d+\s?天未|闲置",
+            re.I,
+        ),
+    ),
 )
+
+
+# "a $200 credit to use within the first 30 days after sign-up": a time to use
+# the credit in, its validity, not a window to claim it.
+_USE_BEFORE = re.compile(r"\b(?:use|used|spend|spent|consume[d]?)\b[^.;。]{0,12}$", re.I)
+
+
+def _stated(text: str) -> list[tuple[str, tuple[int, int]]]:
+    found = []
+    for name, pattern in _CONDITIONS:
+        for m in pattern.finditer(text):
+            if name == "claim_window" and _USE_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+                continue
+            found.append((name, m.span()))
+    return found
 
 
 def conditions(text: str) -> list[str]:
     """The conditions a text states that are not a validity, by name."""
-    return [name for name, pattern in _CONDITIONS if pattern.search(text)]
+    return list(dict.fromkeys(name for name, _ in _stated(text)))
+
+
+def condition_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text states such a condition: a length inside one is not a validity."""
+    return [span for _, span in _stated(text)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tracker.normalize.numbers import EN_WORDS, small_number
+from tracker.normalize.offers.clauses import condition_spans
 from tracker.normalize.offers.words import TRIAL_WORDS, near
 
 _DURATION = re.compile(
@@ -22,6 +23,7 @@ _DURATION = re.compile(
 )
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
+_INACTIVE = re.compile(r"inactiv|不活跃|未登录|未使用|闲置|no activity|unused for", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
     r"过期|每\s?$|第\s?$|hear back|founded|within the last\s$|成立|设立|注册满|less than\s$|at least\s$",
@@ -43,7 +45,7 @@ _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|
 @dataclass(frozen=True)
 class Duration:
     days: int
-    role: str  # validity, trial (tied to a free or trial word), order, term, policy
+    role: str  # validity, trial (tied to a free or trial word), order, term, policy, condition
 
 
 def _days(num: str, unit: str) -> int | None:
@@ -63,6 +65,7 @@ def _days(num: str, unit: str) -> int | None:
 def durations(text: str) -> list[Duration]:
     """Every length of time in `text`, with what it is the length of."""
     found = []
+    held = condition_spans(text)
     for m in _DURATION.finditer(text):
         num, unit = m.group("num"), m.group("unit").lower()
         before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 16]
@@ -81,7 +84,14 @@ def durations(text: str) -> list[Duration]:
             role = "order"
         elif _TERM_BEFORE.search(before[-6:]) or _TERM_AFTER.match(after):
             role = "term"
-        elif _POLICY_BEFORE.search(before[-18:]) or _POLICY_AFTER.match(after) or re.search(r"\bthe\s$", before):
+        elif any(a <= m.start() and m.end() <= b for a, b in held):
+            role = "condition"  # a window to claim, an account's or company's age, an order's length
+        elif (
+            _INACTIVE.search(before)
+            or _POLICY_BEFORE.search(before[-18:])
+            or _POLICY_AFTER.match(after)
+            or re.search(r"\bthe\s$", before)
+        ):
             role = "policy"
         elif near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6]):
             role = "trial"

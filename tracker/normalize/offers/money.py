@@ -26,14 +26,23 @@ _PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sg
 _SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
 _SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR", "美元": "USD", "欧元": "EUR"}
 _SUFFIX_CURRENCY |= {"円": "JPY", "日元": "JPY", "jpy": "JPY", "원": "KRW", "krw": "KRW", "inr": "INR", "gbp": "GBP"}
-_SUFFIX_CURRENCY |= {"英镑": "GBP", "港元": "HKD", "港币": "HKD", "hkd": "HKD", "sgd": "SGD", "新元": "SGD"}
+_SUFFIX_CURRENCY |= {
+    "€": "EUR",
+    "£": "GBP",
+    "英镑": "GBP",
+    "港元": "HKD",
+    "港币": "HKD",
+    "hkd": "HKD",
+    "sgd": "SGD",
+    "新元": "SGD",
+}
 _MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z]))?"
 _MONEY_PREFIX = re.compile(
     rf"(?P<cur>US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
 )
 _MONEY_SUFFIX = re.compile(
     rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|RMB|CNY|USD|JPY|"
-    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros)",
+    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros|€|£)",
     re.IGNORECASE,
 )
 _BARE_CREDIT = re.compile(
@@ -52,13 +61,20 @@ _PRICE_BEFORE = re.compile(
 _PRICE_AFTER = re.compile(r"^\s?(?:/\s?\S{1,2}\s?)?起|^\s?(?:transaction|charge|fee)", re.I)
 _THRESHOLD = re.compile(r"^\s?(?:以上|以下|未満|or more|or less|and above)", re.I)
 _GIFT_BEFORE = re.compile(
-    r"(?:give you|gives you|you(?:'ll| will) (?:get|receive)|will receive|获得|可得|可获|赠送?)\s?$", re.I
+    r"(?:give you|gives you|\bgive (?:your )?(?:friends?|referrals?|them)|you(?:'ll| will) (?:get|receive)|will receive|"
+    r"\bget|\bearn|获得|可得|可获|赠送?)\s?$",
+    re.I,
 )
+# A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
+_LIMIT = re.compile(
+    r"(?:more|less|fewer) than\s$|exceed(?:s|ing)?\s$|no more than\s$|不超过\s?$|超过\s?$|低于\s?$", re.I
+)
+_IN_CREDIT = re.compile(r"\s?(?:in|of)\s(?:[\w-]+\s){0,3}credits?\b", re.I)  # "$5 in Paperspace account credit"
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
 _SPENT = re.compile(r"spen[dt]\s(?:all\s)?(?:of\s)?(?:your\s)?$", re.I)
 # Sums a person pays, buys or must spend, and credits someone already has.
 _PAID = re.compile(
-    r"(?:\bbuys?|\bbought|purchased?|purchases|\bloads?|loaded|\bspends?|\bbilled|\bcosts?|minimum|\bmin\.|at least|"
+    r"(?:\bbuys?|\bbought|purchased?|purchases|\bloads?|loaded|top[- ]?up|topped up|recharge|deposit|\bspends?|\bbilled|\bcosts?|minimum|\bmin\.|at least|"
     r"requires? an?)\s(?:(?:their|the|a|first|of|an?|in)\s){0,3}$|最低|至少|充值\s?$",
     re.I,
 )
@@ -76,7 +92,7 @@ class Money:
     end: int
     value: Decimal
     currency: str
-    role: str  # amount, spent, paid, price, rate, cap, reference, example
+    role: str  # amount, spent, paid, limit, price, rate, cap, reference, example
     per: str | None = None
     low: Decimal | None = None  # the low end of a range or of alternatives ("$5-$25", "$3 or $8")
 
@@ -97,6 +113,8 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return "spent", None
     if _PAID.search(before):
         return "paid", None
+    if _LIMIT.search(before[-16:]):
+        return "limit", None
     return "amount", None
 
 
@@ -115,6 +133,8 @@ def moneys(text: str, default_currency: str | None = None) -> list[Money]:
             if not value:
                 continue
             currency = table[m.group("cur").lower()] if table else default_currency
+            if table and m.group("cur") == "¥" and default_currency == "JPY":
+                currency = "JPY"  # ¥ is the yen on a Japanese page
             taken.append((m.start(), m.end()))
             role, per = _role(text, m.start(), m.end())
             found.append(Money(m.start(), m.end(), value, str(currency), role, per))
@@ -152,7 +172,8 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
             and (
                 near(CREDIT_WORDS, text, m.start, m.end)
                 or near(VOUCHER_WORDS, text, m.start, m.end)
-                or _GIFT_BEFORE.search(text[max(0, m.start - 16) : m.start])
+                or _IN_CREDIT.match(text, m.end)
+                or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
             )
         )
         or (m.role == "spent" and TRIAL_WORDS.search(text))

@@ -246,6 +246,7 @@ _CONDITION_NAMES = {
     "account_age": "for accounts of a given age",
     "company_age": "for companies founded within a given time",
     "order_length": "for orders of a given length",
+    "inactivity": "lapses after a time without use",
 }
 
 _MODEL_NAMES = {

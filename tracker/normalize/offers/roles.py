@@ -50,8 +50,14 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     if len(parts) < 2 and not referral:
         return whole
     found = _by_clause(body, parts, whole, referral, default_currency)
+    if referral and not found and whole.offers:
+        # the block's offers, for the party it names ("邀请人 ... 可获得一张 3 天会员卡")
+        roles = referral_roles(body, _first_amount(body, default_currency))
+        found = [replace(t, eligibility=r) for t in whole.offers for r in roles]
     if len(found) > len(whole.offers) or (referral and found and _roles_differ(found, whole.offers)):
-        whole.offers = found
+        # the block's conditions (a claim window, an inactivity rule) are every offer's
+        block = whole.block.conditions
+        whole.offers = [replace(t, conditions=list(dict.fromkeys([*t.conditions, *block]))) for t in found]
         whole.why_not = ""
     return whole
 
@@ -63,25 +69,60 @@ def _roles_differ(found: list[OfferTerms], before: list[OfferTerms]) -> bool:
 def _by_clause(
     body: str, parts: list[str], whole: Reading, referral: bool, default_currency: str | None
 ) -> list[OfferTerms]:
-    read = [(part, read_block(part, default_currency)) for part in parts]
     out: list[OfferTerms] = []
+    said: dict[tuple[object, ...], int] = {}  # an offer read, and the sentence it was read in
     carried = whole.block.eligibility
-    for part, reading in read:
+    parties: list[Eligibility] = []
+    sentence = 0
+    last_money: OfferTerms | None = None
+    for i, part in enumerate(parts):
+        if i and _SENTENCE_END.search(parts[i - 1]):
+            sentence += 1
+        reading = read_block(part, default_currency)
         # a clause says who it is for, or goes on with the last one that did;
-        # "老用户" (existing customers) is everyone
+        # "老用户" (existing customers) is everyone; so with a referral's party
         who = Eligibility.all if _EXISTING.search(part) else eligibility(part)
         carried = who or carried
-        for terms in reading.offers:
+        if referral:
+            parties = referral_roles(part, _first_amount(part, default_currency)) or parties
+        offers = reading.offers or _going_on(part, last_money, default_currency)
+        for terms in offers:
             if terms.kind == OfferKind.free_trial and terms.gpu_time is None and whole.offers:
                 continue  # a length said in a clause is the whole block's ("a 90-day program ... with $300")
             terms = replace(terms, kind=_kind(terms.kind, body))
             terms.eligibility = carried
-            roles = referral_roles(part, _first_amount(part, default_currency)) if referral else []
-            if not roles:
-                out.append(terms)
-            for role in roles:
-                out.append(replace(terms, eligibility=role))
+            if terms.amount is not None:
+                last_money = terms
+            for one in [replace(terms, eligibility=role) for role in parties] or [terms]:
+                key = _key(one)
+                if said.get(key, sentence) != sentence:
+                    continue  # the same offer said again in a later sentence: a restatement
+                said[key] = sentence
+                out.append(one)
     return out
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+_GOING_ON = re.compile(r"^(?:and|or|plus|as well as|以及|和|或|及)\b", re.I)
+
+
+def _going_on(part: str, last: OfferTerms | None, default_currency: str | None) -> list[OfferTerms]:
+    """ "... up to $200,000 in credits for startups and up to $350,000 for
+    AI-first ones": a clause going on with "and" or "or" and one sum of the
+    same currency is another offer of the same kind."""
+    if last is None or not _GOING_ON.match(part):
+        return []
+    sums = {
+        (m.value, m.low) for m in moneys(part, default_currency) if m.role == "amount" and m.currency == last.currency
+    }
+    if len(sums) != 1:
+        return []
+    value, low = sums.pop()
+    return [replace(last, amount=value, amount_low=low)]
+
+
+def _key(terms: OfferTerms) -> tuple[object, ...]:
+    return (terms.kind, terms.amount, terms.amount_low, terms.currency, terms.percent_off, terms.eligibility)
 
 
 def _first_amount(text: str, default_currency: str | None) -> int | None:

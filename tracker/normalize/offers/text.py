@@ -197,6 +197,8 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
     terms.durations = durations(text)
     terms.duration_days = next((d.days for d in terms.durations if d.role in {"validity", "trial"}), None)
     terms.eligibility = eligibility(text)
+    if terms.eligibility is None and "company_age" in terms.conditions:
+        terms.eligibility = Eligibility.startups  # "founded within the last 5 years", "成立不超过3年"
     terms.products = [name for name, pattern in PRODUCTS if pattern.search(text)]
     days = dates(text)
     if len(days) >= 2:

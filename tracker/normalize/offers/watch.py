@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from db.schema import OfferKind, PriceModel, PriceQuote, Unit
 from spiders.items import WatchItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
-from tracker.normalize.offers import NO_OFFER, build_offers, dropped_note, slug
+from tracker.normalize.offers import NO_OFFER, build_offers, settle_dropped, slug
 from tracker.normalize.offers.money import parse_rate
 from tracker.normalize.volatile import IgnorePatternError, clean_text, compile_ignore
 
@@ -80,8 +80,5 @@ def normalize(items: Iterable[WatchItem]) -> Normalized:
         out.offers.extend(built.offers)
         if not built.offers:
             dropped[f"{name}:{ident}"] = built.why_not
-    if dropped:
-        if not out.offers and not out.quotes:
-            raise NormalizeError(f"{name}: none of the {len(dropped)} matches of the page {NO_OFFER}")
-        out.notes.append(dropped_note(name, dropped))
+    settle_dropped(out, name, dropped, f"{name}: none of the {len(dropped)} matches of the page {NO_OFFER}")
     return out

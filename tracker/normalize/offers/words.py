@@ -24,12 +24,13 @@ CREDIT_WORDS = re.compile(
 )
 VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|優惠券|voucher|coupon|红包|クーポン|쿠폰", re.I)
 STARTUP_WORDS = re.compile(
-    r"startups?\b|start-ups?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
+    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
 )
 RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
-TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|free trial|trial|free tier", re.I)
-TRIAL_WORDS = re.compile(r"免费|试用|体验|(?<![\d.])0元|\bfree\b|trial", re.I)
+# A membership card or pass of N days given away is a trial of that length ("一张 3 天 基础会员卡券").
+TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
+TRIAL_WORDS = re.compile(r"免费|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial", re.I)
 
 EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
 
@@ -54,7 +55,8 @@ _ELIGIBILITY = (
             r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
-            r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録",
+            r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
+            r"neue[nr]? kunden|nouveaux clients|nuevos clientes|nuovi clienti|novos clientes",
             re.I,
         ),
     ),
