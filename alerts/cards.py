@@ -212,7 +212,10 @@ def offer_terms(values: Mapping[str, str | None], zh: bool) -> str:
             else f"{amount(money, currency)} off a {amount(spend, currency)} spend"
         )
     elif money is not None:
-        parts.append(amount(money, currency))
+        low = _dec(values.get("amount_low"))
+        parts.append(
+            f"{amount(low, currency)}–{amount(money, currency)}" if low is not None else amount(money, currency)
+        )
     if percent is not None:
         parts.append(_zhe(percent) if zh else f"{_plain(percent)}% off")
     if days:
@@ -234,7 +237,7 @@ def _side(change: Change, prefix: str) -> dict[str, str]:
     return values
 
 
-_TERM_KEYS = {"amount", "currency", "min_spend", "percent_off", "duration_days"}
+_TERM_KEYS = {"amount", "amount_low", "currency", "min_spend", "percent_off", "duration_days", "conditions"}
 
 
 def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str]:
@@ -251,6 +254,14 @@ def _offer_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
         facts.append(("Terms", new))
     else:
         facts += [("Was", old), ("Now", new)] if old != new else [("Terms", new)]
+    # The conditions read beyond the columns (a claim window, first purchase only ...).
+    said_old, said_new = d.get("old_conditions", ""), d.get("new_conditions", "")
+    if kind == ChangeKind.offer_removed:
+        facts.append(("Conditions", said_old))
+    elif said_old and said_new and said_old != said_new:
+        facts.append(("Conditions", _moved(said_old, said_new)))
+    else:
+        facts.append(("Conditions", said_new))
     # Other fields that moved (validity, eligibility, title): old → new each.
     for name in (d.get("changed") or "").split(", "):
         if name and name not in _TERM_KEYS:

@@ -110,3 +110,17 @@ def test_added_removed_and_empty() -> None:
     assert [r.offer_id for r in second.removed] == ["huawei:b"]
     assert diff([a], []).broken == "the page listed no offers"
     assert diff([], [a, b]).changes == []  # a baseline announces nothing
+
+
+def test_a_new_offers_card_shows_its_range_and_conditions() -> None:
+    from alerts.cards import card
+
+    first = offer("满100减50", ident="huawei:a")
+    ranged = offer(
+        "New users get $200-$900 in credits, to be claimed within 180 days of registration", ident="huawei:b"
+    )
+    result = diff([first], [first, ranged])
+    assert [c.kind.value for c in result.changes] == ["offer_added"]
+    facts = dict(card(result.changes[0]).facts)
+    assert facts["Terms"] in {"$200–$900", "$200.00–$900.00"}, facts
+    assert facts["Conditions"] == "to be claimed within a window after sign-up"

@@ -15,6 +15,7 @@ just seen to changes, and to the writes that move the snapshot forward.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,6 +24,7 @@ from typing import TypedDict
 
 from db.schema import Change, ChangeKind, Offer
 from db.store.writes.offers import TrackedOffer, offer_values
+from tracker.normalize.offers.reader import describe
 from tracker.run.diff import DiffPolicy, percent_change
 
 # Changing these alone is a change of wording, not of the terms.
@@ -32,7 +34,21 @@ _TERMS = ("amount", "currency", "percent_off", "min_spend", "duration_days")
 
 
 def _terms(prefix: str, values: Mapping[str, str | None]) -> dict[str, str]:
-    return {f"{prefix}_{k}": str(values[k]) for k in _TERMS if values.get(k) is not None}
+    """The terms an alert writes out, and from the terms read beyond the
+    columns a range's low end and the conditions in words ("to be claimed
+    within a window after sign-up; first purchase only")."""
+    out = {f"{prefix}_{k}": str(values[k]) for k in _TERMS if values.get(k) is not None}
+    try:
+        read = json.loads(values.get("terms") or "null")
+    except ValueError:
+        read = None
+    if isinstance(read, dict):
+        if read.get("amount_low"):
+            out[f"{prefix}_amount_low"] = str(read["amount_low"])
+        said = "; ".join(p for p in describe(read) if not p.startswith("from "))
+        if said:
+            out[f"{prefix}_conditions"] = said
+    return out
 
 
 class _About(TypedDict):
