@@ -72,8 +72,9 @@ def daemon(
     if web:
         config = config.model_copy(update={"web": config.web.model_copy(update=web)})
     if config.web.enabled and not once:
-        from tracker.web.serve import check_bind
+        from tracker.web.serve import check_bind, check_libraries
 
+        check_libraries()
         check_bind(config.web)  # refused before the first crawl, in one sentence
     try:
         # A damaged file would take each crawl's writes without a word: refused at start.
@@ -81,15 +82,29 @@ def daemon(
     except StoreError as exc:
         raise UserError(str(exc)) from None
     level = logging.DEBUG if st.debug else logging.INFO
-    with logging_to_stderr(log_format.value, level, secret_values(config)):
+    secrets = secret_values(config)
+    with logging_to_stderr(log_format.value, level, secrets):
         code = _run_daemon(
-            st.pipeline(), config, once=once, crawl=not no_crawl, metrics_port=metrics_port, metrics_host=metrics_host
+            st.pipeline(),
+            config,
+            once=once,
+            crawl=not no_crawl,
+            metrics_port=metrics_port,
+            metrics_host=metrics_host,
+            logs=(log_format.value, level, tuple(secrets)),
         )
     raise typer.Exit(code)
 
 
 def _run_daemon(
-    pipeline: Pipeline, config: Config, *, once: bool, crawl: bool, metrics_port: int | None, metrics_host: str
+    pipeline: Pipeline,
+    config: Config,
+    *,
+    once: bool,
+    crawl: bool,
+    metrics_port: int | None,
+    metrics_host: str,
+    logs: tuple[str, int, tuple[str, ...]],
 ) -> int:
     from tracker.daemon.metrics import Metrics, serve_metrics
     from tracker.daemon.scheduler import Daemon
@@ -99,26 +114,27 @@ def _run_daemon(
         return runner.run_once()
     server = None
     web = None
-    if config.web.enabled:
-        # The dashboard's /healthz answers as the metrics server's does: the scheduler's health.
-        from tracker.web.serve import build_app, start_in_thread
-
-        web = start_in_thread(build_app(pipeline.engine, config, runner.healthy), config.web)
-    if metrics_port is not None:
-        try:
-            server = serve_metrics(runner.metrics, metrics_port, runner.healthy, host=metrics_host)
-        except OSError as exc:
-            raise UserError(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc.strerror}") from None
     try:
+        if metrics_port is not None:
+            try:
+                server = serve_metrics(runner.metrics, metrics_port, runner.healthy, host=metrics_host)
+            except OSError as exc:
+                raise UserError(f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc.strerror}") from None
+        if config.web.enabled:
+            # In a process of its own: no page asked, however many at once,
+            # slows a crawl or a delivery. Its /healthz answers as the metrics
+            # server's does: the scheduler's health.
+            from tracker.web.serve import Logs, start_process
+
+            url = pipeline.engine.url.render_as_string(hide_password=False)
+            web = start_process(url, config, Logs(*logs), runner.healthy)
         return runner.run()
     finally:
+        if web is not None:
+            web.stop()
         if server is not None:
             server.shutdown()
             server.server_close()
-        if web is not None:
-            from tracker.web.serve import stop
-
-            stop(*web)
 
 
 def serve(
@@ -145,18 +161,13 @@ def serve(
     st = state(ctx)
     config = st.config
     settings = config.web.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
-    from tracker.web.serve import check_bind
+    from tracker.web.serve import check_bind, check_libraries, without_pyarrow
 
+    check_libraries()
     check_bind(settings)  # before the store opens: the refusal is the first thing said
-    import sys
-
-    # The server writes no Parquet: pandas without pyarrow (which pandas 3
-    # loads when it can, for its string columns) keeps 35 MB out of the
-    # process; strings are then held by Python, with the same values.
-    if "pandas" not in sys.modules:
-        sys.modules.setdefault("pyarrow", None)  # type: ignore[arg-type]
+    without_pyarrow()
     from tracker.logs import logging_to_stderr
-    from tracker.web.serve import build_app, server
+    from tracker.web.serve import build_app, server, warm_up
 
     level = logging.DEBUG if st.debug else logging.INFO
     with logging_to_stderr(log_format.value, level, secret_values(config)):
@@ -164,6 +175,7 @@ def serve(
         stderr.print(
             f"dashboard on http://{settings.host}:{settings.port}/ (Ctrl-C stops it)", highlight=False, markup=False
         )
+        warm_up()
         try:
             web.run()
         except SystemExit:
