@@ -8,7 +8,10 @@ is sent and recorded as soon as its channel answered.
   goes again with the same idempotency key.
 - **Stopping.** Between messages the worker asks `stop()`; when it says yes
   the round ends at once. Nothing else is claimed, so nothing waits to be
-  handed back; the message in flight finishes and is recorded.
+  handed back. The message in flight is given `stop_grace` seconds more
+  (3) to be answered and recorded; a channel that hangs longer is cut off
+  (its request left to run out in a thread of its own) and the message
+  handed back, pending, with no attempt counted: the next start sends it.
 - **Store errors.** When recording an answer fails (the database went away),
   the worker keeps the answer and hands its claim back as soon as the store
   answers again: the next round first records what it kept (a message sent
@@ -24,6 +27,8 @@ is sent and recorded as soon as its channel answered.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -80,6 +85,14 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")[:300]
 
 
+# Seconds a message in flight is still given once the worker is told to stop.
+STOP_GRACE = 3.0
+
+
+class _CutOff(Exception):
+    """The worker was told to stop and the channel had not answered within the grace."""
+
+
 class Worker:
     """One delivery worker. The daemon keeps one for its life, so that what a
     store error left unrecorded or claimed is settled by its next round."""
@@ -93,6 +106,7 @@ class Worker:
         name: str,
         lease_seconds: int = 600,
         stop: Callable[[], bool] = lambda: False,
+        stop_grace: float = STOP_GRACE,
     ) -> None:
         self.engine = engine
         self.channels = channels
@@ -100,6 +114,7 @@ class Worker:
         self.name = name
         self.lease_seconds = lease_seconds
         self.stop = stop
+        self.stop_grace = stop_grace
         self.unrecorded: list[_Unrecorded] = []
         self.abandoned: set[str] = set()
 
@@ -170,7 +185,12 @@ class Worker:
                     if self.stop():
                         report.stopped = True
                         return
-                    if not self._send_one(channel, message, message_rows, now, token, report):
+                    try:
+                        sent = self._send_one(channel, message, message_rows, now, token, report)
+                    except _CutOff:
+                        report.stopped = True
+                        return
+                    if not sent:
                         waiting.add(name)
                         break
 
@@ -194,7 +214,16 @@ class Worker:
         ids = [r.id for r in rows if r.id is not None]
         if not claim_rows(self.engine, ids, now=now, token=token):
             return True  # another worker has it
-        result = channel.send(message)
+        result = self._send(channel, message)
+        if result is None:  # cut off by a stop: handed back untouched, sent by the next start
+            _hand_back(self.engine, ids, token)
+            log.warning(
+                "%s: stopping: the channel had not answered within %g s; the message stays pending",
+                channel.name,
+                self.stop_grace,
+                extra={"channel": channel.name},
+            )
+            raise _CutOff
         try:
             if result.ok:
                 _mark_sent(self.engine, ids, message.key, result.answer, now, token=token)
@@ -208,6 +237,34 @@ class Worker:
             report.sent += 1
             return True
         return False
+
+    def _send(self, channel: Channel, message: Message) -> SendResult | None:
+        """`channel.send(message)` in a thread of its own, waited for until it
+        answers, or (None) until `stop_grace` seconds after a stop: the
+        request a hanging channel holds runs out there, not in the way of
+        the process stopping."""
+        done: list[SendResult] = []
+
+        def send() -> None:
+            try:
+                done.append(channel.send(message))
+            except BaseException as exc:  # `send` catches the channel's errors; anything else is said here
+                done.append(SendResult(False, f"{type(exc).__name__}: {exc}"))
+
+        sender = threading.Thread(target=send, name=f"send-{channel.name}", daemon=True)
+        sender.start()
+        stopping_since: float | None = None
+        while not done:
+            sender.join(0.2)
+            if done:
+                break
+            if not sender.is_alive():
+                return done[0] if done else SendResult(False, "the send ended without an answer")
+            if stopping_since is None and self.stop():
+                stopping_since = time.monotonic()
+            if stopping_since is not None and time.monotonic() - stopping_since >= self.stop_grace:
+                return None
+        return done[0]
 
     def _record_failure(
         self,
@@ -297,6 +354,16 @@ def claim_rows(engine: sa.Engine, ids: Sequence[int], *, now: datetime, token: s
             conn.rollback()
             return False
     return True
+
+
+def _hand_back(engine: sa.Engine, ids: Sequence[int], token: str) -> None:
+    """Claimed rows pending again, as they were: no attempt counted."""
+    with engine.begin() as conn:
+        conn.execute(
+            sa.update(_T)
+            .where(_T.c.id.in_(list(ids)), _T.c.claimed_by == token, _T.c.state == OutboxState.sending)
+            .values(state=OutboxState.pending, claimed_by=None, claimed_at=None)
+        )
 
 
 def _mark_sent(

@@ -5,11 +5,30 @@ Each row is a `Fault` of `fault_matrix.py`; `rows_for` adds this module's `FAULT
 
 from __future__ import annotations
 
+import signal
+import time
+from collections import Counter
 from collections.abc import Callable
 
 from db.schema import CrawlResult
 from db.store.engine import make_engine, migrate
-from tests.reliability.fault_matrix import EARLY, Ctx, Fault, _rows
+from tests.helpers.daemonutil import wait_for
+from tests.reliability.fault_matrix import (
+    ALERTS,
+    EARLY,
+    ROUND,
+    Ctx,
+    Fault,
+    Hook,
+    _rows,
+    add_alerts,
+    all_sent,
+    assert_each_once,
+    delivery_config,
+    running,
+    states,
+    webhook,
+)
 from tests.run.test_page_slip import check_one_page_slip
 
 
@@ -78,6 +97,29 @@ def full_disk_fails_the_crawl_and_its_record(ctx: Ctx) -> None:
     _store_fails_under_the_lock(ctx, crawl_fails=True)
 
 
+def sigterm_while_a_webhook_hangs(ctx: Ctx) -> None:
+    with webhook(Hook(hold_at=5)) as hook:  # the sixth request is never answered (until the test ends)
+        delivery_config(ctx, hook)  # [alerts] request_timeout: 20 s, as by default
+        keys = add_alerts(ctx)
+        with running(ctx) as d:
+            assert hook.in_flight.wait(60), d.output()
+            started = time.monotonic()
+            d.proc.send_signal(signal.SIGTERM)
+            assert d.proc.wait(timeout=15) == 0, d.output()
+            took = time.monotonic() - started
+            log = d.output()
+        assert took < 3 + 3, (took, log)  # the grace of 3 s, not the request's 20 s (issue 40: 17.8 s)
+        assert "the channel had not answered within 3 s; the message stays pending" in log, log
+        # The message cut off is pending again, with no attempt counted; nothing is left claimed.
+        assert states(ctx) == {"sent": 5, "pending": ALERTS - 5}, states(ctx)
+        assert _rows(ctx, "select max(attempts) from alert_outbox where state = 'pending'") == [(0,)]
+        with running(ctx) as again:
+            wait_for(lambda: all_sent(ctx), 2 * ROUND + 15, "the rest sent by the next start")
+            assert again.stop(signal.SIGTERM) == 0
+    assert_each_once(hook, keys, but=1)  # the one cut off arrived twice, with its own key
+    assert Counter(hook.keys())[keys[5]] == 2
+
+
 FAULTS: list[Fault] = [
     Fault(
         "one page of an Azure answer of three multiplied by 10, then right again",
@@ -95,5 +137,11 @@ FAULTS: list[Fault] = [
         "a full disk fails the crawl, then the record of its failure",
         "as above: store_error with the crawl's reason, never left running; the lock free",
         full_disk_fails_the_crawl_and_its_record,
+    ),
+    Fault(
+        "SIGTERM while a webhook hangs (never answers)",
+        "exit 0 within the 3 s grace, not the request's timeout; the message pending again with no attempt "
+        "counted, and sent once after the restart",
+        sigterm_while_a_webhook_hangs,
     ),
 ]
