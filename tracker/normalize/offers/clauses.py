@@ -100,7 +100,7 @@ def off_tiers(text: str) -> list[OffTier]:
 
 _CLAUSE = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|(?<=\))\s?と(?=\s?\d)|"
-    r"\s(?=and\s(?:up to\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
+    r"\s(?=(?:and|plus)\s(?:up to\s)?(?:an? (?:extra|additional)\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
 )
 
 
@@ -146,6 +146,11 @@ def drop_questions(text: str) -> str:
 
 REFERRAL = re.compile(
     r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新",
+    re.I,
+)
+REFERRAL_PROGRAM = re.compile(
+    r"referral (?:program|link|code|bonus|reward|credit)s?|refer (?:a|your) friends?|invite (?:your )?friends|"
+    r"\byou refer\b|邀请好友|邀请码|推荐有礼|老带新|拉新|邀新|云推官|邀请人|受邀|被邀请",
     re.I,
 )
 _REFERRED = re.compile(

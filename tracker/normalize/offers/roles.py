@@ -23,6 +23,7 @@ from dataclasses import replace
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.offers.clauses import (
     REFERRAL,
+    REFERRAL_PROGRAM,
     clauses,
     drop_questions,
     is_example,
@@ -46,7 +47,7 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
         return Reading(why_not="a question")
     whole = read_block(body, default_currency)
     parts = clauses(body)
-    referral = bool(REFERRAL.search(body))
+    referral = is_referral(body)
     if len(parts) < 2 and not referral:
         return whole
     found = _by_clause(body, parts, whole, referral, default_currency)
@@ -60,6 +61,15 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
         whole.offers = [replace(t, conditions=list(dict.fromkeys([*t.conditions, *block]))) for t in found]
         whole.why_not = ""
     return whole
+
+
+def is_referral(body: str) -> bool:
+    """A referral program's block: referral words, and on a startup program's
+    page ("referred by an Activate Provider", "invited by a VC partner") the
+    words of a program that rewards referring someone."""
+    if not REFERRAL.search(body):
+        return False
+    return not STARTUP_WORDS.search(body) or bool(REFERRAL_PROGRAM.search(body))
 
 
 def _roles_differ(found: list[OfferTerms], before: list[OfferTerms]) -> bool:
