@@ -165,3 +165,12 @@ def test_referral_parties_across_clauses() -> None:
 def test_card_hours_are_gpu_hours() -> None:
     o = read_offers("审核通过后,系统将发放每月最高 2000 卡时的免费额度").offers[0]
     assert o.kind == OfferKind.free_trial and o.gpu_time is not None and o.gpu_time.amount == 2000
+
+
+def test_a_startup_programs_referral_is_no_referral_program() -> None:
+    got = read_offers("If you were invited by a VC partner, you will receive up to $150,000 in credits.").offers
+    assert [(o.kind, o.amount, o.eligibility) for o in got] == [
+        (OfferKind.startup_credit, Decimal(150000), Eligibility.startups)
+    ]
+    plus = read_offers("Founders Hub members get $150,000 in Azure credits plus $2,500 in OpenAI credits.").offers
+    assert [o.amount for o in plus] == [Decimal(150000), Decimal(2500)]
