@@ -194,7 +194,7 @@ def test_stored_decimals_are_written_out_in_full(pipeline: Pipeline, tmp_path: P
                 "region": "r",
                 "instance_type": "t",
                 "price_model": "spot",
-                "price": "1E-7",
+                "price": "1.5E+3",
                 "gpu_count": "1E+1",
                 "currency": "USD",
                 "unit": "hour",
@@ -205,7 +205,7 @@ def test_stored_decimals_are_written_out_in_full(pipeline: Pipeline, tmp_path: P
     import_file(pipeline, path, source="bulk")
     with Session(pipeline.engine) as session:
         (row,) = store.query_prices(session=session)
-    assert (row.price, row.gpu_count) == ("0.0000001", "10")
+    assert (row.price, row.gpu_count) == ("1500", "10")
 
 
 def test_a_change_in_one_source_leaves_another_with_the_same_keys_alone(pipeline: Pipeline, tmp_path: Path) -> None:

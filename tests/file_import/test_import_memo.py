@@ -33,6 +33,7 @@ from tracker.errors import UserError
 from tracker.file_import import worker as import_worker
 from tracker.file_import.importing import import_file
 from tracker.file_import.rows import QUOTE_FIELDS, staged_columns, staged_rows, validation_reason
+from tracker.normalize import bounds
 from tracker.run.pipeline import CHUNK, Pipeline
 
 T0 = datetime(2026, 5, 1, tzinfo=UTC)
@@ -204,7 +205,7 @@ def test_an_import_outlives_its_worker(
 TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -._", max_size=8)
 DECIMAL_TEXT = st.one_of(
     st.decimals(allow_nan=False, allow_infinity=False, places=4).map(str),
-    st.sampled_from(["", "1e3", "8", "8.0", "NaN", "x", " 2 ", "-0"]),
+    st.sampled_from(["", "1e3", "8", "8.0", "NaN", "x", " 2 ", "-0", "0", "0.000", "1e400", "1E-7", "9" * 40]),
 )
 FIELDS = {
     "provider": st.one_of(TEXT, st.just("")),
@@ -222,8 +223,20 @@ FIELDS = {
     "unit": st.sampled_from([*Unit, "day"]),
     "upfront_fee": DECIMAL_TEXT,
     "availability": TEXT,
-    "observed_at": st.sampled_from(["", "2026-01-02T03:04:05+08:00", "2026-01-02", "x"]),
-    "attrs": st.sampled_from(["", "{}", '{"a": "1"}', '{"a": 1}', "[1]", "{", '{"b": "x", "a": "y"}']),
+    "observed_at": st.sampled_from(["", "2026-01-02T03:04:05+08:00", "2026-01-02", "x", "9999-12-31T00:00:00Z"]),
+    "attrs": st.sampled_from(
+        [
+            "",
+            "{}",
+            '{"a": "1"}',
+            '{"a": 1}',
+            "[1]",
+            "{",
+            '{"b": "x", "a": "y"}',
+            '{"a": "\\u0000"}',
+            '{"a": "%s"}' % ("x" * 9000),
+        ]
+    ),
 }
 
 
@@ -256,12 +269,24 @@ def test_column_validator_agrees_with_price_quote(datas: list[dict[str, str]]) -
                     fields["attrs"] = json.loads(fields["attrs"])
                 except json.JSONDecodeError:
                     # The first bad field is named, in field order: attrs comes last.
-                    PriceQuote.model_validate({k: v for k, v in fields.items() if k != "attrs"})
-                    assert reasons[item["line"]] == "attrs: not a JSON object"
+                    before = PriceQuote.model_validate({k: v for k, v in fields.items() if k != "attrs"})
+                    expected = bounds.field_reason(before, T0)
+                    if expected is None or expected.startswith(("median_price", "offer_count")):
+                        expected = "attrs: not a JSON object"
+                    assert reasons[item["line"]] == expected
                     continue
             quote = PriceQuote.model_validate(fields)
         except ValidationError as exc:
-            assert reasons[item["line"]] == validation_reason(exc)
+            reason = reasons[item["line"]]
+            if reason != validation_reason(exc):  # a field before it out of bounds, named first
+                order = list(PriceQuote.model_fields)
+                named = reason.split(":")[0]
+                assert named in {*bounds.NUMBERS, *bounds.TEXTS, "attrs", "observed_at"}, reason
+                assert order.index(named) < order.index(str(exc.errors()[0]["loc"][0])), reason
+            continue
+        out_of_bounds = bounds.quote_reason(quote, T0)  # the import's time bounds observed_at
+        if out_of_bounds:
+            assert reasons[item["line"]] == out_of_bounds
             continue
         assert item["line"] not in reasons
         ours = next(staged)

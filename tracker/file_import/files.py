@@ -137,6 +137,15 @@ def _quotes(line: str) -> int:
     return line.count('"')
 
 
+def _one_column_each(header: list[str], line: int) -> None:
+    """A column named twice would let its last cell silently win."""
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise BadFile(f"line {line}: the column {name[:40]!r} is named twice; nothing stored")
+        seen.add(name)
+
+
 @contextmanager
 def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
     jsonl = is_jsonl(path)
@@ -153,6 +162,7 @@ def open_records(path: Path, fmt: str, **extra: Any) -> Iterator[RecordFile]:
             header_text = "".join(lines).rstrip("\r\n").lstrip()
             header = next(csv.reader([header_text]), [])
             first_line = len(lines) + 1
+            _one_column_each(header, next((n for n, line in enumerate(lines, 1) if line.strip()), 1))
         # The same text means the same row only under the same header, format and meaning.
         salt = hashlib.blake2b(
             "\x1f".join([fmt, header_text, json.dumps(extra, sort_keys=True)]).encode(),

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import json
 from collections.abc import Iterator, Sequence
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from typing import IO, Any
 
 import msgspec
@@ -150,12 +151,64 @@ def decode_lines(decoder: msgspec.json.Decoder, numbers: Sequence[int], texts: S
 
 def block(data: bytes, lines: int) -> list[Any] | None:
     """A block of `lines` whole lines as rows, when every line is a JSON
-    object and none is blank; else None, and the caller goes line by line."""
+    object, none is blank and none may name a key twice; else None, and the
+    caller goes line by line."""
     try:
         found = _ROWS.decode_lines(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return found if len(found) == lines else None
+    if len(found) != lines or any(map(named_twice, representatives(block_lines(data)))):
+        return None
+    return found
+
+
+class _Twice(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Twice(next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i])))
+    return found
+
+
+def named_twice(line: str | bytes) -> str | None:
+    """The first key that a line's object, or an object in it, names twice
+    (msgspec keeps the last value silently, as most JSON readers do); None
+    when none is, or when the line is no JSON (said elsewhere)."""
+    try:
+        json.loads(line, object_pairs_hook=_once)
+    except _Twice as exc:
+        return exc.key
+    except ValueError:
+        return None
+    return None
+
+
+def representatives(lines: Sequence[str | bytes]) -> list[str | bytes]:
+    """The lines to read for a key named twice: one of each count of `":`
+    (a row's members, about): a block's rows are mostly of one shape, and a
+    row naming a key twice has a member more than its like. (A row that
+    names one twice and lacks another, in a block with rows of that count,
+    is not looked at.)"""
+    if not lines:
+        return []
+    counts = list(map(methodcaller("count", b'":' if isinstance(lines[0], bytes) else '":'), lines))
+    first: dict[int, int] = {}
+    for i, count in enumerate(counts):
+        first.setdefault(count, i)
+    return [lines[i] for i in first.values()]
+
+
+def check_keys(numbers: Sequence[int], texts: Sequence[str]) -> None:
+    """BadLine naming the first line that names a key twice."""
+    for text in representatives(texts):
+        key = named_twice(text)
+        if key is not None:
+            twice = [n for n, t in zip(numbers, texts) if named_twice(t) == key]
+            raise BadLine(f"line {twice[0]}: the key {key[:40]!r} is given twice; nothing stored")
 
 
 def line_count(data: bytes) -> int:
@@ -164,7 +217,9 @@ def line_count(data: bytes) -> int:
 
 def columns(numbers: Sequence[int], texts: Sequence[str]) -> dict[str, list[Any]]:
     """The rows' raw values, a list per quote field; a field no row gives is left out."""
-    return columns_of(decode_lines(_ROWS, numbers, texts))
+    found = decode_lines(_ROWS, numbers, texts)
+    check_keys(numbers, texts)
+    return columns_of(found)
 
 
 def columns_of(rows: Sequence[Any]) -> dict[str, list[Any]]:
@@ -215,4 +270,5 @@ def row_keys(number: int, text: str) -> dict[str, Any]:
         raise _bad(number, text) from None
     if not isinstance(data, dict):
         raise _bad(number, text)
+    check_keys([number], [text])
     return data

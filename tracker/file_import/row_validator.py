@@ -28,6 +28,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from db.bulk.encoding import STORED_FIELDS, StagedQuote, decimal_text
 from db.schema import MARKET_VALUE_FIELDS, QUOTE_IDENTITY_FIELDS, QUOTE_VALUE_FIELDS, PriceQuote
+from tracker.normalize import bounds
 
 # Past this many distinct texts a field is not worth remembering.
 CACHE_LIMIT = 4096
@@ -36,6 +37,8 @@ CACHE_LIMIT = 4096
 # Digits Decimal's default context keeps: past them pydantic's value is rounded.
 _EXACT_DIGITS = 28
 _CANONICAL_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+# A price written plainly and within its bounds; 0 goes the slow way (it needs an upfront fee).
+_PRICE_FAST = bounds.PRICE.pattern()
 
 
 def normal_text(canonical: str) -> str | None:
@@ -115,6 +118,12 @@ class FieldReader:
         self.plain = _plain_texts(kind)
         self.decimal = kind in (Decimal, Decimal | None)
         self.texts: dict[str, str] | None = {}  # one object for each distinct text of a plain column
+        # The field's bounds (`tracker.normalize.bounds`); a plainly written
+        # number that `fast` matches is surely within them.
+        self.range = bounds.NUMBERS.get(name)
+        self.fast = (self.range or bounds.MONEY).pattern() if name != "price" else _PRICE_FAST
+        self.longest = bounds.TEXTS.get(name, 0)
+        self.now: datetime | None = None  # observed_at: the import's time, which bounds it
 
     def plain_column(self, texts: Sequence[Any], *, all_text: bool) -> Plain | None:
         """The column as it is, when every value is a text that is its own
@@ -127,6 +136,8 @@ class FieldReader:
             return None
         if self.plain is not True and not set(texts) <= self.plain:
             return None
+        if self.longest and texts and (max(map(len, texts)) > self.longest or "\x00" in "".join(texts)):
+            return None  # read one by one, to name the line
         if self.texts is not None:
             texts = list(map(self.texts.setdefault, texts, texts))
             if len(self.texts) > CACHE_LIMIT:
@@ -136,18 +147,37 @@ class FieldReader:
     def read(self, raw: Any) -> Cell | Bad:
         if raw is None or raw == "":
             return self.default
-        if self.decimal and type(raw) is str and len(raw) <= _EXACT_DIGITS and _CANONICAL_DECIMAL.fullmatch(raw):
+        if self.decimal and type(raw) is str and len(raw) <= _EXACT_DIGITS and self.fast.fullmatch(raw):
             return Cell(normal_text(raw) or str(Decimal(raw).normalize()), raw)
         try:
             if self.name == "attrs" and isinstance(raw, str):
                 raw = json.loads(raw)
-            return _cell(self.validate(raw))
+            value = self.validate(raw)
+            cell = _cell(value)
+            why = self.out_of_bounds(value, cell)
+            return cell if why is None else Bad(f"{self.name}: {why}")
         except json.JSONDecodeError:
             return Bad(f"{self.name}: not a JSON object")
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, (self.name, *first["loc"])))
             return Bad(f"{where}: {first['msg']}")
+
+    def out_of_bounds(self, value: Any, cell: Cell) -> str | None:
+        """Why a valid value is outside the bounds of a stored price, or None."""
+        if value is None:
+            return None
+        if self.range is not None:
+            if self.name == "price" and value == 0 and not value.is_signed():
+                return None  # an all-upfront term's: `RowValidator.stage` checks the row has its fee
+            return self.range.reason(value)
+        if self.longest:
+            return bounds.text_reason(value, self.longest)
+        if self.name == "attrs":
+            return bounds.attrs_reason(value, cell.stored)
+        if self.now is not None and isinstance(value, datetime):
+            return bounds.time_reason(value, self.now)
+        return None
 
     def column(self, raws: Sequence[Any]) -> tuple[list[Cell | Bad], bool]:
         """The cells of a column, and whether any is bad: texts seen before
@@ -185,6 +215,14 @@ class FieldReader:
         self.default = default
         if self.cache is not None:
             self.cache.pop("", None)
+
+    def bound_by(self, stamp: str) -> None:
+        """Times after `stamp` (the import's now) and a little skew are out
+        of bounds: forgets what was read under another now."""
+        now = datetime.fromisoformat(stamp)
+        if now != self.now:
+            self.now = now
+            self.cache = {}
 
 
 def _field_types(typed_dict: type) -> dict[str, tuple[Any, bool]]:
@@ -234,6 +272,7 @@ class RowValidator:
         self.market = itemgetter(*map(at, MARKET_VALUE_FIELDS))  # when the offer count is set
         self.stored = itemgetter(*map(at, STORED_FIELDS), at("attrs"))
         self.attrs = at("attrs")
+        self.price, self.upfront_fee = at("price"), at("upfront_fee")
 
     def stage(
         self,
@@ -255,6 +294,7 @@ class RowValidator:
         for reader in self.readers:
             raws = columns.get(reader.name)
             if reader.name == "observed_at":
+                reader.bound_by(stamp)
                 reader.set_default(reader.read(stamp))
             if raws is None:
                 column: Column = reader.default
@@ -267,6 +307,7 @@ class RowValidator:
                 if failed:
                     bad.update((i, cell.reason) for i, cell in enumerate(column) if type(cell) is Bad and i not in bad)
             cells.append(column)
+        self._zero_prices(cells, bad)
         errors.extend(f"line {lines[i]}: {reason}" for i, reason in sorted(bad.items()))
         hashes = input_hashes if input_hashes is not None else [None] * len(lines)
         if bad:
@@ -275,6 +316,22 @@ class RowValidator:
             cells = [_without(column, bad) for column in cells]
             hashes = [h for i, h in enumerate(hashes) if i not in bad]
         return self._staged(cells, hashes)
+
+    def _zero_prices(self, cells: list[Column], bad: dict[int, str]) -> None:
+        """A price of 0 only with an upfront fee (`bounds.zero_price`)."""
+        column = cells[self.price]
+        if type(column) is not list:
+            return
+        try:
+            prices = _part(column, 0)
+        except TypeError:  # a Bad cell among them
+            prices = [cell[0] if type(cell) is Cell else None for cell in column]
+        if "0" not in prices:
+            return
+        fees = [cell[0] if type(cell) is Cell else None for cell in _cells(cells[self.upfront_fee], len(column))]
+        for i, (price, fee) in enumerate(zip(prices, fees)):
+            if price == "0" and fee in ("", "0") and i not in bad:
+                bad[i] = bounds.zero_price(Decimal(0), None) or ""
 
     def _staged(self, cells: list[Column], input_hashes: Sequence[str | None]) -> list[StagedQuote]:
         """Good rows' cells, a column per field, as quotes: the per-row work
@@ -293,6 +350,11 @@ class RowValidator:
         ]
         stored = zip(*[_part(column, 1) for column in self.stored(cells)])
         return list(map(tuple.__new__, repeat(StagedQuote), zip(keys, value_hashes, stored, input_hashes)))
+
+
+def _cells(column: Column, n: int) -> Iterable[Any]:
+    """A column's n cells, whatever its kind."""
+    return column if type(column) is list else repeat(column, n)
 
 
 def _part(column: Column, which: int) -> Iterable[Any]:

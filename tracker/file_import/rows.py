@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from itertools import groupby
 from operator import itemgetter
@@ -22,7 +22,7 @@ from typing_extensions import TypedDict
 from db.bulk.encoding import StagedQuote
 from db.schema import PriceModel, PriceQuote, Unit, aware_time, currency_code
 from tracker.file_import.row_validator import RowValidator
-from tracker.normalize import Normalized, NormalizeError
+from tracker.normalize import Normalized, NormalizeError, bounds, parse_time
 
 QUOTE_FIELDS = frozenset(PriceQuote.model_fields)
 # Columns our own exports add; importing an export back ignores them.
@@ -81,7 +81,14 @@ def quotes_by_line(
     errors: list[str] = []
     for item in items:
         try:
-            out.quotes.extend(to_quotes(item))
+            quotes = to_quotes(item)
+            stamp = item.get("observed_at")  # the import's time
+            now = parse_time(stamp) if stamp else datetime.now(UTC)
+            for quote in quotes:
+                why = bounds.quote_reason(quote, now)
+                if why:
+                    raise ValueError(why)
+            out.quotes.extend(quotes)
         except ValidationError as exc:
             errors.append(f"line {item['line']}: {validation_reason(exc)}")
         except ValueError as exc:  # MoneyError and other unreadable values
