@@ -174,3 +174,10 @@ def test_a_startup_programs_referral_is_no_referral_program() -> None:
     ]
     plus = read_offers("Founders Hub members get $150,000 in Azure credits plus $2,500 in OpenAI credits.").offers
     assert [o.amount for o in plus] == [Decimal(150000), Decimal(2500)]
+
+
+def test_validity_only_from_validity_phrases() -> None:
+    assert one("$300 credit to spend over 90 days")[5] == 90
+    assert one("代金券 100 元，有效期 30 天")[5] == 30
+    # A length no validity phrase claims is said, not stored as the offer's validity.
+    assert one("2 年老用户专享 100 元代金券")[5] is None

@@ -23,6 +23,12 @@ _DURATION = re.compile(
 )
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
+# The phrases of a validity: how long the offer or its credit can be used.
+_VALIDITY = re.compile(
+    r"有效|期限|使用期|到期|过期|内使用|可用|valid|expir|good for|lasts?\b|usable|to use|use (?:it )?within|within|"
+    r"\bfor\b|\bover\b|\bspend\b|\bends?\b|elapse|period|有効|期間|유효",
+    re.I,
+)
 _INACTIVE = re.compile(r"inactiv|不活跃|未登录|未使用|闲置|no activity|unused for", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
@@ -95,8 +101,10 @@ def durations(text: str) -> list[Duration]:
             role = "policy"
         elif near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6]):
             role = "trial"
-        else:
+        elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12):
             role = "validity"
+        else:
+            role = "length"  # a length no validity phrase claims: said, never stored as the offer's validity
         found.append(Duration(days, role))
     if not any(d.role in {"validity", "trial"} for d in found):
         if _HALF_YEAR.search(text):
