@@ -27,6 +27,7 @@ from tracker import __version__
 from tracker.config.web import WebSettings
 from tracker.errors import TrackerError, UserError
 from tracker.web.answers import Answers, store_reason
+from tracker.web.cache import ResponseCache
 from tracker.web.labels import Words, choose
 from tracker.web.params import BadParameter
 
@@ -143,6 +144,9 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
             return PlainTextResponse("store not reachable\n", status_code=503)
         return PlainTextResponse("ok\n")
 
+    kept = ResponseCache(settings.cache_seconds)
+    app.state.kept = kept
+
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         if request.method not in ("GET", "HEAD"):
@@ -160,6 +164,8 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
         tag = _etag(request, answers)
         if tag and request.headers.get("if-none-match") == tag:
             response = Response(status_code=304, headers={"ETag": tag})
+        elif tag:  # the same tag, the same bytes: sent again as they were (tracker/web/cache.py)
+            response = await kept.answer(tag, lambda: call_next(request))
         else:
             response = await call_next(request)
         if head:
