@@ -181,3 +181,19 @@ def test_validity_only_from_validity_phrases() -> None:
     assert one("代金券 100 元，有效期 30 天")[5] == 30
     # A length no validity phrase claims is said, not stored as the offer's validity.
     assert one("2 年老用户专享 100 元代金券")[5] is None
+
+
+def test_chinese_coupons_subsidies_and_gpu_hours() -> None:
+    ladder = read_offers("满 500 元可使用 50 元优惠券，满 2000 元可使用 300 元优惠券。").offers
+    assert [(o.amount, o.min_spend) for o in ladder] == [(Decimal(50), Decimal(500)), (Decimal(300), Decimal(2000))]
+    assert one("企业用户可申请最高 10 万元的上云补贴。", default_currency="CNY")[1] == Decimal(100000)
+    assert one("实名认证即可获得 20 元算力券。")[0] == OfferKind.voucher
+    hours = read_offers("高校学生用户每学期可免费领取 100 小时 GPU 算力。").offers[0]
+    assert hours.gpu_time is not None and (hours.gpu_time.amount, hours.eligibility) == (100, Eligibility.students)
+    h100 = read_offers("The first 100 sign-ups get a free H100 for 24 hours.").offers[0].gpu_time
+    assert h100 is not None and (h100.amount, h100.gpu) == (24, "H100")
+    a6000 = read_offers("New users receive 10 free GPU hours on an RTX A6000.").offers[0].gpu_time
+    assert a6000 is not None and a6000.gpu == "RTX A6000"
+    # The most a discount takes off is a cap of that discount, not a voucher.
+    capped = read_offers("首次续费用户可领取通用折扣券,享受额外7.5折优惠,单笔最高减免12500元。").offers
+    assert [(o.kind, o.percent_off, o.amount) for o in capped] == [(OfferKind.renewal_discount, Decimal(25), None)]

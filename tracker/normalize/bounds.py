@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -195,6 +196,31 @@ def field_reason(quote: PriceQuote, now: datetime) -> str | None:
     return None
 
 
+_NUMBER_BOUNDS = [(name, bound.lo, bound.hi) for name, bound in NUMBERS.items()]
+_TEXTS = itemgetter(*(name for name in TEXTS if name != "source_url"), "source_url")
+
+
+def _plainly_within(fields: dict[str, Any], last: datetime) -> bool:
+    """The usual quote, surely within bounds, by the quickest checks (a
+    quote failing them is then looked at closely, by `quote_reason`)."""
+    for name, lo, hi in _NUMBER_BOUNDS:
+        value = fields[name]
+        if value is not None and not (lo <= value < hi and (type(value) is int or value.adjusted() > -MAX_DIGITS // 2)):
+            return False
+    *texts, url = _TEXTS(fields)
+    joined = "".join(filter(None, texts))
+    written = repr(fields["attrs"])  # a NUL as \\x00; about as long as the JSON
+    return (
+        len(joined) <= MAX_TEXT
+        and len(url) <= MAX_URL
+        and len(written) <= MAX_ATTRS // 2
+        and "\x00" not in joined
+        and "\x00" not in url
+        and "\\x00" not in written
+        and EARLIEST <= fields["observed_at"] <= last
+    )
+
+
 def screen(normalized: Normalized, source: str, now: datetime) -> None:
     """Skip each quote out of bounds with a note, its last price kept (a
     `Held` item): one odd item of a provider's answer never fails the source,
@@ -202,7 +228,11 @@ def screen(normalized: Normalized, source: str, now: datetime) -> None:
     from tracker.normalize import Held
 
     kept = []
+    last = latest(now)
     for quote in normalized.quotes:
+        if _plainly_within(quote.__dict__, last):
+            kept.append(quote)
+            continue
         why = quote_reason(quote, now)
         if why is None:
             kept.append(quote)

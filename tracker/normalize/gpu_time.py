@@ -30,7 +30,7 @@ class GpuTime:
 _N = rf"(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十]+|{EN_WORDS})"
 # Upper case only, and single-digit names only where real (T4, L4, P4): "V0" is a user tier.
 _GPU = (
-    r"(?<![A-Za-z0-9])(?P<gpu>(?:MI\d{3}X?|[ABHLV]\d{2,3}[GS]?|P\d{2,3}|[TLP]4|RTX\s?(?:PRO\s)?\d{4})"
+    r"(?<![A-Za-z0-9])(?P<gpu>(?:MI\d{3}X?|[ABHLV]\d{2,3}[GS]?|P\d{2,3}|[TLP]4|RTX\s?(?:PRO\s)?A?\d{4}(?:\sAda)?|A\d{4})"
     r"(?:\s?(?:80|40|32)\s?GB)?)(?![A-Za-z0-9])"
 )
 _INSTANCE = (
@@ -42,6 +42,8 @@ _HOURS_CN = r"(?:个)?(?:小时|卡时|机时)"
 _GPU_HOURS = [
     # "free 8×H100 for 2 hours", "8 x A100 free for 4 hours": count x hours GPU-hours
     re.compile(rf"(?:free\s)?(?P<count>\d+)\s?[x×*]\s?{_GPU}\s(?:GPUs?\s)?(?:free\s)?for\s{_N}\s?{_HOURS_EN}", re.I),
+    # "a free H100 for 24 hours"
+    re.compile(rf"(?:\bfree\s(?:an?\s)?|\ban?\sfree\s){_GPU}\s(?:GPUs?\s)?for\s{_N}\s?{_HOURS_EN}", re.I),
     # "4 free A100 hours", "4 A100 GPU hours"
     re.compile(rf"{_N}\s?(?:free\s)?{_GPU}\s?(?:GPU\s?)?(?:compute\s)?{_HOURS_EN}", re.I),
     # "4 free hours of A100", "100 GPU hours on H100", "10 hours of free T4 time"
@@ -57,6 +59,8 @@ _GPU_HOURS = [
     # "10 free GPU hours", "GPU 4 小时": no model named
     re.compile(rf"{_N}\s?(?:free\s)?GPU[- ]{_HOURS_EN}", re.I),
     re.compile(rf"GPU\s?(?:(?:算力|免费|试用|体验|时长)\s?)*{_N}\s?{_HOURS_CN}", re.I),
+    # "100 小时 GPU 算力"
+    re.compile(rf"{_N}\s?{_HOURS_CN}\s?(?:的\s?)?(?:免费\s?)?GPU", re.I),
     # "2000 卡时的免费额度": a 卡时 is one GPU card for an hour, whatever the model
     re.compile(rf"{_N}\s?卡时"),
 ]

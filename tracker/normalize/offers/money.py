@@ -46,7 +46,7 @@ _MONEY_SUFFIX = re.compile(
     re.IGNORECASE,
 )
 _BARE_CREDIT = re.compile(
-    rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|额度|赠金|抵扣金|试用金|试用点)"
+    rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|算力券|额度|赠金|抵扣金|试用金|试用点|体验金)"
 )
 _UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|核|vCPU)"
 _PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
@@ -64,6 +64,9 @@ _GIFT_BEFORE = re.compile(
     r"(?:give you|gives you|\bgive (?:your )?(?:friends?|referrals?|them)|you(?:'ll| will) (?:get|receive)|will receive|"
     r"\bget|\bearn|获得|可得|可获|赠送?)\s?$",
     re.I,
+)
+_MOST_OFF = re.compile(
+    r"(?:最高|最多|上限)\s?(?:减免|可减|抵扣|优惠|立减)\s?$|(?:max(?:imum)?|capped at)\s(?:discount\s)?(?:of\s)?$", re.I
 )
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
@@ -113,6 +116,8 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return "spent", None
     if _PAID.search(before):
         return "paid", None
+    if _MOST_OFF.search(before[-10:]):
+        return "cap", "order"  # "享7.5折，单笔最高减免12500元": the most a discount takes off
     if _LIMIT.search(before[-16:]):
         return "limit", None
     return "amount", None

@@ -45,6 +45,11 @@ __all__ = ["Duration", "Money", "OfferTerms", "Tier", "eligibility", "moneys", "
 _FULL_REDUCTION = re.compile(
     rf"(?P<each>每)?满\s?(?P<min>{NUM})\s?(?P<mmult>万|千)?\s?(?:元)?\s?[减立减省]+\s?(?P<off>{NUM})\s?(?P<omult>万|千)?\s?(?:元)?"
 )
+# "满 500 元可使用 50 元优惠券": a coupon of 50 for a spend of 500, as 满500减50
+_FULL_COUPON = re.compile(
+    rf"(?P<each>每)?满\s?(?P<min>{NUM})\s?(?P<mmult>万|千)?\s?元?\s?(?:可使用|可用|使用|可领取?|领取?)\s?"
+    rf"(?P<off>{NUM})\s?(?P<omult>万|千)?\s?元\s?的?\s?(?:优惠券|代金券|满减券|券)"
+)
 _ZHE = re.compile(r"(?P<num>\d+(?:\.\d+)?|[一二三四五六七八九][一二三四五六七八九]?)\s?折(?!扣)")
 _ZHE_COMPARISON = re.compile(r"(?:仅为|只有|相当于|约为|约|是)[^。;；,，]{0,14}$")
 _ZHE_OF_PRICE = re.compile(r"价格?的\s?$")
@@ -104,7 +109,8 @@ class OfferTerms:
 def tiers(text: str) -> list[Tier]:
     """Every step of a 满减 ladder, in order; none inside an example."""
     found: list[Tier] = []
-    for m in _FULL_REDUCTION.finditer(text):
+    steps = sorted([*_FULL_REDUCTION.finditer(text), *_FULL_COUPON.finditer(text)], key=lambda m: m.start())
+    for m in steps:
         if EXAMPLE.search(text[max(0, m.start() - 8) : m.start()]):
             continue
         low, off = decimal_of(m.group("min"), m.group("mmult")), decimal_of(m.group("off"), m.group("omult"))

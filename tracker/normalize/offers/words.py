@@ -18,11 +18,13 @@ from functools import cache
 from db.kinds import Eligibility
 
 CREDIT_WORDS = re.compile(
-    r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
+    r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
     r"क्रेडिट|Guthaben",
     re.I,
 )
-VOUCHER_WORDS = re.compile(r"代金券|优惠券|抵用券|優惠券|voucher|coupon|红包|クーポン|쿠폰", re.I)
+VOUCHER_WORDS = re.compile(
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|voucher|coupon|红包|クーポン|쿠폰", re.I
+)
 STARTUP_WORDS = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
 )
