@@ -108,8 +108,10 @@ def summary_rows(records: Iterable[dict[str, Any]]) -> tuple[list[dict[str, str]
     for rec in records:
         units = UNITS.get(str(rec.get("Performance_Units")))
         accelerator = str(rec.get("Accelerator") or "").strip()
-        per_node, nodes, result = _number(rec.get("a#")), _number(rec.get("Nodes") or 1), _number(
-            rec.get("Performance_Result")
+        per_node, nodes, result = (
+            _number(rec.get("a#")),
+            _number(rec.get("Nodes") or 1),
+            _number(rec.get("Performance_Result")),
         )
         if (
             "datacenter" not in str(rec.get("Suite"))
@@ -202,11 +204,9 @@ class Result:
 
     @property
     def label(self) -> str:
-        """'MLPerf Inference v5.1 closed, NVIDIA: 8x H200-SXM-141GB (system name)'."""
-        name = self.accelerator.removeprefix("NVIDIA ").removeprefix("AMD ")
-        return (
-            f"MLPerf {self.round} {self.division}, {self.submitter}: {self.accelerators}x {name} ({self.system})"
-        )
+        """'HPE Cray XD670 (8x H100-SXM-80GB, TensorRT) by HPE, MLPerf Inference v4.1 closed, 8 GPUs'."""
+        gpus = f"{self.accelerators} GPU{'s' if self.accelerators != 1 else ''}"
+        return f"{self.system} by {self.submitter}, MLPerf {self.round} {self.division}, {gpus}"
 
 
 def _result(row: dict[str, str]) -> Result:
@@ -325,7 +325,17 @@ LISTING_COLUMNS = [
     "unit",
     "source_url",
 ]
-LISTING_TABLE = ["round", "division", "submitter", "benchmark", "scenario", "gpu_model", "accelerators", "per_gpu", "unit"]
+LISTING_TABLE = [
+    "round",
+    "division",
+    "submitter",
+    "benchmark",
+    "scenario",
+    "gpu_model",
+    "accelerators",
+    "per_gpu",
+    "unit",
+]
 
 
 def datasheet_models() -> set[str]:

@@ -35,6 +35,10 @@ PRICE_COLUMNS = [
     "memory_gb",
     "gpu_interconnect",
     "network_gbps",
+    # The node network's RDMA kind as its provider states it (EFA, InfiniBand, RoCE), or null;
+    # where that is said (tracker/data/network.csv).
+    "rdma",
+    "network_source",
     "os",
     "price_model",
     "term",
@@ -75,7 +79,11 @@ PRICE_TABLE = [
     "upfront_fee",
     "price_per_gpu_hour",
 ]
-HISTORY_COLUMNS = ["valid_from", "valid_to", *[c for c in PRICE_COLUMNS if c not in ("observed_at", "suspect")]]
+HISTORY_COLUMNS = [
+    "valid_from",
+    "valid_to",
+    *[c for c in PRICE_COLUMNS if c not in ("observed_at", "suspect", "rdma", "network_source")],
+]
 HISTORY_TABLE = [
     "valid_from",
     "valid_to",

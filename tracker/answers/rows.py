@@ -33,9 +33,12 @@ def json_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[di
 
 def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
     """A stored price (`db.store.reads.reader`'s or `db.store.queries.point_to_dict`'s) as the PRICE_COLUMNS row."""
+    from tracker.analytics.network import network_fields
     from tracker.analytics.points import price_record
 
     row = price_record(stored)
+    # The node network as the provider states it: its Gbps and interconnect where the price has none, RDMA.
+    row.update(network_fields(row))
     # Provider extras (interruption rates, part prices) as one readable cell.
     row["attrs"] = detail_text(row["attrs"]) or None
     return row

@@ -268,10 +268,10 @@ class Answers:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
-            from tracker.analytics.recommend.store import recommend_rows
+            from tracker.analytics.recommend.work import ranked_rows
 
             # Read-only: a provider a bulk write left stale is answered from its prices.
-            return recommend_rows(
+            return ranked_rows(
                 self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit, settle_rates=False
             )
 
@@ -384,7 +384,14 @@ def age(delta: timedelta) -> str:
 
 
 def needs_of(**kw: Any) -> Needs:
-    """The needs `gpu-tracker recommend` builds from its options; a UserError for an impossible one."""
+    """The needs `gpu-tracker recommend` builds from its options (with
+    --benchmark and --nodes); a UserError for an impossible one."""
+    from tracker.analytics.recommend.work import by_benchmark
+
+    return by_benchmark(_needs(**kw), kw.get("benchmark"), kw.get("nodes") or 1)
+
+
+def _needs(**kw: Any) -> Needs:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.tco import parse_mix
 

@@ -117,6 +117,8 @@ RECOMMEND_PARAMS = {
     "new_account": ("you are a new customer", {"type": "boolean"}),
     "mix": ("also weigh this mix, e.g. on_demand=0.25,reserved_3yr=0.75; repeatable", {"type": "array", "items": S}),
     "limit": ("the best N options (default 20, at most 10,000)", {"type": "integer", "minimum": 1}),
+    "benchmark": ("rank by cost per million of an MLPerf benchmark's work, e.g. llama2-70b-99", S),
+    "nodes": ("machines the job spans; above 1, only RDMA-class networks", {"type": "integer", "minimum": 1}),
 }
 HISTORY_PARAMS = {
     "provider": ("only this provider", S),
@@ -209,6 +211,8 @@ def recommend_args(q: Query) -> dict[str, Any]:
         "qualify": q.many("qualify", QUALIFY),
         "new_account": q.flag("new_account"),
         "mix": [m for m in q.values.get("mix", []) if m.strip()],
+        "benchmark": q.text("benchmark"),
+        "nodes": q.integer("nodes", 1, 1, 10_000),
         "region_group": q.choice("region_group", REGION_GROUPS),
     }
 

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 
 from db.money import readable
 from db.store.reads.browse import SORTS, ChangeFilter
+from tracker.analytics.network import network_fields
 from tracker.errors import UserError
 from tracker.web import chart
 from tracker.web.answers import Answers, needs_of
@@ -167,6 +168,7 @@ def instance(request: Request, provider: str, instance_type: str) -> HTMLRespons
         region=region,
         price_model=model,
         first=first,
+        network=network_fields({**first, "provider": provider, "instance_type": instance_type}),
         svg=chart.svg(intervals, title=f"{provider} {instance_type}"),
         intervals=sorted(intervals, key=lambda r: r["valid_from"], reverse=True)[:200],
         changes=moves,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from db.money import HOURS_PER_MONTH
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
+from tracker.analytics.network import network_text, rdma_of
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
 from tracker.analytics.reference import References
@@ -74,6 +75,8 @@ RECOMMEND_COLUMNS = [
     "samples_per_second",
     "cost_per_million_samples",
     "other_regions",
+    # The node network: Gbps and RDMA kind (EFA, InfiniBand, RoCE) as stated, the GPU interconnect.
+    "network",
     "fx",
     "why",
 ]
@@ -108,6 +111,10 @@ class Needs:
     qualifies: frozenset[str] = frozenset()
     throughput: dict[str, Decimal] | None = None
     mixes: tuple[dict[str, Decimal], ...] = ()
+    # An MLPerf benchmark's speeds (`work.Work`): each option's GPU speed, said in its why (`work.by_benchmark`).
+    benchmark: Any = None
+    # Machines the job spans: above 1, only options whose provider states an RDMA-class network.
+    nodes: int = 1
     region_group: str | None = None
     usable_memory_share: Decimal = USABLE_MEMORY_SHARE
 
@@ -193,6 +200,8 @@ def rank_options(
         row = inst.row
         if needs.region_group and refs.region_group(row["provider"], row["region"]) != needs.region_group:
             continue
+        if needs.nodes > 1 and not rdma_of(row["provider"], row["instance_type"]):
+            continue
         speed = _throughput(row, needs)
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(row.get("gpu_model")))
@@ -233,6 +242,8 @@ def rank_options(
 
 
 def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:
+    if needs.benchmark is not None:
+        return needs.benchmark.speed(row)
     if needs.throughput is None:
         return None
     model = str(row.get("gpu_model") or "").lower()
@@ -264,6 +275,8 @@ def _option(
         "gpu_bf16_tflops": tflops,
         "per_tflop_hour": (total / gpu_hours / tflops).quantize(RATE) if tflops and gpu_hours else None,
         "samples_per_second": speed,
+        "network": network_text(row),
+        "_work": needs.benchmark.basis(row) if needs.benchmark else None,
         "cost_per_million_samples": (total / samples * 1_000_000).quantize(RATE) if samples else None,
         "_mix": mix,
         "_rates": inst.rates,
@@ -294,7 +307,8 @@ def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
     parts = []
     by_work = option["cost_per_million_samples"] is not None
     if option["rank"] == 1:
-        parts.append("lowest cost per sample" if by_work else "lowest total")
+        unit = needs.benchmark.singular if needs.benchmark else "sample"
+        parts.append(f"lowest cost per {unit}" if by_work else "lowest total")
     else:
         mine, best = (
             (option["cost_per_million_samples"], first["cost_per_million_samples"])
@@ -305,6 +319,10 @@ def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
             parts.append("same as #1")
         elif best:
             parts.append(f"{(mine - best) / best * 100:+.1f}% vs #1")
+    if option.get("_work"):
+        parts.append(option["_work"])
+    if needs.nodes > 1:
+        parts.append(f"{needs.nodes} nodes over {option['network']}")
     parts.extend(_fit_reasons(option, needs))
     parts.extend(_mix_reasons(option, needs))
     if option["credit_offer"]:

@@ -70,6 +70,17 @@ def recommend(
         Path | None,
         typer.Option(help="CSV of gpu_model,samples_per_second (per GPU): rank by cost per million samples."),
     ] = None,
+    benchmark: Annotated[
+        str | None,
+        typer.Option(
+            help="An MLPerf benchmark (`gpu-tracker benchmarks`), e.g. llama2-70b-99 or llama2-70b-99/Server: "
+            "rank by cost per million of its tokens, queries or samples."
+        ),
+    ] = None,
+    nodes: Annotated[
+        int,
+        typer.Option(min=1, help="Machines the job spans; above 1, only RDMA-class networks (EFA, InfiniBand, RoCE)."),
+    ] = 1,
     limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = 20,
     include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
@@ -84,7 +95,12 @@ def recommend(
     purchases they cover; of a 满减 ladder, the best tier the spend reaches).
     Offers for new users count only with --new-account. Each row says why it
     ranks there, with the offer's caps and conditions. A throughput table
-    turns the ranking into cost per unit of work.
+    turns the ranking into cost per unit of work; so does --benchmark NAME,
+    from the MLPerf results shipped with the tracker: each option's GPU at
+    the per-GPU result of the measured system nearest it (same GPU, nearest
+    count), named in its why; a GPU without a result is estimated from
+    its datasheet TFLOPS and said to be. --nodes N (N > 1) keeps only the
+    instance types whose provider states an RDMA-class network.
 
     --min-gpu-memory is compared with usable memory: the datasheet GB times
     --usable-memory-share. Instances that share one GPU (a 1/2 or 1/6 slice)
@@ -93,9 +109,13 @@ def recommend(
     Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload training --hours-per-month 500 --months 36 --currency CNY
 
     Example: gpu-tracker recommend --gpus 1 --gpu A100 --hours-per-month 100 --months 3 --new-account
+
+    Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload inference --benchmark llama2-70b-99
+
+    Example: gpu-tracker recommend --gpus 32 --nodes 4 --min-gpu-memory 70
     """
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
-    from tracker.analytics.recommend.store import recommend_rows
+    from tracker.analytics.recommend.work import by_benchmark, ranked_rows
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
@@ -118,8 +138,9 @@ def recommend(
         region_group=region_group.value if region_group else None,
         usable_memory_share=_share(usable_memory_share),
     )
+    needs = by_benchmark(needs, benchmark, nodes)
     with store_of(ctx) as store:
-        rows, notes = recommend_rows(
+        rows, notes = ranked_rows(
             store,
             references(ctx),
             needs,
@@ -132,6 +153,8 @@ def recommend(
     for note in notes:
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
     memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
+    memory += f", {nodes} nodes" if nodes > 1 else ""
+    memory += f", by {needs.benchmark.title}" if needs.benchmark else ""
     emit(
         rows,
         fmt,
