@@ -197,3 +197,11 @@ def test_chinese_coupons_subsidies_and_gpu_hours() -> None:
     # The most a discount takes off is a cap of that discount, not a voucher.
     capped = read_offers("首次续费用户可领取通用折扣券,享受额外7.5折优惠,单笔最高减免12500元。").offers
     assert [(o.kind, o.percent_off, o.amount) for o in capped] == [(OfferKind.renewal_discount, Decimal(25), None)]
+
+
+def test_startup_and_student_words_of_localized_pages() -> None:
+    korean = one("스타트업은 최대 ₩10,000,000 크레딧을 받을 수 있습니다.")
+    assert (korean[0], korean[3], korean[6]) == (OfferKind.startup_credit, "KRW", Eligibility.startups)
+    assert one("Les étudiants reçoivent 100 € de crédits.")[6] == Eligibility.students
+    assert one("Studierende erhalten 100 € Guthaben.")[6] == Eligibility.students
+    assert read_offers("教育优惠：在校师生可享 7 折。").offers[0].eligibility == Eligibility.students

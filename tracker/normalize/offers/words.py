@@ -26,7 +26,7 @@ VOUCHER_WORDS = re.compile(
     r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|voucher|coupon|红包|クーポン|쿠폰", re.I
 )
 STARTUP_WORDS = re.compile(
-    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創"
+    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업"
 )
 RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
@@ -42,12 +42,17 @@ _ALL = re.compile(
 )
 _ALL_EITHER = re.compile(r"个人[^。;；]{0,8}企业|企业[^。;；]{0,8}个人|均可")
 _ELIGIBILITY = (
-    (Eligibility.students, re.compile(r"学生|高校|students?\b|universit", re.I)),
+    (
+        Eligibility.students,
+        re.compile(
+            r"学生|高校|在校|师生|students?\b|universit|학생|대학|étudiants?|Studierende|Studenten|estudiantes?", re.I
+        ),
+    ),
     (
         Eligibility.startups,
         re.compile(
             r"初创|创业|云创|孵化|加速器|startups?\b|start-ups?\b|founders?\b|\bActivate\b|\bVCs?\b|venture[- ]backed|"
-            r"accelerators?\b|incubators?\b|スタートアップ|新創",
+            r"accelerators?\b|incubators?\b|スタートアップ|新創|스타트업|jeunes pousses",
             re.I,
         ),
     ),
