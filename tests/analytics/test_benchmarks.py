@@ -107,7 +107,7 @@ def test_the_shipped_tables() -> None:
 def test_a_benchmark_is_named_or_refused() -> None:
     assert benchmarks.check_benchmark("LLAMA2-70b-99") == ("llama2-70b-99", "offline")
     assert benchmarks.check_benchmark("llama2-70b-99/Server") == ("llama2-70b-99", "server")
-    with pytest.raises(UserError, match="no MLPerf result for 'llama-9000'.*llama2-70b-99"):
+    with pytest.raises(UserError, match=r"no MLPerf result for 'llama-9000'.*llama2-70b-99"):
         benchmarks.check_benchmark("llama-9000")
 
 
