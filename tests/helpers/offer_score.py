@@ -1,6 +1,7 @@
 """Scoring a reader of promotion text against the offer corpus:
-tests/data/offer_corpus.toml (sentences and blocks of the providers' pages)
-and tests/data/offer_pages.toml (whole pages, block by block, issue 39).
+tests/data/offer_corpus.toml (sentences and blocks of the providers' pages),
+tests/data/offer_pages.toml (whole pages, block by block, issue 39) and
+tests/data/offer_pages_fresh.toml (more whole pages, every one held out).
 
 A reader turns one case (a block: title, text, the source's currency) into
 the offers it reads, each a dict of the compared fields. An expected offer is
@@ -14,12 +15,14 @@ exact / read of that kind.
 The split: a page of offer_pages.toml is held out when
 `int(sha1(source), 16) % 3 == 0` (`held_out`); every other case, and every
 case of offer_corpus.toml (the reader was tuned on those before), is in the
-tuned split. The held-out figure is the measure; the tuned one is an upper
-bound, and the only one a test may guard.
+tuned split. Every page of offer_pages_fresh.toml is in a third split,
+"fresh" (`load_fresh`): labelled on 2026-12-06 before the reader was run on
+it, never read while fixing the reader. The held-out and fresh figures are the
+measure; the tuned one is an upper bound, and the only one a test may guard.
 
-`python -m tests.helpers.offer_score` prints both splits' figures for the
-reader of this tree (`-v`: the tuned split's misses; the held-out split's are
-never printed); with the old tree's `tracker` first on the path
+`python -m tests.helpers.offer_score` prints the three splits' figures for the
+reader of this tree (`-v`: the tuned split's misses; the held-out and fresh
+splits' are never printed); with the old tree's `tracker` first on the path
 (`PYTHONPATH=/path/to/old`), `--old` scores its `build_offer` instead.
 """
 
@@ -37,6 +40,8 @@ from typing import Any
 
 CORPUS = Path(__file__).parents[1] / "data" / "offer_corpus.toml"
 PAGES = Path(__file__).parents[1] / "data" / "offer_pages.toml"
+FRESH_PAGES = Path(__file__).parents[1] / "data" / "offer_pages_fresh.toml"
+FRESH_LABELLED = "2026-12-06"
 FIELDS = (
     "kind",
     "amount",
@@ -49,7 +54,7 @@ FIELDS = (
     "eligibility",
     "gpu_time",
 )
-TUNED, HELD_OUT = "tuned", "held-out"
+TUNED, HELD_OUT, FRESH = "tuned", "held-out", "fresh"
 
 
 def held_out(source: str) -> bool:
@@ -57,12 +62,13 @@ def held_out(source: str) -> bool:
     return int(hashlib.sha1(source.encode("utf-8")).hexdigest(), 16) % 3 == 0
 
 
-def load_pages() -> list[dict[str, Any]]:
-    """The blocks of offer_pages.toml as cases, each with its page's address,
-    provider, currency and language, and its split."""
+def load_pages(path: Path = PAGES, split_of: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+    """The blocks of a file of pages (offer_pages.toml unless told) as cases,
+    each with its page's address, provider, currency and language, and its
+    split (by `held_out` unless `split_of` says)."""
     cases = []
-    for page in tomllib.loads(PAGES.read_text(encoding="utf-8"))["page"]:
-        split = HELD_OUT if held_out(page["source"]) else TUNED
+    for page in tomllib.loads(path.read_text(encoding="utf-8"))["page"]:
+        split = split_of(page["source"]) if split_of else (HELD_OUT if held_out(page["source"]) else TUNED)
         for block in page["block"]:
             cases.append(
                 {
@@ -79,8 +85,15 @@ def load_pages() -> list[dict[str, Any]]:
     return cases
 
 
+def load_fresh() -> list[dict[str, Any]]:
+    """The blocks of offer_pages_fresh.toml, every one in the fresh split:
+    never tuned on, never guarded by a test."""
+    return load_pages(FRESH_PAGES, lambda _source: FRESH)
+
+
 def load_cases(split: str | None = None) -> list[dict[str, Any]]:
-    """Every case of the corpus, or those of one split."""
+    """Every case of offer_corpus.toml and offer_pages.toml, or those of one
+    split (the fresh split is `load_fresh`'s alone)."""
     sentences = [{**c, "split": TUNED} for c in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["case"]]
     cases = sentences + load_pages()
     return [c for c in cases if split is None or c["split"] == split]
@@ -252,10 +265,15 @@ def main(argv: list[str]) -> None:  # pragma: no cover
         reader = read_case
     tuned = score(load_cases(TUNED), reader)
     held = score(load_cases(HELD_OUT), reader)
+    fresh = score(load_fresh(), reader)
     print(
         f"tuned split (offer_corpus.toml, and the pages of offer_pages.toml not held out): an upper bound\n{tuned.table()}"
     )
     print(f"\nheld-out split (a third of offer_pages.toml's pages, never tuned on): the measure\n{held.table()}")
+    print(
+        f"\nfresh held-out split (offer_pages_fresh.toml, labeled {FRESH_LABELLED}, never read while fixing the "
+        f"reader): the measure\n{fresh.table()}"
+    )
     if "-v" in argv:
         print("\n".join(tuned.misses))
 

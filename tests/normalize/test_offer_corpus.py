@@ -3,14 +3,31 @@
 (tests/data/offer_pages.toml): precision and recall per kind, printed.
 
 Only the tuned split is guarded here (offer_corpus.toml, and the pages of
-offer_pages.toml that are not held out): the held-out pages are measured by
-`python -m tests.helpers.offer_score`, never by a test that guides a fix."""
+offer_pages.toml that are not held out): the held-out pages, and every page of
+tests/data/offer_pages_fresh.toml (the fresh split), are measured by
+`python -m tests.helpers.offer_score`, never by a test that guides a fix. The
+fresh pages are checked here for their form only: the reader is never run on
+them in a test."""
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
 
-from tests.helpers.offer_score import HELD_OUT, TUNED, got, held_out, load_cases, load_pages, score
+from db.kinds import Eligibility, OfferKind
+from tests.helpers.offer_score import (
+    CORPUS,
+    FRESH,
+    HELD_OUT,
+    TUNED,
+    got,
+    held_out,
+    load_cases,
+    load_fresh,
+    load_pages,
+    score,
+    want,
+)
 from tracker.normalize.offers.roles import read_offers
 
 CASES = load_cases(TUNED)
@@ -41,7 +58,57 @@ def test_the_split_is_fixed_by_the_address() -> None:
     assert held == {c["source"] for c in pages if held_out(c["source"])}
     share = len(held) / len({c["source"] for c in pages})
     assert 0.25 <= share <= 0.45
-    assert not any(c["split"] == HELD_OUT for c in CASES)
+    assert not any(c["split"] in (HELD_OUT, FRESH) for c in CASES)
+
+
+OFFER_FIELDS = {
+    "kind",
+    "amount",
+    "amount_low",
+    "currency",
+    "percent_off",
+    "percent_off_low",
+    "min_spend",
+    "duration_days",
+    "eligibility",
+    "gpu_time",
+    "conditions",
+}
+CONDITIONS = {"spend_required", "order_length", "claim_window", "account_age", "company_age"}
+
+
+def test_the_fresh_split_is_real_new_and_well_formed() -> None:
+    """offer_pages_fresh.toml: its form only (the reader is not run on it).
+    Pages of their own (no address of offer_pages.toml or offer_corpus.toml),
+    every block in the fresh split, every label of known fields and values."""
+    fresh = load_fresh()
+    assert fresh and all(c["split"] == FRESH for c in fresh)
+    addresses = {c["source"] for c in fresh}
+    assert len(addresses) >= 25 and len(fresh) >= 180
+    langs = [c["lang"] for c in fresh]
+    assert langs.count("zh") >= 60 and langs.count("en") >= 60
+    seen = {c["source"] for c in load_pages()}
+    seen |= {c["source"] for c in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["case"]}
+    assert not addresses & seen
+    assert not addresses & {c["source"] for c in load_cases()}
+    for case in fresh:
+        assert case["source"] and case["provider"] and case["lang"] and case["currency"], case
+        assert case["title"] or case["text"], case
+        for offer in case["offer"]:
+            assert set(offer) <= OFFER_FIELDS, offer
+            OfferKind(offer["kind"])
+            Eligibility(offer.get("eligibility", "all"))
+            assert set(offer.get("conditions", ())) <= CONDITIONS, offer
+            if "amount" in offer or "min_spend" in offer:
+                assert offer.get("currency"), offer
+            if "amount_low" in offer:
+                assert "amount" in offer and want(offer)["amount_low"] < want(offer)["amount"], offer
+            if "percent_off_low" in offer:
+                assert want(offer)["percent_off_low"] < want(offer)["percent_off"], offer
+            time = offer.get("gpu_time")
+            if time:
+                assert time[1] in ("gpu_hour", "day"), offer
+            want(offer)  # every number is one
 
 
 def test_precision_and_recall_per_kind() -> None:
