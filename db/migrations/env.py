@@ -8,6 +8,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import db.alert_tables
+import db.spot_risk
 import db.store.writes.offers
 import db.tables  # noqa: F401
 
