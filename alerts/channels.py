@@ -13,6 +13,7 @@ replaces them with *** in anything we log, store or print.
 
 from __future__ import annotations
 
+import ast
 import json
 import logging
 import re
@@ -353,12 +354,25 @@ class Channel:
         return apprise.NotifyFormat.TEXT if self.family is Family.text else apprise.NotifyFormat.MARKDOWN
 
 
+def _as_text(logged: str) -> str:
+    """The body Apprise logs as the repr of its bytes (`"Response
+    Details:\\r\\n%r", r.content`, apprise/plugins/custom_json.py), as text."""
+    if re.fullmatch(r"b(['\"]).*\1", logged, re.S):
+        try:
+            body = ast.literal_eval(logged)
+        except (ValueError, SyntaxError):
+            return logged
+        if isinstance(body, bytes):
+            return body.decode("utf-8", errors="replace")
+    return logged
+
+
 def _answer_from_log(log: str, ok: bool) -> str:
     """Apprise logs the status on failure and the response body at debug level."""
     lines = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
     details = re.search(r"Response Details:\s*(.+?)(?:\n(?:DEBUG|INFO|WARNING|ERROR) |\Z)", log, re.S)
     if details:
-        lines.append("answer: " + " ".join(details.group(1).split())[:500])
+        lines.append("answer: " + " ".join(_as_text(details.group(1).strip()).split())[:500])
     if ok and not lines:
         return "accepted"
     return " | ".join(re.sub(r"^(WARNING|ERROR) ", "", line) for line in lines) or "failed without a reason"

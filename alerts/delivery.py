@@ -115,6 +115,7 @@ class Worker:
         self.lease_seconds = lease_seconds
         self.stop = stop
         self.stop_grace = stop_grace
+        self._started = time.monotonic()  # when the round began, `now` by this process's clock
         self.unrecorded: list[_Unrecorded] = []
         self.abandoned: set[str] = set()
 
@@ -126,6 +127,7 @@ class Worker:
         round settles what this one left."""
         report = DeliveryReport()
         token = claim_token(self.name)
+        self._started = time.monotonic()
         try:
             self.settle()
             report.released = release_stuck(self.engine, now=now, lease_seconds=self.lease_seconds)
@@ -153,6 +155,13 @@ class Worker:
                     .values(state=OutboxState.pending, claimed_by=None, claimed_at=None)
                 )
             self.abandoned.clear()
+
+    def _clock(self, now: datetime) -> datetime:
+        """The round's `now`, moved on by the time the round has taken: what
+        an answer is stamped with, and what a backoff counts from (a channel
+        that took 20 s to fail waits its backoff from then, not from the
+        round's start)."""
+        return now + timedelta(seconds=time.monotonic() - self._started)
 
     def _due(self, now: datetime, after: int) -> list[OutboxRow]:
         with Session(self.engine) as session:
@@ -205,7 +214,7 @@ class Worker:
     ) -> bool:
         """Claims, sends and records one message; False when its channel must wait."""
         if channel.limits.per_minute:
-            count, oldest = _recent_sends(self.engine, channel.name, now)
+            count, oldest = _recent_sends(self.engine, channel.name, self._clock(now))
             if count >= channel.limits.per_minute and oldest is not None:
                 report.deferred += _defer_channel(
                     self.engine, channel.name, now, oldest + timedelta(minutes=1, seconds=1)
@@ -224,14 +233,15 @@ class Worker:
                 extra={"channel": channel.name},
             )
             raise _CutOff
+        answered = self._clock(now)
         try:
             if result.ok:
-                _mark_sent(self.engine, ids, message.key, result.answer, now, token=token)
+                _mark_sent(self.engine, ids, message.key, result.answer, answered, token=token)
             else:
-                retry_at = self._record_failure(rows, result, now, report, token, channel=channel)
-                report.deferred += _defer_channel(self.engine, channel.name, now, retry_at)
+                retry_at = self._record_failure(rows, result, answered, report, token, channel=channel)
+                report.deferred += _defer_channel(self.engine, channel.name, answered, retry_at)
         except sa.exc.SQLAlchemyError:
-            self.unrecorded.append(_Unrecorded(token, rows, message.key, result, now))
+            self.unrecorded.append(_Unrecorded(token, rows, message.key, result, answered))
             raise
         if result.ok:
             report.sent += 1

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 
-from db.store.heads import MIGRATIONS_DIR, script_heads, script_revisions
+from db.store.heads import MIGRATIONS_DIR, newest_revision, script_heads, script_revisions
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -104,7 +104,7 @@ def migrate(engine: sa.Engine) -> None:
     if newer:
         raise StoreError(
             f"the store at {mask_url(str(engine.url))} was upgraded by a newer gpu-tracker (schema revision "
-            f"{', '.join(newer)}; this version knows up to {', '.join(sorted(script_heads()))}): install that "
+            f"{', '.join(newer)}; this version knows up to {newest_revision()}): install that "
             "version (pip install --upgrade gpu-offer-tracker), or point [store] url at another store"
         )
     if engine.url.query.get("mode") == "ro":

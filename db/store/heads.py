@@ -37,3 +37,9 @@ def script_revisions() -> set[str]:
     """Every revision this version knows: a store at another one was
     upgraded by a newer gpu-tracker."""
     return _revisions()[0]
+
+
+def newest_revision() -> str:
+    """The newest revision this version knows, by number (the migrations
+    form branches: `script_heads` has several)."""
+    return max(script_revisions())

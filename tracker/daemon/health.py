@@ -210,14 +210,17 @@ def _span(delta: timedelta) -> str:
 
 
 def store_size(engine: sa.Engine) -> int | None:
-    """Bytes the store takes on disk, when the back end tells."""
-    if engine.dialect.name == "sqlite":
-        db = engine.url.database
-        if not db:
-            return None
-        return sum(p.stat().st_size for p in (Path(db), Path(db + "-wal")) if p.exists())
+    """Bytes the store takes on disk, when the back end tells. SQLite names
+    its own file (the URL may be a `file:` URI, as a read-only store's is):
+    that file and its WAL, else its pages."""
     with engine.connect() as conn:
-        return int(conn.execute(sa.text("select pg_database_size(current_database())")).scalar_one())
+        if engine.dialect.name != "sqlite":
+            return int(conn.execute(sa.text("select pg_database_size(current_database())")).scalar_one())
+        main = next((row[2] for row in conn.exec_driver_sql("PRAGMA database_list") if row[1] == "main"), "")
+        pages = int(conn.exec_driver_sql("PRAGMA page_count").scalar_one())
+        page_size = int(conn.exec_driver_sql("PRAGMA page_size").scalar_one())
+    files = [p for p in (Path(main), Path(f"{main}-wal")) if main and p.exists()]
+    return sum(p.stat().st_size for p in files) if files else pages * page_size or None
 
 
 def price_rows(engine: sa.Engine) -> int:
