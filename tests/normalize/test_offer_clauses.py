@@ -205,3 +205,10 @@ def test_startup_and_student_words_of_localized_pages() -> None:
     assert one("Les étudiants reçoivent 100 € de crédits.")[6] == Eligibility.students
     assert one("Studierende erhalten 100 € Guthaben.")[6] == Eligibility.students
     assert read_offers("教育优惠：在校师生可享 7 折。").offers[0].eligibility == Eligibility.students
+
+
+def test_balances_and_aggregates_are_not_offers() -> None:
+    assert read_offers("Your account has $25 of remaining credit.").offers == []
+    assert read_offers("The program has given out over $1 billion in credits to startups since 2013.").offers == []
+    assert one("Startups can get up to $1 million in credits.")[1] == Decimal(1000000)
+    assert one("新用户注册赠送 5 元余额。")[1] == Decimal(5)

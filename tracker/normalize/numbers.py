@@ -53,6 +53,10 @@ MULTIPLIERS = {
     "百万": Decimal(1000000),
     "k": Decimal(1000),
     "m": Decimal(1000000),
+    "million": Decimal(1000000),
+    "mn": Decimal(1000000),
+    "billion": Decimal(1000000000),
+    "bn": Decimal(1000000000),
 }
 # A number as written: "1,000", "1000", "0.833".
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -72,7 +76,7 @@ def decimal_of(text: str, mult: str | None = None) -> Decimal | None:
     if not value.is_finite():
         return None
     if mult:
-        value *= MULTIPLIERS[mult.lower()]
+        value *= MULTIPLIERS[mult.strip().lower()]
     return tidy(value)
 
 

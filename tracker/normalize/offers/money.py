@@ -36,7 +36,7 @@ _SUFFIX_CURRENCY |= {
     "sgd": "SGD",
     "新元": "SGD",
 }
-_MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z]))?"
+_MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z])|M(?![a-zA-Z])|\s?(?:million|billion|mn|bn)\b)?"
 _MONEY_PREFIX = re.compile(
     rf"(?P<cur>US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
 )
@@ -70,7 +70,7 @@ _MOST_OFF = re.compile(
 )
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
-    r"(?:more|less|fewer) than\s$|exceed(?:s|ing)?\s$|no more than\s$|不超过\s?$|超过\s?$|低于\s?$", re.I
+    r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|不超过\s?$|超过\s?$|低于\s?$", re.I
 )
 _IN_CREDIT = re.compile(r"\s?(?:in|of)\s(?:[\w-]+\s){0,3}credits?\b", re.I)  # "$5 in Paperspace account credit"
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
@@ -83,9 +83,10 @@ _PAID = re.compile(
 )
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
-    r"you've earned|you have earned|\breceived|\bmy)\s(?:an?\s)?$",
+    r"you've earned|you have earned|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
     re.I,
 )
+_LEFT = re.compile(r"\s?(?:of\s)?(?:remaining|left|unused)\b", re.I)  # "$25 of remaining credit"
 _UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
 
 
@@ -110,7 +111,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
     if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
         return "price", None
-    if _REFERENCE.search(before[-12:]) or _HAD.search(before):
+    if _REFERENCE.search(before[-12:]) or _HAD.search(before) or _LEFT.match(after):
         return "reference", None
     if _SPENT.search(before[-24:]):
         return "spent", None
