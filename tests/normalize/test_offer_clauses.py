@@ -212,3 +212,17 @@ def test_balances_and_aggregates_are_not_offers() -> None:
     assert read_offers("The program has given out over $1 billion in credits to startups since 2013.").offers == []
     assert one("Startups can get up to $1 million in credits.")[1] == Decimal(1000000)
     assert one("新用户注册赠送 5 元余额。")[1] == Decimal(5)
+
+
+def test_ranges_of_percentages() -> None:
+    def span(text: str) -> tuple:
+        o = read_offers(text).offers[0]
+        return (o.kind, o.percent_off_low, o.percent_off)
+
+    assert span("Spot instances can cut your compute bill by 50–80%.") == (
+        OfferKind.spot_discount,
+        Decimal(50),
+        Decimal(80),
+    )
+    assert span("抢占式实例可节省50%~70%。")[1:] == (Decimal(50), Decimal(70))
+    assert read_offers("Prices rose 10-20% this year.").offers == []

@@ -119,6 +119,25 @@ def tiers(text: str) -> list[Tier]:
     return found
 
 
+_PERCENT_SPAN = re.compile(r"(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?:-|–|—|~|〜|～|to|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?%")
+_CUT_BY = re.compile(r"\b(?:cuts?|reduces?|lowers?|saves?|saving)\b[^.;。]{0,40}\bby\s$|降低\s?$|节省\s?$", re.I)
+
+
+def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
+    """A range of percentages off: "save 50-80%", "50% to 80% off", "cut the
+    bill by 50–80%", "节省50%~70%": the low and high percentage."""
+    for m in _PERCENT_SPAN.finditer(text):
+        before, after = text[max(0, m.start() - 60) : m.start()], text[m.end() :]
+        if _COMMISSION.search(before[-10:]) or _ABOUT.match(after):
+            continue
+        if not (_PERCENT_BEFORE.search(before[-14:]) or _PERCENT_AFTER.match(after) or _CUT_BY.search(before)):
+            continue
+        low, high = sorted((Decimal(m.group("a")), Decimal(m.group("b"))))
+        if 0 < low < high <= 100:
+            return tidy(low), tidy(high)
+    return None
+
+
 def percent_off(text: str) -> Decimal | None:
     values: set[Decimal] = set()
     for m in _ZHE.finditer(text):
@@ -194,7 +213,7 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
             terms.amount, terms.currency, terms.spent = money.value, money.currency, money.role == "spent"
             terms.amount_low = money.low
     terms.caps = [m for m in found if m.role == "cap"]
-    zhe_range = percent_range(text)
+    zhe_range = percent_range(text) or _percent_span(text)
     if zhe_range:
         terms.percent_off_low, terms.percent_off = zhe_range
     else:
