@@ -31,6 +31,12 @@ NEEDS = [
     Needs(hours_per_month=Decimal(100), months=3, qualifies=frozenset({"new_users"}), currency="CNY"),
     Needs(gpus=Decimal(4), region_group="eu", mixes=(parse_mix("on_demand=0.25,reserved_1yr=0.75"),)),
     Needs(gpus=Decimal(2), throughput={"h100": Decimal(100), "a100": Decimal(60), "l40s": Decimal(30)}),
+    # Every option, not one per provider, GPU model and kind of price.
+    Needs(gpus=Decimal(8), min_gpu_memory_gb=Decimal(70), all_options=True),
+    Needs(gpus=Decimal(4), region_group="eu", mixes=(parse_mix("on_demand=0.25,reserved_1yr=0.75"),), all_options=True),
+    # Many marketplace groups with fewer host offers than the instances 24 GPUs take.
+    Needs(gpus=Decimal(24), workload="inference"),
+    Needs(gpus=Decimal(24), all_options=True),
 ]
 
 

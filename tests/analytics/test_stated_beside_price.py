@@ -48,7 +48,7 @@ def test_tco_and_recommend_count_the_bundled_local_ssd(sqlite_cli) -> None:
     assert mega["compute"] == "9339.99"
     assert mega["on_demand_hourly"] == "93.399902"
     need = ["--gpu", "H100", "--provider", "gcp", "--gpus", "8", "--hours-per-month", "100", "--months", "1"]
-    picks = as_json(sqlite_cli("recommend", *need, "--workload", "inference", "--format", "json"))
+    picks = as_json(sqlite_cli("recommend", *need, "--workload", "inference", "--all", "--format", "json"))
     # Each instance type keeps its cheapest region: us-central1's.
     on_demand = next(r for r in picks if r["instance_type"] == "a3-megagpu-8g" and r["mix"] == "on_demand")
     assert (on_demand["region"], on_demand["total"]) == ("us-central1", "9339.99")

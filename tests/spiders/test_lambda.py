@@ -235,9 +235,12 @@ def test_a_refused_key_is_one_line(sqlite_cli, home: Path, monkeypatch: pytest.M
 
 def test_recommend_picks_a_region_that_has_capacity(cli) -> None:
     assert replay(cli, EARLY).code == 0  # every region Lambda lists
-    rows = json.loads(cli("recommend", "--gpus", "8", "--min-gpu-memory", "80", "--format", "json").out)
+    result = cli("recommend", "--gpus", "8", "--min-gpu-memory", "80", "--all", "--format", "json")
+    rows = json.loads(result.out)
     gh200 = next(r for r in rows if r["instance_type"] == "gpu_1x_gh200")
     # One price in 17 regions; the only one with capacity is us-east-3.
     assert gh200["region"] == "us-east-3"
-    b200 = next(r for r in rows if r["instance_type"] == "gpu_8x_b200_sxm6")
-    assert b200["region"] == "asia-northeast-1"  # sold out everywhere: the cheapest, then by name
+    assert gh200["other_regions"] == 16  # the regions listing it, sold out or not
+    # Sold out everywhere: nobody can rent it now, so it is not an option, and stderr says so.
+    assert not [r for r in rows if r["instance_type"] == "gpu_8x_b200_sxm6"]
+    assert "not ranked where sold out:" in result.err and "gpu_8x_b200_sxm6" in result.err

@@ -67,6 +67,10 @@ SAME_ANSWER = [
         "/api/recommend?gpus=1&gpu=A100&new_account=true&currency=CNY",
         ["recommend", "--gpus", "1", "--gpu", "A100", "--new-account", "--currency", "CNY"],
     ),
+    (
+        "/api/recommend?gpus=8&min_gpu_memory=70&all=true",
+        ["recommend", "--gpus", "8", "--min-gpu-memory", "70", "--all"],
+    ),
     ("/api/history/p5.48xlarge?price_model=on_demand", ["history", "p5.48xlarge", "--price-model", "on_demand"]),
 ]
 

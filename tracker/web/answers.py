@@ -417,4 +417,5 @@ def _needs(**kw: Any) -> Needs:
         mixes=tuple(parse_mix(m) for m in kw.get("mix") or []),
         region_group=kw.get("region_group"),
         usable_memory_share=share,
+        all_options=bool(kw.get("all")),
     )

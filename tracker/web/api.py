@@ -119,6 +119,7 @@ RECOMMEND_PARAMS = {
     "limit": ("the best N options (default 20, at most 10,000)", {"type": "integer", "minimum": 1}),
     "benchmark": ("rank by cost per million of an MLPerf benchmark's work, e.g. llama2-70b-99", S),
     "nodes": ("machines the job spans; above 1, only RDMA-class networks", {"type": "integer", "minimum": 1}),
+    "all": ("every option, not one per provider, GPU model and kind of price", {"type": "boolean"}),
 }
 HISTORY_PARAMS = {
     "provider": ("only this provider", S),
@@ -214,6 +215,7 @@ def recommend_args(q: Query) -> dict[str, Any]:
         "benchmark": q.text("benchmark"),
         "nodes": q.integer("nodes", 1, 1, 10_000),
         "region_group": q.choice("region_group", REGION_GROUPS),
+        "all": q.flag("all"),
     }
 
 

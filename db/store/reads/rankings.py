@@ -299,3 +299,16 @@ ORDER BY 1, 2, 3"""
         return [tuple(r) for r in db.tuples(sql, params)]
     finally:
         db.execute("DROP TABLE answer_bars")
+
+
+def short_of_stock(db: Db, where: PriceFilter, gpus: float) -> list[dict[str, Any]]:
+    """The prices `where` asks for that may not supply a need of `gpus` GPUs
+    now: sold out, or a marketplace group whose host offers are fewer than
+    the instances the need takes (offer_count * gpu_count below `gpus`, with
+    a hair of slack: the caller checks the exact Decimals again). Exact
+    numbers as stored (text)."""
+    condition, params = where.where(db)
+    sql = f"""SELECT provider, region, instance_type, gpu_count, availability, offer_count
+FROM {prices_table(db, where)} WHERE {condition}
+  AND (availability = 'sold_out' OR (offer_count IS NOT NULL AND offer_count * {db.number("gpu_count")} < ?))"""
+    return db.rows(sql, [*params, gpus + 1e-6])

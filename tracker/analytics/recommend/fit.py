@@ -10,6 +10,7 @@ the rest goes to the CUDA context, the driver and fragmentation). A need of
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -105,3 +106,68 @@ def fit(
         short = {r["instance_type"] for r in rows if r["usable_memory"] is None or r["usable_memory"] < min_memory}
         notes.append(f"left out, less than {min_memory:f} GB usable per GPU: {len(short)} types")
     return enough, notes
+
+
+def instances_for(gpus: Decimal, gpu_count: Decimal) -> int:
+    """How many instances of `gpu_count` GPUs a need of `gpus` takes (one for a slice)."""
+    return max(1, math.ceil(gpus / gpu_count))
+
+
+def _offers(row: dict[str, Any]) -> int | None:
+    # A marketplace group's offer count; None for a list price (pandas: NaN).
+    value = row.get("offer_count")
+    if value is None or value != value:
+        return None
+    return int(value)
+
+
+def short_of_stock(row: dict[str, Any], gpus: Decimal) -> str | None:
+    """Why this price cannot supply the instances a need of `gpus` takes now,
+    or None when it can: the provider states it sold out, or it is a
+    marketplace group with fewer host offers than instances (one offer rents
+    one instance of the group's GPU count)."""
+    if row.get("availability") == "sold_out":
+        return "sold out"
+    offers = _offers(row)
+    if offers is not None:
+        needed = instances_for(gpus, row["gpu_count"])
+        if offers < needed:
+            return f"{offers} host offer{'s' if offers != 1 else ''} for {needed} instances"
+    return None
+
+
+def in_stock(rows: list[dict[str, Any]], gpus: Decimal) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows that can supply the instances the need takes now, and a note
+    naming the instance types left out where they cannot (sold out, or a
+    marketplace group with fewer host offers than instances)."""
+    kept: list[dict[str, Any]] = []
+    short: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        reason = short_of_stock(row, gpus)
+        if reason is None:
+            kept.append(row)
+        else:
+            short.setdefault("sold out" if reason == "sold out" else "offers", []).append(row)
+    return kept, stock_notes(short.get("sold out", []), short.get("offers", []), gpus)
+
+
+def stock_notes(sold_out: list[dict[str, Any]], few_offers: list[dict[str, Any]], gpus: Decimal) -> list[str]:
+    """The notes of `in_stock`, from the rows left out for each reason."""
+    notes = []
+    if few_offers:
+        named = sorted(
+            {
+                f"{r['instance_type']} ({_offers(r)} offer{'s' if _offers(r) != 1 else ''}, "
+                f"{instances_for(gpus, r['gpu_count'])} needed)"
+                for r in few_offers
+            }
+        )
+        more = f" and {len(named) - _SHOWN} more" if len(named) > _SHOWN else ""
+        notes.append(
+            "not ranked where a marketplace group has fewer host offers than the instances needed: "
+            + ", ".join(named[:_SHOWN])
+            + more
+        )
+    if sold_out:
+        notes.append(f"not ranked where sold out: {_names(sold_out)}")
+    return notes

@@ -18,7 +18,12 @@ The method of the buying guides, step by step:
    second, from MLPerf or the buyer's own run), by cost per million samples.
 
 Each instance type keeps its cheapest region (the others are counted), and
-each row says why it ranks where it does.
+each row says why it ranks where it does. An option is one a person can buy
+now: a price the provider states sold out, or a marketplace group with fewer
+host offers than the instances the need takes, is left out (fit.in_stock).
+By default one row per provider, GPU model and kind of price: the others of
+the same are folded into it ("also as 4x, 2x, 1x"); `Needs.all_options`
+lists every one.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
 from tracker.analytics.network import network_text, rdma_of
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
-from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, slice_label
+from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, in_stock, slice_label
 from tracker.analytics.reference import References
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
@@ -117,6 +122,8 @@ class Needs:
     nodes: int = 1
     region_group: str | None = None
     usable_memory_share: Decimal = USABLE_MEMORY_SHARE
+    # Every option; else one per provider, GPU model and kind of price, the others folded into it.
+    all_options: bool = False
 
 
 def load_throughput(path: Path) -> dict[str, Decimal]:
@@ -192,19 +199,18 @@ def rank_options(
         raise UserError(f"--workload must be one of {', '.join(WORKLOADS)}")
     check_gpus(needs.gpus)
     fitting, notes = fit(as_rows(prices), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share)
+    if needs.region_group:
+        fitting = [r for r in fitting if refs.region_group(r["provider"], r["region"]) == needs.region_group]
+    buyable, stock = in_stock(fitting, needs.gpus)
+    notes.extend(stock)
     usable = usable_offers(offers, needs.qualifies)
     options: dict[tuple, dict[str, Any]] = {}
-    regions: dict[tuple, int] = {}
-    no_throughput: set[str] = set()
-    for inst in instance_rates(fitting, refs, needs.currency).values():
+    for inst in instance_rates(buyable, refs, needs.currency).values():
         row = inst.row
-        if needs.region_group and refs.region_group(row["provider"], row["region"]) != needs.region_group:
-            continue
         if needs.nodes > 1 and not rdma_of(row["provider"], row["instance_type"]):
             continue
         speed = _throughput(row, needs)
         if needs.throughput is not None and speed is None:
-            no_throughput.add(str(row.get("gpu_model")))
             continue
         applicable = [o for o in usable if o.get("provider") == row["provider"]]
         for mix in _mixes(inst, needs):
@@ -221,24 +227,82 @@ def rank_options(
             costs, offer = best_offer(inst, refs, inputs, applicable)
             option = _option(row, inst, costs, offer, mix, needs, speed)
             key = (row["provider"], row["instance_type"], option["mix"])
-            regions[key] = regions.get(key, 0) + 1
-            # One region per instance and mix: the cheapest that can be rented now.
-            option["sold_out"] = row.get("availability") == "sold_out"
-            if key not in options or _region_key(option) < _region_key(options[key]):
+            # One region per instance and mix: the cheapest.
+            if key not in options or _rank_key(option) < _rank_key(options[key]):
                 options[key] = option
+    counts, no_throughput = _listed(fitting, refs, needs)
     if no_throughput:
         notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
     ranked = sorted(options.values(), key=_rank_key)
+    if not ranked and fitting and not buyable:
+        raise UserError(
+            "no instance that meets these needs can be rented now: each is sold out or has fewer host offers "
+            "than the instances it takes; ask for fewer GPUs at once, or see `gpu-tracker prices`"
+        )
     if not ranked:
         raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
+    region_counts = region_counts or counts
+    if not needs.all_options:
+        ranked = fold(ranked)
     for rank, option in enumerate(ranked, start=1):
         option["rank"] = rank
         key = (option["provider"], option["instance_type"], option["mix"])
-        option["other_regions"] = (region_counts or regions)[key] - 1
+        option["other_regions"] = region_counts[key] - 1
         option["why"] = _why(option, ranked[0], needs)
         for name in ("compute", "egress", "storage", "credits", "total"):
             option[name] = option[name].quantize(MONEY)
     return [{name: option.get(name) for name in RECOMMEND_COLUMNS} for option in ranked], notes
+
+
+def _listed(fitting: list[dict[str, Any]], refs: References, needs: Needs) -> tuple[dict[tuple, int], set[str]]:
+    """Of every fitting price, those that cannot supply the need now included
+    (as `store.py` counts them): how many regions list each option (provider,
+    instance type, mix), and the GPU models the throughput table does not name."""
+    counts: dict[tuple, int] = {}
+    no_throughput: set[str] = set()
+    for inst in instance_rates(fitting, refs, needs.currency).values():
+        row = inst.row
+        if needs.throughput is not None and _throughput(row, needs) is None:
+            no_throughput.add(str(row.get("gpu_model")))
+            continue
+        for mix in _mixes(inst, needs):
+            key = (row["provider"], row["instance_type"], mix_label(mix))
+            counts[key] = counts.get(key, 0) + 1
+    return counts, no_throughput
+
+
+def fold(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One option per provider, GPU model and kind of price (mix), the best;
+    the others of the same, in their order, in its `_also`."""
+    kept: dict[tuple, dict[str, Any]] = {}
+    for option in ranked:
+        group = (option["provider"], option["gpu_model"], option["mix"])
+        if group in kept:
+            kept[group]["_also"].append(option)
+        else:
+            kept[group] = {**option, "_also": []}
+    return list(kept.values())
+
+
+def _also(option: dict[str, Any]) -> str | None:
+    """'also as 4x, 2x (+3.1%)': the options folded into this one, by GPU
+    count (by instance type where a count would not tell them apart), with
+    how much more they cost where they do."""
+    others = option.get("_also")
+    if not others:
+        return None
+    by_work = option["cost_per_million_samples"] is not None
+    counts = [f"{o['gpu_count'].normalize():f}x" for o in [option, *others]]
+    parts = []
+    for other, count in zip(others, counts[1:], strict=True):
+        label = count if counts.count(count) == 1 else other["instance_type"]
+        mine, best = (
+            (other["cost_per_million_samples"], option["cost_per_million_samples"])
+            if by_work
+            else (other["total"], option["total"])
+        )
+        parts.append(label if mine == best or not best else f"{label} ({(mine - best) / best * 100:+.1f}%)")
+    return "also as " + ", ".join(parts)
 
 
 def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:
@@ -284,12 +348,6 @@ def _option(
     }
 
 
-def _region_key(option: dict[str, Any]) -> tuple:
-    """Which region of an instance to recommend: one with stock (a provider
-    that states none counts as having it), then the cheapest."""
-    return (option["sold_out"], _rank_key(option))
-
-
 def _rank_key(option: dict[str, Any]) -> tuple:
     per_work = option["cost_per_million_samples"]
     return (
@@ -333,6 +391,9 @@ def _why(option: dict[str, Any], first: dict[str, Any], needs: Needs) -> str:
         parts.append(f"{option['instances']} instances: their GPUs meet over the network, not NVLink")
     if option["other_regions"]:
         parts.append(f"cheapest of {option['other_regions'] + 1} regions")
+    also = _also(option)
+    if also:
+        parts.append(also)
     offers = option.get("_offers")
     if isinstance(offers, (int, float)) and offers == offers:  # a marketplace group (NaN: a list price)
         parts.append(f"marketplace: the lowest of {int(offers)} host offer{'s' if offers != 1 else ''}")

@@ -11,6 +11,14 @@ instance types that can rank among the first `limit` read and priced.
    the most an offer could take off, is within a hair of the limit-th;
 3. the prices of those instance types, every region, go through
    `recommend` itself, exactly: totals, offers, regions, why.
+
+An option is one a person can buy now (fit.in_stock): the prices that may
+not supply the need (sold out, or a marketplace group with fewer host offers
+than instances: `rankings.short_of_stock`, a few rows) give the instances
+they belong to no upper bound in step 2, so that they never set the bar.
+Folded (one row per provider, GPU model and kind of price, the default),
+the bar is over those groups, and every option of a group that can rank is
+priced, so that the row names all it folds.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from db.store.writes.summary import settle
 from tracker.analytics import candidates
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
-from tracker.analytics.recommend.fit import check_gpus, fit
+from tracker.analytics.recommend.fit import check_gpus, fit, short_of_stock, stock_notes
 from tracker.analytics.recommend.rank import (
     SINGLE_MIXES,
     WORKLOADS,
@@ -127,36 +135,80 @@ def recommend_rows(
             )
             where = replace(base, os="linux", with_gpus=True, shapes=tuple(r["shape"] for r in fitting))
             with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
+            short, stock = _short(db, refs, needs, where)
+            notes.extend(stock)
             if needs.mixes or needs.region_group:
-                scored, no_throughput = _by_instance(db, refs, needs, where, with_offers)
+                scored, no_throughput, models = _by_instance(db, refs, needs, where, with_offers, short)
             else:
-                scored, no_throughput = _by_type(db, refs, needs, where, with_offers)
+                scored, no_throughput, models = _by_type(db, refs, needs, where, with_offers, short)
         if no_throughput:
             notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
         if not scored:
             raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
-        keys = candidates.best_keys(scored, limit)
+        keys = candidates.best_keys(scored, limit) if needs.all_options else _folded_keys(scored, models, limit)
         types = tuple(sorted({(p, t) for p, t, _ in keys}))
         # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
         where = replace(where, types=types)
         counts = None
         if not needs.region_group:
             with conn.scanning() as db:
-                instances, counts = _regions(db, refs, needs, where, with_offers)
+                instances, counts = _regions(db, refs, needs, where, with_offers, short)
             where = replace(where, instances=instances)
         rows = price_records(conn, where)
     ranked, _ = rank_options(rows, offers, refs, needs, region_counts=counts)
     return ranked[:limit], notes
 
 
+def _short(db: Db, refs: References, needs: Needs, where: PriceFilter) -> tuple[set[tuple[str, str, str]], list[str]]:
+    """The instances (provider, region, type) with a price that cannot supply
+    the need now, and the notes `fit.in_stock` gives of them."""
+    sold_out: list[dict[str, Any]] = []
+    few_offers: list[dict[str, Any]] = []
+    short: set[tuple[str, str, str]] = set()
+    for row in rankings.short_of_stock(db, where, float(needs.gpus)):
+        if needs.region_group and refs.region_group(row["provider"], row["region"]) != needs.region_group:
+            continue
+        row["gpu_count"] = Decimal(row["gpu_count"])
+        reason = short_of_stock(row, needs.gpus)
+        if reason is None:
+            continue
+        (sold_out if reason == "sold out" else few_offers).append(row)
+        short.add((row["provider"], row["region"], row["instance_type"]))
+    return short, stock_notes(sold_out, few_offers, needs.gpus)
+
+
+def _folded_keys(scored: Scored, models: dict[tuple[str, str], Any], limit: int) -> set[tuple[str, str, str]]:
+    """The options of every group (provider, GPU model, mix) that can rank in
+    the first `limit` groups: a group's best is at most its options' least
+    upper bound and at least their least lower bound."""
+    groups: dict[tuple[str, Any, str], list[tuple[tuple[str, str, str], float, float, bool]]] = {}
+    for entry in scored:
+        (provider, instance_type, mix) = entry[0]
+        groups.setdefault((provider, models[(provider, instance_type)], mix), []).append(entry)
+    best = candidates.best_keys(
+        (
+            (group, min(e[1] for e in entries), min(e[2] for e in entries), any(e[3] for e in entries))
+            for group, entries in groups.items()
+        ),
+        limit,
+    )
+    return {entry[0] for group in best for entry in groups[group]}
+
+
 def _regions(
-    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
+    db: Db,
+    refs: References,
+    needs: Needs,
+    where: PriceFilter,
+    with_offers: set[Any],
+    short: set[tuple[str, str, str]],
 ) -> tuple[tuple[tuple[str, str, str], ...], dict[tuple[str, str, str], int]]:
     """Of the candidate types' regions, those `recommend` can pick for some
-    option (type and mix: the cheapest with stock, else the dearest), and how
-    many regions each option has. A region stays unless some region of the
-    option surely has stock (no price of it sold out) and costs less than the
-    region's approximate total; the regions of a provider with an offer, and
+    option (type and mix: the cheapest that can supply the need), and how
+    many regions each option has (those that cannot included). A region stays
+    unless some region of the option surely can supply it (no price of it
+    sold out or short of host offers) and costs less than the region's
+    approximate total; the regions of a provider with an offer, and
     those whose prices state a bundled disk or tiered rates, always stay."""
     usage, table = _usage(needs), _mix_table(needs)
     options: dict[tuple[str, str, str], list[tuple[float, candidates.Approx]]] = {}
@@ -169,7 +221,8 @@ def _regions(
             options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, inst))
     kept: set[tuple[str, str, str]] = set()
     for (provider, _, _), regions in options.items():
-        in_stock = [total for total, inst in regions if not inst.sold_out]
+        # A region with a price that cannot supply the need may cost more than its approximate total.
+        in_stock = [total for total, inst in regions if not inst.sold_out and inst.key not in short]
         if not in_stock or provider in with_offers:
             kept.update(inst.key for _, inst in regions)
             continue
@@ -223,13 +276,21 @@ def _side(refs: References, provider: str, needs: Needs) -> float:
 
 
 def _by_type(
-    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
-) -> tuple[Scored, set[str]]:
+    db: Db,
+    refs: References,
+    needs: Needs,
+    where: PriceFilter,
+    with_offers: set[Any],
+    short: set[tuple[str, str, str]],
+) -> tuple[Scored, set[str], dict[tuple[str, str], Any]]:
     """Each instance type and single price model, over its regions: its
     approximate total in its cheapest region (the lowest it can be) and in
-    the region `recommend` would pick at most (the cheapest with stock, else
-    the dearest). The regions are folded in SQL (`rankings.type_rates`)."""
+    the region `recommend` would pick at most (the cheapest with stock; no
+    bound for a type with a price that may not supply the need). The
+    regions are folded in SQL (`rankings.type_rates`); and each type's GPU model."""
     scored: Scored = []
+    models: dict[tuple[str, str], Any] = {}
+    short_types = {(provider, instance_type) for provider, _, instance_type in short}
     no_throughput: set[str] = set()
     fx: dict[str, float] = {}
     usage, table, sides = _usage(needs), _mix_table(needs), _sides(refs, needs)
@@ -254,6 +315,7 @@ def _by_type(
                 if row[f"{cls}_in_stock"] is not None:
                     stocked[cls] = min(stocked.get(cls, math.inf), float(row[f"{cls}_in_stock"]) * rate)
         assert first is not None
+        models[(provider, instance_type)] = first["gpu_model"]
         speed = _throughput({"gpu_model": first["gpu_model"]}, needs)
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(first["gpu_model"]))
@@ -263,28 +325,29 @@ def _by_type(
             continue
         side, work = sides(provider), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, Decimal(first["gpu_count"]))
-        picked = {c: stocked.get(c, high[c]) for c in low}
+        picked = {c: stocked.get(c, math.inf) for c in low}
         keep = special or provider in with_offers
+        unbounded = (provider, instance_type) in short_types
         for mix in mixes:
             lowest = _total(usage, low, mix, instances, side, work)
-            scored.append(
-                (
-                    (provider, instance_type, mix[0]),
-                    max(lowest, _total(usage, picked, mix, instances, side, work)),
-                    lowest,
-                    keep,
-                )
-            )
-    return scored, no_throughput
+            upper = math.inf if unbounded else max(lowest, _total(usage, picked, mix, instances, side, work))
+            scored.append(((provider, instance_type, mix[0]), upper, lowest, keep))
+    return scored, no_throughput, models
 
 
 def _by_instance(
-    db: Db, refs: References, needs: Needs, where: PriceFilter, with_offers: set[Any]
-) -> tuple[Scored, set[str]]:
+    db: Db,
+    refs: References,
+    needs: Needs,
+    where: PriceFilter,
+    with_offers: set[Any],
+    short: set[tuple[str, str, str]],
+) -> tuple[Scored, set[str], dict[tuple[str, str], Any]]:
     """As `_by_type`, region by region in Python: for mixes of several price
     models and a region group, which the folded rates cannot answer."""
     found = candidates.approximate(db, refs, needs.currency, where)
     groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
+    models: dict[tuple[str, str], Any] = {}
     no_throughput: set[str] = set()
     usage, table = _usage(needs), _mix_table(needs)
     for inst in found:
@@ -297,23 +360,25 @@ def _by_instance(
         mixes = _mixes(inst.rates, table)
         if not mixes:
             continue
+        models[(inst.provider, inst.instance_type)] = inst.gpu_model
         side, work = _side(refs, inst.provider, needs), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, inst.gpu_count)
         keep = inst.special or inst.provider in with_offers
+        # A region with a price that may not supply the need: no upper bound.
+        unsure = inst.sold_out or inst.key in short
         for mix in mixes:
             total = _total(usage, inst.rates, mix, instances, side, work)
             groups.setdefault((inst.provider, inst.instance_type, mix[0]), []).append(
-                (total, total, keep, inst.sold_out)
+                (math.inf if unsure else total, total, keep, unsure)
             )
     scored = [
         (key, _upper(regions), min(low for _, low, _, _ in regions), any(keep for _, _, keep, _ in regions))
         for key, regions in groups.items()
     ]
-    return scored, no_throughput
+    return scored, no_throughput, models
 
 
 def _upper(regions: Sequence[tuple[float, float, bool, bool]]) -> float:
-    """At most what the region `recommend` picks costs: it prefers one with
-    stock, so the cheapest region with no price sold out, else the dearest."""
-    in_stock = [total for total, _, _, sold_out in regions if not sold_out]
-    return min(in_stock) if in_stock else max(total for total, *_ in regions)
+    """At most what the region `recommend` picks costs: the cheapest region
+    that surely can supply the need (none: no bound)."""
+    return min((total for total, _, _, unsure in regions if not unsure), default=math.inf)

@@ -82,6 +82,13 @@ def recommend(
         typer.Option(min=1, help="Machines the job spans; above 1, only RDMA-class networks (EFA, InfiniBand, RoCE)."),
     ] = 1,
     limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = 20,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every option: without it, one row per provider, GPU model and price model, the rest folded into it.",
+        ),
+    ] = False,
     include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -102,6 +109,12 @@ def recommend(
     its datasheet TFLOPS and said to be. --nodes N (N > 1) keeps only the
     instance types whose provider states an RDMA-class network.
 
+    Only what can be rented now is ranked: a price the provider states sold
+    out, or a marketplace group with fewer host offers than the instances
+    the job takes, is left out (said on stderr). One row per provider, GPU
+    model and price model: its other instance types are folded into it
+    ("also as 4x, 2x, 1x"); --all lists every one.
+
     --min-gpu-memory is compared with usable memory: the datasheet GB times
     --usable-memory-share. Instances that share one GPU (a 1/2 or 1/6 slice)
     count only for a need below one GPU (--gpus 0.5).
@@ -113,6 +126,8 @@ def recommend(
     Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 80 --workload inference --benchmark llama2-70b-99
 
     Example: gpu-tracker recommend --gpus 32 --nodes 4 --min-gpu-memory 70
+
+    Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 70 --all
     """
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
     from tracker.analytics.recommend.work import by_benchmark, ranked_rows
@@ -137,6 +152,7 @@ def recommend(
         mixes=tuple(parse_mix(m) for m in mix or []),
         region_group=region_group.value if region_group else None,
         usable_memory_share=_share(usable_memory_share),
+        all_options=every,
     )
     needs = by_benchmark(needs, benchmark, nodes)
     with store_of(ctx) as store:
