@@ -13,7 +13,7 @@ help:
 	@echo "make types      mypy over spiders tracker alerts db"
 	@echo "make test-fast  the fast loop: every room on SQLite, without the tests marked slow"
 	@echo "make test       the whole suite, as CI runs it"
-	@echo "make generate   regenerate docs/cli.md and deploy/k8s/cronjobs.yaml"
+	@echo "make generate   regenerate docs/cli.md, deploy/k8s/cronjobs.yaml and docs/providers.md"
 	@echo "make ci         bash .ci/run (installs, lint, types, the whole suite)"
 
 install:
@@ -40,6 +40,7 @@ test:
 generate:
 	$(PY) -m tracker.cli.reference > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
 	$(PY) -m tracker.daemon.k8s > deploy/k8s/cronjobs.yaml.tmp && mv deploy/k8s/cronjobs.yaml.tmp deploy/k8s/cronjobs.yaml
+	$(PY) -m tracker.cli.providers > docs/providers.md.tmp && mv docs/providers.md.tmp docs/providers.md
 
 ci:
 	bash .ci/run
