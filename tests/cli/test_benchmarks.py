@@ -95,3 +95,12 @@ def test_prices_say_the_network(demo_cli, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "400")
     wide = demo_cli("prices", "--provider", "azure", "--instance-type", "Standard_ND96isr_H100_v5", "--wide")
     assert "rdma" in wide.out and "InfiniBand" in wide.out
+
+
+def test_needs_that_contradict_themselves_are_one_sentence(demo_cli, tmp_path: Path) -> None:
+    table = tmp_path / "throughput.csv"
+    table.write_text("gpu_model,samples_per_second\nH100,3000\n", encoding="utf-8")
+    both = demo_cli("recommend", "--gpus", "8", "--throughput", str(table), "--benchmark", "llama2-70b-99")
+    assert both.code == 1 and "either --throughput or --benchmark" in both.err
+    few = demo_cli("recommend", "--gpus", "2", "--nodes", "4")
+    assert few.code == 1 and "more machines than it has GPUs" in few.err

@@ -160,6 +160,10 @@ def by_benchmark(needs: Needs, benchmark: str | None, nodes: int = 1) -> Needs:
     lacks), and spanning `nodes` machines."""
     if nodes < 1:
         raise UserError("--nodes must be 1 or more")
+    if nodes > needs.gpus:
+        raise UserError(f"--nodes {nodes} spreads the job over more machines than it has GPUs (--gpus {needs.gpus:f})")
+    if benchmark and needs.throughput is not None:
+        raise UserError("give either --throughput or --benchmark: both say how fast each GPU works")
     if benchmark:
         needs = replace(needs, benchmark=Work.of(benchmark), throughput={})
     return replace(needs, nodes=nodes) if nodes != needs.nodes else needs
