@@ -10,32 +10,22 @@ from typing import Any
 
 from scrapy.http import Response
 
-from spiders.base import ProviderSpider, SourceFailure
-from spiders.har import SECRET_PLACEHOLDER
+from spiders.base import BearerSpider, SourceFailure
 from spiders.lambda_.pages import api_error, parse_instance_types, parse_regions
 
 API_URL = "https://cloud.lambda.ai/api/v1"
 
 
-class LambdaSpider(ProviderSpider):
+class LambdaSpider(BearerSpider):
     name = "lambda"
     provider = "lambda"
-    custom_settings: dict[str, Any] | None = {"REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)
-
-    def __init__(self, api_key: str = "", api_url: str = API_URL, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.api_key = api_key
-        self.api_url = api_url.rstrip("/")
+    api_url = API_URL
 
     def _get(self, path: str, callback: Any) -> Any:
-        # A replay needs no key: captures are matched without their headers.
-        key = self.api_key or SECRET_PLACEHOLDER
-        headers = {"Authorization": f"Bearer {key}", "Accept": "application/json"}
-        return self.request(f"{self.api_url}/{path}", callback, headers=headers)
+        return self.request(f"{self.api_url.rstrip('/')}/{path}", callback, headers=self.bearer_headers())
 
     async def start(self) -> Any:
-        if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):
-            raise SourceFailure("Lambda: no API key (set [providers.lambda] api_key or GPU_TRACKER_LAMBDA_API_KEY)")
+        self.require_key(self.api_key)
         yield self._get("regions", self.parse_regions)
         yield self._get("instance-types", self.parse_types)
 
