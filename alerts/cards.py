@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from alerts import market_card
+from alerts import market_card, spot_card
 from db.money import amount, readable, readable_pair, whole
 from db.schema import Change, ChangeKind, effective_hourly
 
@@ -43,6 +43,7 @@ KIND_TITLES = {
     ChangeKind.source_recovered: "Source recovered",
     ChangeKind.source_stale: "Source stale",
     ChangeKind.price_suspect: "Prices held as suspect",
+    ChangeKind.spot_risk_worse: "Spot risk worse",
 }
 _UNITS = {"hour": "hour", "month": "month", "year": "year"}
 OFFER_KINDS = (
@@ -322,4 +323,7 @@ def card(change: Change, width: int = 600) -> Card:
         facts = [(label, clip(reason, width))] if reason else []
         source = change.source or change.provider
         return Card(f"{title}: {source}", facts, change.source_url, clip(reason, 160), subject=source)
+    if kind == ChangeKind.spot_risk_worse:
+        headline, subject = spot_card.headline(change, title)
+        return Card(headline, spot_card.facts(change), change.source_url, spot_card.moved(change), subject=subject)
     return _price_card(change, kind, title, width)

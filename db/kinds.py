@@ -57,6 +57,9 @@ class ChangeKind(StrEnum):
     # A run's prices held as suspect by the market check: stored and marked,
     # left out of the rankings; one change per run names them.
     price_suspect = "price_suspect"
+    # A spot pool's interruption band got worse (AWS's Spot Instance Advisor:
+    # "<5%" -> "10-15%"); db/spot_risk.py keeps the bands.
+    spot_risk_worse = "spot_risk_worse"
 
 
 class RunStatus(StrEnum):

@@ -25,7 +25,8 @@ class Source:
     # None for a source whose rows come from a file (`gpu-tracker import`).
     spider: type[Any] | None
     normalizer: Normalizer | None
-    # "prices", "offers", or "marketplace": host offers stored as aggregates
+    # "prices", "offers", "spot_risk" (spot interruption bands, db/spot_risk.py),
+    # or "marketplace": host offers stored as aggregates
     # (docs/marketplaces.md), through the same store path as prices.
     kind: str = "prices"
     # The spider remembers what it discovers (a version, a template code) in
@@ -79,6 +80,7 @@ def _registry() -> dict[str, Source]:
     from spiders.aws.offers import AwsOffersSpider
     from spiders.aws.reserved import AwsReservedSpider
     from spiders.aws.spider import AwsSpider
+    from spiders.aws.spot_advisor import AwsSpotAdvisorSpider
     from spiders.azure.offers import AzureOffersSpider
     from spiders.azure.spider import AzureSpider
     from spiders.coreweave.spider import CoreWeaveSpider
@@ -111,6 +113,7 @@ def _registry() -> dict[str, Source]:
         autodl,
         aws,
         aws_bulk,
+        aws_spot,
         azure,
         coreweave,
         crusoe,
@@ -176,6 +179,23 @@ def _registry() -> dict[str, Source]:
                 "AWS's documented price list file format (Billing docs, 'Reading the service price list file'"
                 " and '... for a Savings Plan', JSON); the files themselves filler",
                 fixture="tracker/demo_captures/aws-reserved/README.md, tests/spiders/test_aws_reserved.py",
+            ),
+        ),
+        Source(
+            "aws-spot-advisor",
+            "aws",
+            AwsSpotAdvisorSpider,
+            aws_spot.normalize,
+            # Spot interruption bands per type, region and OS (db/spot_risk.py), no prices.
+            kind="spot_risk",
+            price_models=("spot",),
+            regions="every region (one file), or those named",
+            evidence=Evidence(
+                "capture",
+                "spot-advisor-data.json as alexei-led/spotinfo@5eedf20 keeps it"
+                " (internal/spot/data/spot-advisor-data.json), trimmed to GPU types",
+                date="2025-06-28",
+                fixture="tests/fixtures/aws-spot-advisor/real/README.md, tests/spiders/test_aws_spot_advisor.py",
             ),
         ),
         Source(

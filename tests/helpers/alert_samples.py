@@ -213,6 +213,21 @@ def every_kind() -> dict[str, Change]:
                 "for B200 on demand (5.59 USD); more than 4x away is held as suspect",
             },
         ),
+        "spot_risk_worse": Change(
+            kind=ChangeKind.spot_risk_worse,
+            provider="aws",
+            source="aws-spot-advisor",
+            key="aws|us-east-1|p5.48xlarge|linux|spot",
+            region="us-east-1",
+            instance_type="p5.48xlarge",
+            gpu_model="H100",
+            gpu_count=Decimal(8),
+            os="linux",
+            price_model="spot",
+            source_url="https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
+            observed_at=AT,
+            detail={"old_band": "<5%", "new_band": "10-15%", "savings_percent": "52"},
+        ),
     }
 
 

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from db.bulk.encoding import StagedQuote
 from db.schema import Offer, PriceQuote
+from db.spot_risk import SpotBand
 
 if TYPE_CHECKING:
     from tracker.normalize.specs import GpuSpec
@@ -75,6 +76,8 @@ class Normalized:
     # are new): by offer id. The run's note names them; the offers stored
     # under these ids keep their last reading, never taken for removed.
     unread_offers: list[str] = field(default_factory=list)
+    # A spot-risk source's bands (kind "spot_risk"; tracker/run/spot_risk.py).
+    spot_bands: list[SpotBand] = field(default_factory=list)
 
 
 # Whether the diff already holds the quote of each file row, by the rows' hashes (8 bytes each).

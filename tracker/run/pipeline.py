@@ -30,7 +30,7 @@ from db.store.writes.run_store import RunStore
 from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.logs import exception_reason
-from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer
+from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer, bounds
 from tracker.run import market, slips
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
@@ -294,6 +294,7 @@ class Pipeline:
             # broken, not the run.
             raise Rejected(bad_input, input_fault(source.name, exc)) from None
         observed = result.observed_at or self.clock()
+        bounds.screen(normalized, source.name, max(self.clock(), utcnow()))  # an odd quote skipped, never stored
         last_ok = store.last_run([RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
             raise Rejected(
@@ -307,6 +308,14 @@ class Pipeline:
         if source.kind == "offers":
             changes = self._apply_offers(store, source, normalized, observed, last_ok)
             regions = list(result.regions)
+        elif source.kind == "spot_risk":
+            from tracker.run.spot_risk import apply_bands
+
+            changes, notes = apply_bands(
+                store.session, source=source.name, run_id=store.run_id, bands=normalized.spot_bands, observed=observed
+            )
+            normalized.notes.extend(notes)
+            regions = list(result.regions) or sorted({b.region for b in normalized.spot_bands})
         else:
             # A normalizer's scope wins (an empty one: every region the source has).
             scope = normalized.scope
@@ -319,8 +328,8 @@ class Pipeline:
                 diff = self._apply_prices(
                     store, staged, scope, observed, last_ok, held=normalized.held, provider=source.provider
                 )
-            except DuplicateQuote as exc:
-                raise Rejected(RunStatus.failed, str(exc)) from None
+            except DuplicateQuote as exc:  # a refused file, for an import
+                raise Rejected(bad_input, str(exc)) from None
             except NormalizeError as exc:
                 raise Rejected(bad_input, str(exc)) from None
             changes, prices = diff.changes, diff.count

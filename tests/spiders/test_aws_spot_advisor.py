@@ -1,0 +1,68 @@
+"""aws-spot-advisor: the Spot Instance Advisor's bands read from a real
+answer (tests/fixtures/aws-spot-advisor/real/), and the demo's pair of
+captures replayed through the CLI: a band that worsens is one change, once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spiders.aws.pages import parse_spot_advisor
+from spiders.pages import PageShapeError
+from tests.conftest import DEMO_CAPTURES, FIXTURES
+from tracker.normalize import NormalizeError
+from tracker.normalize.providers.aws_spot import normalize
+
+REAL = FIXTURES / "aws-spot-advisor" / "real" / "spot-advisor-data-2025-06-28-gpu.json"
+EARLY = DEMO_CAPTURES / "aws-spot-advisor" / "2026-11-05-us-east-1+us-west-2.har.gz"
+LATE = DEMO_CAPTURES / "aws-spot-advisor" / "2026-12-05-us-east-1+us-west-2.har.gz"
+
+
+def items(body: bytes) -> list[dict]:
+    return [
+        {"kind": "aws.spot_advisor", "observed_at": "2025-06-28T00:00:00Z", "source_url": "u", "data": r}
+        for r in parse_spot_advisor(body)
+    ]
+
+
+def test_the_real_answer_gives_a_band_per_pool() -> None:
+    bands = {b.pool: b for b in normalize(items(REAL.read_bytes())).spot_bands}
+    assert len(bands) == 1286
+    p5 = bands[("aws", "p5.48xlarge", "us-east-1", "linux")]
+    assert (p5.band, p5.rank, p5.savings_percent) == (">20%", 4, 52)
+    p5en = bands[("aws", "p5en.48xlarge", "us-east-1", "linux")]
+    assert (p5en.band, p5en.rank, p5en.savings_percent) == ("<5%", 0, 64)
+    assert bands[("aws", "p4d.24xlarge", "us-east-1", "linux")].band == "10-15%"
+    # Every label of AWS's ranges is one the normalizer ranks.
+    labels = [r["label"] for r in json.loads(REAL.read_bytes())["ranges"]]
+    assert labels == ["<5%", "5-10%", "10-15%", "15-20%", ">20%"]
+
+
+def test_an_unknown_band_or_shape_is_refused() -> None:
+    page = json.loads(REAL.read_bytes())
+    page["ranges"][4]["label"] = "over a fifth"
+    with pytest.raises(NormalizeError, match="unknown interruption band 'over a fifth'"):
+        normalize(items(json.dumps(page).encode()))
+    with pytest.raises(PageShapeError, match="no ranges or spot_advisor"):
+        parse_spot_advisor(b'{"spot_advisor": {}}')
+
+
+@pytest.mark.backends("sqlite", "postgres")
+def test_a_band_that_worsens_alerts_once(cli, home: Path) -> None:
+    first = cli("crawl", "aws-spot-advisor", "--replay", str(EARLY), "--format", "json")
+    assert first.code == 0, first.err
+    assert json.loads(first.out) == []  # the first reading of every pool: no change
+    second = cli("crawl", "aws-spot-advisor", "--replay", str(LATE), "--format", "json")
+    assert second.code == 0, second.err
+    changes = json.loads(second.out)
+    assert [(c["kind"], c["instance_type"], c["region"], c["os"]) for c in changes] == [
+        ("spot_risk_worse", "p5en.48xlarge", "us-east-1", "linux")
+    ]
+    assert changes[0]["detail"] == "new_band: 5-10%; old_band: <5%; savings_percent: 64"
+    # The same answer again changes nothing.
+    again = cli("crawl", "aws-spot-advisor", "--replay", str(LATE), "--format", "json")
+    assert again.code == 0 and json.loads(again.out) == []
+    table = cli("changes", "--kind", "spot_risk_worse")
+    assert "interruptions <5% → 5-10%" in table.out
