@@ -139,6 +139,9 @@ def stop(found: uvicorn.Server, thread: threading.Thread) -> None:
 # dashboard's /healthz says the scheduler is not running.
 HEALTH_EVERY = 1.0
 HEALTH_TTL = 5.0
+# The dashboard's CPU priority below the daemon's (nice 10): when the cores
+# are busy, the crawls and deliveries run first and the pages wait.
+NICENESS = 10
 START_SECONDS = 120.0
 STOP_SECONDS = 10.0
 
@@ -225,6 +228,7 @@ def _serve_in_child(url: str, config: Config, logs: Logs, health: Synchronized[f
     from db.store.engine import make_engine
     from tracker.logs import setup_logging
 
+    os.nice(NICENESS)
     without_pyarrow()
     setup_logging(logs.fmt, logs.level, logs.secrets)
 
