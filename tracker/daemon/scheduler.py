@@ -16,13 +16,14 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor as Pool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from types import FrameType
 
 import sqlalchemy as sa
 from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_EXECUTED, EVENT_JOB_MAX_INSTANCES, JobExecutionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import STATE_RUNNING
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -223,7 +224,9 @@ class Daemon:
                 return None
             except TrackerError as exc:
                 self._count(name, RunStatus.failed, started, 0)
-                log.error("%s: %s", name, exc, extra={"source": name, "status": "failed"})
+                said = str(exc)  # most name their source already
+                said = said if said.startswith(f"{name}:") else f"{name}: {said}"
+                log.error("%s", said, extra={"source": name, "status": "failed"})
                 return None
             except Exception:
                 self._count(name, RunStatus.failed, started, 0)
@@ -310,7 +313,8 @@ class Daemon:
     def _after_store_error(self) -> None:
         """What a store error left, settled as soon as the store answers
         (each beat asks): the runs it left `running` marked `store_error`,
-        the crawl leases it could not delete deleted, and the return said."""
+        the crawl leases it could not delete deleted, and a delivery round
+        at once, which says the store answers again when it can write."""
         try:
             with self.engine.connect() as conn:
                 conn.execute(sa.text("select 1"))
@@ -318,9 +322,11 @@ class Daemon:
             release_pending(self.engine)
         except sa.exc.SQLAlchemyError:
             return  # the store still fails; the next beat tries again
-        self.delivery.store_answers()
         if marked:
             log.info("marked %d run(s) a store error had left running", marked)
+        if self.delivery.store_down and not self.cancel.is_set():
+            with suppress(JobLookupError):
+                self.scheduler.modify_job("delivery", next_run_time=datetime.now(UTC))
 
     def _start_metrics(self) -> None:
         from db.kinds import ChangeKind
