@@ -6,6 +6,7 @@ Each row is a `Fault` of `fault_matrix.py`; `rows_for` adds this module's `FAULT
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from collections import Counter
@@ -15,6 +16,7 @@ from datetime import UTC, datetime
 from db.schema import CrawlResult
 from db.store.engine import make_engine, migrate
 from tests.helpers.daemonutil import daemon, fake_azure, wait_for
+from tests.helpers.localserver import Received, Reply, serve
 from tests.reliability.fault_matrix import (
     ALERTS,
     EARLY,
@@ -176,6 +178,34 @@ def store_fails_while_the_daemon_crawls(ctx: Ctx) -> None:
     assert not {"source_stale", "source_recovered", "source_broken"} & set(kinds), kinds
 
 
+def a_slow_failing_webhook_is_said_truly(ctx: Ctx) -> None:
+    """A webhook that takes 3 s to answer 500 with a JSON body: the warning
+    quotes the body as text, and the next attempt it names is after the
+    failure (issue 40: "next attempt 14:03:55" already past; `b'{"error":"nope"}'`)."""
+
+    def slow_no(req: Received) -> Reply:
+        time.sleep(3)
+        return Reply(500, b'{"error":"nope"}')
+
+    with serve(slow_no) as (base, _):
+        delivery_config(ctx, Hook(base=base), retry_base_seconds=2, max_attempts=3)
+        add_alerts(ctx, 1)
+        with running(ctx, "--log-format", "json") as d:
+            wait_for(lambda: "delivery failed" in d.output(), 30, "a failed attempt said")
+            assert d.stop(signal.SIGTERM) == 0
+            log = d.output()
+    records = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    failed = [r for r in records if "delivery failed" in r["message"]]
+    assert failed, log
+    first = failed[0]
+    assert 'answer: {"error":"nope"}' in first["message"] and "b'" not in first["message"], first
+    said = datetime.fromisoformat(first["time"].replace("Z", "+00:00"))
+    next_at = re.search(r"next attempt (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC", first["message"])
+    assert next_at, first
+    due = datetime.strptime(next_at.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+    assert due >= said.replace(microsecond=0), (due, said)  # a time still to come when it is said
+
+
 FAULTS: list[Fault] = [
     Fault(
         "one page of an Azure answer of three multiplied by 10, then right again",
@@ -206,5 +236,10 @@ FAULTS: list[Fault] = [
         "or two of the return; the lock free (no 'being crawled by' its own pid); 'the store answers again' "
         "said within seconds; no source_stale, source_broken or source_recovered",
         store_fails_while_the_daemon_crawls,
+    ),
+    Fault(
+        "a webhook takes 3 s to answer 500 with a JSON body",
+        "the warning quotes the body as text (not a bytes literal) and names a next attempt still to come",
+        a_slow_failing_webhook_is_said_truly,
     ),
 ]
