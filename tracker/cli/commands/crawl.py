@@ -198,6 +198,8 @@ def demo(
         "  gpu-tracker changes\n"
         "  gpu-tracker offers\n"
         "  gpu-tracker history Standard_ND96amsr_A100_v4 --price-model on_demand\n"
+        "  gpu-tracker recommend --gpus 8 --min-gpu-memory 70\n"
+        "  gpu-tracker serve    (the dashboard on http://127.0.0.1:8080/)\n"
         "  gpu-tracker runs",
         highlight=False,
     )
