@@ -31,8 +31,9 @@ from db.tables import CrawlRun, PricePoint
 from tracker.errors import TrackerError
 from tracker.logs import exception_reason
 from tracker.normalize import Held, Normalized, NormalizeError, Normalizer, Recognizer, bounds
-from tracker.run import market, slips
+from tracker.run import market
 from tracker.run.diff import DiffPolicy, DuplicateQuote, Implausible, SnapshotDiff
+from tracker.run.diff.held import hold_slips
 from tracker.run.offer_diff import DuplicateOffer, diff_offers, offer_snapshot
 from tracker.run.offer_diff import removal_change as offer_removal
 from tracker.run.suspects import SuspectCheck
@@ -408,7 +409,7 @@ class Pipeline:
             removed_ids = diff.finish(store.tracked)
         except Implausible as exc:
             raise Rejected(RunStatus.quarantined, exc.reason) from None
-        slips.hold(store, diff, check, provider=provider)  # the prices of a slipped page, at their last good value
+        hold_slips(store, diff, check, provider=provider)  # the prices of a slipped page, at their last good value
         if last_ok and last_ok.observed_at == observed:
             # The same moment seen again (a capture replayed twice) confirms no removal.
             removed_ids, diff.misses = [], {}

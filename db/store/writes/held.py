@@ -1,5 +1,5 @@
 """Prices a run wrote and then held back (a slip of one page of the
-source's answer, tracker/run/slips.py): their rows of this run deleted and
+source's answer, tracker/run/diff/slips.py): their rows of this run deleted and
 the rows they replaced open again, in the run's transaction, as if the run
 had never seen them."""
 

@@ -6,8 +6,10 @@ It never reads or writes the store. A run is fed in chunks
 once: only each key's value hash does. What it needs of the previous
 snapshot beyond that (ids, prices, misses) it asks for, for the few keys
 that differ, through a `Lookup`. A current snapshot that looks implausible
-(too few rows, prices of zero or a hundredfold jump) raises `Implausible`:
-the caller throws the run's writes away and keeps the last good data.
+(too few rows, prices of zero or a hundredfold jump, most prices moved by
+one factor) raises `Implausible`: the caller throws the run's writes away
+and keeps the last good data. A slip of a part of the run (`slips.py`) is
+left in `SnapshotDiff.slips`, for the caller to hold (`held.py`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from db.bulk.fingerprints import (
 )
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import Held, NormalizeError
-from tracker.run import market, slips
+from tracker.run import market
+from tracker.run.diff import slips
+from tracker.run.diff.policy import DiffPolicy
 
 _KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
 _REGION = itemgetter(STORED_FIELDS.index("region"))
@@ -44,32 +48,6 @@ _OFFERS = STORED_FIELDS.index("offer_count")  # set on a marketplace aggregate
 Lookup = Callable[[Sequence[str]], Mapping[str, TrackedPrice]]
 # What item each open row of the given keys prices: region, instance_type, price_model, term.
 Identify = Callable[[Sequence[str]], Mapping[str, Mapping[str, str]]]
-
-
-@dataclass(frozen=True)
-class DiffPolicy:
-    removal_confirmations: int = 2
-    min_row_ratio: Decimal = Decimal("0.5")
-    max_price_factor: Decimal = Decimal(100)
-    # A run in which more than `common_share` of the prices it matched moved
-    # by one factor of `common_factor` or more (either way: x10, /10, x3600)
-    # is a slip of a decimal point or a unit, never a repricing: quarantined
-    # whatever `max_price_factor` says. At least COMMON_MIN prices must share it.
-    common_factor: Decimal = Decimal(5)
-    common_share: Decimal = Decimal("0.5")
-    # Fewer, but `page_count` of them or `page_share` of the matched (one
-    # page of an answer, one region): only those prices are held, at their
-    # last good value (tracker/run/slips.py).
-    page_count: int = 20
-    page_share: Decimal = Decimal("0.1")
-    # A new price per GPU-hour this many times away from its market is held
-    # as suspect (tracker/normalize/suspect.py).
-    suspect_factor: Decimal = Decimal(4)
-    # A marketplace row moves when its lowest price moves by more than this
-    # fraction of the stored one; its median and offer count are rewritten
-    # quietly past these (tracker/run/market.py).
-    market_tolerance: Decimal = market.PRICE_TOLERANCE
-    market_count_tolerance: Decimal = market.COUNT_TOLERANCE
 
 
 class Implausible(Exception):
@@ -204,7 +182,7 @@ class SnapshotDiff:
         # correction, never a slip of this run (tracker/run/suspects.py).
         self.suspect_before: set[str] = set()
         # Changed keys -> the id of the open row this run replaced (or closed):
-        # a price held as a slip gets that row back (tracker/run/slips.py).
+        # a price held as a slip gets that row back (tracker/run/diff/held.py).
         self.replaced: dict[str, int] = {}
         self.slips: list[slips.Slip] = []  # of a part of the run, held (set by `finish`)
 
