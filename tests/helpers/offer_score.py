@@ -1,6 +1,7 @@
 """Scoring a reader of promotion text against the offer corpus:
 tests/data/offer_corpus.toml (sentences and blocks of the providers' pages),
-tests/data/offer_pages.toml (whole pages, block by block, issue 39) and
+tests/data/offer_pages.toml (whole pages, block by block, issue 39),
+tests/data/offer_pages_more.toml (more whole pages, every one tuned) and
 tests/data/offer_pages_fresh.toml (more whole pages, every one held out).
 
 A reader turns one case (a block: title, text, the source's currency) into
@@ -13,9 +14,10 @@ otherwise. Per kind: recall = exact / expected of that kind, precision =
 exact / read of that kind.
 
 The split: a page of offer_pages.toml is held out when
-`int(sha1(source), 16) % 3 == 0` (`held_out`); every other case, and every
-case of offer_corpus.toml (the reader was tuned on those before), is in the
-tuned split. Every page of offer_pages_fresh.toml is in a third split,
+`int(sha1(source), 16) % 3 == 0` (`held_out`); every other case, every case
+of offer_corpus.toml (the reader was tuned on those before) and every page of
+offer_pages_more.toml (`load_more`: labelled on 2026-12-06 before the reader
+was run on it, and open to fixing the reader on) is in the tuned split. Every page of offer_pages_fresh.toml is in a third split,
 "fresh" (`load_fresh`): labelled on 2026-12-06 before the reader was run on
 it, never read while fixing the reader. The held-out and fresh figures are the
 measure; the tuned one is an upper bound, and the only one a test may guard.
@@ -41,6 +43,7 @@ from typing import Any
 CORPUS = Path(__file__).parents[1] / "data" / "offer_corpus.toml"
 PAGES = Path(__file__).parents[1] / "data" / "offer_pages.toml"
 FRESH_PAGES = Path(__file__).parents[1] / "data" / "offer_pages_fresh.toml"
+MORE_PAGES = Path(__file__).parents[1] / "data" / "offer_pages_more.toml"
 FRESH_LABELLED = "2026-12-06"
 FIELDS = (
     "kind",
@@ -91,11 +94,18 @@ def load_fresh() -> list[dict[str, Any]]:
     return load_pages(FRESH_PAGES, lambda _source: FRESH)
 
 
+def load_more() -> list[dict[str, Any]]:
+    """The blocks of offer_pages_more.toml, every one in the tuned split (no
+    page of it is held out, whatever its address)."""
+    return load_pages(MORE_PAGES, lambda _source: TUNED)
+
+
 def load_cases(split: str | None = None) -> list[dict[str, Any]]:
-    """Every case of offer_corpus.toml and offer_pages.toml, or those of one
-    split (the fresh split is `load_fresh`'s alone)."""
+    """Every case of offer_corpus.toml, offer_pages.toml and
+    offer_pages_more.toml, or those of one split (the fresh split is
+    `load_fresh`'s alone)."""
     sentences = [{**c, "split": TUNED} for c in tomllib.loads(CORPUS.read_text(encoding="utf-8"))["case"]]
-    cases = sentences + load_pages()
+    cases = sentences + load_pages() + load_more()
     return [c for c in cases if split is None or c["split"] == split]
 
 
@@ -267,7 +277,8 @@ def main(argv: list[str]) -> None:  # pragma: no cover
     held = score(load_cases(HELD_OUT), reader)
     fresh = score(load_fresh(), reader)
     print(
-        f"tuned split (offer_corpus.toml, and the pages of offer_pages.toml not held out): an upper bound\n{tuned.table()}"
+        "tuned split (offer_corpus.toml, the pages of offer_pages.toml not held out, and offer_pages_more.toml): "
+        f"an upper bound\n{tuned.table()}"
     )
     print(f"\nheld-out split (a third of offer_pages.toml's pages, never tuned on): the measure\n{held.table()}")
     print(
