@@ -20,6 +20,7 @@ from tests.helpers import stores
 class Served:
     base: str
     url: str
+    app: Any = None  # the FastAPI app: its answers, its store's engine
 
     def get(self, path: str, **kw: Any) -> httpx.Response:
         return httpx.get(self.base + path, timeout=30, **kw)
@@ -40,9 +41,10 @@ def serving(url: str, home: Path, settings: dict[str, Any] | None = None, **web:
         {**(settings or {}), "home": home, "store": StoreSettings(url=url), "web": WebSettings(port=free_port(), **web)}
     )
     engine = make_engine(url)
-    running = start_in_thread(build_app(engine, config, healthy), config.web)
+    app = build_app(engine, config, healthy)
+    running = start_in_thread(app, config.web)
     try:
-        yield Served(f"http://127.0.0.1:{config.web.port}", url)
+        yield Served(f"http://127.0.0.1:{config.web.port}", url, app)
     finally:
         stop(*running)
         engine.dispose()
