@@ -72,6 +72,10 @@ SAME_ANSWER = [
         ["recommend", "--gpus", "8", "--min-gpu-memory", "70", "--all"],
     ),
     ("/api/history/p5.48xlarge?price_model=on_demand", ["history", "p5.48xlarge", "--price-model", "on_demand"]),
+    (
+        "/api/recommend?gpus=8&price_model=spot&max_interruption=10&checkpoint_minutes=60",
+        ["recommend", "--gpus", "8", "--price-model", "spot", "--max-interruption", "10", "--checkpoint-minutes", "60"],
+    ),
 ]
 
 

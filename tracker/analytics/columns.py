@@ -96,6 +96,10 @@ TCO_COLUMNS = [
     "on_demand_hourly",
     "break_even_1yr_hours",
     "break_even_3yr_hours",
+    # A spot option's interruption band and source ("unknown" where none is stated), and the
+    # expected cost of its interruptions included in compute (docs/spot-risk.md).
+    "interruption",
+    "interruption_cost",
     "egress_per_gb",
     "storage_per_gb_month",
     "rates_date",

@@ -4,7 +4,10 @@ models, egress and storage at each provider's dated rates, less a credit.
 The arithmetic, per instance type (n instances = ceil(GPUs / GPUs per instance)):
 
 - on_demand:    share x n x hours/month x hourly x months
-- spot:         share x n x hours/month x spot hourly x overhead x months
+- spot:         share x n x hours/month x spot hourly x overhead x months, the
+                overhead the expected cost of interruptions (spot_risk.py,
+                docs/spot-risk.md): 1 + n x p x checkpoint hours / 720 for a
+                pool whose band is stated, the fixed x1.1 where it is unknown
 - monthly:      share x n x monthly price x months (paid whatever the hours)
 - reserved_1yr: share x n x 1-year term total x ceil(months / 12)
 - reserved_3yr: share x n x 3-year term total x ceil(months / 36)
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
 
     from db.store.reads.connection import Db
 from tracker.analytics.reference import References
+from tracker.analytics.spot_risk import SpotRisk, spot_cost_parts
 from tracker.errors import UserError
 
 MIX_MODELS = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
@@ -82,6 +86,12 @@ class TcoInputs:
     egress_gb_per_month: Decimal = Decimal(0)
     credit: Credit | None = None
     currency: str = "USD"
+    # The interruption bands and the buyer's checkpoints (spot_risk.py); None: no band known.
+    risk: SpotRisk | None = None
+
+    @property
+    def spot_risk(self) -> SpotRisk:
+        return self.risk or SpotRisk(fixed_overhead=self.spot_overhead)
 
 
 def parse_mix(text: str) -> dict[str, Decimal]:
@@ -240,6 +250,9 @@ def tco_ranked(
         if any(model not in inst.rates for model in inputs.mix):
             skipped += 1
             continue
+        if "spot" in inputs.mix and not inputs.spot_risk.allowed(row):  # --max-interruption
+            skipped += 1
+            continue
         out.append(instance_costs(inst, refs, inputs))
     out.sort(key=lambda r: (r["total"], r["provider"], r["region"], r["instance_type"]))
     for rank, row in enumerate(out, start=1):
@@ -282,16 +295,16 @@ def tco_rows(
     those rows are returned. `store`: an engine, or a connection of
     `db.store.reads.reader` (neither pandas nor SQLAlchemy loaded)."""
     where = PriceFilter(gpu=gpu, provider=provider, os="linux", with_gpus=True, include_suspect=include_suspect)
-    if limit is None:
-        return tco_ranked(price_records(store, where), refs, inputs, region_group)
+    if limit is None or ("spot" in inputs.mix and inputs.spot_risk.max_interruption is not None):
+        # --max-interruption leaves out spot pools region by region: every price, exactly.
+        rows, skipped = tco_ranked(price_records(store, where), refs, inputs, region_group)
+        return rows[:limit] if limit is not None else rows, skipped
     with open_db(store) as conn, conn.scanning() as db:
         found = candidates.approximate(db, refs, inputs.currency, where)
     credit = inputs.credit
     amounts = [(credit.amount, credit.currency), *((a, credit.currency) for _, a in credit.tiers)] if credit else []
     scored, skipped = [], 0
-    usage = candidates.Usage.of(
-        hours_per_month=inputs.hours_per_month, months=inputs.months, spot_overhead=inputs.spot_overhead
-    )
+    floor, usage = inputs.spot_risk.usage_bounds(inputs.hours_per_month, inputs.months)
     shares = [(model, float(share)) for model, share in inputs.mix.items()]
     for inst in found:
         if region_group and refs.region_group(inst.provider, inst.region) != region_group:
@@ -301,13 +314,16 @@ def tco_rows(
             continue
         if inst.provider not in refs.provider_rates and (inputs.egress_gb_per_month or inputs.storage_gb):
             raise UserError(_no_rates(inst.provider))
-        total = usage.cost(inst.rates, shares, candidates.fleet(inputs.count, inst.gpu_count)) + candidates.side_costs(
+        side = candidates.side_costs(
             refs, inst.provider, inputs.currency, inputs.egress_gb_per_month, inputs.storage_gb, inputs.months
         )
+        instances = candidates.fleet(inputs.count, inst.gpu_count)
+        total = usage.cost(inst.rates, shares, instances) + side
         off = 0.0
         if credit and (not credit.provider or credit.provider == inst.provider):
             off = candidates.credit_bound(amounts, refs, inputs.currency)
-        scored.append((inst.key, total, total - off, inst.special))
+        lowest = floor.cost(inst.rates, shares, instances) + side  # spot's interruptions cost at least nothing
+        scored.append((inst.key, total, lowest - off, inst.special))
     keys = candidates.best_keys(scored, limit)
     rows = price_records(store, candidates.keys_filter(where, sorted(keys))) if keys else []
     return tco_ranked(rows, refs, inputs, region_group)[0][:limit], skipped
@@ -323,10 +339,12 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
     row, rates = inst.row, inst.rates
     months, hours = Decimal(inputs.months), inputs.hours_per_month
     instances = fleet_size(inst, inputs)
-    compute = Decimal(0)
+    compute = interruptions = Decimal(0)
     for model, share in inputs.mix.items():
         cost, periods = period_cost(inst, inputs, model, share)
         compute += cost * periods
+        if model == "spot":
+            interruptions = spot_cost_parts(cost * periods, inputs.spot_risk.factor(row, instances))
     provider_rates = refs.provider_rates.get(row["provider"])
     egress = storage = Decimal(0)
     egress_rate = storage_rate = None
@@ -361,6 +379,8 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         "storage_per_gb_month": storage_rate,
         "rates_date": provider_rates.date if provider_rates else None,
         "rates_source": provider_rates.source if provider_rates else None,
+        "interruption": inputs.spot_risk.label(row) if "spot" in inputs.mix else None,
+        "interruption_cost": interruptions.quantize(MONEY) if "spot" in inputs.mix else None,
         "fx": "; ".join(sorted(inst.fx)),
     }
 
@@ -375,14 +395,15 @@ def period_cost(inst: PricedInstance, inputs: TcoInputs, model: str, share: Deci
     and how many periods the horizon buys: a month for hourly and monthly
     prices, a whole term for 1- and 3-year terms."""
     fleet, rate = share * fleet_size(inst, inputs), inst.rates[model]
+    overhead = inputs.spot_risk.factor(inst.row, fleet_size(inst, inputs)) if model == "spot" else Decimal(1)
     if model in inst.steps:
         # A tiered hourly price: each instance's hours over the horizon, step by step.
-        hours = inputs.hours_per_month * inputs.months * (inputs.spot_overhead if model == "spot" else 1)
+        hours = inputs.hours_per_month * inputs.months * overhead
         return fleet * stepped_cost(inst.steps[model], hours), 1
     if model == "on_demand":
         return fleet * inputs.hours_per_month * rate, inputs.months
     if model == "spot":
-        return fleet * inputs.hours_per_month * rate * inputs.spot_overhead, inputs.months
+        return fleet * inputs.hours_per_month * rate * overhead, inputs.months
     if model == "monthly":
         return fleet * rate, inputs.months
     return fleet * rate, math.ceil(inputs.months / _TERMS[model][2])

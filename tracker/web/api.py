@@ -18,6 +18,7 @@ from fastapi.responses import Response
 from db.kinds import ChangeKind
 from db.store.reads.browse import SORTS, ChangeFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
+from tracker.analytics.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
 from tracker.answers.rows import json_rows
 from tracker.web.answers import Answers, Page, needs_of
@@ -107,7 +108,10 @@ RECOMMEND_PARAMS = {
     "gpu": ("only this GPU model", S),
     "provider": ("only this provider", S),
     "region_group": ("only regions in this group", {"enum": REGION_GROUPS}),
-    "spot_overhead": ("factor on spot hours (default 1.1)", S),
+    "spot_overhead": ("factor on spot hours where no interruption rate is stated (default 1.1)", S),
+    "checkpoint_minutes": ("minutes of work a spot interruption loses (default 30)", S),
+    "max_interruption": ("leave out spot options whose interruption band may exceed this % a month", S),
+    "price_model": ("only options of this price model", {"enum": list(RECOMMEND_MODELS)}),
     "storage_gb": ("GB of storage kept every month", S),
     "egress_gb": ("GB sent out every month", S),
     "qualify": (
@@ -207,6 +211,9 @@ def recommend_args(q: Query) -> dict[str, Any]:
         "months": q.integer("months", 36, 1, 240),
         "currency": q.currency(),
         "spot_overhead": q.decimal("spot_overhead", Decimal("1.1"), lo=Decimal(1)),
+        "checkpoint_minutes": q.decimal("checkpoint_minutes", Decimal(30), lo=Decimal(0)),
+        "max_interruption": q.decimal("max_interruption", lo=Decimal(0)),
+        "price_model": q.choice("price_model", list(RECOMMEND_MODELS)),
         "storage_gb": q.decimal("storage_gb", Decimal(0)),
         "egress_gb": q.decimal("egress_gb", Decimal(0)),
         "qualify": q.many("qualify", QUALIFY),

@@ -7,7 +7,9 @@ The method of the buying guides, step by step:
    per GPU, training or inference, hours a month, months; what cannot hold
    it is left out (fit.py);
 2. every instance that can hold the job, under each price model it offers
-   (on demand; spot with an interruption overhead, for training only;
+   (on demand; spot with the expected cost of its interruptions, for
+   training only (spot_risk.py: from the pool's stated band, or x1.1 hours
+   where none is stated);
    monthly; 1- and 3-year terms) and any mix the buyer adds;
 3. its total cost over the horizon with the TCO simulator (tco.py): compute,
    egress and storage at the provider's dated rates, less the one offer from
@@ -44,6 +46,7 @@ from tracker.analytics.network import network_text, rdma_of
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, in_stock, slice_label
 from tracker.analytics.reference import References
+from tracker.analytics.spot_risk import SpotRisk
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
 
@@ -124,6 +127,14 @@ class Needs:
     usable_memory_share: Decimal = USABLE_MEMORY_SHARE
     # Every option; else one per provider, GPU model and kind of price, the others folded into it.
     all_options: bool = False
+    # Spot interruption bands, checkpoints and --max-interruption (spot_risk.py); None: no band known.
+    risk: SpotRisk | None = None
+    # --price-model: only these single price models (every one when empty; --mix mixes still count).
+    price_models: tuple[str, ...] = ()
+
+    @property
+    def spot_risk(self) -> SpotRisk:
+        return self.risk or SpotRisk(fixed_overhead=self.spot_overhead)
 
 
 def load_throughput(path: Path) -> dict[str, Decimal]:
@@ -150,12 +161,17 @@ def load_throughput(path: Path) -> dict[str, Decimal]:
 
 
 def _mixes(inst: PricedInstance, needs: Needs) -> list[dict[str, Decimal]]:
+    spot = needs.workload != "inference" and needs.spot_risk.allowed(inst.row)  # --max-interruption
     singles = [
         {model: Decimal(1)}
         for model in SINGLE_MIXES
-        if model in inst.rates and not (model == "spot" and needs.workload == "inference")
+        if model in inst.rates and (model != "spot" or spot) and (not needs.price_models or model in needs.price_models)
     ]
-    extra = [m for m in needs.mixes if all(model in inst.rates for model in m) and m not in singles]
+    extra = [
+        m
+        for m in needs.mixes
+        if all(model in inst.rates for model in m) and m not in singles and ("spot" not in m or spot)
+    ]
     return singles + extra
 
 
@@ -205,7 +221,10 @@ def rank_options(
     notes.extend(stock)
     usable = usable_offers(offers, needs.qualifies)
     options: dict[tuple, dict[str, Any]] = {}
-    for inst in instance_rates(buyable, refs, needs.currency).values():
+    priced = instance_rates(buyable, refs, needs.currency)
+    if needs.workload != "inference":
+        notes.extend(needs.spot_risk.left_out(i.row for i in priced.values() if "spot" in i.rates))
+    for inst in priced.values():
         row = inst.row
         if needs.nodes > 1 and not rdma_of(row["provider"], row["instance_type"]):
             continue
@@ -223,6 +242,7 @@ def rank_options(
                 storage_gb=needs.storage_gb,
                 egress_gb_per_month=needs.egress_gb_per_month,
                 currency=needs.currency,
+                risk=needs.risk,
             )
             costs, offer = best_offer(inst, refs, inputs, applicable)
             option = _option(row, inst, costs, offer, mix, needs, speed)
@@ -416,7 +436,7 @@ def _mix_reasons(option: dict[str, Any], needs: Needs) -> Iterable[str]:
     for model in option["_mix"]:
         if model == "spot":
             saving = f", {(1 - rates['spot'] / on_demand) * 100:.0f}% below on demand" if on_demand else ""
-            yield f"spot{saving}, x{needs.spot_overhead.normalize():f} hours for interruptions"
+            yield f"spot{saving}; " + needs.spot_risk.why(option, option.get("interruption_cost"), option["currency"])
         elif model == "monthly":
             yield "monthly subscription, paid whatever the hours"
         elif model in ("reserved_1yr", "reserved_3yr"):

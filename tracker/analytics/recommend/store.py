@@ -84,6 +84,7 @@ def _mix_table(needs: Needs) -> MixTable:
         (model, (model, [(model, 1.0)]))
         for model in SINGLE_MIXES
         if not (model == "spot" and needs.workload == "inference")
+        and (not needs.price_models or model in needs.price_models)
     ]
     extra = [(m, (mix_label(m), [(k, float(v)) for k, v in m.items()])) for m in needs.mixes]
     return singles, extra
@@ -127,8 +128,11 @@ def recommend_rows(
         if limit is not None and settle_rates:
             settle(conn)  # the kept rates, if a bulk write left them to be worked out
         offers = answers.offers(conn)
-        if limit is None:
-            return rank_options(price_records(conn, base), offers, refs, needs)
+        if limit is None or needs.spot_risk.max_interruption is not None:
+            # --max-interruption leaves out spot pools region by region, which the
+            # folded rates of the first pass cannot tell apart: every price, exactly.
+            ranked, notes = rank_options(price_records(conn, base), offers, refs, needs)
+            return ranked[:limit] if limit is not None else ranked, notes
         with conn.scanning() as db:
             fitting, notes = fit(
                 _shapes(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
@@ -210,25 +214,26 @@ def _regions(
     sold out or short of host offers) and costs less than the region's
     approximate total; the regions of a provider with an offer, and
     those whose prices state a bundled disk or tiered rates, always stay."""
-    usage, table = _usage(needs), _mix_table(needs)
-    options: dict[tuple[str, str, str], list[tuple[float, candidates.Approx]]] = {}
+    usage, floor, table = _usage(needs), _floor(needs), _mix_table(needs)
+    options: dict[tuple[str, str, str], list[tuple[float, float, candidates.Approx]]] = {}
     for inst in candidates.approximate(db, refs, needs.currency, where):
         if needs.throughput is not None and _throughput({"gpu_model": inst.gpu_model}, needs) is None:
             continue
         side, instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
         for mix in _mixes(inst.rates, table):
             total = _total(usage, inst.rates, mix, instances, side, None)
-            options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, inst))
+            lowest = _total(floor, inst.rates, mix, instances, side, None)
+            options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, lowest, inst))
     kept: set[tuple[str, str, str]] = set()
     for (provider, _, _), regions in options.items():
         # A region with a price that cannot supply the need may cost more than its approximate total.
-        in_stock = [total for total, inst in regions if not inst.sold_out and inst.key not in short]
+        in_stock = [total for total, _, inst in regions if not inst.sold_out and inst.key not in short]
         if not in_stock or provider in with_offers:
-            kept.update(inst.key for _, inst in regions)
+            kept.update(inst.key for _, _, inst in regions)
             continue
         bar = min(in_stock)
         bar += abs(bar) * candidates.SLACK + candidates.SLACK
-        kept.update(inst.key for total, inst in regions if total <= bar or inst.special)
+        kept.update(inst.key for _, lowest, inst in regions if lowest <= bar or inst.special)
     return tuple(sorted(kept)), {key: len(regions) for key, regions in options.items()}
 
 
@@ -250,9 +255,13 @@ def _work(speed: Decimal | None, needs: Needs) -> float | None:
 
 
 def _usage(needs: Needs) -> candidates.Usage:
-    return candidates.Usage.of(
-        hours_per_month=needs.hours_per_month, months=needs.months, spot_overhead=needs.spot_overhead
-    )
+    """At most what an option's compute costs (spot's interruptions are priced per pool: spot_risk.py)."""
+    return needs.spot_risk.usage_bounds(needs.hours_per_month, needs.months)[1]
+
+
+def _floor(needs: Needs) -> candidates.Usage:
+    """At least what an option's compute costs: spot without its interruptions."""
+    return needs.spot_risk.usage_bounds(needs.hours_per_month, needs.months)[0]
 
 
 def _sides(refs: References, needs: Needs) -> Callable[[str], float]:
@@ -293,7 +302,7 @@ def _by_type(
     short_types = {(provider, instance_type) for provider, _, instance_type in short}
     no_throughput: set[str] = set()
     fx: dict[str, float] = {}
-    usage, table, sides = _usage(needs), _mix_table(needs), _sides(refs, needs)
+    usage, floor, table, sides = _usage(needs), _floor(needs), _mix_table(needs), _sides(refs, needs)
     for (provider, instance_type), group in groupby(
         rankings.type_rates(db, where), key=lambda r: (r["provider"], r["instance_type"])
     ):
@@ -329,7 +338,7 @@ def _by_type(
         keep = special or provider in with_offers
         unbounded = (provider, instance_type) in short_types
         for mix in mixes:
-            lowest = _total(usage, low, mix, instances, side, work)
+            lowest = _total(floor, low, mix, instances, side, work)
             upper = math.inf if unbounded else max(lowest, _total(usage, picked, mix, instances, side, work))
             scored.append(((provider, instance_type, mix[0]), upper, lowest, keep))
     return scored, no_throughput, models
@@ -349,7 +358,7 @@ def _by_instance(
     groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
     models: dict[tuple[str, str], Any] = {}
     no_throughput: set[str] = set()
-    usage, table = _usage(needs), _mix_table(needs)
+    usage, floor, table = _usage(needs), _floor(needs), _mix_table(needs)
     for inst in found:
         if needs.region_group and refs.region_group(inst.provider, inst.region) != needs.region_group:
             continue
@@ -368,8 +377,9 @@ def _by_instance(
         unsure = inst.sold_out or inst.key in short
         for mix in mixes:
             total = _total(usage, inst.rates, mix, instances, side, work)
+            lowest = _total(floor, inst.rates, mix, instances, side, work)
             groups.setdefault((inst.provider, inst.instance_type, mix[0]), []).append(
-                (math.inf if unsure else total, total, keep, unsure)
+                (math.inf if unsure else total, lowest, keep, unsure)
             )
     scored = [
         (key, _upper(regions), min(low for _, low, _, _ in regions), any(keep for _, _, keep, _ in regions))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from enum import Enum
 from typing import Annotated
@@ -122,8 +123,22 @@ def tco(
         ),
     ] = "on_demand=1",
     spot_overhead: Annotated[
-        str, typer.Option(help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")
+        str,
+        typer.Option(help="Factor on spot hours where no interruption rate is stated (1.1 = 10% more hours)."),
     ] = "1.1",
+    checkpoint_minutes: Annotated[
+        str,
+        typer.Option(
+            help="Minutes of work a spot interruption loses (since the last checkpoint); see docs/spot-risk.md."
+        ),
+    ] = "30",
+    max_interruption: Annotated[
+        str | None,
+        typer.Option(
+            help="With spot in the mix, leave out instances whose interruption band may exceed this % a month "
+            "(10 keeps <5% and 5-10%); an unknown rate is left out too."
+        ),
+    ] = None,
     storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
     egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
     credit: Annotated[str | None, typer.Option(help="A credit or voucher amount, in --currency.")] = None,
@@ -159,7 +174,14 @@ def tco(
     Example: gpu-tracker tco --gpu A100 --count 8 --hours-per-month 500 --mix on_demand=0.5,reserved_1yr=0.5 --egress-gb 2000
 
     Example: gpu-tracker tco --gpu A100 --count 8 --offer tencent:cvm-newuser-1000 --new-account --currency CNY
+
+    Spot's interruptions are priced from each pool's stated band and
+    --checkpoint-minutes (columns interruption, interruption_cost), or
+    x--spot-overhead hours where no rate is stated (docs/spot-risk.md).
+
+    Example: gpu-tracker tco --gpu H100 --count 8 --mix spot=1 --max-interruption 10
     """
+    from tracker.analytics.spot_risk import load_risk
     from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_rows
 
     target = parse_currency(currency)
@@ -193,6 +215,13 @@ def tco(
     if inputs.hours_per_month > 744:
         raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
     with store_of(ctx) as store:
+        risk = load_risk(
+            store,
+            checkpoint_minutes=checkpoint_minutes,
+            max_interruption=max_interruption,
+            fixed_overhead=inputs.spot_overhead,
+        )
+        inputs = replace(inputs, risk=risk)
         rows, skipped = tco_rows(
             store,
             references(ctx),
@@ -207,7 +236,9 @@ def tco(
     if skipped:
         stderr.print(
             f"[dim]{skipped} instance types left out: no price for every model of "
-            f"the mix ({', '.join(inputs.mix)})[/dim]",
+            f"the mix ({', '.join(inputs.mix)})"
+            + (", or a spot band that may exceed --max-interruption" if risk.max_interruption is not None else "")
+            + "[/dim]",
             highlight=False,
         )
     emit(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
@@ -47,8 +48,26 @@ def recommend(
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
     spot_overhead: Annotated[
-        str, typer.Option(help="Factor on spot hours for interruptions and reruns (1.1 = 10% more hours).")
+        str,
+        typer.Option(help="Factor on spot hours where no interruption rate is stated (1.1 = 10% more hours)."),
     ] = "1.1",
+    checkpoint_minutes: Annotated[
+        str,
+        typer.Option(
+            help="Minutes of work a spot interruption loses (since the last checkpoint); see docs/spot-risk.md."
+        ),
+    ] = "30",
+    max_interruption: Annotated[
+        str | None,
+        typer.Option(
+            help="Leave out spot options whose interruption band may exceed this % a month "
+            "(10 keeps <5% and 5-10%); an unknown rate is left out too."
+        ),
+    ] = None,
+    price_model: Annotated[
+        str | None,
+        typer.Option(help="Only options of this price model: on_demand, spot, monthly, reserved_1yr, reserved_3yr."),
+    ] = None,
     storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
     egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
     qualify: Annotated[
@@ -128,9 +147,18 @@ def recommend(
     Example: gpu-tracker recommend --gpus 32 --nodes 4 --min-gpu-memory 70
 
     Example: gpu-tracker recommend --gpus 8 --min-gpu-memory 70 --all
+
+    Spot options carry the expected cost of their interruptions: from the
+    pool's stated band (AWS's Spot Instance Advisor, `aws-spot-advisor`) and
+    the work lost per interruption (--checkpoint-minutes), or x--spot-overhead
+    hours where no rate is stated ("interruption rate unknown"); the why
+    names the band and its source.
+
+    Example: gpu-tracker recommend --gpus 8 --price-model spot --max-interruption 10
     """
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
     from tracker.analytics.recommend.work import by_benchmark, ranked_rows
+    from tracker.analytics.spot_risk import load_risk, price_models
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
@@ -153,9 +181,17 @@ def recommend(
         region_group=region_group.value if region_group else None,
         usable_memory_share=_share(usable_memory_share),
         all_options=every,
+        price_models=price_models(price_model),
     )
     needs = by_benchmark(needs, benchmark, nodes)
     with store_of(ctx) as store:
+        risk = load_risk(
+            store,
+            checkpoint_minutes=checkpoint_minutes,
+            max_interruption=max_interruption,
+            fixed_overhead=needs.spot_overhead,
+        )
+        needs = replace(needs, risk=risk)
         rows, notes = ranked_rows(
             store,
             references(ctx),
