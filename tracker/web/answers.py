@@ -43,7 +43,6 @@ from tracker.config.settings import Config
 
 VERSION_SECONDS = 2.0
 CACHE_ENTRIES = 64
-ATTEMPTS = 3  # a read the store failed to answer is asked again, on a new connection
 log = logging.getLogger("gpu_tracker.web")
 
 
@@ -59,22 +58,18 @@ R = TypeVar("R")
 
 
 def retried(method: Callable[P, R]) -> Callable[P, R]:
-    """Asked once more when the store failed to answer: a connection the
-    pool gave was dropped while in use (a PostgreSQL server restarted, a
-    connection terminated: the pool's ping before use cannot see that
-    coming), a new one was cut while it opened, SQLite was busy. Only reads
-    are asked again, at most `ATTEMPTS` times in all: a store that stays
-    away is said."""
+    """Asked once more on a new connection when the store dropped the one
+    the pool gave (a PostgreSQL server restarted, a connection terminated
+    while in use: the pool's ping cannot see that coming)."""
 
     @functools.wraps(method)
     def again(*args: P.args, **kwargs: P.kwargs) -> R:
-        for _ in range(ATTEMPTS - 1):
-            try:
-                return method(*args, **kwargs)
-            except sa.exc.DBAPIError as exc:
-                if not (exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError)):
-                    raise
-                log.warning("web: the store failed to answer (%s); asked again", store_reason(exc))
+        try:
+            return method(*args, **kwargs)
+        except sa.exc.DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            log.warning("web: the store dropped a connection (%s); asked again on a new one", store_reason(exc))
         return method(*args, **kwargs)
 
     return again
@@ -274,10 +269,17 @@ class Answers:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
             from tracker.analytics.recommend.work import ranked_rows
+            from tracker.analytics.spot_risk import with_bands
 
             # Read-only: a provider a bulk write left stale is answered from its prices.
             return ranked_rows(
-                self.engine, self.refs, needs, gpu=gpu, provider=provider, limit=limit, settle_rates=False
+                self.engine,
+                self.refs,
+                with_bands(needs, self.engine),
+                gpu=gpu,
+                provider=provider,
+                limit=limit,
+                settle_rates=False,
             )
 
         return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
@@ -398,6 +400,7 @@ def needs_of(**kw: Any) -> Needs:
 
 def _needs(**kw: Any) -> Needs:
     from tracker.analytics.recommend import Needs
+    from tracker.analytics.spot_risk import SpotRisk, checked_minutes, price_models
     from tracker.analytics.tco import parse_mix
 
     gpus: Decimal = kw["gpus"]
@@ -423,4 +426,11 @@ def _needs(**kw: Any) -> Needs:
         region_group=kw.get("region_group"),
         usable_memory_share=share,
         all_options=bool(kw.get("all")),
+        # The bands are read when the answer is worked out (`Answers.recommend`).
+        risk=SpotRisk(
+            checkpoint_minutes=checked_minutes(kw.get("checkpoint_minutes", 30)),
+            max_interruption=kw.get("max_interruption"),
+            fixed_overhead=kw["spot_overhead"],
+        ),
+        price_models=price_models(kw.get("price_model")),
     )
