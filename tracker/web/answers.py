@@ -43,6 +43,7 @@ from tracker.config.settings import Config
 
 VERSION_SECONDS = 2.0
 CACHE_ENTRIES = 64
+ATTEMPTS = 3  # a read the store failed to answer is asked again, on a new connection
 log = logging.getLogger("gpu_tracker.web")
 
 
@@ -58,18 +59,22 @@ R = TypeVar("R")
 
 
 def retried(method: Callable[P, R]) -> Callable[P, R]:
-    """Asked once more on a new connection when the store dropped the one
-    the pool gave (a PostgreSQL server restarted, a connection terminated
-    while in use: the pool's ping cannot see that coming)."""
+    """Asked once more when the store failed to answer: a connection the
+    pool gave was dropped while in use (a PostgreSQL server restarted, a
+    connection terminated: the pool's ping before use cannot see that
+    coming), a new one was cut while it opened, SQLite was busy. Only reads
+    are asked again, at most `ATTEMPTS` times in all: a store that stays
+    away is said."""
 
     @functools.wraps(method)
     def again(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(*args, **kwargs)
-        except sa.exc.DBAPIError as exc:
-            if not exc.connection_invalidated:
-                raise
-            log.warning("web: the store dropped a connection (%s); asked again on a new one", store_reason(exc))
+        for _ in range(ATTEMPTS - 1):
+            try:
+                return method(*args, **kwargs)
+            except sa.exc.DBAPIError as exc:
+                if not (exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError)):
+                    raise
+                log.warning("web: the store failed to answer (%s); asked again", store_reason(exc))
         return method(*args, **kwargs)
 
     return again
