@@ -15,7 +15,7 @@ from tracker.analytics.spot_risk import Band, SpotRisk, parse_percent
 from tracker.analytics.tco import TcoInputs, tco_ranked
 from tracker.errors import UserError
 
-AT = datetime(2026, 12, 5, 6, tzinfo=UTC)
+AT = datetime(2026, 11, 30, 6, tzinfo=UTC)
 POOL = ("aws", "p5en.48xlarge", "us-east-1", "linux")
 
 
@@ -48,7 +48,7 @@ def test_the_band_midpoint_times_the_work_lost() -> None:
     # No band stated: the fixed allowance, never zero.
     assert risk().factor(row("gcp", "a3-highgpu-8g"), 1) == Decimal("1.1")
     assert risk().label(row("gcp", "a3-highgpu-8g")) == "unknown"
-    assert risk().label(row()) == "<5% a month (AWS Spot Instance Advisor, 2026-12-05)"
+    assert risk().label(row()) == "<5% a month (AWS Spot Instance Advisor, 2026-11-30)"
 
 
 def test_max_interruption_keeps_bands_within_it_and_no_unknown() -> None:
@@ -99,12 +99,12 @@ def test_recommend_leaves_out_the_riskier_types_and_says_why(demo_cli) -> None:
     assert done.code == 0, done.err
     rows = json.loads(done.out)
     assert rows and {r["mix"] for r in rows} == {"spot"}
-    # Only AWS states bands; p5.48xlarge (>20%) and p4d (10-15%) are out, p5en (5-10% since Dec 5) is in.
+    # Only AWS states bands; p5.48xlarge (>20%) and p4d (10-15%) are out, p5en (5-10% since Nov 30) is in.
     assert {r["provider"] for r in rows} == {"aws"}
     types = {r["instance_type"] for r in rows}
     assert "p5en.48xlarge" in types and not {"p5.48xlarge", "p4d.24xlarge"} & types
     p5en = next(r for r in rows if r["instance_type"] == "p5en.48xlarge")
-    assert "interruptions 5-10% a month (AWS Spot Instance Advisor, 2026-12-05)" in p5en["why"]
+    assert "interruptions 5-10% a month (AWS Spot Instance Advisor, 2026-11-30)" in p5en["why"]
     assert "of work expected lost at 30 min a reclaim" in p5en["why"]
     said = " ".join(done.err.split())
     assert "left out by --max-interruption 10%, spot interruptions >20% (AWS Spot Instance Advisor):" in said

@@ -16,8 +16,8 @@ from tracker.normalize import NormalizeError
 from tracker.normalize.providers.aws_spot import normalize
 
 REAL = FIXTURES / "aws-spot-advisor" / "real" / "spot-advisor-data-2025-06-28-gpu.json"
-EARLY = DEMO_CAPTURES / "aws-spot-advisor" / "2026-11-05-us-east-1+us-west-2.har.gz"
-LATE = DEMO_CAPTURES / "aws-spot-advisor" / "2026-12-05-us-east-1+us-west-2.har.gz"
+EARLY = DEMO_CAPTURES / "aws-spot-advisor" / "2026-10-30-us-east-1+us-west-2.har.gz"
+LATE = DEMO_CAPTURES / "aws-spot-advisor" / "2026-11-30-us-east-1+us-west-2.har.gz"
 
 
 def items(body: bytes) -> list[dict]:

@@ -73,7 +73,7 @@ class Band:
         return BANDS[self.label][2] / 100
 
     def named(self) -> str:
-        """'<5% a month (AWS Spot Instance Advisor, 2026-12-05)'."""
+        """'<5% a month (AWS Spot Instance Advisor, 2026-11-30)'."""
         return f"{self.label} a month ({SOURCE_NAMES.get(self.source, self.source)}, {self.seen:%Y-%m-%d})"
 
 
@@ -108,7 +108,7 @@ class SpotRisk:
         return band is not None and band.upper <= self.max_interruption
 
     def label(self, row: Mapping[str, Any]) -> str:
-        """The `interruption` column: '<5% a month (AWS Spot Instance Advisor, 2026-12-05)', or 'unknown'."""
+        """The `interruption` column: '<5% a month (AWS Spot Instance Advisor, 2026-11-30)', or 'unknown'."""
         band = self.band(row)
         return band.named() if band else "unknown"
 
