@@ -124,7 +124,11 @@ def _loaded(base: str, pid: int, paths: list[str], clients: int, seconds: float)
 
 def _note(load: Load, cpu: float) -> str:
     slowest = ", ".join(f"{p} {t * 1000:.0f} ms" for p, t in load.slowest_paths(2))
-    return f"{load.summary()}; server CPU {cpu * 1000:.1f} ms an answer; slowest p95: {slowest}"
+    machine = os.getloadavg()[0]
+    return (
+        f"{load.summary()}; server CPU {cpu * 1000:.1f} ms an answer; slowest p95: {slowest}; "
+        f"load average {machine:.1f} on {os.cpu_count()} cores"
+    )
 
 
 def measure(label: str, home: Path, env: dict[str, str], db: Path, seconds: float) -> list[Figure]:

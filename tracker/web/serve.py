@@ -93,8 +93,23 @@ def build_app(engine: sa.Engine, config: Config, healthy: Callable[[], bool] | N
     return create_app(Answers(read_engine(engine), config), config.web, healthy)
 
 
+# Answers worked out at once, each in a thread (the routes are synchronous);
+# more wait their turn. On two cores more threads only contend for the
+# interpreter's lock, and each holds one of the store pool's 15 connections.
+# An answer kept per ETag (tracker/web/cache.py) needs no thread.
+THREADS = 8
+
+
 def server(app: FastAPI, settings: WebSettings) -> uvicorn.Server:
+    import socket
+
+    import anyio.to_thread
     import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = THREADS
+            await super().startup(sockets)
 
     check_bind(settings)
     app.state.settings = settings  # what the app checks and shows: the host and port it runs with
@@ -108,7 +123,7 @@ def server(app: FastAPI, settings: WebSettings) -> uvicorn.Server:
         proxy_headers=False,
         lifespan="off",
     )
-    found = uvicorn.Server(config)
+    found = Server(config)
     # In a thread (the daemon's) uvicorn listens to no signal: the daemon owns them.
     return found
 
