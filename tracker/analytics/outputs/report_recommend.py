@@ -6,6 +6,7 @@ from __future__ import annotations
 from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
 from tracker.analytics.recommend import Needs
 from tracker.analytics.recommend.store import recommend_rows
+from tracker.analytics.spot_risk import with_bands
 from tracker.errors import UserError
 
 
@@ -13,7 +14,7 @@ def recommendation(data: ReportData) -> Section:
     """The best options, or the one sentence that says why there are none."""
     needs = Needs(currency=data.currency)
     try:
-        rows, _ = recommend_rows(data.store, data.refs, needs, limit=10)
+        rows, _ = recommend_rows(data.store, data.refs, with_bands(needs, data.store), limit=10)
         empty = "no option"
     except UserError as exc:
         rows, empty = [], str(exc)
