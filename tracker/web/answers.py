@@ -54,6 +54,14 @@ def store_reason(exc: BaseException) -> str:
     return " ".join(s.strip() for s in text.splitlines() if s.strip() and not s.startswith("["))[:300]
 
 
+def transient(exc: sa.exc.DBAPIError) -> bool:
+    """Whether asking again may work: a connection lost or refused, a busy
+    store; not a table that is not there."""
+    if exc.connection_invalidated:
+        return True
+    return isinstance(exc, sa.exc.OperationalError) and not store_reason(exc).startswith("no such ")
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -72,7 +80,7 @@ def retried(method: Callable[P, R]) -> Callable[P, R]:
             try:
                 return method(*args, **kwargs)
             except sa.exc.DBAPIError as exc:
-                if not (exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError)):
+                if not transient(exc):
                     raise
                 log.warning("web: the store failed to answer (%s); asked again", store_reason(exc))
         return method(*args, **kwargs)

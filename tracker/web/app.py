@@ -140,7 +140,7 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
         try:
             answers.version()
         except Exception as exc:  # the store is down: say so, in one line
-            log.warning("health: the store does not answer: %s", exc)
+            log.warning("health: the store does not answer: %s", store_reason(exc))
             return PlainTextResponse("store not reachable\n", status_code=503)
         return PlainTextResponse("ok\n")
 
@@ -162,12 +162,15 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
         if head:  # answered as GET, without the body (the routes are declared for GET)
             request.scope["method"] = "GET"
         tag = _etag(request, answers)
-        if tag and request.headers.get("if-none-match") == tag:
-            response = Response(status_code=304, headers={"ETag": tag})
-        elif tag:  # the same tag, the same bytes: sent again as they were (tracker/web/cache.py)
-            response = await kept.answer(tag, lambda: call_next(request))
-        else:
-            response = await call_next(request)
+        try:
+            if tag and request.headers.get("if-none-match") == tag:
+                response = Response(status_code=304, headers={"ETag": tag})
+            elif tag:  # the same tag, the same bytes: sent again as they were (tracker/web/cache.py)
+                response = await kept.answer(tag, lambda: call_next(request))
+            else:
+                response = await call_next(request)
+        except Exception as exc:  # answered here: past this, the server would log its traceback again
+            response = failed(request, exc)
         if head:
             body = getattr(response, "body_iterator", None)
             if body is not None:
@@ -200,26 +203,30 @@ def create_app(answers: Answers, settings: WebSettings, healthy: Callable[[], bo
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> Response:
-        import sqlalchemy as sa
-
-        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:  # dropped again, asked again: away
-            log.warning(
-                "web: %s %s: the store does not answer: %s", request.method, request.url.path, store_reason(exc)
-            )
-            response = error(request, 503, "the store does not answer right now; try again in a moment")
-            response.headers["Retry-After"] = "5"
-            return response
-        reason = store_reason(exc) if isinstance(exc, sa.exc.SQLAlchemyError) else str(exc).strip()
-        log.error(
-            "web: %s %s failed: %s",
-            request.method,
-            request.url.path,
-            f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__,
-            exc_info=log.isEnabledFor(logging.DEBUG),
-        )
-        return error(request, 500, "the server could not answer this; its log says why")
+        return failed(request, exc)
 
     return app
+
+
+def failed(request: Request, exc: Exception) -> Response:
+    """A request that failed: its reason on one log line (the traceback only
+    with --debug), one sentence for the client."""
+    import sqlalchemy as sa
+
+    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:  # dropped again, asked again: away
+        log.warning("web: %s %s: the store does not answer: %s", request.method, request.url.path, store_reason(exc))
+        response = error(request, 503, "the store does not answer right now; try again in a moment")
+        response.headers["Retry-After"] = "5"
+        return response
+    reason = store_reason(exc) if isinstance(exc, sa.exc.SQLAlchemyError) else str(exc).strip()
+    log.error(
+        "web: %s %s failed: %s",
+        request.method,
+        request.url.path,
+        f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__,
+        exc_info=log.isEnabledFor(logging.DEBUG),
+    )
+    return error(request, 500, "the server could not answer this; its log says why")
 
 
 def _etag(request: Request, answers: Answers) -> str | None:
