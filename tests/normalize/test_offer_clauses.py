@@ -226,3 +226,41 @@ def test_ranges_of_percentages() -> None:
     )
     assert span("抢占式实例可节省50%~70%。")[1:] == (Decimal(50), Decimal(70))
     assert read_offers("Prices rose 10-20% this year.").offers == []
+
+
+def test_top_up_bonuses_and_rebates() -> None:
+    got = read_offers("Recharge 200 to receive a 20 bonus (equivalent to 10% off)", default_currency="CNY").offers
+    assert [(o.kind, o.amount, o.min_spend, o.percent_off) for o in got] == [
+        (OfferKind.free_credit, Decimal(20), Decimal(200), None)
+    ]
+    first = read_offers("新用户首充 ¥1 得 ¥10").offers[0]
+    assert (first.amount, first.min_spend, first.eligibility) == (Decimal(10), Decimal(1), Eligibility.new_users)
+    rebate = read_offers("充值3000-19900 返3%代金券").offers[0]
+    assert (rebate.kind, rebate.percent_off, rebate.min_spend) == (OfferKind.voucher, Decimal(3), Decimal(3000))
+
+
+def test_percent_words_terms_and_term_ladders() -> None:
+    spot = read_offers("Spot VMs offer 60 to 90 percent discounts compared to on-demand pricing.").offers[0]
+    assert (spot.kind, spot.percent_off_low, spot.percent_off) == (OfferKind.spot_discount, Decimal(60), Decimal(90))
+    paying = read_offers("3% discount when paying for 2 months").offers[0]
+    assert (paying.percent_off, paying.duration_days) == (Decimal(3), None)
+    ladder = read_offers("企业新用户上云专属机型1年5折，2年4.5折。").offers
+    assert [(o.percent_off_low, o.percent_off) for o in ladder] == [(Decimal(50), Decimal(55))]
+    assert read_offers("BWH3HYATVBJW（优惠力度 6.25%）").offers[0].percent_off == Decimal("6.25")
+
+
+def test_examples_headings_and_quotas() -> None:
+    assert (
+        read_offers(
+            "A voucher can be used many times. For example, if a voucher is worth 100 CNY and 30 CNY is used, 70 CNY remain."
+        ).offers
+        == []
+    )
+    assert read_offers("代金券一般由云服务提供商发放", title="1.1 代金券的来源").offers == []
+    assert read_offers("客户A实付1200元", title="规则举例说明:").offers == []
+    assert one("免费额度 ¥300/月")[:4] == (OfferKind.free_credit, Decimal(300), None, "CNY")
+    assert read_offers("每周提供数十小时免费GPU算力（Tesla V100）").offers == []
+    vs = one("Monthly Credit Amount (USD): $150", title="Visual Studio Enterprise")
+    assert vs[6] is None  # a product's name is not an eligibility
+    github = read_offers("GitHub Proプランを2年間無料で使用できるようになります。").offers[0]
+    assert (github.kind, github.duration_days) == (OfferKind.free_trial, 730)

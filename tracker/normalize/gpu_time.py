@@ -27,7 +27,7 @@ class GpuTime:
     instance: str | None = None
 
 
-_N = rf"(?P<n>\d+(?:\.\d+)?|[一二两三四五六七八九十]+|{EN_WORDS})"
+_N = rf"(?P<n>\d+(?:\.\d+)?|(?<![数几])[一二两三四五六七八九十]+|{EN_WORDS})"  # "数十小时" is no number
 # Upper case only, and single-digit names only where real (T4, L4, P4): "V0" is a user tier.
 _GPU = (
     r"(?<![A-Za-z0-9])(?P<gpu>(?:MI\d{3}X?|[ABHLV]\d{2,3}[GS]?|P\d{2,3}|[TLP]4|RTX\s?(?:PRO\s)?A?\d{4}(?:\sAda)?|A\d{4})"

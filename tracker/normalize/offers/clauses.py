@@ -19,12 +19,13 @@ sentence (issue 39), in English and Chinese:
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from db.kinds import Eligibility
-from tracker.normalize.numbers import NUM, decimal_of
+from tracker.normalize.numbers import NUM, decimal_of, tidy
 
 _JOIN = r"\s?(?:-|–|—|~|〜|～|至|到|to|and|or|或者|或)\s?"
 _BETWEEN = re.compile(r"(?:between|from|anywhere between)\s$|(?:介于|从)\s?$", re.I)
@@ -54,11 +55,31 @@ def _paid(raw: str) -> Decimal:
     return paid / 10 if 10 <= paid < 100 and paid == paid.to_integral_value() else paid
 
 
+# "2年7折、3年5折", "1年5折，2年4.5折": one discount, deeper for a longer term
+_TERM_ZHE = re.compile(r"(?:\d|[一两二三四五])\s?年(?:付|期)?\s?(?P<z>\d+(?:\.\d+)?)\s?折")
+_TERM_ZHE_JOIN = re.compile(r"\s?[、,，和及]\s?")
+
+
+def _term_ladder(text: str) -> tuple[Decimal, Decimal] | None:
+    found = list(_TERM_ZHE.finditer(text))
+    ladder = [found[0]] if found else []
+    for a, b in itertools.pairwise(found):
+        if _TERM_ZHE_JOIN.fullmatch(text[a.end() : b.start()]):
+            ladder.append(b)
+        elif len(ladder) < 2:
+            ladder = [b]
+    if len(ladder) < 2:
+        return None
+    values = sorted(tidy(Decimal(100) - _paid(m.group("z")) * 10) for m in ladder)
+    return (values[0], values[-1]) if 0 < values[0] < values[-1] < 100 else None
+
+
 def percent_range(text: str) -> tuple[Decimal, Decimal] | None:
-    """A range of 折 ("6折至3.8折"): the low and high percentage off."""
+    """A range of 折 ("6折至3.8折", "2年7折、3年5折"): the low and high
+    percentage off."""
     m = _ZHE_RANGE.search(text)
     if not m:
-        return None
+        return _term_ladder(text)
     values = sorted(Decimal(100) - _paid(m.group(g)) * 10 for g in ("a", "b"))
     if not all(0 < v < 100 for v in values) or values[0] == values[1]:
         return None
@@ -130,16 +151,28 @@ def is_question(title: str) -> bool:
 
 
 def is_example(title: str) -> bool:
-    return bool(re.match(r"\s*(?:examples?\b|for example|例如|示例|举例|比如)", title, re.I))
+    return bool(
+        re.match(r"\s*(?:examples?\b|for example|例如|示例|举例|比如)", title, re.I) or re.search(r"举例|示例", title)
+    )
 
 
 _SENTENCE = re.compile(r"[^.!?。！？]*[?？]")
 
 
+# A sentence that gives an example: "For example, if a voucher is worth 100 CNY ...",
+# "比如你有张满500减100的券", "举例:用户于...", "e.g., 1 core for 1 hour costs 0.6 credits".
+_EXAMPLE_SENTENCE = re.compile(
+    r"(?:^|(?<=[.!?。！？;；:：]))\s*(?:for example|for instance|e\.g\.|例如|比如|譬如|举例|举个例子)[^.!?。！？]*[.!?。！？]?|"
+    r"[;；,，]\s*(?:e\.g\.|例如|比如|譬如)[^.!?。！？]*[.!?。！？]?",
+    re.I,
+)
+
+
 def drop_questions(text: str) -> str:
     """The text without its questions ("How many times can I get the $25
-    credit?")."""
-    return _SENTENCE.sub(" ", text).strip()
+    credit?") and its examples ("For example, if a voucher is worth 100 CNY
+    and 30 CNY is used ...")."""
+    return _EXAMPLE_SENTENCE.sub(" ", _SENTENCE.sub(" ", text)).strip()
 
 
 # --- referral programs -----------------------------------------------------------
@@ -156,7 +189,7 @@ REFERRAL_PROGRAM = re.compile(
 _REFERRED = re.compile(
     r"(?:anyone|someone|friends?|people|users?|person|customers?)\s(?:who\s|that\s)?you\srefer\b|"
     r"referred\s(?:users?|accounts?|friends?|customers?)\b|\byour\s(?:friends?|referrals?)\s(?:gets?|receives?|will)|"
-    r"\bfriends?\sgets?\b|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
+    r"\bfriends?\sgets?\b|referrals? of yours|通过(?:我的|您的)?邀请链接|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
     re.I,
 )
 _REFERRER = re.compile(

@@ -43,7 +43,10 @@ _POLICY_AFTER = re.compile(
 _ORDER_BEFORE = re.compile(
     r"(?:订单时长|购买时长|续费时长|时长限|限购|最长可购|order length|terms? of)\s?(?:限|为|不超过|最长)?\s?$", re.I
 )
-_TERM_BEFORE = re.compile(r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?)\s?$", re.I)
+_TERM_BEFORE = re.compile(
+    r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?|(?:paying|pay|paid|billed|prepay(?:ing)?|subscrib(?:e|ing))\s(?:for\s)?)\s?(?:\d+\s?[-–~]\s?)?$",
+    re.I,
+)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包|续费|续订|周期)", re.I)
 _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
 
@@ -88,7 +91,7 @@ def durations(text: str) -> list[Duration]:
             continue
         if _ORDER_BEFORE.search(before[-10:]):
             role = "order"
-        elif _TERM_BEFORE.search(before[-6:]) or _TERM_AFTER.match(after):
+        elif _TERM_BEFORE.search(before[-16:]) or _TERM_AFTER.match(after):
             role = "term"
         elif any(a <= m.start() and m.end() <= b for a, b in held):
             role = "condition"  # a window to claim, an account's or company's age, an order's length

@@ -86,6 +86,9 @@ _HAD = re.compile(
     r"you've earned|you have earned|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
     re.I,
 )
+# "免费额度 ¥300/月", "free credit of $10/month": a credit given each month, not a rate
+_SECTION = re.compile(r"(?<![\d.])\d+(?:\.\d+)+\s(?!元)")
+_FREE_QUOTA = re.compile(r"(?:免费额度|赠送额度|额度|free (?:credits?|quota)(?: of)?)\s?[:：]?\s?$", re.I)
 _LEFT = re.compile(r"\s?(?:of\s)?(?:remaining|left|unused)\b", re.I)  # "$25 of remaining credit"
 _UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
 
@@ -106,7 +109,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     if EXAMPLE.search(before[-8:]):
         return "example", None
     per = _PER_AFTER.match(after) or _PER_BEFORE.search(before)
-    if per and not _AFTER_PER.search(before):
+    if per and not _AFTER_PER.search(before) and not _FREE_QUOTA.search(before[-10:]):
         unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
     if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
@@ -136,8 +139,8 @@ def moneys(text: str, default_currency: str | None = None) -> list[Money]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
             value = decimal_of(m.group("num"), m.group("mult"))
-            if not value:
-                continue
+            if not value or (not table and _SECTION.match(text, m.start())):
+                continue  # "1.1 代金券的来源" is a heading's number
             currency = table[m.group("cur").lower()] if table else default_currency
             if table and m.group("cur") == "¥" and default_currency == "JPY":
                 currency = "JPY"  # ¥ is the yen on a Japanese page
@@ -166,6 +169,14 @@ def _ranges(text: str, found: list[Money]) -> list[Money]:
     return out
 
 
+def _credit_sentence(text: str, at: int) -> bool:
+    """Whether the sentence around `at` names a credit or voucher."""
+    start = max(text.rfind(c, 0, at) for c in ".!?。！？;；") + 1
+    ends = [i for i in (text.find(c, at) for c in ".!?。！？;；") if i >= 0]
+    sentence = text[start : min(ends) if ends else len(text)]
+    return bool(CREDIT_WORDS.search(sentence) or VOUCHER_WORDS.search(sentence))
+
+
 def pick_amount(text: str, found: list[Money]) -> Money | None:
     """The one amount the offer is about: beside a credit or voucher word (or
     a budget "spent" on a trial); several different ones are ambiguous unless
@@ -180,6 +191,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
                 or near(VOUCHER_WORDS, text, m.start, m.end)
                 or _IN_CREDIT.match(text, m.end)
                 or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
+                or (_UP_TO.search(text[max(0, m.start - 12) : m.start]) and _credit_sentence(text, m.start))
             )
         )
         or (m.role == "spent" and TRIAL_WORDS.search(text))

@@ -164,6 +164,7 @@ def read_block(text: str, default_currency: str | None) -> Reading:
                 amount=terms.amount,
                 amount_low=terms.amount_low,
                 currency=terms.currency,
+                min_spend=terms.min_spend,
                 duration_days=terms.duration_days,
                 caps=terms.caps,
                 conditions=terms.conditions,
@@ -180,7 +181,9 @@ def read_block(text: str, default_currency: str | None) -> Reading:
         reading.offers.append(OfferTerms(kind=OfferKind.free_trial, duration_days=trial, **common))
     if terms.percent_off is not None and not rule_item:
         kind = OfferKind.discount
-        if _SPOT_WORDS.search(text):
+        if terms.rebate:
+            kind = OfferKind.voucher  # a share of a top-up given back as a voucher
+        elif _SPOT_WORDS.search(text):
             kind = OfferKind.spot_discount
         elif _RENEWAL_WORDS.search(text):
             kind = OfferKind.renewal_discount
@@ -189,6 +192,7 @@ def read_block(text: str, default_currency: str | None) -> Reading:
                 kind=kind,
                 percent_off=terms.percent_off,
                 percent_off_low=terms.percent_off_low,
+                min_spend=terms.min_spend if terms.rebate else None,
                 duration_days=None if money else validity,
                 conditions=terms.conditions,
                 **common,

@@ -55,7 +55,9 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
         # the block's offers, for the party it names ("邀请人 ... 可获得一张 3 天会员卡")
         roles = referral_roles(body, _first_amount(body, default_currency))
         found = [replace(t, eligibility=r) for t in whole.offers for r in roles]
-    if len(found) > len(whole.offers) or (referral and found and _roles_differ(found, whole.offers)):
+    ranged = any(t.amount_low is not None or t.percent_off_low is not None for t in whole.offers)
+    more = len(found) > len(whole.offers) and not ranged  # a range's ends are not offers of their own
+    if more or (referral and found and _roles_differ(found, whole.offers)):
         # the block's conditions (a claim window, an inactivity rule) are every offer's
         block = whole.block.conditions
         whole.offers = [replace(t, conditions=list(dict.fromkeys([*t.conditions, *block]))) for t in found]

@@ -58,9 +58,12 @@ _ABOUT = re.compile(r"^\s?(?:左右|上下|以上|以内|\+|of\b|的(?!\s?(?:深
 _COMMISSION = re.compile(r"返佣|返利|佣金|commission|earn|返现比例", re.I)
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?%")
 _PERCENT_BEFORE = re.compile(
-    r"(?:save|saving|savings|discount|节省|省|优惠|低至|立减|up to|最高|最多)\W{0,3}(?:up to\s)?$", re.I
+    r"(?:save|saving|savings|discounts?(?: of)?|节省|省|优惠|优惠力度|优惠幅度|折扣率|低至|立减|up to|最高|最多)\W{0,3}(?:up to\s)?$",
+    re.I,
 )
-_PERCENT_AFTER = re.compile(r"^\s?(?:off|discount|的?\s?折扣|的?\s?优惠|lower|cheaper|less)", re.I)
+_PERCENT_AFTER = re.compile(
+    r"^\s?(?:off|discounts?|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class OfferTerms:
     durations: list[Duration] = field(default_factory=list)
     spent: bool = False  # the amount is a budget to spend ("until you've spent $300")
     conditions: list[str] = field(default_factory=list)  # claim windows, account and company ages, order lengths
+    rebate: bool = False  # `percent_off` of a top-up given back as a voucher ("充值立返5%")
 
     def says_something(self) -> bool:
         """An amount, a percentage, GPU time, or for a trial its length."""
@@ -138,6 +142,39 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
     return None
 
 
+_EQUIVALENT = re.compile(r"(?:equivalent to|equal to|相当于|约合|≈)\s?$", re.I)
+# "Recharge 200 to receive a 20 bonus", "首充 ¥1 得 ¥10", "充值满500送50": a credit
+# for a top-up of at least that much; "充值3000-19900 返3%代金券", "充值立返5%":
+# a share of the top-up given back as a voucher.
+_TOP_UP = r"(?:recharge|top[- ]?up|deposit|首次充值|首充|充值|充)\s?(?:满)?\s?[¥$]?\s?"
+_RECHARGE = re.compile(
+    rf"{_TOP_UP}(?P<min>{NUM})(?:\s?[-–~]\s?(?:{NUM}))?\s?(?:元|CNY|USD)?\s?,?\s?(?:to\s|and\s)?"
+    rf"(?:receive|get|earn|得|送|赠送?|获赠|返)\s?(?:an?\s)?[¥$]?\s?(?P<amt>{NUM})(?![\dx×倍])\s?(?P<pct>%)?",
+    re.I,
+)
+_REBATE = re.compile(rf"{_TOP_UP}(?:立)?返\s?(?P<pct>\d+(?:\.\d+)?)\s?%", re.I)
+
+
+def _recharge(text: str, terms: OfferTerms, default_currency: str | None) -> bool:
+    """Reads a bonus for a top-up into `terms`; whether there was one."""
+    m = _RECHARGE.search(text)
+    if m:
+        low, value = decimal_of(m.group("min")), decimal_of(m.group("amt"))
+        if not low or not value:
+            return False
+        terms.min_spend = low
+        if m.group("pct"):
+            terms.percent_off, terms.rebate = value, True
+        else:
+            terms.amount, terms.currency = value, default_currency or ("USD" if "$" in m.group(0) else "CNY")
+        return True
+    rebate = _REBATE.search(text)
+    if rebate:
+        terms.percent_off, terms.rebate = Decimal(rebate.group("pct")), True
+        return True
+    return False
+
+
 def percent_off(text: str) -> Decimal | None:
     values: set[Decimal] = set()
     for m in _ZHE.finditer(text):
@@ -160,6 +197,8 @@ def percent_off(text: str) -> Decimal | None:
             continue
         if _COMMISSION.search(text[max(0, m.start() - 10) : m.start()]):
             continue
+        if _EQUIVALENT.search(text[max(0, m.start() - 16) : m.start()]):
+            continue  # "a 20 bonus (equivalent to 10% off)" says what a bonus is worth
         if _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()]) or _PERCENT_AFTER.match(text[m.end() :]):
             value = Decimal(m.group("num"))
             if 0 < value <= 100:
@@ -168,7 +207,7 @@ def percent_off(text: str) -> Decimal | None:
 
 
 def _kind(text: str, terms: OfferTerms) -> OfferKind | None:
-    if terms.tiers or (terms.amount is not None and VOUCHER_WORDS.search(text)):
+    if terms.tiers or terms.rebate or (terms.amount is not None and VOUCHER_WORDS.search(text)):
         return OfferKind.voucher
     if terms.amount is not None:
         return OfferKind.startup_credit if STARTUP_WORDS.search(text) else OfferKind.free_credit
@@ -207,6 +246,8 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
         terms.currency = first.currency or (
             default_currency if default_currency and default_currency != "USD" else "CNY"
         )
+    elif _recharge(text, terms, default_currency):
+        pass
     else:
         money = pick_amount(text, found)
         if money is not None:
@@ -216,7 +257,7 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
     zhe_range = percent_range(text) or _percent_span(text)
     if zhe_range:
         terms.percent_off_low, terms.percent_off = zhe_range
-    else:
+    elif not terms.rebate:
         terms.percent_off = percent_off(text)
     terms.conditions = conditions(text)
     terms.durations = durations(text)

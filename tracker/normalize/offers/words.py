@@ -31,8 +31,8 @@ STARTUP_WORDS = re.compile(
 RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 # A membership card or pass of N days given away is a trial of that length ("一张 3 天 基础会员卡券").
-TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
-TRIAL_WORDS = re.compile(r"免费|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial", re.I)
+TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|無料|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
+TRIAL_WORDS = re.compile(r"免费|無料|試用|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial", re.I)
 
 EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
 
@@ -58,7 +58,10 @@ _ELIGIBILITY = (
     ),
     (
         Eligibility.enterprise,
-        re.compile(r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise|business customers", re.I),
+        re.compile(
+            r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise (?:customers?|users?|accounts?|clients?)|business customers",
+            re.I,
+        ),
     ),
     (
         Eligibility.new_users,
@@ -113,8 +116,11 @@ def _simplified() -> object:
     return opencc.OpenCC("t2s")
 
 
+_PERCENT_WORD = re.compile(r"(\d)\s?(?:percent|per cent)\b", re.I)
+
+
 def normal(text: str | None) -> str:
-    text = unicodedata.normalize("NFKC", text or "")
+    text = _PERCENT_WORD.sub(r"\1%", unicodedata.normalize("NFKC", text or ""))  # "60 to 90 percent": 60 to 90%
     if text.isascii() or _KANA.search(text):
         return text
     return str(_simplified().convert(text))  # type: ignore[attr-defined]
