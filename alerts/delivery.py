@@ -37,6 +37,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from alerts.channels import MASK, Channel, SendResult
+from alerts.claims import claim_rows, defer_channel, hand_back, mark_failed, mark_sent, recent_sends
 from alerts.outbox import RetryPolicy, claim_token, messages_for, release_stuck
 from alerts.render import Message
 from db.alert_tables import OutboxRow, OutboxState
@@ -143,7 +144,7 @@ class Worker:
             kept = self.unrecorded[0]
             ids = [r.id for r in kept.rows if r.id is not None]
             if kept.result.ok:
-                _mark_sent(self.engine, ids, kept.message_key, kept.result.answer, kept.at, token=kept.token)
+                mark_sent(self.engine, ids, kept.message_key, kept.result.answer, kept.at, token=kept.token)
             else:
                 self._record_failure(kept.rows, kept.result, kept.at, DeliveryReport(), kept.token)
             self.unrecorded.pop(0)
@@ -214,9 +215,9 @@ class Worker:
     ) -> bool:
         """Claims, sends and records one message; False when its channel must wait."""
         if channel.limits.per_minute:
-            count, oldest = _recent_sends(self.engine, channel.name, self._clock(now))
+            count, oldest = recent_sends(self.engine, channel.name, self._clock(now))
             if count >= channel.limits.per_minute and oldest is not None:
-                report.deferred += _defer_channel(
+                report.deferred += defer_channel(
                     self.engine, channel.name, now, oldest + timedelta(minutes=1, seconds=1)
                 )
                 return False
@@ -225,7 +226,7 @@ class Worker:
             return True  # another worker has it
         result = self._send(channel, message)
         if result is None:  # cut off by a stop: handed back untouched, sent by the next start
-            _hand_back(self.engine, ids, token)
+            hand_back(self.engine, ids, token)
             log.warning(
                 "%s: stopping: the channel had not answered within %g s; the message stays pending",
                 channel.name,
@@ -236,10 +237,10 @@ class Worker:
         answered = self._clock(now)
         try:
             if result.ok:
-                _mark_sent(self.engine, ids, message.key, result.answer, answered, token=token)
+                mark_sent(self.engine, ids, message.key, result.answer, answered, token=token)
             else:
                 retry_at = self._record_failure(rows, result, answered, report, token, channel=channel)
-                report.deferred += _defer_channel(self.engine, channel.name, answered, retry_at)
+                report.deferred += defer_channel(self.engine, channel.name, answered, retry_at)
         except sa.exc.SQLAlchemyError:
             self.unrecorded.append(_Unrecorded(token, rows, message.key, result, answered))
             raise
@@ -290,7 +291,7 @@ class Worker:
         service = channel.service if channel is not None else name
         error = MASK(f"{service}: {result.answer}")
         floor = now + timedelta(seconds=result.retry_after) if result.retry_after else result.retry_at
-        dead, retry_at, attempts = _mark_failed(self.engine, rows, error, now, self.policy, floor=floor, token=token)
+        dead, retry_at, attempts = mark_failed(self.engine, rows, error, now, self.policy, floor=floor, token=token)
         report.errors.append(f"{name}: {error}")
         report.failure(name, dead=dead)
         status = f"HTTP {result.status}" if result.status else "no HTTP answer"
@@ -335,114 +336,3 @@ class Worker:
             return
         error = f"no [[channel]] named {name!r} in the configuration"
         self._record_failure(rows, SendResult(False, error, retryable=False), now, report, token)
-
-
-# --- claiming and recording ----------------------------------------------------
-
-
-def claim_rows(engine: sa.Engine, ids: Sequence[int], *, now: datetime, token: str) -> bool:
-    """Claims exactly these rows, or none: False when another worker holds or
-    has sent any of them. On PostgreSQL rows another worker is claiming are
-    skipped (`FOR UPDATE SKIP LOCKED`), never waited for."""
-    if not ids:
-        return False
-    free = (
-        sa.select(_T.c.id)
-        .where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.pending, _T.c.next_attempt_at <= now)
-        .with_for_update(skip_locked=True)
-    )
-    with engine.begin() as conn:
-        if len(conn.execute(free).all()) != len(ids):
-            return False
-        # The state test keeps SQLite (no row locks) from claiming a row twice.
-        claimed = conn.execute(
-            sa.update(_T)
-            .where(_T.c.id.in_(list(ids)), _T.c.state == OutboxState.pending)
-            .values(state=OutboxState.sending, claimed_by=token, claimed_at=now)
-        ).rowcount
-        if claimed != len(ids):
-            conn.rollback()
-            return False
-    return True
-
-
-def _hand_back(engine: sa.Engine, ids: Sequence[int], token: str) -> None:
-    """Claimed rows pending again, as they were: no attempt counted."""
-    with engine.begin() as conn:
-        conn.execute(
-            sa.update(_T)
-            .where(_T.c.id.in_(list(ids)), _T.c.claimed_by == token, _T.c.state == OutboxState.sending)
-            .values(state=OutboxState.pending, claimed_by=None, claimed_at=None)
-        )
-
-
-def _mark_sent(
-    engine: sa.Engine, ids: Sequence[int], message_key: str, answer: str, now: datetime, *, token: str
-) -> None:
-    with engine.begin() as conn:
-        conn.execute(
-            sa.update(_T)
-            .where(_T.c.id.in_(list(ids)), _T.c.claimed_by == token)
-            .values(
-                state=OutboxState.sent,
-                sent_at=now,
-                message_key=message_key,
-                answer=answer[:1000],
-                attempts=_T.c.attempts + 1,
-                claimed_by=None,
-            )
-        )
-
-
-def _mark_failed(
-    engine: sa.Engine,
-    rows: Sequence[OutboxRow],
-    error: str,
-    now: datetime,
-    policy: RetryPolicy,
-    *,
-    floor: datetime | None,
-    token: str,
-) -> tuple[bool, datetime, int]:
-    """Back off every row of a failed message, no sooner than `floor`: whether
-    any went dead, when the next attempt is, and the attempts made."""
-    dead, retry_at, attempts = False, max(now + policy.backoff(1), floor or now), 1
-    with engine.begin() as conn:
-        for row in rows:
-            attempts = row.attempts + 1
-            if attempts >= policy.max_attempts:
-                values: dict[str, object] = dict(state=OutboxState.dead)
-                dead = True
-            else:
-                retry_at = max(now + policy.backoff(attempts), floor or now)
-                values = dict(state=OutboxState.pending, next_attempt_at=retry_at)
-            conn.execute(
-                sa.update(_T)
-                .where(_T.c.id == row.id, _T.c.claimed_by == token)
-                .values(attempts=attempts, last_error=error[:1000], claimed_by=None, claimed_at=None, **values)
-            )
-    return dead, retry_at, attempts
-
-
-def _defer_channel(engine: sa.Engine, channel: str, now: datetime, until: datetime) -> int:
-    """The channel's due rows wait until `until`: its backoff, its rate limit or the wait it asked for."""
-    with engine.begin() as conn:
-        result = conn.execute(
-            sa.update(_T)
-            .where(_T.c.channel == channel, _T.c.state == OutboxState.pending, _T.c.next_attempt_at <= now)
-            .values(next_attempt_at=until)
-        )
-    return int(result.rowcount or 0)
-
-
-def _recent_sends(engine: sa.Engine, channel: str, now: datetime) -> tuple[int, datetime | None]:
-    """Messages the channel took in the minute before `now`, and the oldest's time."""
-    since = now - timedelta(minutes=1)
-    stmt = sa.select(sa.func.count(sa.distinct(_T.c.message_key)), sa.func.min(_T.c.sent_at)).where(
-        _T.c.channel == channel, _T.c.state == OutboxState.sent, _T.c.sent_at > since, _T.c.sent_at <= now
-    )
-    with engine.connect() as conn:
-        count, oldest = conn.execute(stmt).one()
-    if isinstance(oldest, datetime) and oldest.tzinfo is None:
-        oldest = oldest.replace(tzinfo=now.tzinfo)
-    return int(count or 0), oldest
