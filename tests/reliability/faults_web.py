@@ -254,7 +254,12 @@ def connections_cut_while_serving(ctx: Ctx) -> None:
                 log.lines[before:],
             )
             stop = threading.Event()
-            cutter = threading.Thread(target=lambda: [cut() for _ in iter(lambda: stop.wait(0.05), True)])
+
+            def cutting() -> None:
+                while not stop.wait(0.05):
+                    cut()
+
+            cutter = threading.Thread(target=cutting)
             cutter.start()
             try:
                 for _ in range(3):

@@ -136,7 +136,7 @@ def test_a_connection_the_store_drops_in_use_is_asked_again(
 
     migrate(make_engine(pg_url))
     admin = sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-    armed = []
+    armed: list[bool] = []
 
     def terminate(conn: sa.Connection, *_: object) -> None:
         if armed:
