@@ -77,7 +77,9 @@ def parse_since(text: str | None) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise BadMoment(f"{text!r} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
+        from tracker.answers.ranges import head
+
+        raise BadMoment(f"{head(text)} is not a date (2026-08-01), a time or a span (24h, 7d, 2w)") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 

@@ -194,15 +194,28 @@ class RegionGroup(str, Enum):
 
 
 def decimal_option(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) -> Decimal | None:
+    from tracker.answers.ranges import head
+
     if text is None:
         return None
     try:
         value = Decimal(text)
     except ArithmeticError:
-        raise typer.BadParameter(f"{text!r} is not a number", param_hint=option) from None
+        raise typer.BadParameter(f"{head(text)} is not a number", param_hint=option) from None
     if not value.is_finite() or value < minimum:
-        raise typer.BadParameter(f"{text!r} must be a number of at least {minimum}", param_hint=option)
+        raise typer.BadParameter(f"{head(text)} must be a number of at least {minimum}", param_hint=option)
     return value
+
+
+def ranged_option(text: str, option: str, name: str) -> Decimal:
+    """An answer's number (`tracker.answers.ranges`, by the name the web
+    gives it) within the range the cost model computes."""
+    from tracker.answers.ranges import RANGES, OutOfRange
+
+    try:
+        return RANGES[name].parse(option, text)
+    except OutOfRange as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 @contextmanager

@@ -203,19 +203,19 @@ def recommend_args(q: Query) -> dict[str, Any]:
     from decimal import Decimal
 
     return {
-        "gpus": q.decimal("gpus", Decimal(1), lo=Decimal("0.001")),
-        "min_gpu_memory": q.decimal("min_gpu_memory"),
-        "usable_memory_share": q.decimal("usable_memory_share", Decimal("0.9")),
+        "gpus": q.ranged("gpus", Decimal(1)),
+        "min_gpu_memory": q.ranged("min_gpu_memory"),
+        "usable_memory_share": q.ranged("usable_memory_share", Decimal("0.9")),
         "workload": q.choice("workload", WORKLOADS, "training"),
-        "hours_per_month": q.decimal("hours_per_month", Decimal(720)),
+        "hours_per_month": q.ranged("hours_per_month", Decimal(720)),
         "months": q.integer("months", 36, 1, 240),
         "currency": q.currency(),
-        "spot_overhead": q.decimal("spot_overhead", Decimal("1.1"), lo=Decimal(1)),
+        "spot_overhead": q.ranged("spot_overhead", Decimal("1.1")),
         "checkpoint_minutes": q.decimal("checkpoint_minutes", Decimal(30), lo=Decimal(0)),
         "max_interruption": q.decimal("max_interruption", lo=Decimal(0)),
         "price_model": q.choice("price_model", list(RECOMMEND_MODELS)),
-        "storage_gb": q.decimal("storage_gb", Decimal(0)),
-        "egress_gb": q.decimal("egress_gb", Decimal(0)),
+        "storage_gb": q.ranged("storage_gb", Decimal(0)),
+        "egress_gb": q.ranged("egress_gb", Decimal(0)),
         "qualify": q.many("qualify", QUALIFY),
         "new_account": q.flag("new_account"),
         "mix": [m for m in q.values.get("mix", []) if m.strip()],
@@ -269,11 +269,10 @@ def compare(request: Request) -> Response:
     gpu = q.text("gpu")
     if not gpu:
         raise BadParameter("gpu is required: the GPU model to compare, e.g. gpu=H100")
-    from decimal import Decimal
 
     rows = answers(request).compare(
         gpu=gpu,
-        count=q.decimal("count", lo=Decimal("0.001")),
+        count=q.ranged("count"),
         price_models=tuple(q.many("price_model", PRICE_MODELS)),
         region_group=q.choice("region_group", REGION_GROUPS),
         currency=q.currency(),

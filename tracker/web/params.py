@@ -9,6 +9,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from db.kinds import OfferKind, PriceModel
+from tracker.answers.ranges import RANGES, OutOfRange, head
 
 PRICE_MODELS = [m.value for m in PriceModel]
 OFFER_KINDS = [k.value for k in OfferKind]
@@ -33,7 +34,7 @@ class Query:
         allowed = set(known)
         unknown = sorted(n for n in self.values if n not in allowed)
         if unknown:
-            raise BadParameter(f"unknown parameter {unknown[0]!r}; this page takes: {', '.join(sorted(allowed))}")
+            raise BadParameter(f"unknown parameter {head(unknown[0])}; this page takes: {', '.join(sorted(allowed))}")
 
     def text(self, name: str) -> str | None:
         found = self.values.get(name)
@@ -52,7 +53,7 @@ class Query:
         found = [v.strip() for v in self.values.get(name, []) if v.strip()]
         for value in found:
             if value not in allowed:
-                raise BadParameter(f"{name}={value!r} is not one of: {', '.join(allowed)}")
+                raise BadParameter(f"{name}={head(value)} is not one of: {', '.join(allowed)}")
         return found
 
     def choice(self, name: str, allowed: list[str], default: str | None = None) -> str | None:
@@ -60,7 +61,7 @@ class Query:
         if value is None:
             return default
         if value not in allowed:
-            raise BadParameter(f"{name}={value!r} is not one of: {', '.join(allowed)}")
+            raise BadParameter(f"{name}={head(value)} is not one of: {', '.join(allowed)}")
         return value
 
     def integer(self, name: str, default: int, lo: int, hi: int) -> int:
@@ -68,7 +69,7 @@ class Query:
         if value is None:
             return default
         if not value.isdigit() or not lo <= int(value) <= hi:
-            raise BadParameter(f"{name}={value!r} must be a whole number from {lo} to {hi}")
+            raise BadParameter(f"{name}={head(value)} must be a whole number from {lo} to {hi}")
         return int(value)
 
     def decimal(self, name: str, default: Decimal | None = None, *, lo: Decimal = Decimal(0)) -> Decimal | None:
@@ -78,17 +79,27 @@ class Query:
         try:
             number = Decimal(value)
         except InvalidOperation:
-            raise BadParameter(f"{name}={value!r} is not a number") from None
+            raise BadParameter(f"{name}={head(value)} is not a number") from None
         if not number.is_finite() or number < lo or number > Decimal(10) ** 9:
-            raise BadParameter(f"{name}={value!r} must be a number from {lo} to 1000000000")
+            raise BadParameter(f"{name}={head(value)} must be a number from {lo} to 1000000000")
         return number
+
+    def ranged(self, name: str, default: Decimal | None = None) -> Decimal | None:
+        """A number an answer takes, within its range (`tracker.answers.ranges`)."""
+        value = self.text(name)
+        if value is None:
+            return default
+        try:
+            return RANGES[name].parse(name, value)
+        except OutOfRange as exc:
+            raise BadParameter(str(exc)) from None
 
     def flag(self, name: str) -> bool:
         value = self.text(name)
         if value is None:
             return False
         if value.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            raise BadParameter(f"{name}={value!r} must be true or false")
+            raise BadParameter(f"{name}={head(value)} must be true or false")
         return value.lower() in ("1", "true", "yes", "on")
 
     def currency(self, name: str = "currency", default: str | None = "USD") -> str | None:
@@ -96,7 +107,7 @@ class Query:
         if value is None:
             return default
         if len(value) != 3 or not value.isalpha() or not value.isascii():
-            raise BadParameter(f"{name}={value!r} is not a 3-letter currency code")
+            raise BadParameter(f"{name}={head(value)} is not a 3-letter currency code")
         return value.upper()
 
     def moment(self, name: str) -> datetime | None:

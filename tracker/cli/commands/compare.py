@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
 from enum import Enum
 from typing import Annotated
 
@@ -14,8 +13,8 @@ from tracker.answers.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS,
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     RegionGroup,
-    decimal_option,
     parse_currency,
+    ranged_option,
     references,
     state,
     store_of,
@@ -80,7 +79,7 @@ def compare(
     from tracker.analytics.compare import compare_rows
 
     target = parse_currency(currency)
-    gpus = decimal_option(count, "--count", minimum=Decimal("0.001"))
+    gpus = ranged_option(count, "--count", "count") if count is not None else None
     with store_of(ctx) as store:
         rows = compare_rows(
             store,
@@ -190,11 +189,13 @@ def tco(
     chosen: Credit | None = None
     if credit is not None:
         chosen = Credit(
-            amount=decimal_option(credit, "--credit") or Decimal(0),
+            amount=ranged_option(credit, "--credit", "credit"),
             currency=target,
             provider=credit_provider,
             months=credit_months,
-            min_spend=decimal_option(credit_min_spend, "--credit-min-spend"),
+            min_spend=ranged_option(credit_min_spend, "--credit-min-spend", "credit_min_spend")
+            if credit_min_spend is not None
+            else None,
         )
     elif offer is not None:
         from tracker.analytics.history import offers_frame
@@ -202,18 +203,16 @@ def tco(
 
         chosen = credit_from_offer(offers_frame(state(ctx).engine), offer, {"new_users"} if new_account else set())
     inputs = TcoInputs(
-        count=decimal_option(count, "--count", minimum=Decimal(1)) or Decimal(1),
-        hours_per_month=decimal_option(hours_per_month, "--hours-per-month") or Decimal(0),
+        count=ranged_option(count, "--count", "fleet"),
+        hours_per_month=ranged_option(hours_per_month, "--hours-per-month", "hours_per_month"),
         months=months,
         mix=parse_mix(mix),
-        spot_overhead=decimal_option(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
-        storage_gb=decimal_option(storage_gb, "--storage-gb") or Decimal(0),
-        egress_gb_per_month=decimal_option(egress_gb, "--egress-gb") or Decimal(0),
+        spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
+        storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
+        egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
         credit=chosen,
         currency=target,
     )
-    if inputs.hours_per_month > 744:
-        raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
     with store_of(ctx) as store:
         risk = load_risk(
             store,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +10,7 @@ from typing import Annotated
 import typer
 
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, decimal_option, parse_currency, references, store_of, suspect_note
+from tracker.cli.state import RegionGroup, parse_currency, ranged_option, references, store_of, suspect_note
 
 
 class Workload(str, Enum):
@@ -162,24 +161,24 @@ def recommend(
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
-    hours = decimal_option(hours_per_month, "--hours-per-month") or Decimal(0)
-    if hours > 744:
-        raise typer.BadParameter("a month has at most 744 hours", param_hint="--hours-per-month")
+    hours = ranged_option(hours_per_month, "--hours-per-month", "hours_per_month")
     needs = Needs(
-        gpus=_gpus(gpus),
-        min_gpu_memory_gb=decimal_option(min_gpu_memory, "--min-gpu-memory"),
+        gpus=ranged_option(gpus, "--gpus", "gpus"),
+        min_gpu_memory_gb=ranged_option(min_gpu_memory, "--min-gpu-memory", "min_gpu_memory")
+        if min_gpu_memory
+        else None,
         workload=workload.value,
         hours_per_month=hours,
         months=months,
         currency=target,
-        spot_overhead=decimal_option(spot_overhead, "--spot-overhead", minimum=Decimal(1)) or Decimal(1),
-        storage_gb=decimal_option(storage_gb, "--storage-gb") or Decimal(0),
-        egress_gb_per_month=decimal_option(egress_gb, "--egress-gb") or Decimal(0),
+        spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
+        storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
+        egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
         qualifies=frozenset(q.value for q in qualify or []) | ({"new_users"} if new_account else set()),
         throughput=load_throughput(throughput) if throughput else None,
         mixes=tuple(parse_mix(m) for m in mix or []),
         region_group=region_group.value if region_group else None,
-        usable_memory_share=_share(usable_memory_share),
+        usable_memory_share=ranged_option(usable_memory_share, "--usable-memory-share", "usable_memory_share"),
         all_options=every,
         price_models=price_models(price_model),
     )
@@ -215,22 +214,6 @@ def recommend(
         title=f"{needs.gpus:f} GPUs{memory}, {workload.value}, {hours:f} h/month for {months} months, in {target}",
         empty="no option meets these needs",
     )
-
-
-def _gpus(text: str) -> Decimal:
-    value = decimal_option(text, "--gpus") or Decimal(0)
-    if value <= 0 or (value > 1 and value != value.to_integral_value()):
-        raise typer.BadParameter(
-            "must be a whole number of GPUs, or a share of one GPU below 1 (0.5)", param_hint="--gpus"
-        )
-    return value
-
-
-def _share(text: str) -> Decimal:
-    value = decimal_option(text, "--usable-memory-share") or Decimal(0)
-    if not 0 < value <= 1:
-        raise typer.BadParameter("must be above 0 and at most 1, e.g. 0.9", param_hint="--usable-memory-share")
-    return value
 
 
 def register(app: typer.Typer) -> None:
