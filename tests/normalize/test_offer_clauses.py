@@ -264,3 +264,16 @@ def test_examples_headings_and_quotas() -> None:
     assert vs[6] is None  # a product's name is not an eligibility
     github = read_offers("GitHub Proプランを2年間無料で使用できるようになります。").offers[0]
     assert (github.kind, github.duration_days) == (OfferKind.free_trial, 730)
+
+
+def test_rebates_lists_and_stacking() -> None:
+    rebate = read_offers("累计新购满2888元返10%的阿里云代金券").offers[0]
+    assert (rebate.kind, rebate.percent_off, rebate.min_spend) == (OfferKind.voucher, Decimal(10), Decimal(2888))
+    ranged = read_offers("购买储值卡 充值立返3%-5%").offers[0]
+    assert (ranged.percent_off_low, ranged.percent_off) == (Decimal(3), Decimal(5))
+    listed = one("通用代金券:面额分别为50元、100元、200元、500元不等。")
+    assert listed[:3] == (OfferKind.voucher, Decimal(500), Decimal(50))
+    assert read_offers("双11期间部分云盘产品支持「3.4折+代金券+返现」三重叠加").offers[0].percent_off == Decimal(66)
+    assert read_offers("有的优惠幅度高达半价").offers[0].percent_off == Decimal(50)
+    quote = "Anyone you refer will receive $10 in credit. In return, we’ll give you $25 for each friend."
+    assert [o.eligibility for o in read_offers(quote).offers] == [Eligibility.referred, Eligibility.referrers]

@@ -120,7 +120,7 @@ def off_tiers(text: str) -> list[OffTier]:
 # --- clauses, questions, examples --------------------------------------------
 
 _CLAUSE = re.compile(
-    r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|(?<=\))\s?と(?=\s?\d)|"
+    r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|\s\+\s|(?<=\))\s?と(?=\s?\d)|"
     r"\s(?=(?:and|plus)\s(?:up to\s)?(?:an? (?:extra|additional)\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
 )
 
@@ -189,11 +189,11 @@ REFERRAL_PROGRAM = re.compile(
 _REFERRED = re.compile(
     r"(?:anyone|someone|friends?|people|users?|person|customers?)\s(?:who\s|that\s)?you\srefer\b|"
     r"referred\s(?:users?|accounts?|friends?|customers?)\b|\byour\s(?:friends?|referrals?)\s(?:gets?|receives?|will)|"
-    r"\bfriends?\sgets?\b|referrals? of yours|通过(?:我的|您的)?邀请链接|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
+    r"\bfriends?\sgets?\b|referrals? of yours|\binvitees?\b|通过(?:我的|您的)?邀请链接|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
     re.I,
 )
 _REFERRER = re.compile(
-    r"\breferrers?\b|\byourself\b|^earn\b|\bearn\s[$€£¥₹]|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
+    r"\breferrers?\b|\binviters?\b|\byourself\b|^earn\b|\bearn\s[$€£¥₹]|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
     r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官",
     re.I,
 )

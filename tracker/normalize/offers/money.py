@@ -13,7 +13,7 @@ million.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from tracker.normalize.numbers import NUM, decimal_of
@@ -166,6 +166,33 @@ def _ranges(text: str, found: list[Money]) -> list[Money]:
             role, per = _role(text, bare[0], m.end)
             m = Money(bare[0], m.end, m.value, m.currency, role, per, low=bare[1])
         out.append(m)
+    return _listed(text, out)
+
+
+_LIST_SEP = re.compile(r"\s?[、,，/]\s?")
+_VARIES = re.compile(r"\s?(?:不等|等不同|等面额)")
+
+
+def _listed(text: str, found: list[Money]) -> list[Money]:
+    """ "面额分别为50元、100元、200元、500元不等": sums listed as the ones
+    an offer comes in, one offer worth up to the highest."""
+    out: list[Money] = []
+    run: list[Money] = []
+    for m in [*found, None]:
+        if (
+            m is not None
+            and run
+            and m.currency == run[-1].currency
+            and _LIST_SEP.fullmatch(text[run[-1].end : m.start])
+        ):
+            run.append(m)
+            continue
+        if len(run) >= 2 and _VARIES.match(text, run[-1].end):
+            values = [r.value for r in run]
+            out.append(replace(run[0], end=run[-1].end, value=max(values), low=min(values)))
+        else:
+            out.extend(run)
+        run = [m] if m is not None else []
     return out
 
 

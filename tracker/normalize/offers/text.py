@@ -53,7 +53,9 @@ _FULL_COUPON = re.compile(
 _ZHE = re.compile(r"(?P<num>\d+(?:\.\d+)?|[一二三四五六七八九][一二三四五六七八九]?)\s?折(?!扣)")
 _ZHE_COMPARISON = re.compile(r"(?:仅为|只有|相当于|约为|约|是)[^。;；,，]{0,14}$")
 _ZHE_OF_PRICE = re.compile(r"价格?的\s?$")
-_ABOUT = re.compile(r"^\s?(?:左右|上下|以上|以内|\+|of\b|的(?!\s?(?:深度|额外)?\s?(?:折扣|优惠)))", re.I)
+_ABOUT = re.compile(
+    r"^\s?(?:左右|上下|以上|以内|\+(?![\u4e00-\u9fff])|of\b|的(?!\s?(?:深度|额外)?\s?(?:折扣|优惠)))", re.I
+)
 # A commission on someone's spend is not a discount ("返佣最高34%", "earn 3% of").
 _COMMISSION = re.compile(r"返佣|返利|佣金|commission|earn|返现比例", re.I)
 _PERCENT = re.compile(r"(?P<num>\d+(?:\.\d+)?)\s?%")
@@ -62,7 +64,8 @@ _PERCENT_BEFORE = re.compile(
     re.I,
 )
 _PERCENT_AFTER = re.compile(
-    r"^\s?(?:off|discounts?|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))", re.I
+    r"^\s?(?:off|discounts?|bonus|when (?:paying|you pay|prepaying)|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))",
+    re.I,
 )
 
 
@@ -142,17 +145,22 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
     return None
 
 
+_HALF_PRICE = re.compile(r"半价|五折优惠|half[- ]price|half off", re.I)
 _EQUIVALENT = re.compile(r"(?:equivalent to|equal to|相当于|约合|≈)\s?$", re.I)
 # "Recharge 200 to receive a 20 bonus", "首充 ¥1 得 ¥10", "充值满500送50": a credit
 # for a top-up of at least that much; "充值3000-19900 返3%代金券", "充值立返5%":
 # a share of the top-up given back as a voucher.
 _TOP_UP = r"(?:recharge|top[- ]?up|deposit|首次充值|首充|充值|充)\s?(?:满)?\s?[¥$]?\s?"
 _RECHARGE = re.compile(
-    rf"{_TOP_UP}(?P<min>{NUM})(?:\s?[-–~]\s?(?:{NUM}))?\s?(?:元|CNY|USD)?\s?,?\s?(?:to\s|and\s)?"
+    rf"{_TOP_UP}(?P<min>{NUM})(?:\s?[-–~]\s?(?:{NUM}))?\s?(?:元|CNY|USD)?\s?(?:及以上|以上|or more)?\s?,?\s?(?:to\s|and\s)?"
     rf"(?:receive|get|earn|得|送|赠送?|获赠|返)\s?(?:an?\s)?[¥$]?\s?(?P<amt>{NUM})(?![\dx×倍])\s?(?P<pct>%)?",
     re.I,
 )
-_REBATE = re.compile(rf"{_TOP_UP}(?:立)?返\s?(?P<pct>\d+(?:\.\d+)?)\s?%", re.I)
+_REBATE = re.compile(
+    rf"(?:{_TOP_UP}|(?:累计)?(?:新购|消费)?满额?\s?)(?:(?P<min>{NUM})(?:\s?[-–~]\s?(?:{NUM}))?\s?(?:元|及以上|以上)?\s?)?"
+    r"(?:立|再)?返\s?(?:(?P<low>\d+(?:\.\d+)?)\s?%?\s?[-–~]\s?)?(?P<pct>\d+(?:\.\d+)?)\s?%",
+    re.I,
+)
 
 
 def _recharge(text: str, terms: OfferTerms, default_currency: str | None) -> bool:
@@ -163,14 +171,20 @@ def _recharge(text: str, terms: OfferTerms, default_currency: str | None) -> boo
         if not low or not value:
             return False
         terms.min_spend = low
+        terms.currency = default_currency or ("USD" if "$" in m.group(0) else "CNY")
         if m.group("pct"):
             terms.percent_off, terms.rebate = value, True
         else:
-            terms.amount, terms.currency = value, default_currency or ("USD" if "$" in m.group(0) else "CNY")
+            terms.amount = value
         return True
     rebate = _REBATE.search(text)
     if rebate:
         terms.percent_off, terms.rebate = Decimal(rebate.group("pct")), True
+        if rebate.group("low"):
+            terms.percent_off_low = Decimal(rebate.group("low"))
+        if rebate.group("min"):
+            terms.min_spend = decimal_of(rebate.group("min"))
+            terms.currency = default_currency or "CNY"
         return True
     return False
 
@@ -258,7 +272,7 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
     if zhe_range:
         terms.percent_off_low, terms.percent_off = zhe_range
     elif not terms.rebate:
-        terms.percent_off = percent_off(text)
+        terms.percent_off = percent_off(text) or (Decimal(50) if _HALF_PRICE.search(text) else None)
     terms.conditions = conditions(text)
     terms.durations = durations(text)
     terms.duration_days = next((d.days for d in terms.durations if d.role in {"validity", "trial"}), None)

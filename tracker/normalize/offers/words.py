@@ -23,7 +23,7 @@ CREDIT_WORDS = re.compile(
     re.I,
 )
 VOUCHER_WORDS = re.compile(
-    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|voucher|coupon|红包|クーポン|쿠폰", re.I
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|面额|面值|voucher|coupon|红包|クーポン|쿠폰", re.I
 )
 STARTUP_WORDS = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업"
@@ -116,11 +116,13 @@ def _simplified() -> object:
     return opencc.OpenCC("t2s")
 
 
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 _PERCENT_WORD = re.compile(r"(\d)\s?(?:percent|per cent)\b", re.I)
 
 
 def normal(text: str | None) -> str:
     text = _PERCENT_WORD.sub(r"\1%", unicodedata.normalize("NFKC", text or ""))  # "60 to 90 percent": 60 to 90%
+    text = text.translate(_QUOTES)  # "we’ll" as "we'll"
     if text.isascii() or _KANA.search(text):
         return text
     return str(_simplified().convert(text))  # type: ignore[attr-defined]
