@@ -5,7 +5,7 @@ The arithmetic, per instance type (n instances = ceil(GPUs / GPUs per instance))
 
 - on_demand:    share x n x hours/month x hourly x months
 - spot:         share x n x hours/month x spot hourly x overhead x months, the
-                overhead the expected cost of interruptions (spot_risk.py,
+                overhead the expected cost of interruptions (bill/spot_risk.py,
                 docs/spot-risk.md): 1 + n x p x checkpoint hours / 720 for a
                 pool whose band is stated, the fixed x1.1 where it is unknown
 - monthly:      share x n x monthly price x months (paid whatever the hours)
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from db.store.reads.connection import Db
+from tracker.analytics.bill.spot_risk import SpotRisk, spot_cost_parts
 from tracker.analytics.reference import References
-from tracker.analytics.spot_risk import SpotRisk, spot_cost_parts
 from tracker.errors import UserError
 
 MIX_MODELS = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
@@ -86,7 +86,7 @@ class TcoInputs:
     egress_gb_per_month: Decimal = Decimal(0)
     credit: Credit | None = None
     currency: str = "USD"
-    # The interruption bands and the buyer's checkpoints (spot_risk.py); None: no band known.
+    # The interruption bands and the buyer's checkpoints (bill/spot_risk.py); None: no band known.
     risk: SpotRisk | None = None
 
     @property

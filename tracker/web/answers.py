@@ -281,8 +281,8 @@ class Answers:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
+            from tracker.analytics.bill.spot_risk import with_bands
             from tracker.analytics.recommend.work import ranked_rows
-            from tracker.analytics.spot_risk import with_bands
 
             # Read-only: a provider a bulk write left stale is answered from its prices.
             return ranked_rows(
@@ -412,8 +412,8 @@ def needs_of(**kw: Any) -> Needs:
 
 
 def _needs(**kw: Any) -> Needs:
+    from tracker.analytics.bill.spot_risk import SpotRisk, checked_minutes, price_models
     from tracker.analytics.recommend import Needs
-    from tracker.analytics.spot_risk import SpotRisk, checked_minutes, price_models
     from tracker.analytics.tco import parse_mix
 
     gpus: Decimal = kw["gpus"]

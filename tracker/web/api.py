@@ -17,8 +17,8 @@ from fastapi.responses import Response
 
 from db.kinds import ChangeKind
 from db.store.reads.browse import SORTS, ChangeFilter
+from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.columns import COMPARE_COLUMNS
-from tracker.analytics.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
 from tracker.answers.rows import json_rows
 from tracker.web.answers import Answers, Page, needs_of

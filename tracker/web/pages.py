@@ -11,8 +11,8 @@ from fastapi.responses import HTMLResponse
 
 from db.money import readable
 from db.store.reads.browse import SORTS, ChangeFilter
+from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.network import network_fields
-from tracker.analytics.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.errors import UserError
 from tracker.web import chart
 from tracker.web.answers import Answers, needs_of

@@ -3,10 +3,10 @@ need (one GPU, always on, for three years), from `recommend`."""
 
 from __future__ import annotations
 
+from tracker.analytics.bill.spot_risk import with_bands
 from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
 from tracker.analytics.recommend import Needs
 from tracker.analytics.recommend.store import recommend_rows
-from tracker.analytics.spot_risk import with_bands
 from tracker.errors import UserError
 
 

@@ -8,7 +8,7 @@ The method of the buying guides, step by step:
    it is left out (fit.py);
 2. every instance that can hold the job, under each price model it offers
    (on demand; spot with the expected cost of its interruptions, for
-   training only (spot_risk.py: from the pool's stated band, or x1.1 hours
+   training only (bill/spot_risk.py: from the pool's stated band, or x1.1 hours
    where none is stated);
    monthly; 1- and 3-year terms) and any mix the buyer adds;
 3. its total cost over the horizon with the TCO simulator (tco.py): compute,
@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH
+from tracker.analytics.bill.spot_risk import SpotRisk
 from tracker.analytics.compare import is_fractional
 from tracker.analytics.gpu_models import lookup
 from tracker.analytics.network import network_text, rdma_of
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, in_stock, slice_label
 from tracker.analytics.reference import References
-from tracker.analytics.spot_risk import SpotRisk
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
 
@@ -127,7 +127,7 @@ class Needs:
     usable_memory_share: Decimal = USABLE_MEMORY_SHARE
     # Every option; else one per provider, GPU model and kind of price, the others folded into it.
     all_options: bool = False
-    # Spot interruption bands, checkpoints and --max-interruption (spot_risk.py); None: no band known.
+    # Spot interruption bands, checkpoints and --max-interruption (bill/spot_risk.py); None: no band known.
     risk: SpotRisk | None = None
     # --price-model: only these single price models (every one when empty; --mix mixes still count).
     price_models: tuple[str, ...] = ()

@@ -180,7 +180,7 @@ def tco(
 
     Example: gpu-tracker tco --gpu H100 --count 8 --mix spot=1 --max-interruption 10
     """
-    from tracker.analytics.spot_risk import load_risk
+    from tracker.analytics.bill.spot_risk import load_risk
     from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_rows
 
     target = parse_currency(currency)

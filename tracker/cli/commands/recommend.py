@@ -155,9 +155,9 @@ def recommend(
 
     Example: gpu-tracker recommend --gpus 8 --price-model spot --max-interruption 10
     """
+    from tracker.analytics.bill.spot_risk import load_risk, price_models
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
     from tracker.analytics.recommend.work import by_benchmark, ranked_rows
-    from tracker.analytics.spot_risk import load_risk, price_models
     from tracker.analytics.tco import parse_mix
 
     target = parse_currency(currency)
