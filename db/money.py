@@ -8,7 +8,7 @@ Nothing heavy is imported: the command line's simple queries use it.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 from db.kinds import Unit
 
@@ -32,7 +32,10 @@ def readable(value: Decimal | None, decimals: int | None = None) -> str:
     if value is None:
         return ""
     places = _decimals(value) if decimals is None else decimals
-    text = format(value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN), "f")
+    try:
+        text = format(value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN), "f")
+    except InvalidOperation:  # past 28 digits (a value stored before the bounds): said, not a crash
+        return format(value, ".4E")
     if places > _MIN_DECIMALS:
         # 3.060 reads as 3.06: zeros past the cents say nothing.
         whole_part, _, fraction = text.partition(".")

@@ -17,7 +17,7 @@ from db.schema import PriceModel, PriceQuote, Unit
 from db.store import queries as store
 from db.store.engine import make_engine, migrate
 from db.store.writes.run_store import take_statement
-from db.tables import PricePoint
+from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.errors import UserError
 from tracker.file_import.importing import import_file
 from tracker.file_import.rows import QuoteRow, normalize, staged_rows
@@ -111,12 +111,16 @@ def test_a_run_with_too_few_rows_is_quarantined_whole(pipeline: Pipeline, tmp_pa
     assert len(_open_rows(pipeline)) == N
 
 
-def test_two_values_for_one_key_across_chunks_fail_the_run(pipeline: Pipeline, tmp_path: Path) -> None:
+def test_two_values_for_one_key_across_chunks_reject_the_file(pipeline: Pipeline, tmp_path: Path) -> None:
     path = write_csv(tmp_path / "dup.csv", N)
     with path.open("a", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerow(["bulk", "r0", "g0.xlarge", "L4", "1", "on_demand", "99", "USD", "hour"])
-    report = import_file(pipeline, path, source="bulk")
-    assert report.status == "failed" and "two prices for g0.xlarge" in (report.error or "")
+    with pytest.raises(UserError, match="two prices for g0.xlarge"):
+        import_file(pipeline, path, source="bulk")
+    # A refused file, as the docs say: `rejected`, and no source_broken announced.
+    with Session(pipeline.engine) as session:
+        (run,) = session.exec(select(CrawlRun)).all()
+        assert run.status == "rejected" and not session.exec(select(ChangeRow)).all()
     assert _open_rows(pipeline) == {}
 
 

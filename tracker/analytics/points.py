@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from db.money import effective_hourly
@@ -29,7 +29,12 @@ _DERIVED_PLACES = Decimal("0.000001")
 
 
 def _round(value: Decimal | None) -> Decimal | None:
-    return None if value is None else value.quantize(_DERIVED_PLACES)
+    if value is None:
+        return None
+    try:
+        return value.quantize(_DERIVED_PLACES)
+    except InvalidOperation:  # a value past 28 digits, stored before the import's bounds: not worked out
+        return None
 
 
 def price_record(stored: dict[str, Any]) -> dict[str, Any]:

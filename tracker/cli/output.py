@@ -31,7 +31,7 @@ from rich.text import Text
 
 from db.money import readable
 from tracker.answers.rows import json_rows as json_rows
-from tracker.scalars import plain
+from tracker.scalars import inert, plain
 
 stderr = Console(stderr=True)
 
@@ -193,7 +193,7 @@ def emit(
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
         for r in rows:
-            writer.writerow([_cell(r.get(c)) for c in columns])
+            writer.writerow([inert(_cell(r.get(c))) for c in columns])  # no cell a spreadsheet runs
     else:
         if not rows:
             stderr.print(Text(empty, style="dim"))

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from tracker.analytics.history import changes_frame, offers_frame, prices_frame, records
 from tracker.errors import UserError
-from tracker.scalars import plain
+from tracker.scalars import inert, plain
 
 KINDS = ("prices", "history", "changes", "offers")
 FORMATS = ("csv", "jsonl", "json", "parquet")
@@ -66,9 +66,9 @@ def _plain(value: Any) -> Any:
 def _write_text(rows: Sequence[dict[str, Any]], columns: Sequence[str], fmt: str, fh: TextIO) -> None:
     if fmt == "csv":
         writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(columns)
+        writer.writerow([inert(c) for c in columns])
         for row in rows:
-            writer.writerow(["" if (v := _plain(row.get(c))) is None else v for c in columns])
+            writer.writerow(["" if (v := _plain(row.get(c))) is None else inert(v) for c in columns])
     elif fmt == "jsonl":
         for row in rows:
             fh.write(json.dumps({c: _json_value(row.get(c)) for c in columns}, ensure_ascii=False) + "\n")
