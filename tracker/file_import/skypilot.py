@@ -40,6 +40,20 @@ GPU_NAMES = {
     "A30": "A30",
     "MI300X": "MI300X",
 }
+# The columns of a catalog, in the order SkyPilot's fetchers write them; the
+# export (tracker/analytics/outputs/catalogs.py) writes these.
+COLUMNS = (
+    "InstanceType",
+    "AcceleratorName",
+    "AcceleratorCount",
+    "vCPUs",
+    "MemoryGiB",
+    "GpuInfo",
+    "Price",
+    "SpotPrice",
+    "Region",
+    "AvailabilityZone",
+)
 REQUIRED = ("InstanceType", "Price", "SpotPrice", "Region")
 
 

@@ -29,6 +29,12 @@ class ExportFormat(str, Enum):
     jsonl = "jsonl"
     json = "json"
     parquet = "parquet"
+    # Catalogs other tools read, a folder of files (tracker/analytics/outputs/catalogs.py).
+    skypilot = "skypilot"
+    gpuhunt = "gpuhunt"
+
+
+CATALOG_FORMATS = (ExportFormat.skypilot, ExportFormat.gpuhunt)
 
 
 class ImportFormat(str, Enum):
@@ -38,13 +44,25 @@ class ImportFormat(str, Enum):
 
 def export(
     ctx: typer.Context,
-    what: Annotated[ExportKind, typer.Argument(help="prices (current), history (every interval), changes or offers.")],
+    what: Annotated[
+        str,
+        typer.Argument(
+            help="prices (current), history (every interval), changes or offers; "
+            "with --format skypilot or gpuhunt, the folder to write the catalogs into.",
+            metavar="WHAT|DIR",
+        ),
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write to this file; default: stdout.", dir_okay=False)
     ] = None,
     fmt: Annotated[
         ExportFormat | None,
-        typer.Option("--format", "-f", help="csv, jsonl, json or parquet; default: from the --out name, else csv."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="csv, jsonl, json or parquet (default: from the --out name, else csv); "
+            "skypilot or gpuhunt: the current prices as those tools' catalogs, into the folder DIR.",
+        ),
     ] = None,
     gpu: Annotated[str | None, typer.Option(help="Only this GPU model (prices, history).")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
@@ -52,15 +70,42 @@ def export(
 ) -> None:
     """Export prices, price history, changes or offers to CSV, JSON Lines, JSON or Parquet.
 
+    --format skypilot writes the current prices as SkyPilot's catalogs
+    (DIR/<cloud>/vms.csv), --format gpuhunt as gpuhunt's, which dstack reads
+    (DIR/<provider>.csv); docs/usage.md says where each tool looks for them.
+
     Example: gpu-tracker export history --out history.parquet --gpu H100
+
+    Example: gpu-tracker export --format skypilot sky-catalogs/
+
+    Example: gpu-tracker export --format gpuhunt catalogs/ --gpu H100
     """
+    if fmt in CATALOG_FORMATS:
+        _export_catalogs(ctx, fmt.value, Path(what), gpu=gpu, provider=provider)
+        return
     from tracker.analytics.outputs.exporting import choose_format, export_frame, write_export
 
+    kinds = [k.value for k in ExportKind]
+    if what not in kinds:
+        raise typer.BadParameter(
+            f"{what!r} is not one of {', '.join(kinds)} (a folder only with --format skypilot or gpuhunt)",
+            param_hint="WHAT",
+        )
     chosen = choose_format(out, fmt.value if fmt else None)
-    frame = export_frame(state(ctx).engine, what.value, gpu=gpu, provider=provider, since=parse_since(since))
+    frame = export_frame(state(ctx).engine, what, gpu=gpu, provider=provider, since=parse_since(since))
     written = write_export(frame, chosen, out)
     if out is not None:
-        stderr.print(f"{written} {what.value} rows written to {out} ({chosen})", highlight=False, markup=False)
+        stderr.print(f"{written} {what} rows written to {out} ({chosen})", highlight=False, markup=False)
+
+
+def _export_catalogs(ctx: typer.Context, kind: str, folder: Path, *, gpu: str | None, provider: str | None) -> None:
+    from tracker.analytics.outputs.catalogs import write_catalogs
+
+    done = write_catalogs(state(ctx).engine, kind, folder, gpu=gpu, provider=provider)
+    for path, rows in done.files:
+        stderr.print(f"{rows} rows written to {path}", highlight=False, markup=False)
+    for reason, count in sorted(done.left_out.items()):
+        stderr.print(f"left out, {reason}: {count} prices", highlight=False, markup=False)
 
 
 def import_(
