@@ -277,3 +277,17 @@ def test_rebates_lists_and_stacking() -> None:
     assert read_offers("有的优惠幅度高达半价").offers[0].percent_off == Decimal(50)
     quote = "Anyone you refer will receive $10 in credit. In return, we’ll give you $25 for each friend."
     assert [o.eligibility for o in read_offers(quote).offers] == [Eligibility.referred, Eligibility.referrers]
+
+
+def test_estimates_examples_and_limits_are_no_offers() -> None:
+    assert read_offers("优惠组合: 注册礼券+折扣券; 节省幅度: 最高60%").offers == []
+    assert read_offers("通过合理规划可降低30%-60%续费成本").offers == []
+    assert read_offers("举例:用户新购一台1年付主机,享受83折需支付1000元,续费2年享受7折。").offers == []
+    assert read_offers("用户最多可抢到2张50元通用代金券、2张100元通用代金券。", title="4、抢券数量限制").offers == []
+    hypothetical = (
+        "If you run a VM that costs $50 a month and you have a $200 credit, your credit balance drops to $150."
+    )
+    assert read_offers(hypothetical).offers == []
+    assert [
+        (o.percent_off_low, o.percent_off) for o in read_offers("You can receive between 10% and 25% discount.").offers
+    ] == [(Decimal(10), Decimal(25))]

@@ -170,9 +170,14 @@ _EXAMPLE_SENTENCE = re.compile(
 
 def drop_questions(text: str) -> str:
     """The text without its questions ("How many times can I get the $25
-    credit?") and its examples ("For example, if a voucher is worth 100 CNY
-    and 30 CNY is used ...")."""
-    return _EXAMPLE_SENTENCE.sub(" ", _SENTENCE.sub(" ", text)).strip()
+    credit?")."""
+    return _SENTENCE.sub(" ", text).strip()
+
+
+def drop_examples(text: str) -> str:
+    """The text without its examples ("For example, if a voucher is worth 100
+    CNY and 30 CNY is used ...", "举例:用户于...")."""
+    return _EXAMPLE_SENTENCE.sub(" ", text).strip()
 
 
 # --- referral programs -----------------------------------------------------------

@@ -83,7 +83,7 @@ _PAID = re.compile(
 )
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
-    r"you've earned|you have earned|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
+    r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
     re.I,
 )
 # "免费额度 ¥300/月", "free credit of $10/month": a credit given each month, not a rate

@@ -193,6 +193,7 @@ def read_block(text: str, default_currency: str | None) -> Reading:
                 percent_off=terms.percent_off,
                 percent_off_low=terms.percent_off_low,
                 min_spend=terms.min_spend if terms.rebate else None,
+                currency=terms.currency if terms.rebate else None,
                 duration_days=None if money else validity,
                 conditions=terms.conditions,
                 **common,

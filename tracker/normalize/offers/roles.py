@@ -25,6 +25,7 @@ from tracker.normalize.offers.clauses import (
     REFERRAL,
     REFERRAL_PROGRAM,
     clauses,
+    drop_examples,
     drop_questions,
     is_example,
     is_question,
@@ -35,6 +36,7 @@ from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import RENEWAL_WORDS, STARTUP_WORDS, eligibility, normal
 
+_LIMITS = re.compile(r"限制|\blimits?\b|\brestrictions?\b", re.I)
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 
 
@@ -42,6 +44,11 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     if title and is_example(title):
         return Reading(why_not="an example")
     body = text if title and is_question(title) else " ".join(p for p in (title, text) if p)
+    if title and _LIMITS.search(title):
+        return Reading(why_not="a rule")  # "4、抢券数量限制", "使用限制": what limits an offer stated elsewhere
+    body = drop_examples(body)
+    if not body:
+        return Reading(why_not="an example")
     body = drop_questions(body) or ("" if title and is_question(title) else body)
     if not body:
         return Reading(why_not="a question")

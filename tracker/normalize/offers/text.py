@@ -126,8 +126,10 @@ def tiers(text: str) -> list[Tier]:
     return found
 
 
-_PERCENT_SPAN = re.compile(r"(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?:-|–|—|~|〜|～|to|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?%")
-_CUT_BY = re.compile(r"\b(?:cuts?|reduces?|lowers?|saves?|saving)\b[^.;。]{0,40}\bby\s$|降低\s?$|节省\s?$", re.I)
+_PERCENT_SPAN = re.compile(
+    r"(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?P<join>-|–|—|~|〜|～|to|and|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?%"
+)
+_CUT_BY = re.compile(r"\b(?:cuts?|reduces?|lowers?|saves?|saving)\b[^.;。]{0,40}\bby\s$|节省\s?$", re.I)
 
 
 def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
@@ -135,6 +137,8 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
     bill by 50–80%", "节省50%~70%": the low and high percentage."""
     for m in _PERCENT_SPAN.finditer(text):
         before, after = text[max(0, m.start() - 60) : m.start()], text[m.end() :]
+        if m.group("join") == "and" and not re.search(r"between\s$", before, re.I):
+            continue  # "10% and 25%" is two; "between 10% and 25%" a range
         if _COMMISSION.search(before[-10:]) or _ABOUT.match(after):
             continue
         if not (_PERCENT_BEFORE.search(before[-14:]) or _PERCENT_AFTER.match(after) or _CUT_BY.search(before)):
@@ -146,6 +150,7 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
 
 
 _HALF_PRICE = re.compile(r"半价|五折优惠|half[- ]price|half off", re.I)
+_ESTIMATE = re.compile(r"节省幅度|降低|成本|可节省约", re.I)
 _EQUIVALENT = re.compile(r"(?:equivalent to|equal to|相当于|约合|≈)\s?$", re.I)
 # "Recharge 200 to receive a 20 bonus", "首充 ¥1 得 ¥10", "充值满500送50": a credit
 # for a top-up of at least that much; "充值3000-19900 返3%代金券", "充值立返5%":
@@ -211,6 +216,8 @@ def percent_off(text: str) -> Decimal | None:
             continue
         if _COMMISSION.search(text[max(0, m.start() - 10) : m.start()]):
             continue
+        if _ESTIMATE.search(text[max(0, m.start() - 12) : m.start()]):
+            continue  # "节省幅度: 最高60%", "成本降低30%": what one may save, not an offer
         if _EQUIVALENT.search(text[max(0, m.start() - 16) : m.start()]):
             continue  # "a 20 bonus (equivalent to 10% off)" says what a bonus is worth
         if _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()]) or _PERCENT_AFTER.match(text[m.end() :]):
