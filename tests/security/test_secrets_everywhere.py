@@ -51,3 +51,53 @@ def test_an_error_names_a_url_masked_by_the_configurations_rule() -> None:
     )
     assert masked_detail({"reason": error, "attempts": 3})["reason"] == shown
     assert masked_text("at 12:30, git@github.com:org/repo") == "at 12:30, git@github.com:org/repo"
+
+
+def test_an_error_recorded_before_masking_is_shown_masked(sqlite_cli, home: Path, tmp_path: Path) -> None:
+    """A store written by an older version holds a reason in clear: every face masks it when it shows it."""
+    from tests.web.conftest import serving
+
+    password, key = "OldPass-4410q", "OldKey-2290r"
+    error = f"invalid hostname: user:{password}@host (http://user:{password}@host/prices?key={key})"
+    assert sqlite_cli("runs").code == 0  # the store, migrated
+    url = f"sqlite:///{home / 'tracker.db'}"
+    from datetime import UTC, datetime
+
+    from sqlmodel import Session
+
+    from db.schema import Change, ChangeKind, RunStatus
+    from db.store.engine import make_engine
+    from db.store.queries import add_changes
+    from db.tables import CrawlRun
+
+    engine = make_engine(url)
+    at = datetime(2026, 12, 1, 10, tzinfo=UTC)
+    with Session(engine) as session:  # as an older version wrote it: below the pipeline, in clear
+        run = CrawlRun(source="azure", provider="azure", spider="azure", mode="live", regions="", started_at=at)
+        run.status, run.error, run.finished_at, run.changes = RunStatus.failed, error, at, 1
+        session.add(run)
+        session.flush()
+        broken = Change(kind=ChangeKind.source_broken, provider="azure", source="azure", observed_at=at)
+        broken.detail = {"reason": error}
+        add_changes(session=session, run_id=run.id, changes=[broken])
+        session.commit()
+    engine.dispose()
+    shown = {
+        " ".join(args): (lambda r: r.out + r.err)(sqlite_cli(*args))
+        for args in (
+            ("runs",),
+            ("runs", "-f", "json"),
+            ("changes", "-f", "json"),
+            ("status",),
+            ("alerts", "preview", "--family", "text"),
+            ("alerts", "preview", "--family", "slack"),
+        )
+    }
+    with serving(url, tmp_path) as served:
+        for path in ("/", "/changes", "/sources", "/api/changes", "/api/sources", "/feeds/changes.atom"):
+            page = served.get(path)
+            assert page.status_code == 200, path
+            shown[path] = page.text
+    leaks = [where for where, text in shown.items() if password in text or key in text]
+    assert not leaks, leaks
+    assert "user:***@host" in shown["changes -f json"] and "key=***" in shown["alerts preview --family text"]

@@ -223,6 +223,7 @@ def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) ->
     from db.schema import Change
     from db.store import queries as store
     from db.tables import ChangeRow
+    from tracker.config.masking import masked_detail
 
     found: list[ChangeRow] | list[store.Stored]
     with Session(st.engine) as session:
@@ -235,8 +236,10 @@ def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) ->
                 )
         else:
             found = store.query_changes(session=session, since=parse_since(since))[-limit:]
+        # A reason recorded before errors were masked is previewed masked (tracker.config.masking).
         return [
-            (row.id or 0, Change.model_validate(change_dict(row) | {"detail": _detail(row.detail)})) for row in found
+            (row.id or 0, Change.model_validate(change_dict(row) | {"detail": masked_detail(_detail(row.detail))}))
+            for row in found
         ]
 
 
