@@ -171,7 +171,7 @@ def test_the_dashboard_is_exposed_with_a_token(tmp_path: Path, monkeypatch: pyte
     opened = config.web.model_copy(update={"host": "0.0.0.0"})
     with pytest.raises(UserError, match="without a token"):
         check_bind(opened)
-    monkeypatch.setenv("GPU_TRACKER_WEB_TOKEN", "from-the-secret")
+    monkeypatch.setenv("GPU_TRACKER_WEB_TOKEN", "from-the-k8s-secret")  # at least 16 characters
     check_bind(opened)
 
     compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text(encoding="utf-8"))["services"]["tracker"]

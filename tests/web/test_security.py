@@ -129,7 +129,7 @@ def test_bad_parameters_on_pages_are_one_sentence(demo_store: str, tmp_path: Pat
             ("/prices?page=0", "page=&#39;0&#39; must be a whole number"),
             ("/prices?page=99999", "is past the last page"),
             ("/changes?since=someday", "is not a date"),
-            ("/recommend?gpus=2.5", "gpus must be a whole number"),
+            ("/recommend?gpus=2.5", "must be a whole number of GPUs"),
             ("/instances/aws/no-such-type", "no prices recorded for aws no-such-type"),
             ("/?currency=euros", "is not a 3-letter currency code"),
         ]:

@@ -54,7 +54,11 @@ def check_libraries() -> None:
 
 
 def check_bind(settings: WebSettings) -> None:
-    """Refuse an open bind without credentials: one sentence, before anything listens."""
+    """Refuse an open bind without credentials, or credentials that guard
+    nothing (a blank or short token): one sentence, before anything listens."""
+    problem = settings.credential_problem()
+    if problem is not None:
+        raise UserError(problem)
     if not is_loopback(settings.host) and settings.secret() is None and settings.basic() is None:
         raise UserError(
             f"refusing to serve on {settings.host} without a token: set [web] token (or ${TOKEN_ENV}), "
