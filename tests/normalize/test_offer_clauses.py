@@ -291,3 +291,12 @@ def test_estimates_examples_and_limits_are_no_offers() -> None:
     assert [
         (o.percent_off_low, o.percent_off) for o in read_offers("You can receive between 10% and 25% discount.").offers
     ] == [(Decimal(10), Decimal(25))]
+
+
+def test_shares_as_vouchers_and_stated_discounts() -> None:
+    share = read_offers("自动续费奖励:开通自动续费可额外获得5%-10%代金券").offers[0]
+    assert (share.kind, share.percent_off_low, share.percent_off) == (OfferKind.voucher, Decimal(5), Decimal(10))
+    assert read_offers("– more than 3 months, your discount will be 1%;").offers[0].percent_off == Decimal(1)
+    assert read_offers("最主要的活动是充值返券+新购ECS 5折 + 新购满额再返券").offers[0].percent_off == Decimal(50)
+    credit = read_offers("新用户云产品体验金(有效期30天)").offers[0]
+    assert (credit.kind, credit.duration_days) == (OfferKind.free_credit, 30)

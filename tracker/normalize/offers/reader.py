@@ -178,7 +178,9 @@ def read_block(text: str, default_currency: str | None) -> Reading:
             OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common)
         )
     elif not money and trial is not None and not rule_item and not tokens:
-        reading.offers.append(OfferTerms(kind=OfferKind.free_trial, duration_days=trial, **common))
+        # "体验金(有效期30天)": a credit whose amount is not said, for that long
+        kind = OfferKind.free_credit if terms.kind == OfferKind.free_credit else OfferKind.free_trial
+        reading.offers.append(OfferTerms(kind=kind, duration_days=trial, **common))
     if terms.percent_off is not None and not rule_item:
         kind = OfferKind.discount
         if terms.rebate:

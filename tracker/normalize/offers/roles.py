@@ -36,7 +36,7 @@ from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import RENEWAL_WORDS, STARTUP_WORDS, eligibility, normal
 
-_LIMITS = re.compile(r"限制|\blimits?\b|\brestrictions?\b", re.I)
+_LIMITS = re.compile(r"限制")
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 
 

@@ -51,10 +51,10 @@ _FULL_COUPON = re.compile(
     rf"(?P<off>{NUM})\s?(?P<omult>万|千)?\s?元\s?的?\s?(?:优惠券|代金券|满减券|券)"
 )
 _ZHE = re.compile(r"(?P<num>\d+(?:\.\d+)?|[一二三四五六七八九][一二三四五六七八九]?)\s?折(?!扣)")
-_ZHE_COMPARISON = re.compile(r"(?:仅为|只有|相当于|约为|约|是)[^。;；,，]{0,14}$")
+_ZHE_COMPARISON = re.compile(r"(?:仅为|只有|相当于|约为|约)[^。;；,，]{0,14}$|是\s?$")
 _ZHE_OF_PRICE = re.compile(r"价格?的\s?$")
 _ABOUT = re.compile(
-    r"^\s?(?:左右|上下|以上|以内|\+(?![\u4e00-\u9fff])|of\b|的(?!\s?(?:深度|额外)?\s?(?:折扣|优惠)))", re.I
+    r"^\s?(?:左右|上下|以上|以内|\+(?!\s?[\u4e00-\u9fff])|of\b|的(?!\s?(?:深度|额外)?\s?(?:折扣|优惠)))", re.I
 )
 # A commission on someone's spend is not a discount ("返佣最高34%", "earn 3% of").
 _COMMISSION = re.compile(r"返佣|返利|佣金|commission|earn|返现比例", re.I)
@@ -141,7 +141,12 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
             continue  # "10% and 25%" is two; "between 10% and 25%" a range
         if _COMMISSION.search(before[-10:]) or _ABOUT.match(after):
             continue
-        if not (_PERCENT_BEFORE.search(before[-14:]) or _PERCENT_AFTER.match(after) or _CUT_BY.search(before)):
+        if not (
+            _PERCENT_BEFORE.search(before[-14:])
+            or _PERCENT_AFTER.match(after)
+            or _CUT_BY.search(before)
+            or _AS_VOUCHER.match(after)
+        ):
             continue
         low, high = sorted((Decimal(m.group("a")), Decimal(m.group("b"))))
         if 0 < low < high <= 100:
@@ -150,6 +155,10 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
 
 
 _HALF_PRICE = re.compile(r"半价|五折优惠|half[- ]price|half off", re.I)
+_DISCOUNT_IS = re.compile(r"(?:discount|rebate|折扣|优惠)\s?(?:will be|is|of|为|是)\s?:?\s?$", re.I)
+# "获得5%-10%代金券", "返10%的阿里云代金券": a share given back as a voucher
+_PCT_VOUCHER = re.compile(r"\d\s?%\s?(?:的\s?)?\S{0,4}?(?:代金券|优惠券|vouchers?)", re.I)
+_AS_VOUCHER = re.compile(r"\s?(?:的\s?)?\S{0,4}?(?:代金券|优惠券|vouchers?)", re.I)
 _ESTIMATE = re.compile(r"节省幅度|降低|成本|可节省约", re.I)
 _EQUIVALENT = re.compile(r"(?:equivalent to|equal to|相当于|约合|≈)\s?$", re.I)
 # "Recharge 200 to receive a 20 bonus", "首充 ¥1 得 ¥10", "充值满500送50": a credit
@@ -220,7 +229,11 @@ def percent_off(text: str) -> Decimal | None:
             continue  # "节省幅度: 最高60%", "成本降低30%": what one may save, not an offer
         if _EQUIVALENT.search(text[max(0, m.start() - 16) : m.start()]):
             continue  # "a 20 bonus (equivalent to 10% off)" says what a bonus is worth
-        if _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()]) or _PERCENT_AFTER.match(text[m.end() :]):
+        if (
+            _PERCENT_BEFORE.search(text[max(0, m.start() - 14) : m.start()])
+            or _PERCENT_AFTER.match(text[m.end() :])
+            or _DISCOUNT_IS.search(text[max(0, m.start() - 24) : m.start()])
+        ):
             value = Decimal(m.group("num"))
             if 0 < value <= 100:
                 values.add(value)
@@ -275,6 +288,8 @@ def _parse(text: str, default_currency: str | None) -> OfferTerms:
             terms.amount, terms.currency, terms.spent = money.value, money.currency, money.role == "spent"
             terms.amount_low = money.low
     terms.caps = [m for m in found if m.role == "cap"]
+    if not terms.rebate and terms.amount is None and _PCT_VOUCHER.search(text):
+        terms.rebate = True
     zhe_range = percent_range(text) or _percent_span(text)
     if zhe_range:
         terms.percent_off_low, terms.percent_off = zhe_range
