@@ -101,9 +101,13 @@ def full_disk_fails_the_crawl_and_its_record(ctx: Ctx) -> None:
     _store_fails_under_the_lock(ctx, crawl_fails=True)
 
 
+# The text log's lines of a stop: "2026-12-06 17:09:50,675 gpu_tracker.daemon info: daemon stopped".
+_STOPPING = re.compile(r"^(\S+ \S+) gpu_tracker\.daemon info: (received SIGTERM: stopping|daemon stopped)$", re.M)
+
+
 def sigterm_while_a_webhook_hangs(ctx: Ctx) -> None:
     with webhook(Hook(hold_at=5)) as hook:  # the sixth request is never answered (until the test ends)
-        delivery_config(ctx, hook)  # [alerts] request_timeout: 20 s, as by default
+        delivery_config(ctx, hook, request_timeout=30)
         keys = add_alerts(ctx)
         with running(ctx) as d:
             assert hook.in_flight.wait(60), d.output()
@@ -112,7 +116,11 @@ def sigterm_while_a_webhook_hangs(ctx: Ctx) -> None:
             assert d.proc.wait(timeout=15) == 0, d.output()
             took = time.monotonic() - started
             log = d.output()
-        assert took < 3 + 3, (took, log)  # the grace of 3 s, not the request's 20 s (issue 40: 17.8 s)
+        # The grace of 3 s and the process's own exit (2 to 3 s on a loaded machine), not the
+        # request's 30 s (issue 40: 17.8 s with the default 20).
+        assert took < 10, (took, log)
+        said = {m.group(2): datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f") for m in _STOPPING.finditer(log)}
+        assert (said["daemon stopped"] - said["received SIGTERM: stopping"]).total_seconds() < 3 + 1.5, log
         assert "the channel had not answered within 3 s; the message stays pending" in log, log
         # The message cut off is pending again, with no attempt counted; nothing is left claimed.
         assert states(ctx) == {"sent": 5, "pending": ALERTS - 5}, states(ctx)
