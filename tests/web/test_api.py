@@ -134,6 +134,8 @@ BAD = [
     ("/api/prices?offset=-1", "offset='-1'"),
     ("/api/prices?price_model=cheap", "price_model='cheap' is not one of"),
     ("/api/prices?region_group=mars", "region_group='mars' is not one of"),
+    ("/api/recommend?max_interruption=ten", "max_interruption='ten' is not a number"),
+    ("/api/recommend?price_model=cheap", "price_model='cheap' is not one of"),
     ("/api/prices?sort=colour", "sort='colour' is not one of"),
     ("/api/prices?order=up", "order='up' is not one of"),
     ("/api/prices?currency=dollars", "is not a 3-letter currency code"),
@@ -183,6 +185,15 @@ def test_needs_nothing_meets_keep_the_form(served: Served) -> None:
     page = served.get("/recommend?gpus=8&min_gpu_memory=5000")
     assert page.status_code == 200
     assert "no GPU in the store has 5000 GB" in page.text and 'name="gpus"' in page.text
+
+
+def test_the_recommend_form_takes_the_spot_risk(served: Served) -> None:
+    """The form keeps checkpoint minutes, the interruption limit and the price model; the why names the band."""
+    page = served.get("/recommend?gpus=8&price_model=spot&max_interruption=10&checkpoint_minutes=45")
+    assert page.status_code == 200, page.text
+    assert 'name="max_interruption" value="10"' in page.text and 'name="checkpoint_minutes" value="45"' in page.text
+    assert "AWS Spot Instance Advisor" in page.text and "at 45 min a reclaim" in page.text
+    assert "left out by --max-interruption 10%" in page.text
 
 
 def test_read_only_and_unknown_paths(served: Served) -> None:
