@@ -300,3 +300,9 @@ def test_shares_as_vouchers_and_stated_discounts() -> None:
     assert read_offers("最主要的活动是充值返券+新购ECS 5折 + 新购满额再返券").offers[0].percent_off == Decimal(50)
     credit = read_offers("新用户云产品体验金(有效期30天)").offers[0]
     assert (credit.kind, credit.duration_days) == (OfferKind.free_credit, 30)
+
+
+def test_a_startup_programs_tiers() -> None:
+    text = "The public Activate page shows a ladder: $1,000 for Builders, $5,000 for Founders."
+    assert [o.amount for o in read_offers(text).offers] == [Decimal(1000), Decimal(5000)]
+    assert one("Activate offers a $5,000 Founders tier.")[:2] == (OfferKind.startup_credit, Decimal(5000))

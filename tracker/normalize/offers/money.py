@@ -18,7 +18,15 @@ from decimal import Decimal
 
 from tracker.normalize.numbers import NUM, decimal_of
 from tracker.normalize.offers.clauses import bare_low, joined
-from tracker.normalize.offers.words import CREDIT_WORDS, EXAMPLE, TRIAL_WORDS, VOUCHER_WORDS, near, normal
+from tracker.normalize.offers.words import (
+    CREDIT_WORDS,
+    EXAMPLE,
+    STARTUP_WORDS,
+    TRIAL_WORDS,
+    VOUCHER_WORDS,
+    near,
+    normal,
+)
 
 _PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR"}
 _PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}
@@ -196,6 +204,18 @@ def _listed(text: str, found: list[Money]) -> list[Money]:
     return out
 
 
+# "The $5,000 Founders tier", "$1,000 for Builders", "a $1,000 credit package":
+# the sums of a startup program's tiers
+_TIER_NEAR = re.compile(r"\b(?:tiers?|packages?|awards?|grants?|ceiling)\b", re.I)
+_FOR_PARTY = re.compile(r"\s?for\s(?:eligible\s)?(?:[\w-]+\s){0,3}?(?:startups?|founders|builders)\b", re.I)
+
+
+def _program_tier(text: str, m: Money) -> bool:
+    if not STARTUP_WORDS.search(text):
+        return False
+    return bool(_FOR_PARTY.match(text, m.end) or _TIER_NEAR.search(text, m.end, m.end + 20))
+
+
 def _credit_sentence(text: str, at: int) -> bool:
     """Whether the sentence around `at` names a credit or voucher."""
     start = max(text.rfind(c, 0, at) for c in ".!?。！？;；") + 1
@@ -219,6 +239,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
                 or _IN_CREDIT.match(text, m.end)
                 or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
                 or (_UP_TO.search(text[max(0, m.start - 12) : m.start]) and _credit_sentence(text, m.start))
+                or _program_tier(text, m)
             )
         )
         or (m.role == "spent" and TRIAL_WORDS.search(text))
