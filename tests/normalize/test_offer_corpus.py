@@ -152,10 +152,10 @@ def test_the_tuned_split_does_not_regress() -> None:
     """The whole tuned split (issue 39): 86.5% exact, no block without an
     offer giving one, when this was written; 62.3% exact and 19 of 739 blocks
     without an offer giving one (2.6%) once offer_pages_more.toml joined it
-    (2026-12-06, its pages labelled before the reader was run on them), so the
-    floors are that measure until the reader is fixed on those pages. An
-    upper bound, not the measure."""
+    (2026-12-06, its pages labelled before the reader was run on them); 85.8%
+    and 7 of 739 (0.9%) once the reader was fixed on them. An upper bound,
+    not the measure: the held-out splits are (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.62, "\n".join(result.misses)
-    assert result.noise_rate <= 0.026, "\n".join(result.misses)
+    assert result.exact_rate >= 0.85, "\n".join(result.misses)
+    assert result.noise_rate <= 0.01, "\n".join(result.misses)
