@@ -136,3 +136,37 @@ def test_a_gpu_without_a_result_is_an_estimate_from_its_datasheet() -> None:
     h800 = work.basis({"gpu_model": "H800", "gpu_count": Decimal(8)})
     assert h800 is not None and "H100's" in h800
     assert work.speed({"gpu_model": "Alveo U250 FPGA", "gpu_count": Decimal(1)}) is None
+
+
+@pytest.fixture
+def demo_store(demo_db_url):
+    from tracker.analytics.history import open_store
+
+    engine = open_store(demo_db_url)
+    yield engine
+    engine.dispose()
+
+
+def test_the_store_ranks_by_a_benchmark_and_over_nodes_as_the_full_computation(demo_store) -> None:
+    """With a limit, the store prices only the candidates its aggregates
+    pick (recommend/store.py); a benchmark's speed (by GPU model and count)
+    and the nodes' network are seen there too: the first rows are those of
+    every price ranked."""
+    from tracker.analytics.recommend import Needs
+    from tracker.analytics.recommend.store import recommend_rows
+    from tracker.analytics.recommend.work import by_benchmark
+    from tracker.analytics.reference import load_references
+
+    refs = load_references()
+    cases = [
+        by_benchmark(Needs(gpus=Decimal(8), min_gpu_memory_gb=Decimal(70), workload="inference"), "llama2-70b-99"),
+        by_benchmark(Needs(gpus=Decimal(2)), "resnet/Server"),
+        by_benchmark(Needs(gpus=Decimal(32), min_gpu_memory_gb=Decimal(70)), None, nodes=4),
+        by_benchmark(Needs(gpus=Decimal(16), region_group="us", all_options=True), "llama2-70b-99", nodes=2),
+    ]
+    for needs in cases:
+        full, _ = recommend_rows(demo_store, refs, needs)
+        assert full, needs
+        for limit in (1, 5):
+            few, _ = recommend_rows(demo_store, refs, needs, limit=limit)
+            assert few == full[:limit], (needs, limit)

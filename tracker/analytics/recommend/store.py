@@ -36,6 +36,7 @@ from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from db.store.writes.summary import settle
 from tracker.analytics import candidates
+from tracker.analytics.network import rdma_of
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
 from tracker.analytics.recommend.fit import check_gpus, fit, short_of_stock, stock_notes
@@ -217,7 +218,9 @@ def _regions(
     usage, floor, table = _usage(needs), _floor(needs), _mix_table(needs)
     options: dict[tuple[str, str, str], list[tuple[float, float, candidates.Approx]]] = {}
     for inst in candidates.approximate(db, refs, needs.currency, where):
-        if needs.throughput is not None and _throughput({"gpu_model": inst.gpu_model}, needs) is None:
+        if needs.nodes > 1 and not rdma_of(inst.provider, inst.instance_type):
+            continue
+        if needs.throughput is not None and _throughput(_shape(inst), needs) is None:
             continue
         side, instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
         for mix in _mixes(inst.rates, table):
@@ -324,8 +327,10 @@ def _by_type(
                 if row[f"{cls}_in_stock"] is not None:
                     stocked[cls] = min(stocked.get(cls, math.inf), float(row[f"{cls}_in_stock"]) * rate)
         assert first is not None
+        if needs.nodes > 1 and not rdma_of(provider, instance_type):
+            continue
         models[(provider, instance_type)] = first["gpu_model"]
-        speed = _throughput({"gpu_model": first["gpu_model"]}, needs)
+        speed = _throughput({"gpu_model": first["gpu_model"], "gpu_count": Decimal(first["gpu_count"])}, needs)
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(first["gpu_model"]))
             continue
@@ -362,7 +367,9 @@ def _by_instance(
     for inst in found:
         if needs.region_group and refs.region_group(inst.provider, inst.region) != needs.region_group:
             continue
-        speed = _throughput({"gpu_model": inst.gpu_model}, needs)
+        if needs.nodes > 1 and not rdma_of(inst.provider, inst.instance_type):
+            continue
+        speed = _throughput(_shape(inst), needs)
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(inst.gpu_model))
             continue
@@ -386,6 +393,11 @@ def _by_instance(
         for key, regions in groups.items()
     ]
     return scored, no_throughput, models
+
+
+def _shape(inst: candidates.Approx) -> dict[str, Any]:
+    """An instance's GPU model and count, as `_throughput` reads a price (a benchmark's speed depends on both)."""
+    return {"gpu_model": inst.gpu_model, "gpu_count": inst.gpu_count}
 
 
 def _upper(regions: Sequence[tuple[float, float, bool, bool]]) -> float:

@@ -189,12 +189,9 @@ def notes_of(needs: Needs) -> list[str]:
 def ranked_rows(
     store: Db | Any, refs: References, needs: Needs, *, limit: int | None, **where: Any
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """`store.recommend_rows`; ranking every fitting price exactly when the
-    needs rank by a benchmark (its speed depends on each instance's GPU
-    count) or span nodes (only RDMA-class networks), which the store's
-    aggregates do not see; then the first `limit`."""
+    """`store.recommend_rows`, with what a ranking by a benchmark or over
+    nodes rests on said first among its notes."""
     from tracker.analytics.recommend.store import recommend_rows
 
-    exact = needs.benchmark is not None or needs.nodes > 1
-    rows, notes = recommend_rows(store, refs, needs, limit=None if exact else limit, **where)
-    return (rows[:limit] if exact and limit else rows), notes_of(needs) + notes
+    rows, notes = recommend_rows(store, refs, needs, limit=limit, **where)
+    return rows, notes_of(needs) + notes
