@@ -362,13 +362,32 @@ def page_prices(
     return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 
+# The filter lists' columns that lead an index of the open prices (0011, 0013):
+# their values are read by jumping from one to the next in the index.
+_SKIPPED = ("provider", "price_model", "gpu_model")
+
+
+def _skip_scan(name: str) -> sa.TextClause:
+    """Each distinct open value of `name`, one index search per value (a loose
+    index scan: a DISTINCT would walk the whole index, a million entries)."""
+    return sa.text(
+        f"WITH RECURSIVE v(x) AS (SELECT min({name}) FROM price_points WHERE valid_to IS NULL "
+        f"UNION ALL SELECT (SELECT min({name}) FROM price_points WHERE valid_to IS NULL AND {name} > v.x) "
+        f"FROM v WHERE v.x IS NOT NULL) SELECT x FROM v WHERE x IS NOT NULL"
+    )
+
+
 def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
-    """The values the prices page offers in its filter lists."""
-    found = {}
-    for name in ("provider", "price_model", "availability", "currency", "gpu_model"):
-        stmt = sa.select(_P.c[name]).where(_P.c.valid_to.is_(None), _P.c[name].is_not(None)).distinct()
-        found[name] = sorted(v for (v,) in conn.execute(stmt) if v)
-    return found
+    """The values the prices page offers in its filter lists. The currencies
+    and availabilities, which lead no index, in one read of the table (on
+    SQLite reading the table through: walking an index and fetching each row
+    took 27 and 42 s at a million prices, a read of the table 1 to 4 s)."""
+    found = {name: sorted(v for (v,) in conn.execute(_skip_scan(name)) if v) for name in _SKIPPED}
+    table = "price_points NOT INDEXED" if conn.dialect.name == "sqlite" else "price_points"
+    pairs = conn.execute(sa.text(f"SELECT DISTINCT currency, availability FROM {table} WHERE valid_to IS NULL")).all()
+    found["availability"] = sorted({a for _, a in pairs if a})
+    found["currency"] = sorted({c for c, _ in pairs if c})
+    return {name: found[name] for name in ("provider", "price_model", "availability", "currency", "gpu_model")}
 
 
 def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:
