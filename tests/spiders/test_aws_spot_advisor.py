@@ -66,3 +66,44 @@ def test_a_band_that_worsens_alerts_once(cli, home: Path) -> None:
     assert again.code == 0 and json.loads(again.out) == []
     table = cli("changes", "--kind", "spot_risk_worse")
     assert "interruptions <5% → 5-10%" in table.out
+
+
+@pytest.mark.backends("sqlite", "postgres")
+def test_the_bands_keep_their_history(cli, tmp_path: Path) -> None:
+    """A band that gets better is stored without a change; a pool the answer no longer lists is closed."""
+    import os
+
+    import sqlalchemy as sa
+
+    from spiders.har import read_har, write_har
+
+    for capture in (EARLY, LATE):
+        assert cli("crawl", "aws-spot-advisor", "--replay", str(capture)).code == 0
+    har = read_har(LATE)
+    entry = har["log"]["entries"][0]
+    page = json.loads(entry["response"]["content"]["text"])
+    page["spot_advisor"]["us-east-1"]["Linux"]["p5en.48xlarge"]["r"] = 0  # better again
+    del page["spot_advisor"]["us-east-1"]["Linux"]["p4d.24xlarge"]  # no longer listed
+    entry["response"]["content"]["text"] = json.dumps(page)
+    entry["startedDateTime"] = "2026-12-30T06:00:00Z"
+    later = tmp_path / "2026-12-30-us-east-1+us-west-2.har"
+    write_har(later, [entry])
+    third = cli("crawl", "aws-spot-advisor", "--replay", str(later), "--format", "json")
+    assert third.code == 0, third.err
+    assert json.loads(third.out) == []
+    engine = sa.create_engine(os.environ["GPU_TRACKER_DATABASE_URL"])
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT instance_type, band, valid_to IS NULL AS open FROM spot_bands"
+                " WHERE region = 'us-east-1' AND os = 'linux' AND instance_type IN ('p5en.48xlarge', 'p4d.24xlarge')"
+                " ORDER BY instance_type, id"
+            )
+        ).all()
+    engine.dispose()
+    assert [(t, b, bool(o)) for t, b, o in rows] == [
+        ("p4d.24xlarge", "10-15%", False),
+        ("p5en.48xlarge", "<5%", False),
+        ("p5en.48xlarge", "5-10%", False),
+        ("p5en.48xlarge", "<5%", True),
+    ]
