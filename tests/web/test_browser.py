@@ -148,7 +148,7 @@ def test_the_recommend_form_answers_with_reasons(site: Served, page: Any) -> Non
     page.fill("input[name=gpus]", "2.5")
     with page.expect_navigation():
         page.click("#needs button[type=submit]")
-    assert "gpus must be a whole number" in page.locator("p.error").inner_text()
+    assert "must be a whole number of GPUs" in page.locator("p.error").inner_text()
 
 
 def test_the_keyboard_alone_reaches_and_submits_the_filters(site: Served, page: Any) -> None:
