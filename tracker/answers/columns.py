@@ -260,6 +260,7 @@ TCO_TABLE = [
     "total",
     "currency",
     "per_gpu_hour",
+    "interruption",  # a spot mix's band and source, or "unknown" (docs/spot-risk.md)
     "break_even_1yr_hours",
     "break_even_3yr_hours",
     "fx",
