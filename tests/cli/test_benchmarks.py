@@ -104,3 +104,5 @@ def test_needs_that_contradict_themselves_are_one_sentence(demo_cli, tmp_path: P
     assert both.code == 1 and "either --throughput or --benchmark" in both.err
     few = demo_cli("recommend", "--gpus", "2", "--nodes", "4")
     assert few.code == 1 and "more machines than it has GPUs" in few.err
+    half = demo_cli("recommend", "--gpus", "0.5", "--workload", "inference", "--limit", "1")
+    assert half.code == 0, half.err  # one machine is always enough

@@ -160,7 +160,7 @@ def by_benchmark(needs: Needs, benchmark: str | None, nodes: int = 1) -> Needs:
     lacks), and spanning `nodes` machines."""
     if nodes < 1:
         raise UserError("--nodes must be 1 or more")
-    if nodes > needs.gpus:
+    if nodes > 1 and nodes > needs.gpus:
         raise UserError(f"--nodes {nodes} spreads the job over more machines than it has GPUs (--gpus {needs.gpus:f})")
     if benchmark and needs.throughput is not None:
         raise UserError("give either --throughput or --benchmark: both say how fast each GPU works")
