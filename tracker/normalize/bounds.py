@@ -237,10 +237,12 @@ def screen(normalized: Normalized, source: str, now: datetime) -> None:
         if why is None:
             kept.append(quote)
             continue
-        normalized.notes.append(
+        note = (
             f"{source}: {quote.instance_type[:MAX_TEXT]} ({quote.price_model}) in {quote.region[:MAX_TEXT]} "
             f"skipped, its last price kept: {why}"
         )
+        if note not in normalized.notes[-20:]:  # one note for the zones, meters or terms of one item
+            normalized.notes.append(note)
         normalized.held.append(Held(quote.region, quote.instance_type, str(quote.price_model), quote.term))
     if len(kept) != len(normalized.quotes):
         normalized.quotes = kept
