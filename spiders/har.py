@@ -50,18 +50,35 @@ class HarResponse:
     rendered: bool = False
 
 
+# Query parameters that carry a secret whatever the spider declares: the names
+# the configuration's masking rule knows (tracker/logs.py), so that a key or
+# token a user put in an `api_url` is never written to a capture.
+ALWAYS_SECRET = frozenset(
+    {"api_key", "api-key", "apikey", "access_key", "access-key", "key", "token", "access_token", "secret"}
+    | {"password", "passwd", "pwd", "sig", "signature"}
+)
+
+
 def mask_query(url: str, secret_params: Iterable[str]) -> str:
-    """`url` with the value of every secret query parameter replaced by
+    """`url` with the value of every secret query parameter (the spider's and
+    ALWAYS_SECRET) and the password of its user part replaced by
     SECRET_PLACEHOLDER; other parameters keep their order and values."""
-    secret = {p.lower() for p in secret_params}
-    if not secret:
-        return url
+    secret = {p.lower() for p in secret_params} | ALWAYS_SECRET
     parts = urlsplit(url)
+    if parts.password:
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{parts.username}:{SECRET_PLACEHOLDER}@{host}")
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     if not any(k.lower() in secret for k, _ in pairs):
-        return url
+        return parts.geturl() if parts.password else url
     query = urlencode([(k, SECRET_PLACEHOLDER if k.lower() in secret else v) for k, v in pairs])
     return parts._replace(query=query).geturl()
+
+
+def with_query(url: str, query: str) -> str:
+    """`url` with `query` added to the query it already has ("?a=1" and
+    "key=K" give "?a=1&key=K"), never a second "?"."""
+    return f"{url}{'&' if urlsplit(url).query else '?'}{query}"
 
 
 def mask_json_body(body: bytes | None, secret_params: Iterable[str]) -> bytes | None:

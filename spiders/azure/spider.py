@@ -11,6 +11,7 @@ from scrapy.http import Response
 
 from spiders.azure.pages import parse_retail_page
 from spiders.base import ProviderSpider
+from spiders.har import with_query
 
 API_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
@@ -18,7 +19,7 @@ API_VERSION = "2023-01-01-preview"
 
 def region_url(region: str, api_url: str = API_URL) -> str:
     query = f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}'"
-    return f"{api_url}?api-version={API_VERSION}&$filter={quote(query, safe='')}"
+    return with_query(api_url, f"api-version={API_VERSION}&$filter={quote(query, safe='')}")
 
 
 class AzureSpider(ProviderSpider):

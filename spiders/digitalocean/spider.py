@@ -13,6 +13,7 @@ from scrapy.http import Response
 
 from spiders.base import BearerSpider
 from spiders.digitalocean.pages import parse_sizes_page
+from spiders.har import with_query
 
 API_URL = "https://api.digitalocean.com/v2/sizes"
 PER_PAGE = 200
@@ -24,13 +25,11 @@ class DigitalOceanSpider(BearerSpider):
     api_url = API_URL
 
     def get(self, url: str) -> Any:
-        return self.request(
-            url, self.parse, headers=self.bearer_headers(), meta={"handle_httpstatus_list": [401, 403]}
-        )
+        return self.request(url, self.parse, headers=self.bearer_headers(), meta={"handle_httpstatus_list": [401, 403]})
 
     async def start(self) -> Any:
         self.require_key(self.api_key, "API token")
-        yield self.get(f"{self.api_url}?per_page={PER_PAGE}")
+        yield self.get(with_query(self.api_url, f"per_page={PER_PAGE}"))
 
     def parse(self, response: Response) -> Iterable[Any]:
         self.refused(response, "token (it needs the sizes:read scope)")

@@ -12,7 +12,7 @@ from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
 from spiders.gcp.pages import parse_skus_page
-from spiders.har import SECRET_PLACEHOLDER
+from spiders.har import SECRET_PLACEHOLDER, with_query
 from spiders.middlewares import SECRET_PARAMS_SETTING
 
 COMPUTE_ENGINE = "6F81-5844-456A"
@@ -35,7 +35,7 @@ class GcpSpider(ProviderSpider):
         query = {"key": self.api_key or SECRET_PLACEHOLDER}
         if token:
             query["pageToken"] = token
-        return f"{self.api_url}?{urlencode(query)}"
+        return with_query(self.api_url, urlencode(query))
 
     async def start(self) -> Any:
         if not self.api_key and not self.settings.get("GPU_TRACKER_REPLAY"):

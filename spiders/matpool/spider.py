@@ -13,6 +13,7 @@ import scrapy
 from scrapy.http import Response
 
 from spiders.base import BearerSpider
+from spiders.har import with_query
 from spiders.matpool.pages import parse_machines
 
 API_URL = "https://matpool.com/api/machines"
@@ -22,7 +23,7 @@ GPU_CATEGORY = 0
 
 
 def page_url(number: int, api_url: str = API_URL) -> str:
-    return f"{api_url}?{urlencode({'page': number, 'per_page': PER_PAGE, 'machine_category': GPU_CATEGORY})}"
+    return with_query(api_url, urlencode({"page": number, "per_page": PER_PAGE, "machine_category": GPU_CATEGORY}))
 
 
 class MatpoolSpider(BearerSpider):

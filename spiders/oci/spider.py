@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider
+from spiders.har import with_query
 from spiders.oci.pages import parse_products
 
 API_URL = "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/"
@@ -28,7 +29,7 @@ class OciSpider(ProviderSpider):
         self.currency = currency.upper()
 
     async def start(self) -> Any:
-        yield self.request(f"{self.api_url}?{urlencode({'currencyCode': self.currency})}", self.parse)
+        yield self.request(with_query(self.api_url, urlencode({"currencyCode": self.currency})), self.parse)
 
     def parse(self, response: Response) -> Iterable[Any]:
         self.fetched(response)

@@ -16,6 +16,7 @@ import scrapy
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
+from spiders.har import with_query
 from spiders.middlewares import SECRET_PARAMS_SETTING
 from spiders.runpod.pages import parse_catalog, parse_stock
 
@@ -56,7 +57,7 @@ class RunpodSpider(ProviderSpider):
 
     @property
     def url(self) -> str:
-        return f"{self.api_url}?{urlencode({'api_key': self.api_key})}" if self.api_key else self.api_url
+        return with_query(self.api_url, urlencode({"api_key": self.api_key})) if self.api_key else self.api_url
 
     def places(self) -> list[str]:
         """The data centres to ask (the regions; none: every listed one)."""

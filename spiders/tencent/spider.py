@@ -18,6 +18,7 @@ import scrapy
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider
+from spiders.har import with_query
 from spiders.tencent.pages import CHARGE_TYPES, parse_zone_configs
 
 ACTION = "DescribeZoneInstanceConfigInfos"
@@ -32,7 +33,7 @@ class Site:
 
 
 def action_url(api_url: str, region: str) -> str:
-    return f"{api_url}?i=cvm/{ACTION}&uin=&region={region}"
+    return with_query(api_url, f"i=cvm/{ACTION}&uin=&region={region}")
 
 
 SITES = {

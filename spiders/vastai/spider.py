@@ -14,6 +14,7 @@ from urllib.parse import quote
 from scrapy.http import Response
 
 from spiders.base import BearerSpider, SourceFailure
+from spiders.har import with_query
 from spiders.vastai.pages import parse_offers
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
@@ -43,7 +44,7 @@ def search_url(count: int | None, api_url: str = API_URL) -> str:
     """The search's URL: the query as compact JSON with sorted keys, so that
     a replay finds the recorded answer."""
     text = json.dumps(search_query(count), sort_keys=True, separators=(",", ":"))
-    return f"{api_url}?q={quote(text, safe='')}"
+    return with_query(api_url, f"q={quote(text, safe='')}")
 
 
 class VastaiSpider(BearerSpider):

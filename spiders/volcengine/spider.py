@@ -21,6 +21,7 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from spiders.base import ProviderSpider
+from spiders.har import with_query
 from spiders.pages import PageShapeError
 from spiders.state import read_state, write_state
 from spiders.volcengine.pages import (
@@ -77,7 +78,7 @@ class VolcengineSpider(ProviderSpider):
         yield self.template_request(str(code), rediscovered=False)
 
     def template_request(self, code: str, *, rediscovered: bool) -> Any:
-        url = f"{self.api_url}?Action=ListTemplate&Version=2020-01-01&TemplateCode={code}"
+        url = with_query(self.api_url, f"Action=ListTemplate&Version=2020-01-01&TemplateCode={code}")
         return self.request(
             url,
             self.parse_template,
@@ -108,7 +109,7 @@ class VolcengineSpider(ProviderSpider):
             return
         write_state(self.state_file, template_code=code)
         yield self.request(
-            f"{self.api_url}?Action=GetTable&Version=2020-01-01",
+            with_query(self.api_url, "Action=GetTable&Version=2020-01-01"),
             self.parse_table,
             method="POST",
             body=json.dumps({"TemplateCode": code}),

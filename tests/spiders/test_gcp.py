@@ -399,11 +399,15 @@ def test_secret_query_parameters_are_masked_and_match_on_replay(tmp_path: Path) 
         mask_query(url, ["key"])
         == "https://cloudbilling.googleapis.com/v1/services/X/skus?key=REDACTED&pageToken=a%2Bb"
     )
-    assert mask_query(url, []) == url
+    # `key`, `token`, `password` ... are secrets whatever the spider declares (issue 40.7),
+    # and so is a URL's password; another parameter only when declared.
+    assert mask_query(url, []) == mask_query(url, ["key"])
+    assert mask_query("https://u:PASS@h/p?sessionid=S", []) == "https://u:REDACTED@h/p?sessionid=S"
+    assert mask_query("https://h/p?sessionid=S", ["sessionid"]) == "https://h/p?sessionid=REDACTED"
     archive = HarArchive(EARLY, secret_params=["key"])
     first = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=AIzaAnyRealKey"
     assert archive.lookup("GET", first) is not None
-    assert HarArchive(EARLY).lookup("GET", first) is None
+    assert HarArchive(EARLY).lookup("GET", first) is not None
 
 
 def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -> None:
@@ -425,3 +429,13 @@ def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -
     assert {"name": "Referer", "value": url.replace("AIzaSecret", "REDACTED").replace("t2", "t1")} in entry["request"][
         "headers"
     ]
+
+
+def test_an_api_url_with_a_query_keeps_one_question_mark() -> None:
+    from spiders.gcp.spider import GcpSpider
+    from spiders.har import with_query
+
+    spider = GcpSpider(api_key="K", api_url="https://proxy.example/skus?access_token=T")
+    url = spider.page_url("p2")
+    assert url.count("?") == 1 and url.endswith("?access_token=T&key=K&pageToken=p2")
+    assert with_query("https://h/p", "a=1") == "https://h/p?a=1"
