@@ -56,6 +56,10 @@ def prices(
     suspect: Annotated[
         bool, typer.Option("--suspect", help="Only the prices held as suspect, with the reason.")
     ] = False,
+    side_costs: Annotated[
+        bool,
+        typer.Option("--side-costs", help="Instead of GPU prices, the tracked side costs (egress, disks, addresses)."),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     wide: WideOption = False,
 ) -> None:
@@ -68,6 +72,8 @@ def prices(
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
 
     Example: gpu-tracker prices --suspect
+
+    Example: gpu-tracker prices --side-costs --provider aws --region us-east-1
     """
     stored = stored_prices(
         ctx,
@@ -77,6 +83,9 @@ def prices(
         price_model=price_model.value if price_model else None,
         instance_type=instance_type,
     )
+    from db.kinds import is_side_cost
+
+    stored = [p for p in stored if is_side_cost(p["source"]) == side_costs]
     held = suspect_reasons(ctx, [(p["source"], p["key"]) for p in stored])
     if suspect:
         stored = [p for p in stored if (p["source"], p["key"]) in held]
@@ -235,10 +244,10 @@ def runs(
 
         with Session(state(ctx).engine) as session:
             rows = [r.model_dump() for r in store.list_runs(session=session, limit=limit, source=source)]
-    from tracker.config.masking import masked_text
+    from tracker.logs import mask_secrets, registered_secrets  # not tracker.config: its package loads the settings
 
     for row in rows:  # an error recorded before errors were masked is shown masked
-        row["error"] = masked_text(row["error"]) if row.get("error") else row.get("error")
+        row["error"] = mask_secrets(row["error"], registered_secrets()) if row.get("error") else row.get("error")
     emit(rows, fmt, columns=RUN_COLUMNS, table_columns=RUN_TABLE, empty="no runs yet", wide=wide)
 
 
