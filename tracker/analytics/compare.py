@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from db.money import HOURS_PER_MONTH, HOURS_PER_YEAR, effective_hourly
@@ -57,7 +57,12 @@ TABLE_ALIASES = {
 
 
 def _q(value: Decimal | None, places: Decimal) -> Decimal | None:
-    return None if value is None else value.quantize(places)
+    if value is None:
+        return None
+    try:
+        return value.quantize(places)
+    except InvalidOperation:  # past 28 digits, stored before the import's bounds: not worked out
+        return None
 
 
 def _converted(value: Decimal | None, rate: Decimal) -> Decimal | None:
