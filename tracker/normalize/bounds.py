@@ -205,8 +205,8 @@ def _plainly_within(fields: dict[str, Any], last: datetime) -> bool:
     quote failing them is then looked at closely, by `quote_reason`)."""
     for name, lo, hi in _NUMBER_BOUNDS:
         value = fields[name]
-        if value is not None and not (lo <= value < hi and (type(value) is int or value.adjusted() > -MAX_DIGITS // 2)):
-            return False
+        if value is not None and not (lo <= value < hi and (type(value) is int or len(str(value)) <= MAX_DIGITS)):
+            return False  # (a text of 28 characters has at most 28 digits)
     *texts, url = _TEXTS(fields)
     joined = "".join(filter(None, texts))
     written = repr(fields["attrs"])  # a NUL as \\x00; about as long as the JSON
