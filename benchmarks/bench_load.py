@@ -56,9 +56,11 @@ TEAM_PATHS = [
     "/api/sources",
     "/instances/{provider}/{instance}",
     "/api/history/{instance}",
-    "/api/compare?gpu=H100&count=8",
-    "/recommend?gpus=8&min_gpu_memory=70",
+    "/recommend",
 ]
+# Not here: compare and recommend's answers, which rank the whole store once
+# per set of needs and are then kept (a first answer at a million prices
+# takes seconds to minutes: `bench_web.RANKED_PATHS`, `bench_answers`).
 
 
 def _paths(db: Path) -> list[str]:
