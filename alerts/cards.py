@@ -45,7 +45,7 @@ KIND_TITLES = {
     ChangeKind.price_suspect: "Prices held as suspect",
     ChangeKind.spot_risk_worse: "Spot risk worse",
 }
-_UNITS = {"hour": "hour", "month": "month", "year": "year"}
+_UNITS = {"hour": "hour", "month": "month", "year": "year", "gb": "GB", "gb_month": "GB-month"}
 OFFER_KINDS = (
     ChangeKind.offer_added,
     ChangeKind.offer_removed,

@@ -32,12 +32,25 @@ PRICE_KINDS = {
 
 class Unit(StrEnum):
     """What one `price` buys. `term` means the whole of `PriceQuote.term`
-    ('1yr', '3yr', '3mo'...)."""
+    ('1yr', '3yr', '3mo'...); `gb` and `gb_month` are side costs' units
+    (data sent, storage kept), which have no hourly rate."""
 
     hour = "hour"
     month = "month"
     year = "year"
     term = "term"
+    # Side costs (tracker/normalize/side_costs/): a GB sent, a GB kept a month.
+    gb = "gb"
+    gb_month = "gb_month"
+
+
+# The sources of side costs (egress, disks, addresses: tracker/normalize/side_costs/)
+# are named `<provider>-side-costs`; the GPU answers leave their rows out unless asked.
+SIDE_COST_SUFFIX = "-side-costs"
+
+
+def is_side_cost(source: str) -> bool:
+    return source.endswith(SIDE_COST_SUFFIX)
 
 
 class ChangeKind(StrEnum):

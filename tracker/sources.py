@@ -680,7 +680,9 @@ def _registry() -> dict[str, Source]:
             ),
         ),
     )
-    return {s.name: s for s in sources}
+    from tracker.normalize.side_costs.sources import side_cost_sources
+
+    return {s.name: s for s in (*sources, *(Source(**kw) for kw in side_cost_sources()))}
 
 
 def __getattr__(name: str) -> Any:

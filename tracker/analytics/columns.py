@@ -88,6 +88,8 @@ TCO_COLUMNS = [
     "instances",
     "compute",
     "egress",
+    # Data sent to another region a month (--inter-region-gb), over the horizon (docs/side-costs.md).
+    "inter_region",
     "storage",
     "credits",
     "total",
@@ -104,6 +106,10 @@ TCO_COLUMNS = [
     "storage_per_gb_month",
     "rates_date",
     "rates_source",
+    # Where each side cost came from: "tracked: <source> <date> (...)" or "reference table <date>".
+    "egress_source",
+    "inter_region_source",
+    "storage_source",
     "fx",
 ]
 

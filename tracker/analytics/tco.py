@@ -11,7 +11,10 @@ The arithmetic, per instance type (n instances = ceil(GPUs / GPUs per instance))
 - monthly:      share x n x monthly price x months (paid whatever the hours)
 - reserved_1yr: share x n x 1-year term total x ceil(months / 12)
 - reserved_3yr: share x n x 3-year term total x ceil(months / 36)
-- egress:       GB/month x rate x months;  storage: GB x rate per GB-month x months
+- egress:       GB/month through the provider's tiers x months; inter-region
+                likewise; storage: GB x rate per GB-month x months: tracked
+                prices of the instance's region where there are, else the
+                dated reference table (bill/side_costs.py, docs/side-costs.md)
 - credits:      min(credit, spend in the credit's validity window, its per-hour or
                 per-month cap over that window), only for its provider and when
                 the whole spend reaches its minimum; for a 满减 ladder, the best
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from db.store.reads.connection import Db
+from tracker.analytics.bill.side_costs import SideCost, SideRates, side_columns, side_cost
 from tracker.analytics.bill.spot_risk import SpotRisk, spot_cost_parts
 from tracker.analytics.reference import References
 from tracker.errors import UserError
@@ -84,10 +88,13 @@ class TcoInputs:
     spot_overhead: Decimal = Decimal("1.1")
     storage_gb: Decimal = Decimal(0)
     egress_gb_per_month: Decimal = Decimal(0)
+    inter_region_gb_per_month: Decimal = Decimal(0)
     credit: Credit | None = None
     currency: str = "USD"
     # The interruption bands and the buyer's checkpoints (bill/spot_risk.py); None: no band known.
     risk: SpotRisk | None = None
+    # The tracked side costs (bill/side_costs.py); None: the reference table's rates only.
+    side: SideRates | None = None
 
     @property
     def spot_risk(self) -> SpotRisk:
@@ -253,11 +260,14 @@ def tco_ranked(
         if "spot" in inputs.mix and not inputs.spot_risk.allowed(row):  # --max-interruption
             skipped += 1
             continue
+        if not side_rates_known(refs, inputs, row["provider"], row["region"]):
+            skipped += 1
+            continue
         out.append(instance_costs(inst, refs, inputs))
     out.sort(key=lambda r: (r["total"], r["provider"], r["region"], r["instance_type"]))
     for rank, row in enumerate(out, start=1):
         row["rank"] = rank
-        for name in ("compute", "egress", "storage", "credits", "total"):
+        for name in ("compute", "egress", "inter_region", "storage", "credits", "total"):
             row[name] = row[name].quantize(MONEY)
     return out, skipped
 
@@ -312,11 +322,11 @@ def tco_rows(
         if any(model not in inst.rates for model in inputs.mix):
             skipped += 1
             continue
-        if inst.provider not in refs.provider_rates and (inputs.egress_gb_per_month or inputs.storage_gb):
-            raise UserError(_no_rates(inst.provider))
-        side = candidates.side_costs(
-            refs, inst.provider, inputs.currency, inputs.egress_gb_per_month, inputs.storage_gb, inputs.months
-        )
+        if not side_rates_known(refs, inputs, inst.provider, inst.region):
+            skipped += 1
+            continue
+        sides = bill_side_costs(refs, inputs, inst.provider, inst.region).values()
+        side = float(sum((c.month for c in sides if c), Decimal(0))) * inputs.months
         instances = candidates.fleet(inputs.count, inst.gpu_count)
         total = usage.cost(inst.rates, shares, instances) + side
         off = 0.0
@@ -333,6 +343,36 @@ def _no_rates(provider: str) -> str:
     return f"no egress and storage rates for {provider}; add [analytics.provider_rates.{provider}] to the configuration"
 
 
+def side_rates_known(refs: References, inputs: TcoInputs, provider: str, region: str) -> bool:
+    """Whether every side cost the inputs ask for has a rate here (tracked or
+    in the reference table): an instance without one is left out, counted."""
+    try:
+        bill_side_costs(refs, inputs, provider, region)
+    except UserError:
+        return False
+    return True
+
+
+def bill_side_costs(refs: References, inputs: TcoInputs, provider: str, region: str) -> dict[str, SideCost | None]:
+    """A month of each side cost the inputs ask for (bill/side_costs.py):
+    tracked, else the reference table; neither, for an amount asked, is an error."""
+    rates = inputs.side or SideRates()
+    amounts = {
+        "internet_egress": inputs.egress_gb_per_month,
+        "inter_region": inputs.inter_region_gb_per_month,
+        "disk": inputs.storage_gb,
+    }
+    out: dict[str, SideCost | None] = {}
+    for kind, amount in amounts.items():
+        if kind == "inter_region" and not amount:
+            out[kind] = None  # asked for by nobody: no column of it
+            continue
+        out[kind] = side_cost(refs, rates, provider, region, kind, amount, inputs.currency)
+        if out[kind] is None and amount:
+            raise UserError(_no_rates(provider))
+    return out
+
+
 def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) -> dict[str, Any]:
     """One instance's costs over the horizon under `inputs` (its mix must be
     one the instance has every rate of); Decimals unrounded."""
@@ -346,19 +386,13 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         if model == "spot":
             interruptions = spot_cost_parts(cost * periods, inputs.spot_risk.factor(row, instances))
     provider_rates = refs.provider_rates.get(row["provider"])
-    egress = storage = Decimal(0)
-    egress_rate = storage_rate = None
-    if provider_rates is not None:
-        conversion = refs.fx.conversion(provider_rates.currency, inputs.currency)
-        egress_rate = provider_rates.egress_per_gb * conversion.rate
-        storage_rate = provider_rates.storage_per_gb_month * conversion.rate
-        egress = inputs.egress_gb_per_month * egress_rate * months
-        storage = inputs.storage_gb * storage_rate * months
-        if provider_rates.currency != inputs.currency:
-            inst.fx.add(f"{conversion.label(provider_rates.currency, inputs.currency)} ({conversion.date})")
-    elif inputs.egress_gb_per_month or inputs.storage_gb:
-        raise UserError(_no_rates(row["provider"]))
-    subtotal = compute + egress + storage
+    sides = bill_side_costs(refs, inputs, row["provider"], row["region"])
+    inst.fx.update(c.fx for c in sides.values() if c and c.fx)
+    side = side_columns(sides, inputs.months)
+    egress_cost, storage_cost = sides.get("internet_egress"), sides.get("disk")
+    egress_rate = egress_cost.rate if egress_cost else None
+    storage_rate = storage_cost.rate if storage_cost else None
+    subtotal = compute + side["egress"] + side["inter_region"] + side["storage"]
     credits = _credit(inputs, refs, row["provider"], subtotal, inst.fx)
     total = subtotal - credits
     on_demand = rates.get("on_demand")
@@ -366,8 +400,9 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         **{k: row.get(k) for k in ("provider", "region", "instance_type", "gpu_model", "gpu_count")},
         "instances": instances,
         "compute": compute,
-        "egress": egress,
-        "storage": storage,
+        "egress": side["egress"],
+        "inter_region": side["inter_region"],
+        "storage": side["storage"],
         "credits": credits,
         "total": total,
         "currency": inputs.currency,
@@ -379,6 +414,9 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         "storage_per_gb_month": storage_rate,
         "rates_date": provider_rates.date if provider_rates else None,
         "rates_source": provider_rates.source if provider_rates else None,
+        "egress_source": side["egress_source"],
+        "inter_region_source": side["inter_region_source"],
+        "storage_source": side["storage_source"],
         "interruption": inputs.spot_risk.label(row) if "spot" in inputs.mix else None,
         "interruption_cost": interruptions.quantize(MONEY) if "spot" in inputs.mix else None,
         "fx": "; ".join(sorted(inst.fx)),

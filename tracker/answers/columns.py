@@ -255,6 +255,7 @@ TCO_TABLE = [
     "instances",
     "compute",
     "egress",
+    "inter_region",  # side costs' sources are listed under the table (docs/side-costs.md)
     "storage",
     "credits",
     "total",

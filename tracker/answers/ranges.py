@@ -85,6 +85,7 @@ RANGES: dict[str, Span] = {
     "spot_overhead": SPOT_OVERHEAD,
     "storage_gb": GB_PER_MONTH,
     "egress_gb": GB_PER_MONTH,
+    "inter_region_gb": GB_PER_MONTH,
     "credit": MONEY,
     "credit_min_spend": MONEY,
 }

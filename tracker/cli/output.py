@@ -70,7 +70,7 @@ _HEADERS = {
     "crawled_by_default": "default",
     "evidence_ref": "what it is",
 }
-_UNITS = {"hour": "h", "month": "mo", "year": "yr"}
+_UNITS = {"hour": "h", "month": "mo", "year": "yr", "gb": "GB", "gb_month": "GB-mo"}
 # Columns folded into one cell in the default table.
 _GPU = ("gpu_model", "gpu_count")
 _TERMS = ("price_model", "term", "payment_option")

@@ -217,7 +217,8 @@ def fx_text(row: dict[str, Any]) -> str:
 
 def change_text(row: dict[str, Any]) -> str:
     """What changed, in words and numbers: 18.80 → 16.92 CNY/hour (−10.0%), sold out → available."""
-    old, new, unit = row.get("old_price"), row.get("new_price"), f"{row.get('currency') or ''}/{row.get('unit') or ''}"
+    per = {"gb": "GB", "gb_month": "GB-month"}.get(str(row.get("unit")), row.get("unit") or "")  # side costs' units
+    old, new, unit = row.get("old_price"), row.get("new_price"), f"{row.get('currency') or ''}/{per}"
     detail = row.get("detail") or {}
     if old is not None and new is not None and old != new:
         change = f" ({percent(row['percent'])})" if row.get("percent") is not None else ""

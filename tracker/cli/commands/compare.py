@@ -140,6 +140,9 @@ def tco(
     ] = None,
     storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
     egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    inter_region_gb: Annotated[
+        str, typer.Option(help="GB sent to another region of the same provider every month.")
+    ] = "0",
     credit: Annotated[str | None, typer.Option(help="A credit or voucher amount, in --currency.")] = None,
     credit_provider: Annotated[str | None, typer.Option(help="The provider the credit is for.")] = None,
     credit_months: Annotated[
@@ -179,7 +182,15 @@ def tco(
     x--spot-overhead hours where no rate is stated (docs/spot-risk.md).
 
     Example: gpu-tracker tco --gpu H100 --count 8 --mix spot=1 --max-interruption 10
+
+    Egress, inter-region transfer and storage are priced through each
+    provider's tiers from its tracked prices (the *-side-costs sources) where
+    the instance's region has them, else from the dated reference table; the
+    *_source columns say which (docs/side-costs.md).
+
+    Example: gpu-tracker tco --gpu H100 --count 8 --egress-gb 20000 --inter-region-gb 5000 --storage-gb 10000
     """
+    from tracker.analytics.bill.side_costs import SideRates, sources_note
     from tracker.analytics.bill.spot_risk import load_risk
     from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_rows
 
@@ -210,6 +221,7 @@ def tco(
         spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
         storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
         egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
+        inter_region_gb_per_month=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
         credit=chosen,
         currency=target,
     )
@@ -220,7 +232,7 @@ def tco(
             max_interruption=max_interruption,
             fixed_overhead=inputs.spot_overhead,
         )
-        inputs = replace(inputs, risk=risk)
+        inputs = replace(inputs, risk=risk, side=SideRates.load(store))
         rows, skipped = tco_rows(
             store,
             references(ctx),
@@ -237,6 +249,11 @@ def tco(
             f"[dim]{skipped} instance types left out: no price for every model of "
             f"the mix ({', '.join(inputs.mix)})"
             + (", or a spot band that may exceed --max-interruption" if risk.max_interruption is not None else "")
+            + (
+                ", or no egress, inter-region or storage rate (tracked or in the reference table)"
+                if inputs.egress_gb_per_month or inputs.inter_region_gb_per_month or inputs.storage_gb
+                else ""
+            )
             + "[/dim]",
             highlight=False,
         )
@@ -248,6 +265,8 @@ def tco(
         title=f"{inputs.count} x {gpu} over {months} months, {inputs.hours_per_month} h/month, in {target}",
         empty=f"no instance with {gpu} has a price for every model of the mix",
     )
+    if fmt == OutputFormat.table and (note := sources_note(rows)):
+        stderr.print(note, highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

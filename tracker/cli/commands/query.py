@@ -56,6 +56,10 @@ def prices(
     suspect: Annotated[
         bool, typer.Option("--suspect", help="Only the prices held as suspect, with the reason.")
     ] = False,
+    side_costs: Annotated[
+        bool,
+        typer.Option("--side-costs", help="Instead of GPU prices, the tracked side costs (egress, disks, addresses)."),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     wide: WideOption = False,
 ) -> None:
@@ -68,6 +72,8 @@ def prices(
     Example: gpu-tracker prices --gpu H100 --price-model spot --format json
 
     Example: gpu-tracker prices --suspect
+
+    Example: gpu-tracker prices --side-costs --provider aws --region us-east-1
     """
     stored = stored_prices(
         ctx,
@@ -77,6 +83,9 @@ def prices(
         price_model=price_model.value if price_model else None,
         instance_type=instance_type,
     )
+    from db.kinds import is_side_cost
+
+    stored = [p for p in stored if is_side_cost(p["source"]) == side_costs]
     held = suspect_reasons(ctx, [(p["source"], p["key"]) for p in stored])
     if suspect:
         stored = [p for p in stored if (p["source"], p["key"]) in held]
