@@ -115,7 +115,7 @@ def test_two_values_for_one_key_across_chunks_reject_the_file(pipeline: Pipeline
     path = write_csv(tmp_path / "dup.csv", N)
     with path.open("a", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerow(["bulk", "r0", "g0.xlarge", "L4", "1", "on_demand", "99", "USD", "hour"])
-    with pytest.raises(UserError, match="two prices for g0.xlarge"):
+    with pytest.raises(UserError, match=r"two prices for g0\.xlarge"):
         import_file(pipeline, path, source="bulk")
     # A refused file, as the docs say: `rejected`, and no source_broken announced.
     with Session(pipeline.engine) as session:

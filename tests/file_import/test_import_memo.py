@@ -121,7 +121,7 @@ def test_a_recognized_row_still_clashes_with_another_price_for_its_key(pipeline:
     rows = [row(i) for i in range(50)]
     import_file(pipeline, write(tmp_path / "a.csv", rows), source="memo")
     pipeline.advance()  # type: ignore[attr-defined]
-    with pytest.raises(UserError, match="two prices for m7.xlarge"):  # a refused file: `rejected`
+    with pytest.raises(UserError, match=r"two prices for m7\.xlarge"):  # a refused file: `rejected`
         import_file(pipeline, write(tmp_path / "b.csv", rows + [row(7, price="1.00")]), source="memo")
     assert open_points(pipeline)["m7.xlarge"].price == "20.07"
 
