@@ -266,7 +266,7 @@ def tco(
         empty=f"no instance with {gpu} has a price for every model of the mix",
     )
     if fmt == OutputFormat.table and (note := sources_note(rows)):
-        stderr.print(note, highlight=False, markup=False)
+        stderr.print(note, highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
