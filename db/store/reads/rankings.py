@@ -306,9 +306,15 @@ def short_of_stock(db: Db, where: PriceFilter, gpus: float) -> list[dict[str, An
     now: sold out, or a marketplace group whose host offers are fewer than
     the instances the need takes (offer_count * gpu_count below `gpus`, with
     a hair of slack: the caller checks the exact Decimals again). Exact
-    numbers as stored (text)."""
-    condition, params = where.where(db)
-    sql = f"""SELECT provider, region, instance_type, gpu_count, availability, offer_count
+    numbers as stored (text). The prices held as suspect are left out here,
+    of the few rows found: asked of every row in SQL, that test cost 400x
+    the scan (39 s against 0.08 s at 100,000 prices on SQLite)."""
+    condition, params = replace(where, include_suspect=True).where(db)
+    sql = f"""SELECT source, key, provider, region, instance_type, gpu_count, availability, offer_count
 FROM {prices_table(db, where)} WHERE {condition}
   AND (availability = 'sold_out' OR (offer_count IS NOT NULL AND offer_count * {db.number("gpu_count")} < ?))"""
-    return db.rows(sql, [*params, gpus + 1e-6])
+    rows = db.rows(sql, [*params, gpus + 1e-6])
+    if rows and not where.include_suspect and any_suspect(db):
+        held = set(db.tuples("SELECT source, key FROM suspect_prices"))
+        rows = [r for r in rows if (r["source"], r["key"]) not in held]
+    return rows

@@ -206,6 +206,7 @@ def rank_options(
     needs: Needs,
     *,
     region_counts: dict[tuple[str, str, str], int] | None = None,
+    also_sizes: dict[tuple[str, Any, str], list[tuple[str, Decimal]]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The ranked options for `needs` (rows in RECOMMEND_COLUMNS), and notes
     of what was left out and why. `region_counts`: how many regions each
@@ -263,7 +264,7 @@ def rank_options(
         raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
     region_counts = region_counts or counts
     if not needs.all_options:
-        ranked = fold(ranked)
+        ranked = fold(ranked, also_sizes or {})
     for rank, option in enumerate(ranked, start=1):
         option["rank"] = rank
         key = (option["provider"], option["instance_type"], option["mix"])
@@ -291,38 +292,35 @@ def _listed(fitting: list[dict[str, Any]], refs: References, needs: Needs) -> tu
     return counts, no_throughput
 
 
-def fold(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def fold(
+    ranked: list[dict[str, Any]], also_sizes: dict[tuple[str, Any, str], list[tuple[str, Decimal]]]
+) -> list[dict[str, Any]]:
     """One option per provider, GPU model and kind of price (mix), the best;
-    the others of the same, in their order, in its `_also`."""
+    the (instance type, GPU count) of the others of the same in its `_also`,
+    with those `also_sizes` names for its group (`store._folded_keys`: buyable
+    options the store did not price)."""
     kept: dict[tuple, dict[str, Any]] = {}
     for option in ranked:
         group = (option["provider"], option["gpu_model"], option["mix"])
         if group in kept:
-            kept[group]["_also"].append(option)
+            kept[group]["_also"].append((option["instance_type"], option["gpu_count"]))
         else:
-            kept[group] = {**option, "_also": []}
+            kept[group] = {**option, "_also": list(also_sizes.get(group, []))}
     return list(kept.values())
 
 
 def _also(option: dict[str, Any]) -> str | None:
-    """'also as 4x, 2x (+3.1%)': the options folded into this one, by GPU
-    count (by instance type where a count would not tell them apart), with
-    how much more they cost where they do."""
-    others = option.get("_also")
+    """'also as 4x, 2x, 1x': the sizes folded into this option, most GPUs
+    first; by instance type where a GPU count would not tell them apart."""
+    others = sorted(
+        {t: c for t, c in option.get("_also") or [] if t != option["instance_type"]}.items(),
+        key=lambda item: (-item[1], item[0]),
+    )
     if not others:
         return None
-    by_work = option["cost_per_million_samples"] is not None
-    counts = [f"{o['gpu_count'].normalize():f}x" for o in [option, *others]]
-    parts = []
-    for other, count in zip(others, counts[1:], strict=True):
-        label = count if counts.count(count) == 1 else other["instance_type"]
-        mine, best = (
-            (other["cost_per_million_samples"], option["cost_per_million_samples"])
-            if by_work
-            else (other["total"], option["total"])
-        )
-        parts.append(label if mine == best or not best else f"{label} ({(mine - best) / best * 100:+.1f}%)")
-    return "also as " + ", ".join(parts)
+    counts = [f"{c.normalize():f}x" for c in [option["gpu_count"], *(c for _, c in others)]]
+    labels = [count if counts.count(count) == 1 else name for (name, _), count in zip(others, counts[1:], strict=True)]
+    return "also as " + ", ".join(labels)
 
 
 def _throughput(row: dict[str, Any], needs: Needs) -> Decimal | None:

@@ -17,8 +17,9 @@ not supply the need (sold out, or a marketplace group with fewer host offers
 than instances: `rankings.short_of_stock`, a few rows) give the instances
 they belong to no upper bound in step 2, so that they never set the bar.
 Folded (one row per provider, GPU model and kind of price, the default),
-the bar is over those groups, and every option of a group that can rank is
-priced, so that the row names all it folds.
+the bar is over those groups; of a group that can rank, the options that
+can be its best or may not be buyable are priced, the others only named
+(`_folded_keys`).
 """
 
 from __future__ import annotations
@@ -150,7 +151,11 @@ def recommend_rows(
             notes.append(f"left out, no throughput given for: {', '.join(sorted(no_throughput))}")
         if not scored:
             raise UserError("no instance in the store meets these needs; widen the region group, provider or GPU")
-        keys = candidates.best_keys(scored, limit) if needs.all_options else _folded_keys(scored, models, limit)
+        sizes: dict[tuple[str, Any, str], list[tuple[str, Decimal]]] | None = None
+        if needs.all_options:
+            keys = candidates.best_keys(scored, limit)
+        else:
+            keys, sizes = _folded_keys(scored, models, limit)
         types = tuple(sorted({(p, t) for p, t, _ in keys}))
         # Only the rows the aggregates ranked: Linux, of the fitting shapes (`recommend` keeps no other).
         where = replace(where, types=types)
@@ -160,13 +165,14 @@ def recommend_rows(
                 instances, counts = _regions(db, refs, needs, where, with_offers, short)
             where = replace(where, instances=instances)
         rows = price_records(conn, where)
-    ranked, _ = rank_options(rows, offers, refs, needs, region_counts=counts)
+    ranked, _ = rank_options(rows, offers, refs, needs, region_counts=counts, also_sizes=sizes)
     return ranked[:limit], notes
 
 
 def _short(db: Db, refs: References, needs: Needs, where: PriceFilter) -> tuple[set[tuple[str, str, str]], list[str]]:
-    """The instances (provider, region, type) with a price that cannot supply
-    the need now, and the notes `fit.in_stock` gives of them."""
+    """The instances (provider, region, type) with a marketplace price whose
+    host offers are too few for the need (the aggregates see a sold-out price
+    already), and the notes `fit.in_stock` gives of those and the sold-out ones."""
     sold_out: list[dict[str, Any]] = []
     few_offers: list[dict[str, Any]] = []
     short: set[tuple[str, str, str]] = set()
@@ -177,19 +183,36 @@ def _short(db: Db, refs: References, needs: Needs, where: PriceFilter) -> tuple[
         reason = short_of_stock(row, needs.gpus)
         if reason is None:
             continue
-        (sold_out if reason == "sold out" else few_offers).append(row)
-        short.add((row["provider"], row["region"], row["instance_type"]))
+        if reason == "sold out":
+            sold_out.append(row)
+        else:
+            few_offers.append(row)
+            short.add((row["provider"], row["region"], row["instance_type"]))
     return short, stock_notes(sold_out, few_offers, needs.gpus)
 
 
-def _folded_keys(scored: Scored, models: dict[tuple[str, str], Any], limit: int) -> set[tuple[str, str, str]]:
-    """The options of every group (provider, GPU model, mix) that can rank in
-    the first `limit` groups: a group's best is at most its options' least
-    upper bound and at least their least lower bound."""
+Models = dict[tuple[str, str], tuple[Any, Decimal]]  # (provider, type) -> (GPU model, GPU count)
+
+
+def _folded_keys(
+    scored: Scored, models: Models, limit: int
+) -> tuple[set[tuple[str, str, str]], dict[tuple[str, Any, str], list[tuple[str, Decimal]]]]:
+    """The options to price exactly when one row stands for each group
+    (provider, GPU model, mix), and the sizes of the other options of the
+    groups that can rank, which the rows name without pricing them.
+
+    A group can rank in the first `limit` if its least lower bound is within
+    a hair of the limit-th groups' least upper bound (`candidates.best_keys`
+    over groups). Of such a group, an option is priced if it can be the
+    group's best (its lower bound within a hair of the group's least upper
+    bound), if nothing bounds it (it may not be buyable: priced, it is seen),
+    or if the aggregates cannot judge it (`keep`); every other option of the
+    group surely can be bought (a finite upper bound: a region where no
+    price of it is short) and is only named."""
     groups: dict[tuple[str, Any, str], list[tuple[tuple[str, str, str], float, float, bool]]] = {}
     for entry in scored:
         (provider, instance_type, mix) = entry[0]
-        groups.setdefault((provider, models[(provider, instance_type)], mix), []).append(entry)
+        groups.setdefault((provider, models[(provider, instance_type)][0], mix), []).append(entry)
     best = candidates.best_keys(
         (
             (group, min(e[1] for e in entries), min(e[2] for e in entries), any(e[3] for e in entries))
@@ -197,7 +220,17 @@ def _folded_keys(scored: Scored, models: dict[tuple[str, str], Any], limit: int)
         ),
         limit,
     )
-    return {entry[0] for group in best for entry in groups[group]}
+    keys: set[tuple[str, str, str]] = set()
+    sizes: dict[tuple[str, Any, str], list[tuple[str, Decimal]]] = {}
+    for group in best:
+        bar = min(e[1] for e in groups[group])
+        bar += abs(bar) * candidates.SLACK + candidates.SLACK
+        for key, upper, low, keep in groups[group]:
+            if keep or low <= bar or math.isinf(upper):
+                keys.add(key)
+            else:
+                sizes.setdefault(group, []).append((key[1], models[(key[0], key[1])][1]))
+    return keys, sizes
 
 
 def _regions(
@@ -294,14 +327,14 @@ def _by_type(
     where: PriceFilter,
     with_offers: set[Any],
     short: set[tuple[str, str, str]],
-) -> tuple[Scored, set[str], dict[tuple[str, str], Any]]:
+) -> tuple[Scored, set[str], Models]:
     """Each instance type and single price model, over its regions: its
     approximate total in its cheapest region (the lowest it can be) and in
     the region `recommend` would pick at most (the cheapest with stock; no
     bound for a type with a price that may not supply the need). The
     regions are folded in SQL (`rankings.type_rates`); and each type's GPU model."""
     scored: Scored = []
-    models: dict[tuple[str, str], Any] = {}
+    models: Models = {}
     short_types = {(provider, instance_type) for provider, _, instance_type in short}
     no_throughput: set[str] = set()
     fx: dict[str, float] = {}
@@ -329,7 +362,7 @@ def _by_type(
         assert first is not None
         if needs.nodes > 1 and not rdma_of(provider, instance_type):
             continue
-        models[(provider, instance_type)] = first["gpu_model"]
+        models[(provider, instance_type)] = (first["gpu_model"], Decimal(first["gpu_count"]))
         speed = _throughput({"gpu_model": first["gpu_model"], "gpu_count": Decimal(first["gpu_count"])}, needs)
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(first["gpu_model"]))
@@ -356,12 +389,12 @@ def _by_instance(
     where: PriceFilter,
     with_offers: set[Any],
     short: set[tuple[str, str, str]],
-) -> tuple[Scored, set[str], dict[tuple[str, str], Any]]:
+) -> tuple[Scored, set[str], Models]:
     """As `_by_type`, region by region in Python: for mixes of several price
     models and a region group, which the folded rates cannot answer."""
     found = candidates.approximate(db, refs, needs.currency, where)
     groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
-    models: dict[tuple[str, str], Any] = {}
+    models: Models = {}
     no_throughput: set[str] = set()
     usage, floor, table = _usage(needs), _floor(needs), _mix_table(needs)
     for inst in found:
@@ -376,7 +409,7 @@ def _by_instance(
         mixes = _mixes(inst.rates, table)
         if not mixes:
             continue
-        models[(inst.provider, inst.instance_type)] = inst.gpu_model
+        models[(inst.provider, inst.instance_type)] = (inst.gpu_model, inst.gpu_count)
         side, work = _side(refs, inst.provider, needs), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, inst.gpu_count)
         keep = inst.special or inst.provider in with_offers
