@@ -188,17 +188,29 @@ def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.Column
         # the open rows' index, so a group without a stored price reads none.
         providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
         add(_P.c.provider.in_(providers) if providers else sa.false(), "provider")
-        pair = sa.tuple_(_P.c.provider, _P.c.region)
-        named: sa.ColumnElement[bool] = pair.in_(list(f.regions)) if f.regions else sa.false()
-        if f.providers_everywhere:
-            rest: sa.ColumnElement[bool] = _P.c.provider.in_(list(f.providers_everywhere))
-            if f.named_regions:
-                rest = sa.and_(rest, pair.not_in(list(f.named_regions)))
-            named = sa.or_(named, rest)
-        add(named, "provider", "region")
+        add(_in_group(f), "provider", "region")
     if checked:
         where.append(sa.func.coalesce(sa.and_(*checked), sa.false(), type_=sa.Boolean))
     return where
+
+
+def _in_group(f: PriceFilter) -> sa.ColumnElement[bool]:
+    """A price in the region group: its region one of the group's for its
+    provider, or its provider everywhere in the group and its region none
+    that another group names. Said per provider, with lists of regions: a
+    list of (provider, region) pairs is compared pair by pair with each row
+    (on SQLite, 8 s for the US on demand at a million prices)."""
+    grouped: dict[str, list[str]] = {}
+    for provider, region in f.regions or ():
+        grouped.setdefault(provider, []).append(region)
+    named: dict[str, list[str]] = {}
+    for provider, region in f.named_regions:
+        named.setdefault(provider, []).append(region)
+    terms = [sa.and_(_P.c.provider == p, _P.c.region.in_(sorted(rs))) for p, rs in sorted(grouped.items())]
+    for p in sorted(f.providers_everywhere):
+        others = named.get(p)
+        terms.append(sa.and_(_P.c.provider == p, _P.c.region.not_in(sorted(others))) if others else _P.c.provider == p)
+    return sa.or_(*terms) if terms else sa.false()
 
 
 def _decode_price(row: dict[str, Any]) -> dict[str, Any]:
