@@ -260,7 +260,7 @@ def tco_ranked(
         if "spot" in inputs.mix and not inputs.spot_risk.allowed(row):  # --max-interruption
             skipped += 1
             continue
-        if not side_rates_known(refs, inputs, row["provider"], row["region"]):
+        if not side_rates_known(refs, inputs, row["provider"], row.get("region") or ""):
             skipped += 1
             continue
         out.append(instance_costs(inst, refs, inputs))
@@ -386,7 +386,7 @@ def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) ->
         if model == "spot":
             interruptions = spot_cost_parts(cost * periods, inputs.spot_risk.factor(row, instances))
     provider_rates = refs.provider_rates.get(row["provider"])
-    sides = bill_side_costs(refs, inputs, row["provider"], row["region"])
+    sides = bill_side_costs(refs, inputs, row["provider"], row.get("region") or "")
     inst.fx.update(c.fx for c in sides.values() if c and c.fx)
     side = side_columns(sides, inputs.months)
     egress_cost, storage_cost = sides.get("internet_egress"), sides.get("disk")
