@@ -129,3 +129,16 @@ def test_the_first_pass_keeps_the_exact_ranking(demo_cli) -> None:
     first = json.loads(demo_cli(*base, "--limit", "8").out)
     keys = ("provider", "region", "instance_type", "mix", "total")
     assert [[r[k] for k in keys] for r in first] == [[r[k] for k in keys] for r in every[:8]]
+
+
+def test_max_interruption_through_the_first_pass(demo_cli) -> None:
+    """--max-interruption region by region in the store's first pass: the same first rows and notes as every price."""
+    base = ["recommend", "--gpus", "8", "--max-interruption", "10", "--format", "json"]
+    every = demo_cli(*base, "--limit", "0")
+    first = demo_cli(*base, "--limit", "6")
+    keys = ("provider", "region", "instance_type", "mix", "total")
+    assert [[r[k] for k in keys] for r in json.loads(first.out)] == [
+        [r[k] for k in keys] for r in json.loads(every.out)[:6]
+    ]
+    said = " ".join(first.err.split()).split("left out by")[1:]
+    assert said and said == " ".join(every.err.split()).split("left out by")[1:]

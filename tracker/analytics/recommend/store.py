@@ -130,11 +130,8 @@ def recommend_rows(
         if limit is not None and settle_rates:
             settle(conn)  # the kept rates, if a bulk write left them to be worked out
         offers = answers.offers(conn)
-        if limit is None or needs.spot_risk.max_interruption is not None:
-            # --max-interruption leaves out spot pools region by region, which the
-            # folded rates of the first pass cannot tell apart: every price, exactly.
-            ranked, notes = rank_options(price_records(conn, base), offers, refs, needs)
-            return ranked[:limit] if limit is not None else ranked, notes
+        if limit is None:
+            return rank_options(price_records(conn, base), offers, refs, needs)
         with conn.scanning() as db:
             fitting, notes = fit(
                 _shapes(rankings.shapes(db, base)), needs.gpus, needs.min_gpu_memory_gb, needs.usable_memory_share
@@ -143,8 +140,9 @@ def recommend_rows(
             with_offers = {o.get("provider") for o in usable_offers(offers, needs.qualifies)}
             short, stock = _short(db, refs, needs, where)
             notes.extend(stock)
-            if needs.mixes or needs.region_group:
-                scored, no_throughput, models = _by_instance(db, refs, needs, where, with_offers, short)
+            # --max-interruption leaves out spot pools region by region: so does `_by_instance`.
+            if needs.mixes or needs.region_group or needs.spot_risk.max_interruption is not None:
+                scored, no_throughput, models = _by_instance(db, refs, needs, where, with_offers, short, notes)
             else:
                 scored, no_throughput, models = _by_type(db, refs, needs, where, with_offers, short)
         if no_throughput:
@@ -256,7 +254,7 @@ def _regions(
         if needs.throughput is not None and _throughput(_shape(inst), needs) is None:
             continue
         side, instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
-        for mix in _mixes(inst.rates, table):
+        for mix in _risked(_mixes(inst.rates, table), inst, needs):
             total = _total(usage, inst.rates, mix, instances, side, None)
             lowest = _total(floor, inst.rates, mix, instances, side, None)
             options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, lowest, inst))
@@ -389,10 +387,14 @@ def _by_instance(
     where: PriceFilter,
     with_offers: set[Any],
     short: set[tuple[str, str, str]],
+    notes: list[str] | None = None,
 ) -> tuple[Scored, set[str], Models]:
     """As `_by_type`, region by region in Python: for mixes of several price
-    models and a region group, which the folded rates cannot answer."""
+    models, a region group and --max-interruption (its note added to `notes`),
+    which the folded rates cannot answer."""
     found = candidates.approximate(db, refs, needs.currency, where)
+    if notes is not None and needs.workload != "inference":
+        notes.extend(needs.spot_risk.left_out(_pool(inst) for inst in found if "spot" in inst.rates))
     groups: dict[tuple[str, str, str], list[tuple[float, float, bool, bool]]] = {}
     models: Models = {}
     no_throughput: set[str] = set()
@@ -406,7 +408,7 @@ def _by_instance(
         if needs.throughput is not None and speed is None:
             no_throughput.add(str(inst.gpu_model))
             continue
-        mixes = _mixes(inst.rates, table)
+        mixes = _risked(_mixes(inst.rates, table), inst, needs)
         if not mixes:
             continue
         models[(inst.provider, inst.instance_type)] = (inst.gpu_model, inst.gpu_count)
@@ -431,6 +433,17 @@ def _by_instance(
 def _shape(inst: candidates.Approx) -> dict[str, Any]:
     """An instance's GPU model and count, as `_throughput` reads a price (a benchmark's speed depends on both)."""
     return {"gpu_model": inst.gpu_model, "gpu_count": inst.gpu_count}
+
+
+def _pool(inst: candidates.Approx) -> dict[str, Any]:
+    return {"provider": inst.provider, "instance_type": inst.instance_type, "region": inst.region}
+
+
+def _risked(mixes: list[Mix], inst: candidates.Approx, needs: Needs) -> list[Mix]:
+    """The mixes --max-interruption leaves: those with spot only where the pool's band is within it."""
+    if needs.spot_risk.max_interruption is None or needs.spot_risk.allowed(_pool(inst)):
+        return mixes
+    return [mix for mix in mixes if all(model != "spot" for model, _ in mix[1])]
 
 
 def _upper(regions: Sequence[tuple[float, float, bool, bool]]) -> float:
