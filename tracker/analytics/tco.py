@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from db.store.reads.connection import Db
-from tracker.analytics.bill.side_costs import SideCost, SideRates, side_columns, side_cost
+from tracker.analytics.bill.side_costs import SideRates, bill_side_costs, no_rates, side_columns, side_rates_known
 from tracker.analytics.bill.spot_risk import SpotRisk, spot_cost_parts
 from tracker.analytics.reference import References
 from tracker.errors import UserError
@@ -339,38 +339,7 @@ def tco_rows(
     return tco_ranked(rows, refs, inputs, region_group)[0][:limit], skipped
 
 
-def _no_rates(provider: str) -> str:
-    return f"no egress and storage rates for {provider}; add [analytics.provider_rates.{provider}] to the configuration"
-
-
-def side_rates_known(refs: References, inputs: TcoInputs, provider: str, region: str) -> bool:
-    """Whether every side cost the inputs ask for has a rate here (tracked or
-    in the reference table): an instance without one is left out, counted."""
-    try:
-        bill_side_costs(refs, inputs, provider, region)
-    except UserError:
-        return False
-    return True
-
-
-def bill_side_costs(refs: References, inputs: TcoInputs, provider: str, region: str) -> dict[str, SideCost | None]:
-    """A month of each side cost the inputs ask for (bill/side_costs.py):
-    tracked, else the reference table; neither, for an amount asked, is an error."""
-    rates = inputs.side or SideRates()
-    amounts = {
-        "internet_egress": inputs.egress_gb_per_month,
-        "inter_region": inputs.inter_region_gb_per_month,
-        "disk": inputs.storage_gb,
-    }
-    out: dict[str, SideCost | None] = {}
-    for kind, amount in amounts.items():
-        if kind == "inter_region" and not amount:
-            out[kind] = None  # asked for by nobody: no column of it
-            continue
-        out[kind] = side_cost(refs, rates, provider, region, kind, amount, inputs.currency)
-        if out[kind] is None and amount:
-            raise UserError(_no_rates(provider))
-    return out
+_no_rates = no_rates  # recommend/store.py's name for it
 
 
 def instance_costs(inst: PricedInstance, refs: References, inputs: TcoInputs) -> dict[str, Any]:

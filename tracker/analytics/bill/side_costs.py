@@ -27,10 +27,11 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from db.kinds import SIDE_COST_SUFFIX
 from db.store.reads.connection import open_db, utc_time
+from tracker.errors import UserError
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -185,6 +186,55 @@ def tidy(rate: Decimal) -> Decimal:
     """A rate as an answer shows it: at most 6 decimals, no trailing zeros."""
     rate = rate.quantize(Decimal("0.000001")).normalize()
     return rate.quantize(Decimal(1)) if rate.as_tuple().exponent > 0 else rate  # type: ignore[operator]
+
+
+class Asked(Protocol):
+    """What an answer asks of side costs (tco's TcoInputs): GB a month, and the tracked rates."""
+
+    @property
+    def egress_gb_per_month(self) -> Decimal: ...
+    @property
+    def inter_region_gb_per_month(self) -> Decimal: ...
+    @property
+    def storage_gb(self) -> Decimal: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def side(self) -> SideRates | None: ...
+
+
+def no_rates(provider: str) -> str:
+    return f"no egress and storage rates for {provider}; add [analytics.provider_rates.{provider}] to the configuration"
+
+
+def side_rates_known(refs: References, inputs: Asked, provider: str, region: str) -> bool:
+    """Whether every side cost the inputs ask for has a rate here (tracked or
+    in the reference table): an instance without one is left out, counted."""
+    try:
+        bill_side_costs(refs, inputs, provider, region)
+    except UserError:
+        return False
+    return True
+
+
+def bill_side_costs(refs: References, inputs: Asked, provider: str, region: str) -> dict[str, SideCost | None]:
+    """A month of each side cost the inputs ask for (bill/side_costs.py):
+    tracked, else the reference table; neither, for an amount asked, is an error."""
+    rates = inputs.side or SideRates()
+    amounts = {
+        "internet_egress": inputs.egress_gb_per_month,
+        "inter_region": inputs.inter_region_gb_per_month,
+        "disk": inputs.storage_gb,
+    }
+    out: dict[str, SideCost | None] = {}
+    for kind, amount in amounts.items():
+        if kind == "inter_region" and not amount:
+            out[kind] = None  # asked for by nobody: no column of it
+            continue
+        out[kind] = side_cost(refs, rates, provider, region, kind, amount, inputs.currency)
+        if out[kind] is None and amount:
+            raise UserError(no_rates(provider))
+    return out
 
 
 def side_columns(costs: dict[str, SideCost | None], months: int) -> dict[str, Any]:
