@@ -18,7 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -281,6 +281,7 @@ class Answers:
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             # The CLI's path (`gpu-tracker recommend`): the store's aggregates
             # pick the candidates, only those are priced in full.
+            from tracker.analytics.bill.side_costs import SideRates
             from tracker.analytics.bill.spot_risk import with_bands
             from tracker.analytics.recommend.work import ranked_rows
 
@@ -288,7 +289,7 @@ class Answers:
             return ranked_rows(
                 self.engine,
                 self.refs,
-                with_bands(needs, self.engine),
+                replace(with_bands(needs, self.engine), side=SideRates.load(self.engine)),
                 gpu=gpu,
                 provider=provider,
                 limit=limit,
@@ -434,6 +435,7 @@ def _needs(**kw: Any) -> Needs:
         spot_overhead=kw["spot_overhead"],
         storage_gb=kw["storage_gb"],
         egress_gb_per_month=kw["egress_gb"],
+        inter_region_gb_per_month=kw.get("inter_region_gb", Decimal(0)),
         qualifies=frozenset(kw.get("qualify") or []) | ({"new_users"} if kw.get("new_account") else set()),
         mixes=tuple(parse_mix(m) for m in kw.get("mix") or []),
         region_group=kw.get("region_group"),

@@ -114,6 +114,7 @@ RECOMMEND_PARAMS = {
     "price_model": ("only options of this price model", {"enum": list(RECOMMEND_MODELS)}),
     "storage_gb": ("GB of storage kept every month", S),
     "egress_gb": ("GB sent out every month", S),
+    "inter_region_gb": ("GB sent to another region of the same provider every month", S),
     "qualify": (
         "count offers for this kind of customer too; repeatable",
         {"type": "array", "items": {"enum": QUALIFY}},
@@ -216,6 +217,7 @@ def recommend_args(q: Query) -> dict[str, Any]:
         "price_model": q.choice("price_model", list(RECOMMEND_MODELS)),
         "storage_gb": q.ranged("storage_gb", Decimal(0)),
         "egress_gb": q.ranged("egress_gb", Decimal(0)),
+        "inter_region_gb": q.ranged("inter_region_gb", Decimal(0)),
         "qualify": q.many("qualify", QUALIFY),
         "new_account": q.flag("new_account"),
         "mix": [m for m in q.values.get("mix", []) if m.strip()],

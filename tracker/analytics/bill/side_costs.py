@@ -259,3 +259,25 @@ def sources_note(rows: list[dict[str, Any]]) -> str:
                 seen.add(key)
                 lines.append(f"  {row.get('provider')} {row.get('region')} {column.replace('_', '-')}: {source}")
     return "side costs:\n" + "\n".join(lines) if lines else ""
+
+
+def provider_bounds(refs: References, asked: Asked, provider: str, months: int) -> tuple[float, float]:
+    """The least and the most a provider's side costs come to over the horizon
+    in any of its regions (tracked ones, and the reference table for the
+    others): the bounds `recommend`'s first pass ranks with, which knows a
+    provider before it knows each region. (0, 0) when nothing is asked; a
+    provider with no rate for an amount asked is an error, as in `tco`."""
+    rates = asked.side or SideRates()
+    regions = sorted({region for p, region, _ in rates.ladders if p == provider})
+    totals: list[float] = []
+    for region in [*regions, ""]:  # "": a region not tracked, priced from the reference table
+        try:
+            costs = bill_side_costs(refs, asked, provider, region)
+        except UserError:
+            if region:
+                continue
+            if not totals:
+                raise
+            break
+        totals.append(float(sum((c.month for c in costs.values() if c), Decimal(0))) * months)
+    return min(totals), max(totals)

@@ -71,6 +71,7 @@ RECOMMEND_COLUMNS = [
     "mix",
     "compute",
     "egress",
+    "inter_region",
     "storage",
     "credits",
     "credit_offer",
@@ -85,6 +86,10 @@ RECOMMEND_COLUMNS = [
     "other_regions",
     # The node network: Gbps and RDMA kind (EFA, InfiniBand, RoCE) as stated, the GPU interconnect.
     "network",
+    # Where each side cost came from, tracked or the reference table (docs/side-costs.md).
+    "egress_source",
+    "inter_region_source",
+    "storage_source",
     "fx",
     "why",
 ]
@@ -116,6 +121,9 @@ class Needs:
     spot_overhead: Decimal = Decimal("1.1")
     storage_gb: Decimal = Decimal(0)
     egress_gb_per_month: Decimal = Decimal(0)
+    inter_region_gb_per_month: Decimal = Decimal(0)
+    # The tracked side costs (bill/side_costs.SideRates); None: the reference table's rates only.
+    side: Any = None
     qualifies: frozenset[str] = frozenset()
     throughput: dict[str, Decimal] | None = None
     mixes: tuple[dict[str, Decimal], ...] = ()
@@ -242,6 +250,8 @@ def rank_options(
                 spot_overhead=needs.spot_overhead,
                 storage_gb=needs.storage_gb,
                 egress_gb_per_month=needs.egress_gb_per_month,
+                inter_region_gb_per_month=needs.inter_region_gb_per_month,
+                side=needs.side,
                 currency=needs.currency,
                 risk=needs.risk,
             )
@@ -270,7 +280,7 @@ def rank_options(
         key = (option["provider"], option["instance_type"], option["mix"])
         option["other_regions"] = region_counts[key] - 1
         option["why"] = _why(option, ranked[0], needs)
-        for name in ("compute", "egress", "storage", "credits", "total"):
+        for name in ("compute", "egress", "inter_region", "storage", "credits", "total"):
             option[name] = option[name].quantize(MONEY)
     return [{name: option.get(name) for name in RECOMMEND_COLUMNS} for option in ranked], notes
 

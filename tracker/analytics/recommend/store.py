@@ -37,6 +37,7 @@ from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from db.store.writes.summary import settle
 from tracker.analytics import candidates
+from tracker.analytics.bill.side_costs import provider_bounds
 from tracker.analytics.network import rdma_of
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
@@ -50,7 +51,7 @@ from tracker.analytics.recommend.rank import (
     rank_options,
 )
 from tracker.analytics.reference import References
-from tracker.analytics.tco import _no_rates
+from tracker.analytics.tco import TcoInputs
 from tracker.errors import UserError
 
 if TYPE_CHECKING:
@@ -253,10 +254,10 @@ def _regions(
             continue
         if needs.throughput is not None and _throughput(_shape(inst), needs) is None:
             continue
-        side, instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
+        (least, most), instances = _side(refs, inst.provider, needs), candidates.fleet(needs.gpus, inst.gpu_count)
         for mix in _risked(_mixes(inst.rates, table), inst, needs):
-            total = _total(usage, inst.rates, mix, instances, side, None)
-            lowest = _total(floor, inst.rates, mix, instances, side, None)
+            total = _total(usage, inst.rates, mix, instances, most, None)
+            lowest = _total(floor, inst.rates, mix, instances, least, None)
             options.setdefault((inst.provider, inst.instance_type, mix[0]), []).append((total, lowest, inst))
     kept: set[tuple[str, str, str]] = set()
     for (provider, _, _), regions in options.items():
@@ -298,11 +299,11 @@ def _floor(needs: Needs) -> candidates.Usage:
     return needs.spot_risk.usage_bounds(needs.hours_per_month, needs.months)[0]
 
 
-def _sides(refs: References, needs: Needs) -> Callable[[str], float]:
+def _sides(refs: References, needs: Needs) -> Callable[[str], tuple[float, float]]:
     """`_side` of each provider, worked out once."""
-    found: dict[str, float] = {}
+    found: dict[str, tuple[float, float]] = {}
 
-    def side(provider: str) -> float:
+    def side(provider: str) -> tuple[float, float]:
         if provider not in found:
             found[provider] = _side(refs, provider, needs)
         return found[provider]
@@ -310,12 +311,17 @@ def _sides(refs: References, needs: Needs) -> Callable[[str], float]:
     return side
 
 
-def _side(refs: References, provider: str, needs: Needs) -> float:
-    if provider not in refs.provider_rates and (needs.egress_gb_per_month or needs.storage_gb):
-        raise UserError(_no_rates(provider))
-    return candidates.side_costs(
-        refs, provider, needs.currency, needs.egress_gb_per_month, needs.storage_gb, needs.months
+def _side(refs: References, provider: str, needs: Needs) -> tuple[float, float]:
+    """The least and the most the provider's side costs come to in any of its
+    regions (tracked tiers or the reference table: bill/side_costs.py)."""
+    asked = TcoInputs(
+        currency=needs.currency,
+        storage_gb=needs.storage_gb,
+        egress_gb_per_month=needs.egress_gb_per_month,
+        inter_region_gb_per_month=needs.inter_region_gb_per_month,
+        side=needs.side,
     )
+    return provider_bounds(refs, asked, provider, needs.months)
 
 
 def _by_type(
@@ -368,14 +374,14 @@ def _by_type(
         mixes = _mixes(low, table)
         if not mixes:
             continue
-        side, work = sides(provider), _work(speed, needs)
+        (least, most), work = sides(provider), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, Decimal(first["gpu_count"]))
         picked = {c: stocked.get(c, math.inf) for c in low}
         keep = special or provider in with_offers
         unbounded = (provider, instance_type) in short_types
         for mix in mixes:
-            lowest = _total(floor, low, mix, instances, side, work)
-            upper = math.inf if unbounded else max(lowest, _total(usage, picked, mix, instances, side, work))
+            lowest = _total(floor, low, mix, instances, least, work)
+            upper = math.inf if unbounded else max(lowest, _total(usage, picked, mix, instances, most, work))
             scored.append(((provider, instance_type, mix[0]), upper, lowest, keep))
     return scored, no_throughput, models
 
@@ -412,14 +418,14 @@ def _by_instance(
         if not mixes:
             continue
         models[(inst.provider, inst.instance_type)] = (inst.gpu_model, inst.gpu_count)
-        side, work = _side(refs, inst.provider, needs), _work(speed, needs)
+        (least, most), work = _side(refs, inst.provider, needs), _work(speed, needs)
         instances = candidates.fleet(needs.gpus, inst.gpu_count)
         keep = inst.special or inst.provider in with_offers
         # A region with a price that may not supply the need: no upper bound.
         unsure = inst.sold_out or inst.key in short
         for mix in mixes:
-            total = _total(usage, inst.rates, mix, instances, side, work)
-            lowest = _total(floor, inst.rates, mix, instances, side, work)
+            total = _total(usage, inst.rates, mix, instances, most, work)
+            lowest = _total(floor, inst.rates, mix, instances, least, work)
             groups.setdefault((inst.provider, inst.instance_type, mix[0]), []).append(
                 (math.inf if unsure else total, lowest, keep, unsure)
             )

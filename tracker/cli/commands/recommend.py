@@ -69,6 +69,9 @@ def recommend(
     ] = None,
     storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
     egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    inter_region_gb: Annotated[
+        str, typer.Option(help="GB sent to another region of the same provider every month.")
+    ] = "0",
     qualify: Annotated[
         list[Qualify] | None,
         typer.Option(help="Count offers for this kind of customer too (new_users, startups...); repeatable."),
@@ -114,7 +117,9 @@ def recommend(
 
     Every instance that holds the job is costed under each price model it
     offers (on demand, spot for training, monthly, 1- and 3-year terms) with
-    the TCO simulator: compute, egress and storage at dated rates, less the
+    the TCO simulator: compute, egress, inter-region transfer and storage
+    (through each provider's tracked tiers where the region has them, else
+    the dated reference table: docs/side-costs.md), less the
     one offer from the offers table that saves most and that you qualify for
     (credits, vouchers, free GPU hours, trial days, percent discounts on the
     purchases they cover; of a 满减 ladder, the best tier the spend reaches).
@@ -155,6 +160,7 @@ def recommend(
 
     Example: gpu-tracker recommend --gpus 8 --price-model spot --max-interruption 10
     """
+    from tracker.analytics.bill.side_costs import SideRates, sources_note
     from tracker.analytics.bill.spot_risk import load_risk, price_models
     from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
     from tracker.analytics.recommend.work import by_benchmark, ranked_rows
@@ -174,6 +180,7 @@ def recommend(
         spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
         storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
         egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
+        inter_region_gb_per_month=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
         qualifies=frozenset(q.value for q in qualify or []) | ({"new_users"} if new_account else set()),
         throughput=load_throughput(throughput) if throughput else None,
         mixes=tuple(parse_mix(m) for m in mix or []),
@@ -190,7 +197,7 @@ def recommend(
             max_interruption=max_interruption,
             fixed_overhead=needs.spot_overhead,
         )
-        needs = replace(needs, risk=risk)
+        needs = replace(needs, risk=risk, side=SideRates.load(store))
         rows, notes = ranked_rows(
             store,
             references(ctx),
@@ -214,6 +221,8 @@ def recommend(
         title=f"{needs.gpus:f} GPUs{memory}, {workload.value}, {hours:f} h/month for {months} months, in {target}",
         empty="no option meets these needs",
     )
+    if fmt == OutputFormat.table and (note := sources_note(rows)):
+        stderr.print(note, highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
