@@ -56,3 +56,18 @@ def test_a_moved_tier_alerts_once_and_tco_bills_the_tiers(cli) -> None:
     # The table names them under the answer.
     table = cli("tco", *args[:-2], *sides)
     assert "aws us-east-1 egress: tracked: aws-side-costs 2026-11-28 (internet egress, tiered)" in table.err
+
+
+def test_recommend_prices_the_same_tiers(cli) -> None:
+    crawl(cli, "aws-side-costs", LATE)
+    crawl(cli, "aws", GPUS)
+    result = cli(
+        "recommend", "--gpus", "8", "--provider", "aws", "--limit", "1", "--format", "json",
+        "--egress-gb", "20000", "--inter-region-gb", "5000", "--storage-gb", "10000",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    (row,) = json.loads(result.out)
+    assert Decimal(row["egress"]) == (10240 * Decimal("0.08") + 9760 * Decimal("0.085")) * 36
+    assert Decimal(row["inter_region"]) == 5000 * Decimal("0.02") * 36
+    assert Decimal(row["storage"]) == 10000 * Decimal("0.08") * 36
+    assert row["storage_source"] == "tracked: aws-side-costs 2026-11-28 (disk gp3)"

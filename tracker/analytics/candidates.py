@@ -105,21 +105,6 @@ class Usage:
         return instances * sum(share * rates[model] * factors[model] for model, share in shares)
 
 
-def side_costs(
-    refs: References, provider: str, currency: str, egress_gb: Decimal, storage_gb: Decimal, months: int
-) -> float:
-    """Egress and storage over the horizon at the provider's rates (0 without rates)."""
-    rates = refs.provider_rates.get(provider)
-    if rates is None:
-        return 0.0
-    fx = float(refs.fx.conversion(rates.currency, currency).rate)
-    return (
-        (float(egress_gb) * float(rates.egress_per_gb) + float(storage_gb) * float(rates.storage_per_gb_month))
-        * fx
-        * months
-    )
-
-
 def best_keys(
     scored: Iterable[tuple[K, float, float, bool]], limit: int | None, score_of: Callable[[float], float] = float
 ) -> set[K]:
