@@ -39,13 +39,16 @@ if TYPE_CHECKING:
     from db.store.reads.connection import Db
     from tracker.analytics.reference import References
 
+# The open rows of the side cost sources, by source: the open rows' index
+# (source, region, valid_to) serves it, never a scan of every price.
 SIDE_SQL = (
     "SELECT source, provider, region, instance_type, price, currency, unit, attrs, valid_from FROM price_points"
-    " WHERE valid_to IS NULL AND gpu_count IS NULL AND unit IN ('gb', 'gb_month', 'hour') AND attrs LIKE ?"
+    " WHERE source IN ({}) AND valid_to IS NULL AND gpu_count IS NULL"
 )
-# The day each side cost source last read its list in full.
+# The side cost sources that ever ran, and the day each last read its list in full.
 SEEN_SQL = (
-    "SELECT source, max(observed_at) AS seen FROM crawl_runs WHERE status = 'ok' AND source LIKE ? GROUP BY source"
+    "SELECT source, max(CASE WHEN status = 'ok' THEN observed_at END) AS seen FROM crawl_runs"
+    " WHERE source LIKE ? GROUP BY source"
 )
 # The disk an answer prices storage at, by the words of its row, in order of preference.
 DISK_PREFERENCE = ("disk gp3", "disk Standard SSD E30", "disk pd-ssd", "disk Premium SSD P30")
@@ -103,8 +106,10 @@ class SideRates:
     def load(cls, store: Db | sa.Engine) -> SideRates:
         found: dict[tuple[str, str, str, str], Ladder] = {}
         with open_db(store) as db:
-            rows = db.rows(SIDE_SQL, ['%"side_cost"%'])
-            seen = {r["source"]: utc_time(r["seen"]) for r in db.rows(SEEN_SQL, ["%" + SIDE_COST_SUFFIX]) if r["seen"]}
+            runs = db.rows(SEEN_SQL, ["%" + SIDE_COST_SUFFIX])
+            sources = [r["source"] for r in runs]
+            rows = db.rows(SIDE_SQL.format(", ".join("?" * len(sources))), sources) if sources else []
+        seen = {r["source"]: utc_time(r["seen"]) for r in runs if r["seen"]}
         for row in rows:
             attrs = row["attrs"] if isinstance(row["attrs"], dict) else json.loads(row["attrs"] or "{}")
             kind = attrs.get("side_cost")
