@@ -19,6 +19,7 @@ from typing import Any
 from db.kinds import Eligibility, OfferKind
 from tests.helpers.offer_score import (
     CORPUS,
+    FIELDS,
     FRESH,
     HELD_OUT,
     TUNED,
@@ -64,19 +65,7 @@ def test_the_split_is_fixed_by_the_address() -> None:
     assert not any(c["split"] in (HELD_OUT, FRESH) for c in CASES)
 
 
-OFFER_FIELDS = {
-    "kind",
-    "amount",
-    "amount_low",
-    "currency",
-    "percent_off",
-    "percent_off_low",
-    "min_spend",
-    "duration_days",
-    "eligibility",
-    "gpu_time",
-    "conditions",
-}
+OFFER_FIELDS = {*FIELDS, "conditions"}  # the compared fields, and the conditions kept for people
 CONDITIONS = {"spend_required", "order_length", "claim_window", "account_age", "company_age"}
 
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -259,3 +259,13 @@ def suspect_note(store: Any, included: bool, *, gpu: str | None = None) -> None:
         f"{what}; `gpu-tracker prices --suspect` lists them with the reason[/dim]",
         highlight=False,
     )
+
+
+# Options tco and recommend share, with their help written once.
+SpotOverheadOption = Annotated[
+    str, typer.Option(help="Factor on spot hours where no interruption rate is stated (1.1 = 10% more hours).")
+]
+CheckpointMinutesOption = Annotated[
+    str,
+    typer.Option(help="Minutes of work a spot interruption loses (since the last checkpoint); see docs/spot-risk.md."),
+]

@@ -12,7 +12,9 @@ from db.kinds import PriceModel
 from tracker.answers.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
+    CheckpointMinutesOption,
     RegionGroup,
+    SpotOverheadOption,
     parse_currency,
     ranged_option,
     references,
@@ -121,16 +123,8 @@ def tco(
             "reserved_1yr, reserved_3yr; e.g. on_demand=0.25,reserved_3yr=0.75."
         ),
     ] = "on_demand=1",
-    spot_overhead: Annotated[
-        str,
-        typer.Option(help="Factor on spot hours where no interruption rate is stated (1.1 = 10% more hours)."),
-    ] = "1.1",
-    checkpoint_minutes: Annotated[
-        str,
-        typer.Option(
-            help="Minutes of work a spot interruption loses (since the last checkpoint); see docs/spot-risk.md."
-        ),
-    ] = "30",
+    spot_overhead: SpotOverheadOption = "1.1",
+    checkpoint_minutes: CheckpointMinutesOption = "30",
     max_interruption: Annotated[
         str | None,
         typer.Option(

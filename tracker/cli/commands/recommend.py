@@ -10,7 +10,16 @@ from typing import Annotated
 import typer
 
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
-from tracker.cli.state import RegionGroup, parse_currency, ranged_option, references, store_of, suspect_note
+from tracker.cli.state import (
+    CheckpointMinutesOption,
+    RegionGroup,
+    SpotOverheadOption,
+    parse_currency,
+    ranged_option,
+    references,
+    store_of,
+    suspect_note,
+)
 
 
 class Workload(str, Enum):
@@ -46,16 +55,8 @@ def recommend(
     gpu: Annotated[str | None, typer.Option(help="Only this GPU model, matched in part: H100, A100.")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
-    spot_overhead: Annotated[
-        str,
-        typer.Option(help="Factor on spot hours where no interruption rate is stated (1.1 = 10% more hours)."),
-    ] = "1.1",
-    checkpoint_minutes: Annotated[
-        str,
-        typer.Option(
-            help="Minutes of work a spot interruption loses (since the last checkpoint); see docs/spot-risk.md."
-        ),
-    ] = "30",
+    spot_overhead: SpotOverheadOption = "1.1",
+    checkpoint_minutes: CheckpointMinutesOption = "30",
     max_interruption: Annotated[
         str | None,
         typer.Option(
