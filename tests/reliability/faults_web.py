@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -168,8 +169,11 @@ def secrets_in_every_output(ctx: Ctx) -> None:
     assert not leaks, leaks
     # Not vacuous: each failure is shown, masked.
     assert "invalid hostname: tracker-user:***@127.0.0.1" in shown["/sources"], shown["/sources"]
-    assert "key=***&amp;token=***" in shown["/changes"]
-    assert "access_token=***" in shown["changes -f json"] and "HTTP 403" in shown["runs -f json"]
+    # Masked by the configuration's rule (***) or already by the crawler's, as its captures write it (REDACTED).
+    assert re.search(r"key=(?:\*\*\*|REDACTED)&amp;token=(?:\*\*\*|REDACTED)", shown["/changes"])
+    assert (
+        re.search(r"access_token=(?:\*\*\*|REDACTED)", shown["changes -f json"]) and "HTTP 403" in shown["runs -f json"]
+    )
     assert "tracker-user:***@" in shown["alerts preview --family text"]
     assert "gcp: run" in shown["daemon --once"] and '"level": "error"' in shown["daemon --once --log-format json"]
 

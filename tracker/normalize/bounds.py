@@ -221,10 +221,11 @@ def _plainly_within(fields: dict[str, Any], last: datetime) -> bool:
     )
 
 
-def screen(normalized: Normalized, source: str, now: datetime) -> None:
+def screen(normalized: Normalized, source: str, now: datetime) -> int:
     """Skip each quote out of bounds with a note, its last price kept (a
     `Held` item): one odd item of a provider's answer never fails the source,
-    nor reaches the store."""
+    nor reaches the store. The number skipped (a whole answer out of bounds
+    is the caller's to quarantine)."""
     from tracker.normalize import Held
 
     kept = []
@@ -244,5 +245,7 @@ def screen(normalized: Normalized, source: str, now: datetime) -> None:
         if note not in normalized.notes[-20:]:  # one note for the zones, meters or terms of one item
             normalized.notes.append(note)
         normalized.held.append(Held(quote.region, quote.instance_type, str(quote.price_model), quote.term))
-    if len(kept) != len(normalized.quotes):
+    skipped = len(normalized.quotes) - len(kept)
+    if skipped:
         normalized.quotes = kept
+    return skipped

@@ -295,7 +295,14 @@ class Pipeline:
             # broken, not the run.
             raise Rejected(bad_input, input_fault(source.name, exc)) from None
         observed = result.observed_at or self.clock()
-        bounds.screen(normalized, source.name, max(self.clock(), utcnow()))  # an odd quote skipped, never stored
+        priced = len(normalized.quotes)
+        skipped = bounds.screen(normalized, source.name, max(self.clock(), utcnow()))  # an odd quote skipped
+        if skipped and skipped * 2 > priced:
+            # Most of an answer out of bounds is no odd item: the answer is implausible.
+            raise Rejected(
+                RunStatus.quarantined,
+                f"{skipped} of the {priced} prices are out of bounds ({normalized.notes[-1].split(': ', 1)[-1]})",
+            )
         last_ok = store.last_run([RunStatus.ok])
         if last_ok and last_ok.observed_at and observed < last_ok.observed_at:
             raise Rejected(
