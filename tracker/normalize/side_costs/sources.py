@@ -23,10 +23,12 @@ def side_cost_sources() -> tuple[dict[str, Any], ...]:
             normalizer=aws.normalize,
             price_models=("on_demand",),
             regions="3 regions by default, or those named",
+            # No real AWSDataTransfer or AmazonVPC file was found: the fixture is ours in the documented
+            # format, but for the gp3 product (a real AmazonEC2 file's). Crawled when named.
             evidence=Evidence(
-                "example",
-                "AWS's documented price list file format (AWSDataTransfer, AmazonEC2, AmazonVPC offer files); the"
-                " gp3 product as a public repository keeps a real AmazonEC2 file's (see the fixture's README)",
+                "assumed",
+                "our own files in AWS's documented price list format (AWSDataTransfer, AmazonVPC); only the"
+                " gp3 product is a real AmazonEC2 file's, as a public repository keeps it (see the fixture's README)",
                 fixture=fixture.format("aws"),
             ),
         ),
@@ -37,10 +39,11 @@ def side_cost_sources() -> tuple[dict[str, Any], ...]:
             normalizer=azure.normalize,
             price_models=("on_demand",),
             regions="2 regions by default, or those named",
+            # No real answer for these meters was found: the pages are ours in the documented shape.
             evidence=Evidence(
-                "example",
-                "the Retail Prices API's documented answer (BillingCurrency, Items, NextPageLink) holding Bandwidth,"
-                " managed disk and IP address meters as public clients read them",
+                "assumed",
+                "our own pages in the Retail Prices API's documented shape (BillingCurrency, Items, NextPageLink),"
+                " with Bandwidth, managed disk and IP address meters as public clients read them",
                 fixture=fixture.format("azure"),
             ),
         ),
