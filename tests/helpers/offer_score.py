@@ -24,7 +24,8 @@ measure; the tuned one is an upper bound, and the only one a test may guard.
 
 `python -m tests.helpers.offer_score` prints the three splits' figures for the
 reader of this tree (`-v`: the tuned split's misses; the held-out and fresh
-splits' are never printed); with the old tree's `tracker` first on the path
+splits' are never printed; `--tuned`: the tuned split's figure alone, which is
+what to run while fixing the reader); with the old tree's `tracker` first on the path
 (`PYTHONPATH=/path/to/old`), `--old` scores its `build_offer` instead.
 """
 
@@ -274,19 +275,21 @@ def main(argv: list[str]) -> None:  # pragma: no cover
 
         reader = read_case
     tuned = score(load_cases(TUNED), reader)
-    held = score(load_cases(HELD_OUT), reader)
-    fresh = score(load_fresh(), reader)
     print(
         "tuned split (offer_corpus.toml, the pages of offer_pages.toml not held out, and offer_pages_more.toml): "
         f"an upper bound\n{tuned.table()}"
     )
+    if "-v" in argv:
+        print("\n".join(tuned.misses))
+    if "--tuned" in argv:
+        return
+    held = score(load_cases(HELD_OUT), reader)
+    fresh = score(load_fresh(), reader)
     print(f"\nheld-out split (a third of offer_pages.toml's pages, never tuned on): the measure\n{held.table()}")
     print(
         f"\nfresh held-out split (offer_pages_fresh.toml, labeled {FRESH_LABELLED}, never read while fixing the "
         f"reader): the measure\n{fresh.table()}"
     )
-    if "-v" in argv:
-        print("\n".join(tuned.misses))
 
 
 if __name__ == "__main__":  # pragma: no cover
