@@ -96,9 +96,11 @@ def load_fresh() -> list[dict[str, Any]]:
 
 
 def load_more() -> list[dict[str, Any]]:
-    """The blocks of offer_pages_more.toml, every one in the tuned split (no
-    page of it is held out, whatever its address)."""
-    return load_pages(MORE_PAGES, lambda _source: TUNED)
+    """The blocks of offer_pages_more.toml and of every further
+    offer_pages_more_*.toml, every one in the tuned split (no page of them is
+    held out, whatever its address)."""
+    files = [MORE_PAGES, *sorted(MORE_PAGES.parent.glob("offer_pages_more_*.toml"))]
+    return [case for path in files for case in load_pages(path, lambda _source: TUNED)]
 
 
 def load_cases(split: str | None = None) -> list[dict[str, Any]]:
