@@ -11,8 +11,10 @@ provider states beside the band are kept on the open row as last read.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -33,8 +35,10 @@ class SpotBand:
     instance_type: str
     region: str
     os: str  # "linux", "windows"
-    band: str  # the provider's label: "<5%", "5-10%", "10-15%", "15-20%", ">20%"
-    rank: int  # the band's index in the provider's ranges: 0 the least risk
+    # The provider's label as it states it: AWS "<5%" ... ">20%", Alibaba
+    # "0-3%" ... "10-100%", Volcano Engine its InterruptionRateRange.
+    band: str
+    rank: int  # the band's place in the provider's own scale: higher, riskier
     savings_percent: int | None
     source_url: str
     observed_at: datetime
@@ -42,6 +46,28 @@ class SpotBand:
     @property
     def pool(self) -> tuple[str, str, str, str]:
         return (self.provider, self.instance_type, self.region, self.os)
+
+
+_RANGE = re.compile(
+    r"^\s*(?:(?P<lo>\d+(?:\.\d+)?)\s*%?\s*[-~–]\s*(?P<hi>\d+(?:\.\d+)?)|(?P<op>[<>])\s*(?P<edge>\d+(?:\.\d+)?))\s*%\s*$"
+)
+
+
+def stated_bounds(label: str) -> tuple[Decimal, Decimal] | None:
+    """A band label's bounds in percent a month, as the provider states them:
+    "0-3%" -> (0, 3), "10-100%" -> (10, 100), "<5%" -> (0, 5), ">20%" -> (20,
+    100: no top stated); None for a label that is not a range."""
+    found = _RANGE.match(label or "")
+    if found is None:
+        return None
+    if found["op"]:
+        edge = Decimal(found["edge"])
+        low, high = (Decimal(0), edge) if found["op"] == "<" else (edge, Decimal(100))
+    else:
+        low, high = Decimal(found["lo"]), Decimal(found["hi"])
+    if not (0 <= low < high <= 100):
+        return None
+    return low, high
 
 
 class SpotBandRow(SQLModel, table=True):

@@ -76,6 +76,7 @@ def _registry() -> dict[str, Source]:
     from spiders.alibaba.api import AlibabaApiSpider
     from spiders.alibaba.offers import AlibabaOffersSpider
     from spiders.alibaba.spider import AlibabaChinaSpider, AlibabaSpider
+    from spiders.alibaba.spot_advice import AlibabaSpotAdviceSpider
     from spiders.autodl.spider import AutodlSpider
     from spiders.aws.offers import AwsOffersSpider
     from spiders.aws.reserved import AwsReservedSpider
@@ -106,6 +107,7 @@ def _registry() -> dict[str, Source]:
     from spiders.volcengine.api import VolcengineApiSpider
     from spiders.volcengine.offers import VolcengineOffersSpider
     from spiders.volcengine.spider import VolcengineSpider
+    from spiders.volcengine.spot_advice import VolcengineSpotAdviceSpider
     from spiders.vultr.spider import VultrSpider
     from tracker.normalize import offers
     from tracker.normalize.providers import (
@@ -115,6 +117,7 @@ def _registry() -> dict[str, Source]:
         aws_bulk,
         aws_spot,
         azure,
+        china_spot,
         coreweave,
         crusoe,
         digitalocean,
@@ -354,6 +357,40 @@ def _registry() -> dict[str, Source]:
                 " QueryPriceForSubscriptionResponse, volcenginesdkecs DescribeInstanceTypesResponse /"
                 " DescribeAvailableResourceResponse); no documented billing example answer is public",
                 fixture="tests/fixtures/volcengine-api/README.md",
+            ),
+        ),
+        # Spot interruption rates of the China clouds, to the same AccessKey pair (docs/spot-risk.md).
+        Source(
+            "alibaba-spot-advice",
+            "alibaba",
+            AlibabaSpotAdviceSpider,
+            china_spot.normalize_alibaba,
+            kind="spot_risk",
+            needs_api_key=True,
+            price_models=("spot",),
+            regions="3 regions by default, or those named",
+            evidence=Evidence(
+                "example",
+                "DescribeSpotAdvice's documented example answer (ECS API reference, alibabacloud.com/help/en/ecs/"
+                "developer-reference/api-ecs-2014-05-26-describespotadvice) and the SDK model"
+                " (alibabacloud_ecs20140526 DescribeSpotAdviceResponseBody)",
+                fixture="tests/fixtures/alibaba-spot-advice/README.md, tests/spiders/test_china_spot_advice.py",
+            ),
+        ),
+        Source(
+            "volcengine-spot-advice",
+            "volcengine",
+            VolcengineSpotAdviceSpider,
+            china_spot.normalize_volcengine,
+            kind="spot_risk",
+            needs_api_key=True,
+            price_models=("spot",),
+            regions="3 regions by default, or those named",
+            evidence=Evidence(
+                "sdk",
+                "volcengine-python-sdk model volcenginesdkecs DescribeSpotAdviceResponse"
+                " (AvailableSpotResources, InterruptionRateRange); no documented example answer is public",
+                fixture="tests/fixtures/volcengine-spot-advice/README.md, tests/spiders/test_china_spot_advice.py",
             ),
         ),
         # GPU clouds.

@@ -16,6 +16,11 @@ trailing month. The model:
   n x L hours at the spot rate: the spot hours cost 1 + n x p x L / 720 times
   the plain hours (`factor`).
 
+Alibaba Cloud and Volcano Engine (`alibaba-spot-advice`, `volcengine-spot-advice`)
+state their own ranges ("0-3%", "3-5%", "5-10%", "10-100%" for Alibaba):
+a band outside AWS's scale takes the bounds its label states
+(db/spot_risk.stated_bounds) and p the midpoint of them ("10-100%": 55%).
+
 A pool no provider states a rate for (GCP, Azure, Tencent, Huawei, or an AWS
 type the Advisor does not list) is "unknown", never zero: it keeps the old
 fixed allowance, x1.1 hours, and says so. `--max-interruption PCT` leaves out
@@ -32,6 +37,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from db.money import HOURS_PER_MONTH
+from db.spot_risk import stated_bounds
 from tracker.analytics.candidates import Usage
 from tracker.errors import UserError
 
@@ -50,10 +56,26 @@ BANDS: dict[str, tuple[Decimal, Decimal, Decimal]] = {
     "15-20%": (Decimal(15), Decimal(20), Decimal("17.5")),
     ">20%": (Decimal(20), Decimal(100), Decimal(25)),
 }
-WORST = max(mid for _, _, mid in BANDS.values())
-SOURCE_NAMES = {"aws-spot-advisor": "AWS Spot Instance Advisor"}
+SOURCE_NAMES = {
+    "aws-spot-advisor": "AWS Spot Instance Advisor",
+    "alibaba-spot-advice": "Alibaba DescribeSpotAdvice",
+    "volcengine-spot-advice": "Volcano Engine DescribeSpotAdvice",
+}
 Pool = tuple[str, str, str, str]  # provider, instance type, region, os
 N = TypeVar("N", bound=Any)
+
+
+def band_scale(label: str) -> tuple[Decimal, Decimal, Decimal] | None:
+    """(lower bound, upper bound, p) of a band label in percent a month: AWS's
+    labels as `BANDS` has them, any other stated range at its own bounds with
+    p their midpoint; None for a label that states no range."""
+    if label in BANDS:
+        return BANDS[label]
+    bounds = stated_bounds(label)
+    if bounds is None:
+        return None
+    low, high = bounds
+    return low, high, (low + high) / 2
 
 
 @dataclass(frozen=True)
@@ -65,12 +87,19 @@ class Band:
 
     @property
     def upper(self) -> Decimal:
-        return BANDS[self.label][1]
+        return self._scale[1]
 
     @property
     def monthly(self) -> Decimal:
         """p: the chance an instance is reclaimed in a month of use, as a fraction."""
-        return BANDS[self.label][2] / 100
+        return self._scale[2] / 100
+
+    @property
+    def _scale(self) -> tuple[Decimal, Decimal, Decimal]:
+        scale = band_scale(self.label)
+        if scale is None:  # bands_of keeps only labels with a scale
+            raise ValueError(f"no bounds for the band {self.label!r}")
+        return scale
 
     def named(self) -> str:
         """'<5% a month (AWS Spot Instance Advisor, 2026-11-30)'."""
@@ -164,7 +193,8 @@ class SpotRisk:
         # With no band known, every spot option takes the fixed allowance: one usage, exact.
         floor = Decimal(1) if self.bands else base
         low = Usage.of(hours_per_month=hours_per_month, months=months, spot_overhead=floor)
-        per_instance = float(WORST / 100 * self.lost_hours / HOURS_PER_MONTH) if self.bands else 0.0
+        worst = max((band.monthly for band in self.bands.values()), default=Decimal(0))
+        per_instance = float(worst * self.lost_hours / HOURS_PER_MONTH) if self.bands else 0.0
         high = Usage.of(hours_per_month=hours_per_month, months=months, spot_overhead=base)
         return low, FleetUsage(high.factors, per_instance, float(hours_per_month) * months)
 
@@ -216,7 +246,7 @@ def bands_of(rows: Iterable[Mapping[str, Any]]) -> dict[Pool, Band]:
     """The open bands as `db.store.reads.spot_bands.open_bands` reads them, by pool."""
     found = {}
     for row in rows:
-        if row["band"] in BANDS:
+        if band_scale(row["band"]) is not None:
             pool = (row["provider"], row["instance_type"], row["region"], row["os"])
             found[pool] = Band(row["band"], row["source"], row["valid_from"], row["last_seen"])
     return found
