@@ -12,7 +12,8 @@ price rows of the instance's own region:
 - inter-region transfer: the rate most destinations share (the lowest on a
   tie), tiered as stated;
 - storage: GB x the disk's price per GB-month, of the disk class buyers of
-  GPU machines use (`DISK_PREFERENCE`: gp3, Standard SSD E30, pd-ssd), else
+  GPU machines use (`DISK_PREFERENCE`: gp3, Standard SSD E30, pd-ssd, ESSD
+  PL1 at Alibaba, SSD at Tencent), else
   the cheapest disk tracked.
 
 Where they are not, the reference table (tracker/data/provider_rates.csv,
@@ -51,7 +52,14 @@ SEEN_SQL = (
     " WHERE source LIKE ? GROUP BY source"
 )
 # The disk an answer prices storage at, by the words of its row, in order of preference.
-DISK_PREFERENCE = ("disk gp3", "disk Standard SSD E30", "disk pd-ssd", "disk Premium SSD P30")
+DISK_PREFERENCE = (
+    "disk gp3",
+    "disk Standard SSD E30",
+    "disk pd-ssd",
+    "disk cloud_essd PL1",
+    "disk CLOUD_SSD",
+    "disk Premium SSD P30",
+)
 
 
 @dataclass

@@ -35,6 +35,14 @@ KINDS = {
 }
 TRANSFER_KINDS = ("internet_egress", "inter_region", "inter_zone")
 TIB = Decimal(1024)
+# A month of an hourly disk price (365 x 24 / 12 hours): the China clouds'
+# price APIs state a pay-as-you-go disk per hour, stored per GB-month.
+HOURS_PER_MONTH = Decimal(730)
+
+
+def per_gb_month(hour_price: Decimal, disk_gb: Decimal) -> Decimal:
+    """A disk's price an hour, for `disk_gb` GB, as a price per GB-month."""
+    return (hour_price / disk_gb * HOURS_PER_MONTH).quantize(Decimal("0.0000000001")).normalize()
 
 
 def size_words(gb: Decimal) -> str:

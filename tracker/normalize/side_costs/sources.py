@@ -8,11 +8,13 @@ from typing import Any
 
 
 def side_cost_sources() -> tuple[dict[str, Any], ...]:
+    from spiders.alibaba.side_costs import AlibabaSideCostsSpider
     from spiders.aws.side_costs import AwsSideCostsSpider
     from spiders.azure.side_costs import AzureSideCostsSpider
     from spiders.evidence import Evidence
     from spiders.gcp.side_costs import GcpSideCostsSpider
-    from tracker.normalize.side_costs import aws, azure, gcp
+    from spiders.tencent.side_costs import TencentSideCostsSpider
+    from tracker.normalize.side_costs import alibaba, aws, azure, gcp, tencent
 
     fixture = "tests/fixtures/side-costs/{}/README.md, tests/normalize/test_side_costs.py"
     return (
@@ -61,6 +63,40 @@ def side_cost_sources() -> tuple[dict[str, Any], ...]:
                 " them (see the fixture's README)",
                 date="2020-10-05",
                 fixture=fixture.format("gcp"),
+            ),
+        ),
+        # The China clouds' price APIs, with the AccessKey pair of their `-api` source (the `china` extra).
+        dict(
+            name="tencent-side-costs",
+            provider="tencent",
+            spider=TencentSideCostsSpider,
+            normalizer=tencent.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="3 regions by default, or those named",
+            evidence=Evidence(
+                "example",
+                "the API reference's example answers of InquiryPriceRunInstances (traffic billed by the GB),"
+                " InquiryPriceCreateDisks (a disk by the hour) and DescribeZones, TencentCloud/tencentcloud-cli"
+                "@30417c981050 tccli/examples/{cvm,cbs}/v20170312/ (see the fixture's README)",
+                fixture=fixture.format("tencent") + ", tests/spiders/test_china_side_costs.py",
+            ),
+        ),
+        dict(
+            name="alibaba-side-costs",
+            provider="alibaba",
+            spider=AlibabaSideCostsSpider,
+            normalizer=alibaba.normalize,
+            needs_api_key=True,
+            price_models=("on_demand",),
+            regions="3 regions by default, or those named",
+            # No answer to a bandwidth or disk inquiry is public: ours, in the SDK model's shape.
+            evidence=Evidence(
+                "sdk",
+                "alibabacloud_ecs20140526 DescribePriceResponseBody (PriceInfo.Price.DetailInfos.DetailInfo[]"
+                " Resource, TradePrice, OriginalPrice); our answers to ResourceType=bandwidth and =disk inquiries"
+                " in that shape (see the fixture's README)",
+                fixture=fixture.format("alibaba") + ", tests/spiders/test_china_side_costs.py",
             ),
         ),
     )
