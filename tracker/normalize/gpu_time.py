@@ -63,7 +63,14 @@ _GPU_HOURS = [
     re.compile(rf"{_N}\s?{_HOURS_CN}\s?(?:的\s?)?(?:免费\s?)?GPU", re.I),
     # "2000 卡时的免费额度": a 卡时 is one GPU card for an hour, whatever the model
     re.compile(rf"{_N}\s?卡时"),
+    # "10小时算力卡", "100 小时的算力": hours of compute power (算力) are GPU hours
+    re.compile(rf"{_N}\s?{_HOURS_CN}\s?(?:的\s?)?(?:免费\s?)?(?:GPU\s?)?算力"),
+    # "【专属算力】（一般为100小时": the compute named, then its hours
+    re.compile(rf"算力(?:卡|券)?[】」』]?\s?[(（]?[^。;；,，()（）]{{0,6}}?{_N}\s?{_HOURS_CN}"),
 ]
+# "【全家桶 8 小时】体验 ... 多款算力卡": hours to try, GPU time where the text names GPUs or compute power
+_HOURS_TRIAL = re.compile(rf"{_N}\s?{_HOURS_CN}\s?[】」』]?\s?(?:的\s?)?(?:免费\s?)?(?:体验|试用)")
+_NAMES_COMPUTE = re.compile(rf"{_GPU}|GPU|显卡|算力", re.I)
 _DAYS = [
     # "7-day free trial of ecs.gn7i...", "a 14-day trial on A10"
     re.compile(
@@ -93,6 +100,9 @@ def parse_gpu_time(text: str) -> GpuTime | None:
         if match and (amount := amount_of(match.group("n"))):
             count = match.groupdict().get("count")
             return GpuTime(amount * int(count) if count else amount, "gpu_hour", _group(match, "gpu"))
+    match = _HOURS_TRIAL.search(text)
+    if match and _NAMES_COMPUTE.search(text) and (amount := amount_of(match.group("n"))):
+        return GpuTime(amount, "gpu_hour")  # a bundle of several cards: no one model
     for pattern in _DAYS:
         match = pattern.search(text)
         if not match or not (amount := amount_of(match.group("n"))) or not _NAMES_A_GPU.search(text):

@@ -183,7 +183,7 @@ def drop_examples(text: str) -> str:
 # --- referral programs -----------------------------------------------------------
 
 REFERRAL = re.compile(
-    r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新",
+    r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新|拉取?[^。;；,，]{0,3}新用户",
     re.I,
 )
 REFERRAL_PROGRAM = re.compile(
@@ -199,7 +199,7 @@ _REFERRED = re.compile(
 )
 _REFERRER = re.compile(
     r"\breferrers?\b|\binviters?\b|\byourself\b|^earn\b|\bearn\s[$€£¥₹]|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
-    r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官",
+    r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官|每(?:邀请|拉取?|推荐)\s?(?:一|1)?\s?(?:个|位|名)?\s?新?(?:用户|好友)",
     re.I,
 )
 _BOTH = re.compile(r"both (?:of you|you and (?:your|the person)|the referrer and)|双方", re.I)

@@ -28,7 +28,16 @@ from tracker.normalize.offers.words import (
     normal,
 )
 
-_PREFIX_CURRENCY = {"us$": "USD", "usd": "USD", "$": "USD", "hk$": "HKD", "s$": "SGD", "€": "EUR", "eur": "EUR"}
+_PREFIX_CURRENCY = {
+    "usd$": "USD",
+    "us$": "USD",
+    "usd": "USD",
+    "$": "USD",
+    "hk$": "HKD",
+    "s$": "SGD",
+    "€": "EUR",
+    "eur": "EUR",
+}
 _PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}
 _PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sgd": "SGD", "hkd": "HKD", "a$": "AUD"}
 _SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
@@ -46,7 +55,7 @@ _SUFFIX_CURRENCY |= {
 }
 _MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z])|M(?![a-zA-Z])|\s?(?:million|billion|mn|bn)\b)?"
 _MONEY_PREFIX = re.compile(
-    rf"(?P<cur>US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
+    rf"(?P<cur>USD\$|US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
 )
 _MONEY_SUFFIX = re.compile(
     rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|RMB|CNY|USD|JPY|"
@@ -60,8 +69,8 @@ _UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|G
 _PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
 _PER_BEFORE = re.compile(r"(?:每小时|每月|每天|每日|每年|per hour|per month|hourly|monthly)[^。;；,，]{0,12}$", re.I)
 _AFTER_PER = re.compile(
-    r"(?:领取|可领|发放|赠送?|获得)[^。;；,，]{0,4}$"
-)  # "每年可领取的300元": a yearly gift, not a rate
+    r"(?:领取|可领|发放|赠送?|获得|收到)[^。;；,，]{0,4}$"
+)  # "每年可领取的300元", "每月都会免费收到 USD$100": a yearly or monthly gift, not a rate
 _CAP_WORDS = re.compile(r"上限|封顶|最多|最高|at most|capped|cap\b|limit", re.I)
 _PRICE_BEFORE = re.compile(
     r"(?:低至|仅需|只需|仅售|售价|价格|特价|只要|首月|首年|首购|首单|from|as low as|starting at|for only)\s?$", re.I

@@ -173,7 +173,8 @@ def read_block(text: str, default_currency: str | None) -> Reading:
         )
     money = bool(reading.offers)
     if not money and terms.gpu_time is not None:
-        days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else trial
+        # "10小时算力卡（有效期两天）": hours of GPU time, to use within their validity
+        days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else (trial or validity)
         reading.offers.append(
             OfferTerms(kind=OfferKind.free_trial, gpu_time=terms.gpu_time, duration_days=days, **common)
         )

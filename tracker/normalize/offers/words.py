@@ -18,7 +18,7 @@ from functools import cache
 from db.kinds import Eligibility
 
 CREDIT_WORDS = re.compile(
-    r"credits?\b|额度|赠金|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
+    r"credits?\b|额度|赠金|点数|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
     r"क्रेडिट|Guthaben",
     re.I,
 )
