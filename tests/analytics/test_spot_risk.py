@@ -99,8 +99,9 @@ def test_recommend_leaves_out_the_riskier_types_and_says_why(demo_cli) -> None:
     assert done.code == 0, done.err
     rows = json.loads(done.out)
     assert rows and {r["mix"] for r in rows} == {"spot"}
-    # Only AWS states bands; p5.48xlarge (>20%) and p4d (10-15%) are out, p5en (5-10% since Nov 30) is in.
-    assert {r["provider"] for r in rows} == {"aws"}
+    # Only AWS and Alibaba (alibaba-spot-advice, 3-5% and 5-10%) state bands; p5.48xlarge (>20%) and
+    # p4d (10-15%) are out, p5en (5-10% since Nov 30) is in.
+    assert {r["provider"] for r in rows} == {"aws", "alibaba"}
     types = {r["instance_type"] for r in rows}
     assert "p5en.48xlarge" in types and not {"p5.48xlarge", "p4d.24xlarge"} & types
     p5en = next(r for r in rows if r["instance_type"] == "p5en.48xlarge")
