@@ -49,6 +49,8 @@ EN_WORDS = "|".join(sorted(EN_NUMBERS, key=len, reverse=True))
 MULTIPLIERS = {
     "万": Decimal(10000),
     "亿": Decimal(100000000),
+    "만": Decimal(10000),  # Korean: "5만달러" is 50,000 dollars
+    "억": Decimal(100000000),
     "千": Decimal(1000),
     "百万": Decimal(1000000),
     "k": Decimal(1000),

@@ -203,6 +203,10 @@ _REFERRER = re.compile(
     re.I,
 )
 _BOTH = re.compile(r"both (?:of you|you and (?:your|the person)|the referrer and)|双方", re.I)
+_YOU_REFERRED = re.compile(
+    r"\byou\s(?:sign(?:ed)?[- ]?up|register(?:ed)?|join(?:ed)?)\s(?:via|with|using|through)\s(?:an?\s|the\s|a friend's\s)?referral",
+    re.I,
+)
 
 
 def referral_roles(clause: str, at: int | None = None) -> list[Eligibility]:
@@ -210,6 +214,8 @@ def referral_roles(clause: str, at: int | None = None) -> list[Eligibility]:
     referred friend, the referrer, both, or neither said."""
     if _BOTH.search(clause):
         return [Eligibility.referred, Eligibility.referrers]
+    if _YOU_REFERRED.search(clause):
+        return [Eligibility.referred]
     found = []
     for who, pattern in ((Eligibility.referred, _REFERRED), (Eligibility.referrers, _REFERRER)):
         m = pattern.search(clause)

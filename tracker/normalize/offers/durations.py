@@ -14,11 +14,12 @@ from datetime import UTC, datetime
 
 from tracker.normalize.numbers import EN_WORDS, small_number
 from tracker.normalize.offers.clauses import condition_spans
-from tracker.normalize.offers.words import TRIAL_WORDS, near
+from tracker.normalize.offers.words import FREE_SERVICES, TRIAL_WORDS, near
 
 _DURATION = re.compile(
     rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
-    r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年)(?![a-zA-Z])",
+    r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年|"
+    r"jours?|Tagen?|dagarna|dagar|mois|Monaten?|månader(?:na)?)(?![a-zA-Z])",
     re.I,
 )
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
@@ -26,13 +27,14 @@ _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
 # The phrases of a validity: how long the offer or its credit can be used.
 _VALIDITY = re.compile(
     r"有效|期限|使用期|到期|过期|内使用|可用|valid|expir|good for|lasts?\b|usable|to use|use (?:it )?within|within|"
-    r"\bfor\b|\bover\b|\bspend\b|\bends?\b|elapse|period|有効|期間|유효",
+    r"\bfor\b|\bover\b|\bspend\b|\bends?\b|elapse|period|有効|期間|유효|valables?|pendant|innerhalb|inom|gültig|giltig|\blang\b|\bersten\b|första",
     re.I,
 )
 _INACTIVE = re.compile(r"inactiv|不活跃|未登录|未使用|闲置|no activity|unused for", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
-    r"过期|每\s?$|第\s?$|hear back|founded|within the last\s$|成立|设立|注册满|less than\s$|at least\s$",
+    r"过期|每\s?$|第\s?$|hear back|founded|within the last\s$|成立|设立|注册满|less than\s$|at least\s$|"
+    r"過去\s?$|\b(?:past|last)\s$|view\w*\s(?:\w+\s){0,2}within\s(?:\d+\s?[-–]\s?)?$",
     re.I,
 )
 _POLICY_AFTER = re.compile(
@@ -62,11 +64,11 @@ def _days(num: str, unit: str) -> int | None:
     if n is None or n <= 0:
         return None
     unit = unit.lower()
-    if unit.startswith("day") or unit in {"天", "日", "日間"}:
+    if unit.startswith(("day", "jour", "tag", "dag")) or unit in {"天", "日", "日間"}:
         return n
     if unit.startswith("week") or unit in {"周", "星期"}:
         return n * 7
-    if unit.startswith("month") or unit in {"个月", "月", "ヶ月", "か月", "カ月"}:
+    if unit.startswith(("month", "monat", "mois", "månad")) or unit in {"个月", "月", "ヶ月", "か月", "カ月"}:
         return n // 12 * 365 + n % 12 * 30
     return n * 365
 
@@ -102,7 +104,9 @@ def durations(text: str) -> list[Duration]:
             or re.search(r"\bthe\s$", before)
         ):
             role = "policy"
-        elif near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6]):
+        elif (
+            near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6])
+        ) or near(FREE_SERVICES, text, m.start(), m.end(), before=40, after=60):
             role = "trial"
         elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12):
             role = "validity"

@@ -43,6 +43,7 @@ _PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sg
 _SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
 _SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR", "美元": "USD", "欧元": "EUR"}
 _SUFFIX_CURRENCY |= {"円": "JPY", "日元": "JPY", "jpy": "JPY", "원": "KRW", "krw": "KRW", "inr": "INR", "gbp": "GBP"}
+_SUFFIX_CURRENCY |= {"ドル": "USD", "달러": "USD", "$": "USD"}  # "300 ドル", "5만달러", "300 $" (French)
 _SUFFIX_CURRENCY |= {
     "€": "EUR",
     "£": "GBP",
@@ -53,13 +54,13 @@ _SUFFIX_CURRENCY |= {
     "sgd": "SGD",
     "新元": "SGD",
 }
-_MULT = r"(?P<mult>百万|万|亿|千|[kK](?![a-zA-Z])|M(?![a-zA-Z])|\s?(?:million|billion|mn|bn)\b)?"
+_MULT = r"(?P<mult>百万|万|亿|千|만|억|[kK](?![a-zA-Z])|M(?![a-zA-Z])|\s?(?:million|billion|mn|bn)\b)?"
 _MONEY_PREFIX = re.compile(
     rf"(?P<cur>USD\$|US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
 )
 _MONEY_SUFFIX = re.compile(
-    rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|RMB|CNY|USD|JPY|"
-    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros|€|£)",
+    rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|ドル|달러|RMB|CNY|USD|JPY|"
+    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros|€|£|\$(?!\s?\d))",
     re.IGNORECASE,
 )
 _BARE_CREDIT = re.compile(
@@ -79,7 +80,7 @@ _PRICE_AFTER = re.compile(r"^\s?(?:/\s?\S{1,2}\s?)?起|^\s?(?:transaction|charge
 _THRESHOLD = re.compile(r"^\s?(?:以上|以下|未満|or more|or less|and above)", re.I)
 _GIFT_BEFORE = re.compile(
     r"(?:give you|gives you|\bgive (?:your )?(?:friends?|referrals?|them)|you(?:'ll| will) (?:get|receive)|will receive|"
-    r"\bget|\bearn|获得|可得|可获|赠送?)\s?$",
+    r"\bget|\bearn|\b(?:can|may) (?:receive|get|earn)|获得|可得|可获|赠送?)\s?(?:up to\s)?$",
     re.I,
 )
 _MOST_OFF = re.compile(
@@ -100,6 +101,7 @@ _PAID = re.compile(
 )
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
+    r"\bI(?:'ll| will)? be granted|\bI (?:was|got|am) (?:granted|given|offered|promised)|"
     r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
     re.I,
 )
@@ -107,7 +109,11 @@ _HAD = re.compile(
 _SECTION = re.compile(r"(?<![\d.])\d+(?:\.\d+)+\s(?!元)")
 _FREE_QUOTA = re.compile(r"(?:免费额度|赠送额度|额度|free (?:credits?|quota)(?: of)?)\s?[:：]?\s?$", re.I)
 _LEFT = re.compile(r"\s?(?:of\s)?(?:remaining|left|unused)\b", re.I)  # "$25 of remaining credit"
-_UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
+_USED_UP = re.compile(r"\s?の?\s?(?:クレジット)?\s?を?\s?(?:使い切|使い果た)")  # "$300のクレジットを使い切った場合"
+# "they used to give coupon codes for $10 credit": an offer no longer made
+_PAST = re.compile(r"\b(?:used to|no longer|formerly|previously)\b[^.;!?]*$", re.I)
+_TRIAL_AFTER = re.compile(r"\s?分?の?\s?(?:無料トライアル|free trial)", re.I)  # "300 ドルの無料トライアル"
+_UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高|最大|최대)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -125,13 +131,15 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     before, after = text[max(0, start - 24) : start], text[end : end + 14]
     if EXAMPLE.search(before[-8:]):
         return "example", None
+    if _PAST.search(text, max(0, start - 80), start):
+        return "reference", None
     per = _PER_AFTER.match(after) or _PER_BEFORE.search(before)
     if per and not _AFTER_PER.search(before) and not _FREE_QUOTA.search(before[-10:]):
         unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
     if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
         return "price", None
-    if _REFERENCE.search(before[-12:]) or _HAD.search(before) or _LEFT.match(after):
+    if _REFERENCE.search(before[-12:]) or _HAD.search(before) or _LEFT.match(after) or _USED_UP.match(after):
         return "reference", None
     if _SPENT.search(before[-24:]):
         return "spent", None
@@ -246,6 +254,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
                 near(CREDIT_WORDS, text, m.start, m.end)
                 or near(VOUCHER_WORDS, text, m.start, m.end)
                 or _IN_CREDIT.match(text, m.end)
+                or _TRIAL_AFTER.match(text, m.end)
                 or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
                 or (_UP_TO.search(text[max(0, m.start - 12) : m.start]) and _credit_sentence(text, m.start))
                 or _program_tier(text, m)
@@ -256,7 +265,14 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
     if len({(m.value, m.currency) for m in pool}) == 1:
         return pool[0]
     capped = [m for m in pool if _UP_TO.search(text[max(0, m.start - 12) : m.start])]
-    return capped[0] if len({(m.value, m.currency) for m in capped}) == 1 else None
+    if len({(m.value, m.currency) for m in capped}) == 1:
+        return capped[0]
+    # "사업화 자금 최대 3억원 ... AWS는 최대 5만달러의 클라우드 크레딧": of the sums said "up to" in a
+    # credit's sentence, the one beside the credit word
+    beside = [
+        m for m in capped if near(CREDIT_WORDS, text, m.start, m.end) or near(VOUCHER_WORDS, text, m.start, m.end)
+    ]
+    return beside[0] if len({(m.value, m.currency) for m in beside}) == 1 else None
 
 
 _RATE_UNITS = (

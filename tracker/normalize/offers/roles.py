@@ -34,10 +34,12 @@ from tracker.normalize.offers.clauses import (
 from tracker.normalize.offers.money import moneys
 from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
-from tracker.normalize.offers.words import RENEWAL_WORDS, STARTUP_WORDS, eligibility, normal
+from tracker.normalize.offers.words import FREE_SERVICES, RENEWAL_WORDS, SPOT_WORDS, STARTUP_WORDS, eligibility, normal
 
 _LIMITS = re.compile(r"限制")
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
+_CONTRAST = re.compile(r"(?:while|whereas)\b", re.I)
+_COMMITMENT = re.compile(r"reserved|commit|savings plans?|prepa(?:y|id)|预留|包年|承诺", re.I)
 
 
 def read_clauses(text: str, title: str, default_currency: str | None) -> Reading:
@@ -62,8 +64,16 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
         # the block's offers, for the party it names ("邀请人 ... 可获得一张 3 天会员卡")
         roles = referral_roles(body, _first_amount(body, default_currency))
         found = [replace(t, eligibility=r) for t in whole.offers for r in roles]
-    ranged = any(t.amount_low is not None or t.percent_off_low is not None for t in whole.offers)
-    more = len(found) > len(whole.offers) and not ranged  # a range's ends are not offers of their own
+    # a range's ends are not offers of their own; a range and another offer are two
+    ranged = {
+        v
+        for t in whole.offers
+        if t.amount_low is not None or t.percent_off_low is not None
+        for v in (t.amount, t.amount_low, t.percent_off, t.percent_off_low)
+        if v is not None
+    }
+    ends = bool(ranged) and all(t.amount in ranged or t.percent_off in ranged for t in found)
+    more = len(found) > len(whole.offers) and not ends
     if more or (referral and found and _roles_differ(found, whole.offers)):
         # the block's conditions (a claim window, an inactivity rule) are every offer's
         block = whole.block.conditions
@@ -101,14 +111,21 @@ def _by_clause(
         # a clause says who it is for, or goes on with the last one that did;
         # "老用户" (existing customers) is everyone; so with a referral's party
         who = Eligibility.all if _EXISTING.search(part) else eligibility(part)
+        if who is None and _CONTRAST.match(part):
+            who = Eligibility.all  # "PhD students can receive $1,000, while faculty ... $5,000": another party
         carried = who or carried
         if referral:
             parties = referral_roles(part, _first_amount(part, default_currency)) or parties
         offers = reading.offers or _going_on(part, last_money, default_currency)
         for terms in offers:
-            if terms.kind == OfferKind.free_trial and terms.gpu_time is None and whole.offers:
+            if (
+                terms.kind == OfferKind.free_trial
+                and terms.gpu_time is None
+                and whole.offers
+                and not FREE_SERVICES.search(part)
+            ):
                 continue  # a length said in a clause is the whole block's ("a 90-day program ... with $300")
-            terms = replace(terms, kind=_kind(terms.kind, body))
+            terms = replace(terms, kind=_kind(terms.kind, body, part))
             terms.eligibility = carried
             if terms.amount is not None:
                 last_money = terms
@@ -149,11 +166,15 @@ def _first_amount(text: str, default_currency: str | None) -> int | None:
     return found[0].start if found else None
 
 
-def _kind(kind: OfferKind | None, body: str) -> OfferKind | None:
+def _kind(kind: OfferKind | None, body: str, part: str = "") -> OfferKind | None:
     """A clause's kind in the light of its block: a 折 of a renewal page is a
-    renewal discount, a credit of a startup program a startup credit."""
+    renewal discount, a credit of a startup program a startup credit, a
+    discount of a block on spot prices a spot discount (unless its clause
+    names a commitment: "Reserved 1-year commitments ... 35-40% off")."""
     if kind == OfferKind.discount and RENEWAL_WORDS.search(body):
         return OfferKind.renewal_discount
+    if kind == OfferKind.discount and SPOT_WORDS.search(body) and not _COMMITMENT.search(part):
+        return OfferKind.spot_discount
     if kind == OfferKind.free_credit and STARTUP_WORDS.search(body):
         return OfferKind.startup_credit
     return kind

@@ -64,7 +64,7 @@ _PERCENT_BEFORE = re.compile(
     re.I,
 )
 _PERCENT_AFTER = re.compile(
-    r"^\s?(?:off|discounts?|bonus|when (?:paying|you pay|prepaying)|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))",
+    r"^\s?(?:off|discounts?|savings?|bonus|when (?:paying|you pay|prepaying)|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))",
     re.I,
 )
 
@@ -129,6 +129,7 @@ def tiers(text: str) -> list[Tier]:
 _PERCENT_SPAN = re.compile(
     r"(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?P<join>-|–|—|~|〜|～|to|and|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?%"
 )
+_THOSE = re.compile(r"\b(?:those|these)\s(?:[\d.]+\s?%?\s?(?:-|–|to|and)\s?)?$", re.I)
 _CUT_BY = re.compile(r"\b(?:cuts?|reduces?|lowers?|saves?|saving)\b[^.;。]{0,40}\bby\s$|节省\s?$", re.I)
 
 
@@ -139,8 +140,8 @@ def _percent_span(text: str) -> tuple[Decimal, Decimal] | None:
         before, after = text[max(0, m.start() - 60) : m.start()], text[m.end() :]
         if m.group("join") == "and" and not re.search(r"between\s$", before, re.I):
             continue  # "10% and 25%" is two; "between 10% and 25%" a range
-        if _COMMISSION.search(before[-10:]) or _ABOUT.match(after):
-            continue
+        if _COMMISSION.search(before[-10:]) or _ABOUT.match(after) or _THOSE.search(before):
+            continue  # "capture those 60 to 90% savings": savings said before
         if not (
             _PERCENT_BEFORE.search(before[-14:])
             or _PERCENT_AFTER.match(after)
@@ -227,6 +228,8 @@ def percent_off(text: str) -> Decimal | None:
             continue
         if _ESTIMATE.search(text[max(0, m.start() - 12) : m.start()]):
             continue  # "节省幅度: 最高60%", "成本降低30%": what one may save, not an offer
+        if _THOSE.search(text[max(0, m.start() - 24) : m.start()]):
+            continue  # "those 60 to 90% savings": said before
         if _EQUIVALENT.search(text[max(0, m.start() - 16) : m.start()]):
             continue  # "a 20 bonus (equivalent to 10% off)" says what a bonus is worth
         if (

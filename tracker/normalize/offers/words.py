@@ -19,20 +19,30 @@ from db.kinds import Eligibility
 
 CREDIT_WORDS = re.compile(
     r"credits?\b|额度|赠金|点数|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
-    r"क्रेडिट|Guthaben",
+    r"क्रेडिट|Guthaben|Gutschriften?|kredit\b",
     re.I,
 )
 VOUCHER_WORDS = re.compile(
     r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|面额|面值|voucher|coupon|红包|クーポン|쿠폰", re.I
 )
 STARTUP_WORDS = re.compile(
-    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업"
+    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업|창업"
 )
 RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
 SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 # A membership card or pass of N days given away is a trial of that length ("一张 3 天 基础会员卡券").
 TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|無料|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
-TRIAL_WORDS = re.compile(r"免费|無料|試用|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial", re.I)
+TRIAL_WORDS = re.compile(
+    r"免费|無料|試用|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial|お試し|試す|kostenlos\w*|kostnadsfri\w*|gratuit\w*",
+    re.I,
+)
+# "12 Monate lang ... kostenlose Dienste", "kostnadsfria tjänster i 12 månader", "サービスを最大 6 か月間無料で":
+# free services for a time, a trial of that length of its own
+FREE_SERVICES = re.compile(
+    r"(?:kostenlose?\w*|kostnadsfria|gratuits?)\s(?:\w+\s)?(?:services|Dienste\w*|tjänster)|services gratuits|"
+    r"サービスを?[^。]{0,12}無料",
+    re.I,
+)
 
 EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
 
@@ -52,7 +62,7 @@ _ELIGIBILITY = (
         Eligibility.startups,
         re.compile(
             r"初创|创业|云创|孵化|加速器|startups?\b|start-ups?\b|founders?\b|\bActivate\b|\bVCs?\b|venture[- ]backed|"
-            r"accelerators?\b|incubators?\b|スタートアップ|新創|스타트업|jeunes pousses",
+            r"accelerators?\b|incubators?\b|スタートアップ|新創|스타트업|창업|jeunes pousses",
             re.I,
         ),
     ),
@@ -70,7 +80,8 @@ _ELIGIBILITY = (
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
             r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
-            r"neue[nr]? kunden|nouveaux clients|nuevos clientes|nuovi clienti|novos clientes",
+            r"neue[nr]? (?:kunden|nutzer|benutzer)|nouveaux (?:clients|utilisateurs)|nya kunder|nuevos clientes|nuovi clienti|"
+            r"novos clientes|新規の?お客様|初めて(?:ご)?利用(?:する|される)お客様|サインアップ(?:時|すると)",
             re.I,
         ),
     ),

@@ -1,0 +1,133 @@
+"""The notations of the English and localized pages of issue 39 (Japanese,
+Korean, German, French, Swedish), one test each: the sentences are the pages'
+own (tests/data/offer_pages_more_en.toml, the tuned split)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from db.kinds import Eligibility, OfferKind
+from tracker.normalize.offers.durations import durations
+from tracker.normalize.offers.roles import read_offers
+
+
+def offers(text: str, title: str | None = None, currency: str | None = "USD") -> list[tuple]:
+    read = read_offers(text, title=title, default_currency=currency).offers
+    return [(o.kind, o.amount, o.currency, o.percent_off, o.duration_days, o.eligibility) for o in read]
+
+
+def test_the_dollar_written_after_the_number_and_french_validity() -> None:
+    text = (
+        "Essai gratuit avec 300 $ de crédits valables pendant 90 jours : les nouveaux utilisateurs de Google Cloud "
+        "peuvent bénéficier d'une période d'essai de 90 jours qui inclut 300 $ de crédits Cloud Billing gratuits."
+    )
+    assert offers(text) == [(OfferKind.free_credit, Decimal(300), "USD", None, 90, Eligibility.new_users)]
+
+
+def test_yen_dollars_and_a_sum_named_a_free_trial() -> None:
+    text = "Google Cloud を初めて利用するお客様には、300 ドルの無料トライアルが提供されます。"
+    assert offers(text) == [(OfferKind.free_credit, Decimal(300), "USD", None, None, Eligibility.new_users)]
+
+
+def test_japanese_free_services_for_months_and_a_credit_up_to() -> None:
+    text = (
+        "AWS 無料利用枠プログラムでは、新規のお客様が AWS のサービスを最大 6 か月間無料でご利用いただけます。"
+        "新規のお客様には、最大 $200 の AWS クレジットが付与されます。"
+        "サインアップすると $100、基本的な AWS サービスを試すたびに最大 $100 が追加されます。"
+    )
+    assert offers(text) == [
+        (OfferKind.free_trial, None, None, None, 180, Eligibility.new_users),
+        (OfferKind.free_credit, Decimal(200), "USD", None, None, Eligibility.new_users),
+    ]
+
+
+def test_korean_ten_thousands_and_the_sum_beside_the_credit() -> None:
+    text = (
+        "정글 프로그램은 중기부가 창업기업에 사업화 자금 최대 3억원과 특화 프로그램을 지원하면 "
+        "AWS는 최대 5만달러의 클라우드 크레딧, 기술 컨설팅 등 성장패키지를 지원하는 사업이다."
+    )
+    assert offers(text) == [(OfferKind.startup_credit, Decimal(50000), "USD", None, None, Eligibility.startups)]
+
+
+def test_german_credit_for_the_first_days_and_free_services_for_months() -> None:
+    text = (
+        "Wir bieten berechtigten Kunden ein Azure-Guthaben („Guthaben“) in Höhe von 200 USD , das innerhalb der "
+        "ersten 30 Tage nach der Registrierung genutzt werden kann, sowie 12 Monate lang Zugriff auf ausgewählte "
+        "kostenlose Diensten (Änderungen an der Auswahl der Dienste vorbehalten)."
+    )
+    assert offers(text) == [
+        (OfferKind.free_credit, Decimal(200), "USD", None, 30, None),
+        (OfferKind.free_trial, None, None, None, 365, None),
+    ]
+
+
+def test_swedish_credit_word_and_days() -> None:
+    text = (
+        "Berättigade kunder med ett kostnadsfritt Azure-konto får $200 i kredit som kan användas på många olika "
+        "Azure-tjänster inom de första 30 dagarna."
+    )
+    assert offers(text) == [(OfferKind.free_credit, Decimal(200), "USD", None, 30, None)]
+
+
+def test_past_offers_and_credits_someone_was_told_of_are_no_offers() -> None:
+    assert offers("I haven't seen any in awhile but they used to give coupon codes for $10 credit.") == []
+    assert offers("Have not previously received Google Cloud credits beyond the standard $300 free trial") == []
+    assert offers("I've received an email, that says I'll be granted a 100$ credit in case I sign up.") == []
+
+
+def test_a_credit_used_up_and_past_days_are_no_offers() -> None:
+    assert offers("$300のクレジットを使い切った場合") == []
+    text = "無料アカウントは、過去60日の間に使用されているかぎり、アクティブなままで使用可能です。"
+    assert [d.role for d in durations(text)] == ["policy"]
+
+
+def test_you_signing_up_with_a_referral_link_are_the_friend_referred() -> None:
+    text = "Yes, when you sign up via a referral link you get $50 free credit that you could use for 30 days."
+    assert offers(text) == [(OfferKind.free_credit, Decimal(50), "USD", None, 30, Eligibility.referred)]
+
+
+def test_a_range_and_another_offer_are_two() -> None:
+    text = (
+        "On-demand H100 pricing dropped 15-20% across hyperscalers. Spot markets are volatile but offering 50-65% "
+        "discounts. Reserved 1-year commitments remain the best value at 35-40% off on-demand."
+    )
+    read = read_offers(text).offers
+    assert [(o.kind, o.percent_off, o.percent_off_low) for o in read] == [
+        (OfferKind.spot_discount, Decimal(65), Decimal(50)),
+        (OfferKind.discount, Decimal(40), Decimal(35)),
+    ]
+
+
+def test_a_discount_of_a_block_on_spot_prices_is_a_spot_discount() -> None:
+    text = (
+        "AWS Spot pricing fluctuates based on supply and demand. Less popular instance types and regions can see "
+        "discounts of 80 to 90 percent."
+    )
+    read = read_offers(text).offers
+    assert [(o.kind, o.percent_off, o.percent_off_low) for o in read] == [
+        (OfferKind.spot_discount, Decimal(90), Decimal(80))
+    ]
+
+
+def test_savings_said_and_savings_referred_to() -> None:
+    text = "RunPod offers H100 SXM reserved at approximately $1.94/hour versus $2.69/hour on-demand, delivering 28% savings."
+    assert [(o.kind, o.percent_off) for o in read_offers(text).offers] == [(OfferKind.discount, Decimal(28))]
+    text = "the specific patterns that let you capture those 60 to 90 percent savings without sacrificing reliability."
+    assert read_offers(text).offers == []
+
+
+def test_a_contrast_clause_names_another_party() -> None:
+    text = (
+        "PhD students can receive up to $1,000 (renewable annually), while faculty, postdocs, and nonprofit "
+        "researchers can receive up to $5,000 (one-time)."
+    )
+    assert [(o.amount, o.eligibility) for o in read_offers(text).offers] == [
+        (Decimal(1000), Eligibility.students),
+        (Decimal(5000), Eligibility.all),
+    ]
+
+
+def test_a_review_time_is_no_validity() -> None:
+    assert [
+        d.role for d in durations("you apply with a research proposal and Google reviews it within 4-8 weeks.")
+    ] == ["policy"]
