@@ -38,7 +38,6 @@ What the ECS API answers mean (alibaba-api).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -53,7 +52,8 @@ from spiders.alibaba.items import (
     PriceFileRecord,
     SpotPrice,
 )
-from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize.api import ApiNormalizer, Price, Variant, Zones
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -162,7 +162,14 @@ def normalize(items: Iterable[AlibabaItem]) -> Normalized:
     return out
 
 
-VARIANTS: dict[str, tuple[PriceModel, str, Unit]] = {
+# The API items' kinds, and what each is (see ApiNormalizer.kinds).
+KINDS = {
+    "alibaba.api.type": "type",
+    "alibaba.api.stock": "stock",
+    "alibaba.api.price": "price",
+    "alibaba.api.unpriced": "price",  # held: `unpriced` says why
+}
+VARIANTS: dict[str, Variant] = {
     "on_demand": (PriceModel.on_demand, "", Unit.hour),
     "spot": (PriceModel.spot, "", Unit.hour),
     "1mo": (PriceModel.monthly, "1mo", Unit.month),
@@ -190,104 +197,60 @@ def _gpu_fields(instance_type: str, record: ApiType | None) -> dict[str, Any]:
     return fields
 
 
-def _unpriced(item: ApiPriceItem) -> str | None:
-    """Why a price item prices nothing (DescribePrice's error for the one
-    type, or an answer whose lines name no instance); None if it does."""
-    data = item["data"]
-    if item.get("kind") == "alibaba.api.unpriced":
-        return f"DescribePrice answered {data.get('code')}: {data.get('message')}"
-    if data.get("basis") == "unknown":
-        return (
-            "DescribePrice has price lines (DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel) "
-            f"but none for the instance (Resource {', '.join(data.get('resources') or [])})"
-        )
-    return None
+class AlibabaApi(ApiNormalizer):
+    source, provider = "alibaba-api", "alibaba"
+    kinds = KINDS
+    variants = VARIANTS
+    amount_names = ("TradePrice", "OriginalPrice")
+    empty_list_is_none = False
+    odd_note = "stock status not known for {}; stored without availability"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.totals: list[str] = []  # prices stored at the order total
+
+    def stocked(self, item: ApiStockItem) -> None:
+        row = item["data"]
+        if row.get("availability") is None and row.get("status"):
+            self.odd.add(f"{row['instance_type']} in {row['zone']} ({row['status']})")
+        for variant in item.get("variants") or ():
+            self.stock[item["region"], str(row["instance_type"]), variant].append(
+                (row["zone"], row.get("availability"))
+            )
+
+    def unpriced(self, item: ApiPriceItem) -> str | None:
+        """DescribePrice's error for the one type, or an answer whose lines name no instance."""
+        data = item["data"]
+        if item.get("kind") == "alibaba.api.unpriced":
+            return f"DescribePrice answered {data.get('code')}: {data.get('message')}"
+        if data.get("basis") == "unknown":
+            return (
+                "DescribePrice has price lines (DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel) "
+                f"but none for the instance (Resource {', '.join(data.get('resources') or [])})"
+            )
+        return None
+
+    def fields(self, price: Price) -> dict[str, Any]:
+        return _gpu_fields(price.name, self.types.get(price.name))
+
+    def zones(self, price: Price) -> Zones:
+        return self.stock.get((price.region, price.name, price.variant)) or [("", None)]
+
+    def attrs(self, item: ApiPriceItem, price: Price) -> dict[str, str]:
+        if item["data"].get("basis") != "total":
+            return {}
+        self.totals.append(f"{price.name} ({price.variant}) in {price.region}")
+        return {"price_basis": "order total"}
+
+    def closing_notes(self) -> list[str]:
+        if not self.totals:
+            return []
+        return [
+            "alibaba-api: DescribePrice gave no DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel line for "
+            f"{', '.join(self.totals)}; stored at the order total (it may count an image or disks), "
+            "attrs price_basis 'order total'"
+        ]
 
 
 def normalize_api(items: Iterable[AlibabaApiItem]) -> Normalized:
-    out = Normalized()
-    types: dict[str, ApiType] = {}
-    stock: dict[tuple[str, str, str], list[tuple[str, str | None]]] = defaultdict(list)
-    prices: list[ApiPriceItem] = []
-    odd_stock: set[str] = set()
-    for item in items:
-        kind = item.get("kind")
-        if not isinstance(item.get("data"), dict):
-            raise NormalizeError("alibaba-api: an item has no data record")
-        # `kind` says which record `data` is.
-        if kind == "alibaba.api.type":
-            described = cast(ApiType, item["data"])
-            types[str(described["instance_type"])] = described
-        elif kind == "alibaba.api.stock":
-            entry = cast(ApiStockItem, item)
-            row = entry["data"]
-            if row.get("availability") is None and row.get("status"):
-                odd_stock.add(f"{row['instance_type']} in {row['zone']} ({row['status']})")
-            for variant in entry.get("variants") or ():
-                stock[entry["region"], str(row["instance_type"]), variant].append(
-                    (row["zone"], row.get("availability"))
-                )
-        elif kind in ("alibaba.api.price", "alibaba.api.unpriced"):
-            prices.append(cast(ApiPriceItem, item))
-        else:
-            raise NormalizeError(f"alibaba-api: unknown item kind {kind!r}")
-    unknown: set[str] = set()
-    totals: list[str] = []
-    for item in prices:
-        data, region = item["data"], str(item["region"])
-        instance_type, variant = str(data["instance_type"]), str(data["variant"])
-        if variant not in VARIANTS:
-            raise NormalizeError(f"alibaba-api: unknown price variant {variant!r}")
-        model, term, unit = VARIANTS[variant]
-        why = _unpriced(item)
-        if why:
-            hold(out, "alibaba-api", region, instance_type, variant, model, term, why)
-            continue
-        try:
-            price = to_decimal(data["price"], what="TradePrice")
-            listed = (
-                to_decimal(data["list_price"], what="OriginalPrice") if data.get("list_price") is not None else None
-            )
-            fields = _gpu_fields(instance_type, types.get(instance_type))
-        except MoneyError as exc:
-            raise NormalizeError(f"alibaba-api: {exc} for {instance_type} in {region}") from None
-        if price <= 0:
-            out.notes.append(f"alibaba-api: {instance_type} ({variant}) in {region} is priced {price}; skipped")
-            continue
-        if fields.get("gpu_model") is None:
-            unknown.add(instance_type)
-        attrs = {}
-        if data.get("basis") == "total":
-            attrs["price_basis"] = "order total"
-            totals.append(f"{instance_type} ({variant}) in {region}")
-        out.quotes.extend(
-            zone_quotes(
-                "alibaba",
-                stock.get((region, instance_type, variant)) or [("", None)],
-                item,
-                list_price=listed,
-                region=region,
-                instance_type=instance_type,
-                price_model=model,
-                term=term,
-                unit=unit,
-                price=price,
-                currency=str(data.get("currency") or "CNY"),
-                attrs=attrs,
-                **fields,
-            )
-        )
-    if prices and not out.quotes and out.held:
-        raise NormalizeError(f"alibaba-api: no type could be priced; {out.notes[0].removeprefix('alibaba-api: ')}")
-    if totals:
-        out.notes.append(
-            "alibaba-api: DescribePrice gave no DetailInfos.DetailInfo or DetailInfos.ResourcePriceModel line for "
-            f"{', '.join(totals)}; stored at the order total (it may count an image or disks), "
-            "attrs price_basis 'order total'"
-        )
-    if odd_stock:
-        out.notes.append(
-            f"alibaba-api: stock status not known for {', '.join(sorted(odd_stock))}; stored without availability"
-        )
-    out.notes.extend(f"alibaba-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
-    return out
+    return AlibabaApi().normalize(items)

@@ -51,11 +51,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
-from spiders.huawei.items import ApiFlavor, ApiPrice, ApiPriceItem, Flavor, FlavorItem, HuaweiApiItem
-from tracker.normalize import Normalized, NormalizeError, hold, make_quote, parse_time, zone_quotes
+from spiders.huawei.items import ApiFlavor, ApiFlavorItem, ApiPriceItem, Flavor, FlavorItem, HuaweiApiItem
+from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize.api import ApiNormalizer, Price, Variant, Zones
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import GpuSpec, lookup
 
@@ -265,7 +266,9 @@ def normalize(items: Iterable[FlavorItem]) -> Normalized:
     return out
 
 
-VARIANTS = {
+# The API items' kinds, and what each is (see ApiNormalizer.kinds).
+KINDS = {"huawei.api.flavor": "type", "huawei.api.price": "price", "huawei.api.unpriced": "left out"}
+VARIANTS: dict[str, Variant] = {
     "on_demand": (PriceModel.on_demand, "", Unit.hour),
     "1mo": (PriceModel.monthly, "1mo", Unit.month),
     "1yr": (PriceModel.yearly, "1yr", Unit.year),
@@ -289,74 +292,35 @@ def _api_fields(flavor: ApiFlavor | None, name: str) -> dict[str, Any]:
     return fields
 
 
-def normalize_api(items: Iterable[HuaweiApiItem]) -> Normalized:
-    out = Normalized()
-    flavors: dict[tuple[str, str], ApiFlavor] = {}
-    prices: list[ApiPriceItem] = []
-    odd_states: set[str] = set()
-    for item in items:
-        kind = item.get("kind")
-        if not isinstance(item.get("data"), dict):
-            raise NormalizeError("huawei-api: an item has no data record")
-        # `kind` says which record `data` is.
-        if kind == "huawei.api.flavor":
-            described = cast(ApiFlavor, item["data"])
-            flavors[str(item["region"]), str(described["flavor"])] = described
-            if described.get("unknown_states"):
-                odd_states.add(f"{described['flavor']} ({', '.join(described.get('unknown_states') or [])})")
-        elif kind == "huawei.api.price":
-            prices.append(cast(ApiPriceItem, item))
-        elif kind == "huawei.api.unpriced":
-            data = cast(ApiPrice, item["data"])
-            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
-            why = f"the {item.get('action') or 'rating'} answer left it out"
-            hold(out, "huawei-api", str(item["region"]), str(data["flavor"]), str(data["variant"]), model, term, why)
-        else:
-            raise NormalizeError(f"huawei-api: unknown item kind {kind!r}")
-    unknown: set[str] = set()
-    for item in prices:
-        data, region = item["data"], str(item["region"])
-        name, variant = str(data["flavor"]), str(data["variant"])
-        if variant not in VARIANTS:
-            raise NormalizeError(f"huawei-api: unknown price variant {variant!r}")
-        model, term, unit = VARIANTS[variant]
-        flavor = flavors.get((region, name))
-        try:
-            price = to_decimal(data["price"], what="amount")
-            listed = to_decimal(data["list_price"], what="official_website_amount") if data.get("list_price") else None
-            fields = _api_fields(flavor, name)
-        except MoneyError as exc:
-            raise NormalizeError(f"huawei-api: {exc} for {name} in {region}") from None
-        if price <= 0:
-            out.notes.append(f"huawei-api: {name} ({variant}) in {region} is priced {price}; skipped")
-            continue
-        if fields.get("gpu_model") is None:
-            unknown.add(name)
+class HuaweiApi(ApiNormalizer):
+    source, provider = "huawei-api", "huawei"
+    kinds = KINDS
+    variants = VARIANTS
+    noun = name_key = left_out_key = "flavor"
+    left_out_by = "rating"
+    amount_names = ("amount", "official_website_amount")
+    odd_note = "sale state not known for {}; stored without availability"
+
+    def described(self, item: ApiFlavorItem) -> None:
+        described = item["data"]
+        self.types[str(item["region"]), str(described["flavor"])] = described
+        if described.get("unknown_states"):
+            self.odd.add(f"{described['flavor']} ({', '.join(described.get('unknown_states') or [])})")
+
+    def currency(self, item: ApiPriceItem) -> str:
+        return str(item.get("currency") or "CNY")
+
+    def fields(self, price: Price) -> dict[str, Any]:
+        return _api_fields(self.types.get((price.region, price.name)), price.name)
+
+    def zones(self, price: Price) -> Zones:
+        flavor: ApiFlavor | None = self.types.get((price.region, price.name))
         status = flavor.get("status") if flavor else None
         zones = list(flavor.get("zones", {}).items()) if flavor else []
-        if variant != "on_demand" and status is not None:
+        if price.variant != "on_demand" and status is not None:
             zones = []  # a region-wide state: periods are priced and sold per region
-        out.quotes.extend(
-            zone_quotes(
-                "huawei",
-                zones or [("", status)],
-                item,
-                list_price=listed,
-                region=region,
-                instance_type=name,
-                price_model=model,
-                term=term,
-                unit=unit,
-                price=price,
-                currency=str(item.get("currency") or "CNY"),
-                **fields,
-            )
-        )
-    if prices and not out.quotes and out.held:
-        raise NormalizeError(f"huawei-api: no flavor could be priced; {out.notes[0].removeprefix('huawei-api: ')}")
-    if odd_states:
-        out.notes.append(
-            f"huawei-api: sale state not known for {', '.join(sorted(odd_states))}; stored without availability"
-        )
-    out.notes.extend(f"huawei-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
-    return out
+        return zones or [("", status)]
+
+
+def normalize_api(items: Iterable[HuaweiApiItem]) -> Normalized:
+    return HuaweiApi().normalize(items)

@@ -43,6 +43,7 @@ from typing import Any
 from db.schema import PriceModel, PriceQuote, Unit
 from spiders.tencent.items import ItemPrice, QuotaItem, TencentApiItem, TencentItem
 from tracker.normalize import Normalized, NormalizeError, make_quote, parse_time
+from tracker.normalize.api import ApiNormalizer
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -240,13 +241,19 @@ def _api_fields(data: QuotaItem) -> dict[str, Any]:
     return fields
 
 
-def normalize_api(items: Iterable[TencentApiItem]) -> Normalized:
-    out = Normalized()
-    unknown: set[str] = set()
-    for item in items:
-        data = item.get("data")
-        if not isinstance(data, dict):
-            raise NormalizeError("tencent-api: an item has no data record")
+class TencentApi(ApiNormalizer):
+    """Each item is one type in one zone with all its prices: no kinds to
+    read, no answer leaving a type out."""
+
+    source, provider = "tencent-api", "tencent"
+    unknown_note = "no GPU spec for {}; stored without a GPU model"
+
+    def read(self, kind: object, item: TencentApiItem) -> bool:
+        self.prices.append(item)
+        return True
+
+    def quotes(self, item: TencentApiItem) -> list[PriceQuote]:
+        data = item["data"]
         instance_type, zone = str(data.get("InstanceType")), str(data.get("Zone"))
         status = str(data.get("Status"))
         if status not in API_AVAILABILITY:
@@ -258,33 +265,36 @@ def normalize_api(items: Iterable[TencentApiItem]) -> Normalized:
         priced = [v for v in variants if v["price"] and v["price"] > 0]
         if not priced:
             charge = data.get("InstanceChargeType")
-            out.notes.append(f"tencent-api: {instance_type} ({charge}) in {zone} has no price ({status}); skipped")
-            continue
+            self.out.notes.append(f"tencent-api: {instance_type} ({charge}) in {zone} has no price ({status}); skipped")
+            return []
         if fields.get("gpu_model") is None:
-            unknown.add(instance_type)
-        for v in priced:
-            out.quotes.append(
-                make_quote(
-                    "tencent",
-                    region=str(item.get("region") or zone.rsplit("-", 1)[0]),
-                    zone=zone,
-                    instance_type=instance_type,
-                    os="linux",
-                    price_model=v["price_model"],
-                    term=v["term"],
-                    unit=v["unit"],
-                    price=v["price"],
-                    list_price=v["list"] if v["list"] and v["list"] > 0 else None,
-                    currency=str(item.get("currency") or "CNY"),
-                    availability=API_AVAILABILITY[status],
-                    source_url=str(item.get("source_url") or ""),
-                    observed_at=parse_time(item.get("observed_at")),
-                    attrs=v.get("attrs") or {},
-                    **fields,
-                )
+            self.unknown.add(instance_type)
+        return [
+            make_quote(
+                "tencent",
+                region=str(item.get("region") or zone.rsplit("-", 1)[0]),
+                zone=zone,
+                instance_type=instance_type,
+                os="linux",
+                price_model=v["price_model"],
+                term=v["term"],
+                unit=v["unit"],
+                price=v["price"],
+                list_price=v["list"] if v["list"] and v["list"] > 0 else None,
+                currency=str(item.get("currency") or "CNY"),
+                availability=API_AVAILABILITY[status],
+                source_url=str(item.get("source_url") or ""),
+                observed_at=parse_time(item.get("observed_at")),
+                attrs=v.get("attrs") or {},
+                **fields,
             )
-    stepped = sum(1 for q in out.quotes if "hourly_steps" in q.attrs)
-    if stepped:
-        out.notes.append(STEPS_NOTE.format(source="tencent-api", count=stepped))
-    out.notes.extend(f"tencent-api: no GPU spec for {t}; stored without a GPU model" for t in sorted(unknown))
-    return out
+            for v in priced
+        ]
+
+    def closing_notes(self) -> list[str]:
+        stepped = sum(1 for q in self.out.quotes if "hourly_steps" in q.attrs)
+        return [STEPS_NOTE.format(source="tencent-api", count=stepped)] if stepped else []
+
+
+def normalize_api(items: Iterable[TencentApiItem]) -> Normalized:
+    return TencentApi().normalize(items)

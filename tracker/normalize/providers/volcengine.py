@@ -32,10 +32,9 @@ What the Volcano Engine OpenAPI answers mean (volcengine-api).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from db.schema import PriceModel, PriceQuote, Unit
 from spiders.volcengine.items import (
@@ -46,7 +45,8 @@ from spiders.volcengine.items import (
     TableItem,
     VolcengineApiItem,
 )
-from tracker.normalize import Normalized, NormalizeError, hold, parse_time, zone_quotes
+from tracker.normalize import Normalized, NormalizeError, parse_time
+from tracker.normalize.api import ApiNormalizer, Price, Variant, Zones
 from tracker.normalize.money import MoneyError, to_decimal
 from tracker.normalize.specs import lookup
 
@@ -130,7 +130,14 @@ def normalize(items: Iterable[TableItem]) -> Normalized:
     return out
 
 
-VARIANTS = {
+# The API items' kinds, and what each is (see ApiNormalizer.kinds).
+KINDS = {
+    "volcengine.api.type": "type",
+    "volcengine.api.stock": "stock",
+    "volcengine.api.price": "price",
+    "volcengine.api.unpriced": "left out",
+}
+VARIANTS: dict[str, Variant] = {
     "on_demand": (PriceModel.on_demand, "", Unit.hour),
     "1mo": (PriceModel.monthly, "1mo", Unit.month),
     "1yr": (PriceModel.yearly, "1yr", Unit.year),
@@ -157,80 +164,28 @@ def _fields(instance_type: str, record: ApiType | None) -> dict[str, Any]:
     return fields
 
 
+class VolcengineApi(ApiNormalizer):
+    source, provider = "volcengine-api", "volcengine"
+    kinds = KINDS
+    variants = VARIANTS
+    name_key = "configuration_code"
+    amount_keys = ("price", "original")
+    amount_names = ("Price", "OriginalAmount")
+
+    def stocked(self, item: ApiStockItem) -> None:
+        row = item["data"]
+        self.stock[str(item["region"]), str(row["instance_type"])].append((row["zone"], row["availability"]))
+
+    def variant(self, item: ApiPriceItem) -> str:
+        return str(item.get("variant"))
+
+    def fields(self, price: Price) -> dict[str, Any]:
+        return _fields(price.name, self.types.get(price.name))
+
+    def zones(self, price: Price) -> Zones:
+        zones = self.stock.get((price.region, price.name)) if price.variant == "on_demand" else None
+        return zones or [("", None)]
+
+
 def normalize_api(items: Iterable[VolcengineApiItem]) -> Normalized:
-    out = Normalized()
-    types: dict[str, ApiType] = {}
-    stock: dict[tuple[str, str], list[tuple[str, str | None]]] = defaultdict(list)
-    prices: list[ApiPriceItem] = []
-    for item in items:
-        kind = item.get("kind")
-        if not isinstance(item.get("data"), dict):
-            raise NormalizeError("volcengine-api: an item has no data record")
-        # `kind` says which record `data` is.
-        if kind == "volcengine.api.type":
-            described = cast(ApiType, item["data"])
-            types[str(described["instance_type"])] = described
-        elif kind == "volcengine.api.stock":
-            entry = cast(ApiStockItem, item)
-            row = entry["data"]
-            stock[str(entry["region"]), str(row["instance_type"])].append((row["zone"], row["availability"]))
-        elif kind == "volcengine.api.price":
-            prices.append(cast(ApiPriceItem, item))
-        elif kind == "volcengine.api.unpriced":
-            left_out = cast(ApiPriceItem, item)
-            data = left_out["data"]
-            model, term, _ = VARIANTS.get(str(data["variant"]), (None, None, None))
-            why = f"the {left_out.get('action') or 'price'} answer left it out"
-            hold(
-                out,
-                "volcengine-api",
-                str(left_out["region"]),
-                str(data["instance_type"]),
-                str(data["variant"]),
-                model,
-                term,
-                why,
-            )
-        else:
-            raise NormalizeError(f"volcengine-api: unknown item kind {kind!r}")
-    unknown: set[str] = set()
-    for item in prices:
-        data, region, variant = item["data"], str(item["region"]), str(item.get("variant"))
-        if variant not in VARIANTS:
-            raise NormalizeError(f"volcengine-api: unknown price variant {variant!r}")
-        instance_type = str(data["configuration_code"])
-        model, term, unit = VARIANTS[variant]
-        try:
-            price = to_decimal(data["price"], what="Price")
-            listed = to_decimal(data["original"], what="OriginalAmount") if data.get("original") else None
-            fields = _fields(instance_type, types.get(instance_type))
-        except MoneyError as exc:
-            raise NormalizeError(f"volcengine-api: {exc} for {instance_type} in {region}") from None
-        if price <= 0:
-            out.notes.append(f"volcengine-api: {instance_type} ({variant}) in {region} is priced {price}; skipped")
-            continue
-        if fields.get("gpu_model") is None:
-            unknown.add(instance_type)
-        zones = stock.get((region, instance_type)) if variant == "on_demand" else None
-        out.quotes.extend(
-            zone_quotes(
-                "volcengine",
-                zones or [("", None)],
-                item,
-                list_price=listed,
-                region=region,
-                instance_type=instance_type,
-                price_model=model,
-                term=term,
-                unit=unit,
-                price=price,
-                currency=str(data.get("currency") or "CNY"),
-                **fields,
-            )
-        )
-    if prices and not out.quotes and out.held:
-        raise NormalizeError(
-            f"volcengine-api: no type could be priced; {out.notes[0].removeprefix('volcengine-api: ')}"
-        )
-    out.notes.extend(f"volcengine-api: no GPU model for {t}; stored without one" for t in sorted(unknown))
-    return out
+    return VolcengineApi().normalize(items)
