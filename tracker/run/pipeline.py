@@ -334,7 +334,14 @@ class Pipeline:
             )
             try:
                 diff = self._apply_prices(
-                    store, staged, scope, observed, last_ok, held=normalized.held, provider=source.provider
+                    store,
+                    staged,
+                    scope,
+                    observed,
+                    last_ok,
+                    held=normalized.held,
+                    provider=source.provider,
+                    expected_rows=max(result.items_seen, len(normalized.quotes)),
                 )
             except DuplicateQuote as exc:  # a refused file, for an import
                 raise Rejected(bad_input, str(exc)) from None
@@ -389,6 +396,7 @@ class Pipeline:
         *,
         held: Sequence[Held] = (),
         provider: str = "",
+        expected_rows: int = 0,
     ) -> SnapshotDiff:
         """Streams the run through the diff: each chunk's new and changed rows
         are written as they come, in this transaction, which is thrown away
@@ -397,6 +405,7 @@ class Pipeline:
         try:
             with paused_gc(), store.writing_prices(observed):
                 before = store.open_prices(list(regions) or None)
+                store.load_in_bulk(before, expected_rows)  # a first big load: indexes built after it
                 diff = SnapshotDiff(
                     before.prices,
                     self.policy,

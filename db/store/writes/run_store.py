@@ -35,6 +35,7 @@ from db.schema import Change, ChangeKind, Offer, RunStatus, TrackedPrice
 from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
 from db.store.reads.connection import session_db
 from db.store.reads.reader import utc_time
+from db.store.writes import bulk_load
 from db.store.writes.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
 from db.store.writes.summary import after_run
 from db.tables import ChangeRow, CrawlRun, PricePoint
@@ -78,6 +79,8 @@ class RunStore:
         self._observed: datetime | None = None
         self._valid_from: object = None  # `observed` as the driver binds it
         self._writer: BulkWriter | None = None
+        self._dropped: bulk_load.DroppedIndexes | None = None  # a bulk load's indexes, built when it ends
+        self.bulk = False
         self._postgres = session.get_bind().dialect.name == "postgresql"
 
     @classmethod
@@ -139,6 +142,17 @@ class RunStore:
                 yield
             finally:
                 self._writer = None
+        if self._dropped is not None:  # every row written (a failed run rolls the drop back)
+            dropped, self._dropped = self._dropped, None
+            bulk_load.build_indexes(session_db(self.session), dropped)
+
+    def load_in_bulk(self, snapshot: OpenSnapshot, expected_rows: int) -> None:
+        """Before the first chunk: a first big load (the source has no open
+        price) drops the table's indexes, built once its rows are in (`bulk_load`)."""
+        if self._writer is not None and not (len(snapshot.prices) or snapshot.missed or len(snapshot.inputs)):
+            with self._turn():
+                self._dropped = bulk_load.drop_if_worth_it(session_db(self.session), expected_rows)
+            self.bulk = self._dropped is not None
 
     def _turn(self) -> Any:
         return self._writer.lock if self._writer is not None else nullcontext()
@@ -356,7 +370,7 @@ class RunStore:
         self.session.add(run)
         add_changes(session=self.session, run_id=self.run_id, changes=changes)
         # The rates per instance type of what moved, in the run's transaction.
-        after_run(session_db(self.session), self.moved_types)
+        after_run(session_db(self.session), self.moved_types, whole=self.bulk)
 
     def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
         """The run ends without moving the snapshot."""

@@ -15,13 +15,15 @@ only, worked out by the very SQL `rankings` runs over the prices
 
 A run refreshes the rows of the instance types it wrote or closed prices
 of, in its own transaction: the table never says what the prices do not.
-A run that changed more than `TYPES_AT_ONCE` types (a first import, a
-bulk re-import) marks its providers stale instead (`open_type_rates_stale`)
-and leaves the work to later: while a provider is stale the answers read
-its prices (`db.store.reads.rankings.summarized`), and the daemon after its
-run, or the first `recommend` or report that can write, works it out
-(`refresh_stale`). A bulk write thus costs nothing more, and a crawl that
-moves a few prices a few milliseconds.
+A first big load (`bulk_load`: its indexes built after the rows) works out
+its providers' rows whole, in one grouped scan. Any other run that changed
+more than `TYPES_AT_ONCE` types (a bulk re-import) marks its providers
+stale instead (`open_type_rates_stale`) and leaves the work to later:
+while a provider is stale the answers read its prices
+(`db.store.reads.rankings.summarized`), and the daemon after its run, or
+the first `recommend` or report that can write, works it out
+(`refresh_stale`). A bulk re-import thus costs nothing more, and a crawl
+that moves a few prices a few milliseconds.
 """
 
 from __future__ import annotations
@@ -72,10 +74,16 @@ GROUP BY {shape}, currency, cls, kind, priced"""
 TYPES_AT_ONCE = 2000
 
 
-def after_run(db: Db, types: Iterable[tuple[str, str]]) -> None:
+def after_run(db: Db, types: Iterable[tuple[str, str]], *, whole: bool = False) -> None:
     """In a run's transaction: the rows of the instance types it changed
-    worked out again, or (past TYPES_AT_ONCE) their providers marked stale."""
+    worked out again, or (past TYPES_AT_ONCE) their providers marked stale.
+    `whole`, after a bulk load (`bulk_load`): their providers' rows worked
+    out, in one grouped scan, which the first answer would otherwise pay."""
     changed = sorted(set(types))
+    if whole:
+        with db.scanning():
+            refresh(db, {provider for provider, _ in changed})
+        return
     if len(changed) <= TYPES_AT_ONCE:
         refresh(db, types=changed)
         return
