@@ -27,7 +27,7 @@ from db.schema import Change, RunStatus
 from db.store.process import pid_alive
 from db.store.reads import rows as answers
 from db.store.reads.connection import session_db
-from db.store.reads.rows import CHANGE_DECIMALS, PriceFilter
+from db.store.reads.rows import CHANGE_DECIMALS, ChangeFilter, PriceFilter
 from db.tables import ChangeRow, CrawlRun, PricePoint
 
 
@@ -186,7 +186,7 @@ def query_changes(
     kinds: Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[Stored]:
-    found = answers.changes(session_db(session), since=since, provider=provider, kinds=kinds, limit=limit)
+    found = answers.changes(session_db(session), ChangeFilter(since=since, provider=provider, kinds=kinds), limit=limit)
     return [Stored(row) for row in found]
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from db.store.engine import make_engine
-from db.store.reads.browse import PriceFilter, page_prices, price_facets
+from db.store.reads.browse import page_prices, price_facets
+from db.store.reads.rows import PriceFilter
 
 NAMES = ("provider", "price_model", "availability", "currency", "gpu_model")
 

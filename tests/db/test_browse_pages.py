@@ -11,7 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from db.money import effective_hourly
-from db.store.reads.browse import PriceFilter, page_prices
+from db.store.reads.browse import page_prices
+from db.store.reads.rows import PriceFilter
 from db.tables import PricePoint
 
 _P = PricePoint.__table__
@@ -69,7 +70,7 @@ def _all_pages(engine: sa.Engine, **kw: object) -> list[str]:
 @pytest.mark.parametrize("descending", [False, True])
 def test_pages_sorted_per_gpu_hour_add_up_with_the_rows_without_one_last(store: sa.Engine, descending: bool) -> None:
     rows = [r for r in _rows() if r["valid_to"] is None]
-    valued = sorted((r for r in rows if _per_gpu(r) is not None), key=_per_gpu, reverse=descending)
+    valued = sorted((r for r in rows if _per_gpu(r) is not None), key=lambda r: _per_gpu(r) or 0, reverse=descending)
     unvalued = [r["key"] for r in rows if _per_gpu(r) is None]
     keys = _all_pages(store, sort="price_per_gpu_hour", descending=descending)
     assert len(keys) == len(set(keys)) == len(rows)
@@ -93,3 +94,35 @@ def test_a_listing_counts_up_to_its_cap_and_says_so(store: sa.Engine) -> None:
     assert (last.total, last.exact, len(last.rows)) == (23, True, 3)
     assert (past.rows, past.total, past.exact) == ([], 23, True)
     assert (none.rows, none.total, none.exact) == ([], 0, True)
+
+
+GROUPS = [
+    PriceFilter(regions=[("aws", "r1"), ("gcp", "r2")]),
+    PriceFilter(regions=[("aws", "r3")], providers_everywhere=["gcp"], named_regions=[("gcp", "r0"), ("aws", "r3")]),
+    PriceFilter(regions=[], providers_everywhere=[]),
+    PriceFilter(regions=[("gcp", "r1")], gpu="h1", price_model="on_demand", currency="USD"),
+]
+
+
+@pytest.mark.parametrize("where", GROUPS)
+def test_one_filter_reads_the_same_prices_paged_or_whole(store: sa.Engine, where: PriceFilter) -> None:
+    """One `PriceFilter`: the dashboard's pages (`page_prices`) and the
+    commands' reads (`rows.prices`) keep the same prices, a region group too."""
+    from db.store.reads import rows
+    from db.store.reads.connection import engine_db
+
+    with engine_db(store) as db:
+        whole = {r["key"] for r in rows.prices(db, where)}
+    with store.connect() as conn:
+        paged = {r["key"] for r in page_prices(conn, where, limit=100, offset=0).rows}
+    assert paged == whole
+    kept = {
+        r["key"] for r in _rows() if r["valid_to"] is None and (r["provider"], r["region"]) in set(where.regions or ())
+    }
+    if not where.providers_everywhere and where.gpu is None:
+        assert whole == kept
+
+
+def test_a_listing_refuses_a_filter_it_does_not_read(store: sa.Engine) -> None:
+    with store.connect() as conn, pytest.raises(ValueError, match="do not filter on os"):
+        page_prices(conn, PriceFilter(os="linux"), limit=5, offset=0)

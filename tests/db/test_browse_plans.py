@@ -14,16 +14,9 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from db.store.reads.browse import (
-    _ORDER,
-    GPU_COUNT_SQL,
-    HOURLY_SQL,
-    PER_GPU_HOUR_SQL,
-    PRICE_SQL,
-    SORTS,
-    PriceFilter,
-    page_prices,
-)
+from db.store.reads.browse import _ORDER, SORTS, page_prices
+from db.store.reads.rates import GPU_COUNT_SQL, HOURLY_SQL, PER_GPU_HOUR_SQL, PRICE_SQL
+from db.store.reads.rows import PriceFilter
 from db.tables import PricePoint
 
 _P = PricePoint.__table__

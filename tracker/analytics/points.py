@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from db.money import effective_hourly
 from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
-from db.store.reads.rows import CHANGE_DECIMALS, PriceFilter
+from db.store.reads.rows import CHANGE_DECIMALS, ChangeFilter, PriceFilter
 from tracker.analytics.columns import SERIES_FIELDS
 from tracker.analytics.gpu_models import value_fields
 
@@ -157,7 +157,9 @@ def change_records(
 ) -> list[dict[str, Any]]:
     """Changes (`db.store.reads.rows.changes`) with their exact numbers as Decimals and the detail as a dict."""
     with open_db(store) as db:
-        rows = answers.changes(db, since=since, provider=provider, kinds=kinds, limit=limit, newest_first=newest_first)
+        rows = answers.changes(
+            db, ChangeFilter(since=since, provider=provider, kinds=kinds), limit=limit, newest_first=newest_first
+        )
     for row in rows:
         for name in CHANGE_DECIMALS:
             row[name] = None if row[name] is None else Decimal(row[name])

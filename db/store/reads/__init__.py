@@ -2,11 +2,18 @@
 
 - `connection.py`: a DB-API connection and its dialect (`Db`), from
   `db.store.reads.reader` (no SQLAlchemy) or from an engine or ORM session;
-- `rows.py`: prices under the commands' filters, changes, runs;
+- `rows.py`: the filters (`PriceFilter`, `ChangeFilter`, each the one
+  statement of what a question narrows to) and the rows under them: prices,
+  changes, runs;
+- `rates.py`: the one hourly-rate expression (and per GPU-hour), the text
+  migration 0011 indexes;
 - `rankings.py`: the analytics' aggregates (cheapest rate per instance and
   kind of price, GPU shapes, cheapest per GPU model), for ranking only;
 - `reader.py`: a current store opened without the ORM (the command line's
   simple queries);
-- `browse.py`, `browse_changes.py`: the dashboard's paged listings, each
-  page answered from an index.
+- `browse.py`: the dashboard's paged listings of prices and changes, each
+  page answered from an index, under the same filters.
+
+`db.store.queries` runs these reads on an ORM session, for the callers
+that hold one (a crawl, a command that writes).
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -19,44 +19,16 @@ from sqlalchemy.sql.util import ClauseAdapter
 from sqlalchemy.types import NullType
 
 from db.bulk.encoding import DECIMAL_FIELDS
-from db.store.reads.browse_changes import ChangeFilter as ChangeFilter  # the listings of the dashboard, from one place
-from db.store.reads.browse_changes import page_changes as page_changes
+from db.store.reads.connection import Db
+from db.store.reads.rates import GPU_COUNT_SQL, PRICE_SQL, hourly_expression, per_gpu_hour_expression
+from db.store.reads.rows import ChangeFilter, PriceFilter, change_count_sql, change_row, changes_sql
 from db.tables import PricePoint
 
 _P = PricePoint.__table__
 
-# Hours in the commitment terms providers sell, as db.money.term_hours reads them.
-_TERM_HOURS = {f"{n}mo": 720 * n for n in range(1, 37)} | {f"{n}yr": 8760 * n for n in range(1, 6)}
-
-# The sort keys computed from a row, as SQL text with its constants written
-# out: an index on an expression serves an ORDER BY only when the query spells
-# the same expression, literals and all (SQLite compares the parsed trees, and
-# a bound parameter never equals a literal). Migration 0011 indexes these very
-# strings over the open prices; tests/db/test_browse_plans.py holds them equal.
-_HOURS_SQL = "(CASE term " + " ".join(f"WHEN '{t}' THEN {h}" for t, h in _TERM_HOURS.items()) + " END)"
-PRICE_SQL = "CAST(price AS FLOAT)"
-HOURLY_SQL = (
-    f"(CASE unit WHEN 'hour' THEN {PRICE_SQL} WHEN 'month' THEN {PRICE_SQL} / 720"
-    f" WHEN 'year' THEN {PRICE_SQL} / 8760 WHEN 'term' THEN {PRICE_SQL} / {_HOURS_SQL} END"
-    f" + COALESCE(CAST(upfront_fee AS FLOAT) / {_HOURS_SQL}, 0))"
-)
-PER_GPU_HOUR_SQL = f"({HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
-GPU_COUNT_SQL = "CAST(gpu_count AS FLOAT)"  # indexed by migration 0013
-
 
 def _sql(text: str) -> sa.ColumnElement[Any]:
     return sa.literal_column(text, sa.Float)
-
-
-def hourly_expression() -> sa.ColumnElement[Any]:
-    """The effective hourly rate in SQL, as `db.money.effective_hourly` computes it
-    (in floating point: it orders, the exact figure is computed per row)."""
-    return _sql(HOURLY_SQL)
-
-
-def per_gpu_hour_expression() -> sa.ColumnElement[Any]:
-    """`hourly_expression` per GPU: null without a GPU count."""
-    return _sql(PER_GPU_HOUR_SQL)
 
 
 SORTS: dict[str, Any] = {
@@ -91,28 +63,6 @@ _INDEXES = (
 )
 # The filters a count and a short listing read by, most selective first.
 _SELECTIVE = ("instance_type", "gpu_model", "region", "provider", "price_model")
-
-
-@dataclass(frozen=True)
-class PriceFilter:
-    """What the prices page and /api/prices filter on; empty means any."""
-
-    provider: str | None = None
-    region: str | None = None
-    gpu: str | None = None
-    price_model: str | None = None
-    instance_type: str | None = None
-    availability: str | None = None
-    currency: str | None = None
-    # A region group, resolved by the caller: the (provider, region) pairs in
-    # it, and the providers whose unnamed regions are in it.
-    regions: Sequence[tuple[str, str]] | None = None
-    providers_everywhere: Sequence[str] = field(default_factory=tuple)
-    named_regions: Sequence[tuple[str, str]] = field(default_factory=tuple)
-    # The stored GPU models `gpu` names, when the caller knows them
-    # (`price_facets`): an IN the planner can weigh, where a substring match
-    # made it walk a whole index for a GPU no price has.
-    gpu_models: Sequence[str] | None = None
 
 
 def _filtered(f: PriceFilter) -> list[str]:
@@ -169,6 +119,8 @@ def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.Column
     (or by the one filter in `keep`) and the rows are checked. Without
     statistics SQLite would rather read every match by a filter's index, and
     given two terms it cannot use, scan any index and sort every row."""
+    if unread := f.unpaged():
+        raise ValueError(f"the dashboard's listings do not filter on {', '.join(unread)}")
     checked: list[sa.ColumnElement[bool]] = []
 
     def add(term: sa.ColumnElement[bool], *names: str) -> None:
@@ -195,22 +147,18 @@ def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.Column
 
 
 def _in_group(f: PriceFilter) -> sa.ColumnElement[bool]:
-    """A price in the region group: its region one of the group's for its
-    provider, or its provider everywhere in the group and its region none
-    that another group names. Said per provider, with lists of regions: a
-    list of (provider, region) pairs is compared pair by pair with each row
-    (on SQLite, 8 s for the US on demand at a million prices)."""
-    grouped: dict[str, list[str]] = {}
-    for provider, region in f.regions or ():
-        grouped.setdefault(provider, []).append(region)
-    named: dict[str, list[str]] = {}
-    for provider, region in f.named_regions:
-        named.setdefault(provider, []).append(region)
-    terms = [sa.and_(_P.c.provider == p, _P.c.region.in_(sorted(rs))) for p, rs in sorted(grouped.items())]
-    for p in sorted(f.providers_everywhere):
-        others = named.get(p)
-        terms.append(sa.and_(_P.c.provider == p, _P.c.region.not_in(sorted(others))) if others else _P.c.provider == p)
-    return sa.or_(*terms) if terms else sa.false()
+    """`PriceFilter.group`, the one statement of a region group."""
+    return _bound(*f.group())  # type: ignore[return-value]
+
+
+def _bound(sql: str, params: Sequence[Any]) -> sa.TextClause:
+    """A statement of `db.store.reads.rows` (`?` placeholders) run through
+    SQLAlchemy: on the engine's connection, its failures are SQLAlchemy's
+    (`tracker.web.answers.retried` asks again when one is transient)."""
+    parts = sql.split("?")
+    names = [f"p{i}" for i in range(len(params))]
+    text = parts[0] + "".join(f":{name}{part}" for name, part in zip(names, parts[1:], strict=True))
+    return sa.text(text).bindparams(**dict(zip(names, params, strict=True)))
 
 
 def _decode_price(row: dict[str, Any]) -> dict[str, Any]:
@@ -425,3 +373,14 @@ def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "
         .order_by(*[_P.c[name] for name in _ORDER])
     )
     return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]
+
+
+def page_changes(
+    conn: sa.Connection, f: ChangeFilter, *, limit: int, offset: int = 0, newest_first: bool = True
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of the changes matching `f` (newest first by default), and
+    how many match: the statements of `db.store.reads.rows.changes`."""
+    db = Db(None, conn.dialect.name)
+    sql, params = changes_sql(db, f, limit=limit, offset=offset, newest_first=newest_first)
+    found = [change_row(dict(r._mapping)) for r in conn.execute(_bound(sql, params))]
+    return found, int(conn.execute(_bound(*change_count_sql(db, f))).scalar_one())

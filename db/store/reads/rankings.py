@@ -16,6 +16,7 @@ from typing import Any
 
 from db.kinds import PRICE_KINDS
 from db.store.reads.connection import Db
+from db.store.reads.rates import HOURLY_SQL
 from db.store.reads.rows import PriceFilter, any_suspect
 
 # The kind of price a row offers to the TCO and recommend (`tracker.analytics.tco.instance_rates`).
@@ -32,24 +33,10 @@ RATE_CLASSES = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
 SPECIAL_ATTRS = ("local_ssd_hourly", "hourly_steps")
 
 
-def term_hours(db: Db) -> str:
-    """Hours in a row's commitment term, as `db.money.term_hours` counts them; NULL when none."""
-    years, months = db.whole_number("term", "yr"), db.whole_number("term", "mo")
-    # The terms prices state, first: the general reading of the text costs more.
-    return f"""(CASE term WHEN '' THEN NULL WHEN '1yr' THEN 8760 WHEN '3yr' THEN 26280 WHEN '1mo' THEN 720
-  ELSE COALESCE(({years}) * 8760, ({months}) * 720) END)"""
-
-
 def hourly(db: Db) -> str:
-    """A row's effective hourly rate as a float, as `db.money.effective_hourly` works it out."""
-    price, fee, hours = db.number("price"), db.number("upfront_fee"), term_hours(db)
-    rate = f"""CASE unit
-  WHEN 'hour' THEN {price}
-  WHEN 'month' THEN {price} / 720.0
-  WHEN 'year' THEN {price} / 8760.0
-  WHEN 'term' THEN {price} / NULLIF({hours}, 0)
-END"""
-    return f"({rate}) + COALESCE({fee} / NULLIF({hours}, 0), 0)"
+    """A row's effective hourly rate as a float: the one expression
+    (`db.store.reads.rates.HOURLY_SQL`), as the dashboard sorts by it."""
+    return HOURLY_SQL
 
 
 def table_scan(db: Db) -> str:
@@ -108,7 +95,10 @@ def summarized(db: Db, where: PriceFilter, *, one_os: bool = False) -> tuple[str
     region, price model or single instance), its in-stock rate is per
     operating system (`one_os`: the answer needs one), and a provider a bulk
     write marked stale is not in it yet."""
-    narrower = (where.region, where.price_model, where.instance_type, where.gpu_count, where.instances, where.types)
+    narrower = (
+        *(where.region, where.price_model, where.instance_type, where.gpu_count, where.instances, where.types),
+        *(where.availability, where.currency, where.regions, where.gpu_models),
+    )
     if not where.current or any(v is not None for v in narrower) or (one_os and not where.os):
         return None
     # A provider marked stale by a bulk write (db.store.writes.summary.after_run): its prices answer.

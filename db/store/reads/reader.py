@@ -34,7 +34,7 @@ from db.store.reads.connection import sqlite_time as sqlite_time
 from db.store.reads.connection import utc_time as utc_time
 from db.store.reads.rows import CHANGE_DECIMALS as CHANGE_DECIMALS
 from db.store.reads.rows import PRICE_DECIMALS as PRICE_DECIMALS
-from db.store.reads.rows import PriceFilter
+from db.store.reads.rows import ChangeFilter, PriceFilter
 
 
 class Unreachable(Exception):
@@ -170,4 +170,4 @@ class Reader(Db):
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """Changes oldest first (exact numbers still text)."""
-        return answers.changes(self, since=since, provider=provider, kinds=kinds, limit=limit)
+        return answers.changes(self, ChangeFilter(since=since, provider=provider, kinds=kinds), limit=limit)

@@ -57,6 +57,17 @@ PRICE_ORDER = "provider, region, instance_type, price_model, term, os, valid_fro
 NOT_SUSPECT = "(source || '|' || key) NOT IN (SELECT source || '|' || key FROM suspect_prices)"
 
 
+# A text column holding a part, ignoring case, the part's own % and _ taken
+# as written (`like_part` escapes them).
+LIKE_PART = "lower({column}) LIKE ? ESCAPE '/'"
+
+
+def like_part(part: str) -> str:
+    """The LIKE pattern of `LIKE_PART` for a part of a text."""
+    escaped = part.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
+    return f"%{escaped}%"
+
+
 def any_suspect(db: Db) -> bool:
     """Whether any price is held as suspect (none: no condition to add)."""
     return bool(db.tuples("SELECT 1 FROM suspect_prices LIMIT 1"))
@@ -85,6 +96,50 @@ class PriceFilter:
     # False: leave out the prices held as suspect (`suspect_prices`), as the
     # rankings do unless asked (`--include-suspect`).
     include_suspect: bool = True
+    # What the dashboard's listings filter on too (`db.store.reads.browse`).
+    availability: str | None = None
+    currency: str | None = None
+    # A region group, resolved by the caller: the (provider, region) pairs in
+    # it, the providers whose unnamed regions are in it, and every region a
+    # group names (those are not the unnamed ones).
+    regions: Sequence[tuple[str, str]] | None = None
+    providers_everywhere: Sequence[str] = ()
+    named_regions: Sequence[tuple[str, str]] = ()
+    # The stored GPU models `gpu` names, when the caller knows them
+    # (`db.store.reads.browse.price_facets`): an IN the planner can weigh,
+    # where a substring match made it walk a whole index for a GPU no price has.
+    gpu_models: Sequence[str] | None = None
+
+    def unpaged(self) -> list[str]:
+        """The fields set that the dashboard's paged listings do not read
+        (they list the current prices, suspect ones included)."""
+        unread = ["current"] * (not self.current) + ["include_suspect"] * (not self.include_suspect)
+        unread += [n for n in ("os", "gpu_count", "instances", "types", "shapes") if getattr(self, n) is not None]
+        return unread + ["with_gpus"] * self.with_gpus
+
+    def group(self) -> tuple[str, list[Any]]:
+        """The region group as one condition: a price's region one of the
+        group's for its provider, or its provider everywhere in the group and
+        its region none that a group names. Said per provider, with lists of
+        regions: pairs compared one by one with each row are slow."""
+        grouped: dict[str, list[str]] = {}
+        for provider, region in self.regions or ():
+            grouped.setdefault(provider, []).append(region)
+        named: dict[str, list[str]] = {}
+        for provider, region in self.named_regions:
+            named.setdefault(provider, []).append(region)
+        terms: list[str] = []
+        params: list[Any] = []
+        for provider, regions in sorted(grouped.items()):
+            terms.append(f"(provider = ? AND region IN ({', '.join('?' * len(regions))}))")
+            params += [provider, *sorted(regions)]
+        for provider in sorted(self.providers_everywhere):
+            others = sorted(named.get(provider, ()))
+            terms.append(
+                f"(provider = ? AND region NOT IN ({', '.join('?' * len(others))}))" if others else "provider = ?"
+            )
+            params += [provider, *others]
+        return (f"({' OR '.join(terms)})" if terms else "1 = 0"), params
 
     def where(self, db: Db) -> tuple[str, list[Any]]:
         where: list[str] = ["valid_to IS NULL"] if self.current else []
@@ -95,15 +150,26 @@ class PriceFilter:
             if value:
                 where.append(f"{column} = ?")
                 params.append(value)
-        if self.gpu and self.current and db.dialect == "postgresql":
+        for column in ("availability", "currency"):
+            if value := getattr(self, column):
+                where.append(f"{column} = ?")
+                params.append(value)
+        if self.regions is not None:
+            condition, values = self.group()
+            where.append(condition)
+            params.extend(values)
+        if self.gpu_models is not None:
+            where.append(f"gpu_model IN ({', '.join('?' * len(self.gpu_models))})" if self.gpu_models else "1 = 0")
+            params.extend(self.gpu_models)
+        elif self.gpu and self.current and db.dialect == "postgresql":
             # The open rows' models that match, then an index's condition: the
             # match itself on every row is a scan of the table (0.3 s a query at a million).
             models = open_gpu_models(db, self.gpu)
             where.append(f"gpu_model IN ({', '.join('?' * len(models))})" if models else "1 = 0")
             params.extend(models)
         elif self.gpu:
-            where.append("lower(gpu_model) LIKE ?")
-            params.append(f"%{self.gpu.lower()}%")
+            where.append(LIKE_PART.format(column="gpu_model"))
+            params.append(like_part(self.gpu))
         for column, value in (("price_model", self.price_model), ("instance_type", self.instance_type)):
             if value:
                 where.append(f"{column} = ?")
@@ -139,15 +205,15 @@ def open_gpu_models(db: Db, part: str) -> list[str]:
     (as `PriceFilter.gpu` matches). The models are walked one by one down the
     index of the open rows' models (a loose index scan: a probe per model,
     not a read of every row)."""
-    sql = """
+    sql = f"""
 WITH RECURSIVE models(name) AS (
   SELECT min(gpu_model) FROM price_points WHERE valid_to IS NULL
   UNION ALL
   SELECT (SELECT min(gpu_model) FROM price_points WHERE valid_to IS NULL AND gpu_model > models.name)
   FROM models WHERE models.name IS NOT NULL
 )
-SELECT name FROM models WHERE name IS NOT NULL AND lower(name) LIKE ?"""
-    return [name for (name,) in db.tuples(sql, [f"%{part.lower()}%"])]
+SELECT name FROM models WHERE name IS NOT NULL AND {LIKE_PART.format(column="name")}"""
+    return [name for (name,) in db.tuples(sql, [like_part(part)])]
 
 
 def _shapes_in(shapes: Sequence[tuple[str | None, str | None, str | None]], params: list[Any]) -> str:
@@ -209,37 +275,80 @@ def runs(db: Db, *, limit: int = 20, source: str | None = None) -> list[dict[str
     return [restore(row, (), RUN_TIMES) for row in rows]
 
 
+@dataclass(frozen=True)
+class ChangeFilter:
+    """Which changes a question is about; every field narrows. `gpu` matches
+    the GPU model in part, ignoring case; `until` is exclusive."""
+
+    since: datetime | None = None
+    until: datetime | None = None
+    provider: str | None = None
+    kinds: Sequence[str] | None = None
+    region: str | None = None
+    gpu: str | None = None
+    price_model: str | None = None
+    instance_type: str | None = None
+    key: str | None = None
+
+    def where(self, db: Db) -> tuple[str, list[Any]]:
+        where: list[str] = []
+        params: list[Any] = []
+        if self.since:
+            where.append("observed_at >= ?")
+            params.append(db.time(self.since))
+        if self.until:
+            where.append("observed_at < ?")
+            params.append(db.time(self.until))
+        for column in ("provider", "region", "price_model", "instance_type", "key"):
+            if value := getattr(self, column):
+                where.append(f"{column} = ?")
+                params.append(value)
+        if self.kinds:
+            where.append(f"kind IN ({', '.join('?' * len(self.kinds))})")
+            params.extend(self.kinds)
+        if self.gpu:
+            where.append(LIKE_PART.format(column="gpu_model"))
+            params.append(like_part(self.gpu))
+        return (" AND ".join(where) or "1 = 1"), params
+
+
 def changes(
     db: Db,
+    where: ChangeFilter | None = None,
     *,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    provider: str | None = None,
-    kinds: Sequence[str] | None = None,
     limit: int | None = None,
+    offset: int = 0,
     newest_first: bool = False,
 ) -> list[dict[str, Any]]:
     """Changes oldest first (newest first if asked), exact numbers still text."""
-    where: list[str] = []
-    params: list[Any] = []
-    if since:
-        where.append("observed_at >= ?")
-        params.append(db.time(since))
-    if until:
-        where.append("observed_at < ?")
-        params.append(db.time(until))
-    if provider:
-        where.append("provider = ?")
-        params.append(provider)
-    if kinds:
-        where.append(f"kind IN ({', '.join('?' * len(kinds))})")
-        params.extend(kinds)
+    sql, params = changes_sql(db, where or ChangeFilter(), limit=limit, offset=offset, newest_first=newest_first)
+    return [change_row(row) for row in db.stream(sql, params)]
+
+
+def changes_sql(
+    db: Db, where: ChangeFilter, *, limit: int | None, offset: int = 0, newest_first: bool = False
+) -> tuple[str, list[Any]]:
+    """The statement of `changes`, and its parameters."""
+    condition, params = where.where(db)
     order = "observed_at DESC, id DESC" if newest_first else "observed_at, id"
-    sql = "SELECT * FROM changes" + (f" WHERE {' AND '.join(where)}" if where else "") + f" ORDER BY {order}"
+    sql = f"SELECT * FROM changes WHERE {condition} ORDER BY {order}"
     if limit:
         sql += " LIMIT ?"
         params.append(limit)
-    return [restore(row, (), CHANGE_TIMES) for row in db.stream(sql, params)]
+    if offset:
+        sql += " LIMIT -1" * (not limit and db.dialect == "sqlite") + " OFFSET ?"
+        params.append(offset)
+    return sql, params
+
+
+def change_row(row: dict[str, Any]) -> dict[str, Any]:
+    return restore(row, (), CHANGE_TIMES)
+
+
+def change_count_sql(db: Db, where: ChangeFilter) -> tuple[str, list[Any]]:
+    """The statement counting the changes `where` matches, and its parameters."""
+    condition, params = where.where(db)
+    return f"SELECT count(*) FROM changes WHERE {condition}", params
 
 
 def change_counts(db: Db, *, since: datetime | None = None) -> dict[str, int]:
