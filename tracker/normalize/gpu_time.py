@@ -58,6 +58,8 @@ _GPU_HOURS = [
     re.compile(rf"{_N}\s?{_HOURS_CN}\s?(?:的\s?)?(?:免费\s?)?{_GPU}"),
     # "10 free GPU hours", "GPU 4 小时": no model named
     re.compile(rf"{_N}\s?(?:free\s)?GPU[- ]{_HOURS_EN}", re.I),
+    # "a free 2 hour GPU Powerup", "a 10-hour GPU trial": the hours before the GPU
+    re.compile(rf"{_N}[\s-]?{_HOURS_EN}\s(?:free\s)?GPU\b", re.I),
     re.compile(rf"GPU\s?(?:(?:算力|免费|试用|体验|时长)\s?)*{_N}\s?{_HOURS_CN}", re.I),
     # "100 小时 GPU 算力"
     re.compile(rf"{_N}\s?{_HOURS_CN}\s?(?:的\s?)?(?:免费\s?)?GPU", re.I),

@@ -26,6 +26,7 @@ from decimal import Decimal
 
 from db.kinds import Eligibility
 from tracker.normalize.numbers import NUM, decimal_of, tidy
+from tracker.normalize.offers.words import CALCULATION
 
 _JOIN = r"\s?(?:-|–|—|~|〜|～|至|到|to|and|or|或者|或)\s?"
 _BETWEEN = re.compile(r"(?:between|from|anywhere between)\s$|(?:介于|从)\s?$", re.I)
@@ -125,11 +126,23 @@ _CLAUSE = re.compile(
 )
 
 
+_WHOLE_SENTENCE = re.compile(r"(?:[^.!?。！？;；]|(?<=\d)\.(?=\d))*(?:[.!?。！？;；]|$)")  # "4.5折" is one number
+
+
+def _clause_split(text: str) -> list[str]:
+    """The text cut at its clauses; a sentence that works a sum out stays whole
+    ("总的补贴金额为7元，补贴金额计算如下"): its sums are the calculation's."""
+    out: list[str] = []
+    for sentence in _WHOLE_SENTENCE.findall(text):
+        out.extend([sentence] if CALCULATION.search(sentence) else _CLAUSE.split(sentence))
+    return out
+
+
 def clauses(text: str) -> list[str]:
     """The clauses of a block: sentences, and the parts of a sentence that
     commas, enumeration commas and "と" keep apart."""
     out: list[str] = []
-    for part in (c.strip() for c in _CLAUSE.split(text) if c and c.strip()):
+    for part in (c.strip() for c in _clause_split(text) if c and c.strip()):
         if out and part.startswith("and ") and re.search(r"between\s\S+$", out[-1], re.I):
             out[-1] = f"{out[-1]} {part}"  # "between $5 and $500" is one range
         else:
@@ -163,6 +176,7 @@ _SENTENCE = re.compile(r"[^.!?。！？]*[?？]")
 # "比如你有张满500减100的券", "举例:用户于...", "e.g., 1 core for 1 hour costs 0.6 credits".
 _EXAMPLE_SENTENCE = re.compile(
     r"(?:^|(?<=[.!?。！？;；:：]))\s*(?:for example|for instance|e\.g\.|例如|比如|譬如|举例|举个例子)[^.!?。！？]*[.!?。！？]?|"
+    r"(?<=\s)(?:举例|举个例子|例)\s?\d{0,2}\s?[:：][^。！？!?]*[。！？!?]?|"
     r"[;；,，]\s*(?:e\.g\.|例如|比如|譬如)[^.!?。！？]*[.!?。！？]?",
     re.I,
 )

@@ -26,10 +26,12 @@ _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
 _FIRST_MONTH = re.compile(r"(?:the )?first month|首月", re.I)
 # The phrases of a validity: how long the offer or its credit can be used.
 _VALIDITY = re.compile(
-    r"有效|期限|使用期|到期|过期|内使用|可用|valid|expir|good for|lasts?\b|usable|to use|use (?:it )?within|within|"
+    r"有效|期限|使用期|到期|过期|内使用|可用|券时长|valid|expir|good for|lasts?\b|usable|to use|use (?:it )?within|within|"
     r"\bfor\b|\bover\b|\bspend\b|\bends?\b|elapse|period|有効|期間|유효|valables?|pendant|innerhalb|inom|gültig|giltig|\blang\b|\bersten\b|första",
     re.I,
 )
+_TYPICAL = re.compile(r"通常|一般为|usually|typically|generally", re.I)
+_VALID_AFTER = re.compile(r"^\s?(?:[（(][^）)]{0,12}[）)])?\s?内?\s?(?:有效|失效|过期)")
 _INACTIVE = re.compile(r"inactiv|不活跃|未登录|未使用|闲置|no activity|unused for", re.I)
 _POLICY_BEFORE = re.compile(
     r"inactiv|notif|notice|activate|expires?\s(?:after|in)|\bafter\s$|every\s$|注册时间|激活|退订|无理由|提前|起算|"
@@ -104,8 +106,12 @@ def durations(text: str) -> list[Duration]:
             or re.search(r"\bthe\s$", before)
         ):
             role = "policy"
+        elif _VALID_AFTER.match(after):
+            role = "validity"  # "自领取后 6 个月（以 180 天计）内有效": how long a free quota lasts, no trial's length
         elif (
-            near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10) and not re.search(r"[。;；]", after[:6])
+            near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10)
+            and not re.search(r"[。;；]", after[:6])
+            and not _TYPICAL.search(before[-10:])  # "试用周期通常为30天": how trials usually go, no offer's length
         ) or near(FREE_SERVICES, text, m.start(), m.end(), before=40, after=60):
             role = "trial"
         elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12):

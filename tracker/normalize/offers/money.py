@@ -19,6 +19,7 @@ from decimal import Decimal
 from tracker.normalize.numbers import NUM, decimal_of
 from tracker.normalize.offers.clauses import bare_low, joined
 from tracker.normalize.offers.words import (
+    CALCULATION,
     CREDIT_WORDS,
     EXAMPLE,
     STARTUP_WORDS,
@@ -66,18 +67,23 @@ _MONEY_SUFFIX = re.compile(
 _BARE_CREDIT = re.compile(
     rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|算力券|额度|赠金|抵扣金|试用金|试用点|体验金)"
 )
-_UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|核|vCPU)"
-_PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?{_UNIT}", re.I)
+_UNIT = r"(?:hours?|hr|h\b|小时|时|months?|mo\b|月|years?|yr|年|days?|天|GB|TB|核|vCPU|tokens?|次|requests?|calls?)"
+# "per GPU hour", "/千 tokens", "per 1M tokens": a rate of some unit
+_PER_AFTER = re.compile(rf"^\s?(?:/|per\s|每)\s?(?:(?:[A-Za-z]{{1,6}}|千|万|百万|\d+[KkM]?)[\s-]?)?{_UNIT}", re.I)
 _PER_BEFORE = re.compile(r"(?:每小时|每月|每天|每日|每年|per hour|per month|hourly|monthly)[^。;；,，]{0,12}$", re.I)
 _AFTER_PER = re.compile(
     r"(?:领取|可领|发放|赠送?|获得|收到)[^。;；,，]{0,4}$"
 )  # "每年可领取的300元", "每月都会免费收到 USD$100": a yearly or monthly gift, not a rate
 _CAP_WORDS = re.compile(r"上限|封顶|最多|最高|at most|capped|cap\b|limit", re.I)
 _PRICE_BEFORE = re.compile(
-    r"(?:低至|仅需|只需|仅售|售价|价格|特价|只要|首月|首年|首购|首单|from|as low as|starting at|for only)\s?$", re.I
+    r"(?:低至|仅需|只需|仅售|售价|价格|特价|只要|首月|首年|首购|首单|(?<![\u4e00-\u9fff])按|from|as low as|starting at|for only)\s?$",
+    re.I,
 )
 _PRICE_AFTER = re.compile(r"^\s?(?:/\s?\S{1,2}\s?)?起|^\s?(?:transaction|charge|fee)", re.I)
-_THRESHOLD = re.compile(r"^\s?(?:以上|以下|未満|or more|or less|and above)", re.I)
+# "超出部分的使用费将计入 Google Cloud 300 美元试用赠金", "charged against your $300 credit": a credit had
+_CHARGED_TO = re.compile(r"(?:计入|记入|charged (?:to|against)|deducted from)[^,，。.;；]{0,20}$", re.I)
+_USABLE = re.compile(r"\s?(?:可用|可使用|才可使用|使用|可抵扣)")
+_THRESHOLD = re.compile(r"^\s?(?:以上|以下|及以上|或以上|未満|or more|or less|and above|ou plus|oder mehr|o más)", re.I)
 _GIFT_BEFORE = re.compile(
     r"(?:give you|gives you|\bgive (?:your )?(?:friends?|referrals?|them)|you(?:'ll| will) (?:get|receive)|will receive|"
     r"\bget|\bearn|\b(?:can|may) (?:receive|get|earn)|获得|可得|可获|赠送?)\s?(?:up to\s)?$",
@@ -102,17 +108,33 @@ _PAID = re.compile(
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
     r"\bI(?:'ll| will)? be granted|\bI (?:was|got|am) (?:granted|given|offered|promised)|"
-    r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|of))\s(?:an?\s)?$",
+    r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|includes|contains|of))\s(?:an?\s)?$",
     re.I,
 )
 # "免费额度 ¥300/月", "free credit of $10/month": a credit given each month, not a rate
 _SECTION = re.compile(r"(?<![\d.])\d+(?:\.\d+)+\s(?!元)")
 _FREE_QUOTA = re.compile(r"(?:免费额度|赠送额度|额度|free (?:credits?|quota)(?: of)?)\s?[:：]?\s?$", re.I)
 _LEFT = re.compile(r"\s?(?:of\s)?(?:remaining|left|unused)\b", re.I)  # "$25 of remaining credit"
-_USED_UP = re.compile(r"\s?の?\s?(?:クレジット)?\s?を?\s?(?:使い切|使い果た)")  # "$300のクレジットを使い切った場合"
+# A credit used up is one had: "$300のクレジットを使い切った場合", "300 美元赠金用完时", "once your credit is used up"
+_USED_UP = re.compile(
+    r"\s?の?\s?(?:クレジット)?\s?を?\s?(?:使い切|使い果た)|"
+    r"\s?的?\s?(?:赠金|额度|抵扣金|代金券|credits?)?\s?(?:已\s?)?(?:用完|用尽|耗尽|用光|消耗完)|"
+    r"\s?(?:(?:of\s)?credits?\s)?(?:is|are|has been|have been)\s(?:used up|exhausted|spent)",
+    re.I,
+)
 # "they used to give coupon codes for $10 credit": an offer no longer made
 _PAST = re.compile(r"\b(?:used to|no longer|formerly|previously)\b[^.;!?]*$", re.I)
 _TRIAL_AFTER = re.compile(r"\s?分?の?\s?(?:無料トライアル|free trial)", re.I)  # "300 ドルの無料トライアル"
+# A sum worked out, not given: "补贴金额为2元（2 * 1）", "= 1800元", "计算如下" (issue 39, noise)
+_ARITHMETIC_AFTER = re.compile(r"^\s?(?:[（(]\s?[\d.,\s]+[-+*×xX/÷][\d.,\s%*+×xX/÷-]*[)）]|=|＝)")
+# What is paid back or paid for a loss, or earned by a seller or host, is no offer: a refund, a
+# compensation for an outage, a payout, a penalty ("Refunds of up to $500", "将补偿 100 元代金券",
+# "a refund credit of $5", "earnings reach $50")
+_PAYBACK = re.compile(
+    r"退款|退还|退费|补偿|赔偿|赔付|提现|收益|分成|罚款|违约金|滞纳金|refund\w*|compensat\w*|reimburs\w*|"
+    r"payouts?|paid out|earnings|penalt(?:y|ies)|late fees?",
+    re.I,
+)
 _UP_TO = re.compile(r"(?:up to|最高|最多|高达|至多|至高|最大|최대)\s?(?:可得|可获|领取|享)?\s?(?:价值)?\s?$", re.I)
 
 
@@ -129,8 +151,10 @@ class Money:
 
 def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     before, after = text[max(0, start - 24) : start], text[end : end + 14]
-    if EXAMPLE.search(before[-8:]):
+    if EXAMPLE.search(before[-8:]) or _ARITHMETIC_AFTER.match(after) or _worked_out(text, start):
         return "example", None
+    if _PAYBACK.search(_clause_before(text, start)):
+        return "payback", None
     if _PAST.search(text, max(0, start - 80), start):
         return "reference", None
     per = _PER_AFTER.match(after) or _PER_BEFORE.search(before)
@@ -139,7 +163,15 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
     if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
         return "price", None
-    if _REFERENCE.search(before[-12:]) or _HAD.search(before) or _LEFT.match(after) or _USED_UP.match(after):
+    if before.endswith("满") and _USABLE.match(after):
+        return "limit", None  # "满¥100可用": what an order must reach for a voucher to be used
+    if (
+        _REFERENCE.search(before[-12:])
+        or _HAD.search(before)
+        or _CHARGED_TO.search(before)
+        or _LEFT.match(after)
+        or _USED_UP.match(after)
+    ):
         return "reference", None
     if _SPENT.search(before[-24:]):
         return "spent", None
@@ -150,6 +182,19 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     if _LIMIT.search(before[-16:]):
         return "limit", None
     return "amount", None
+
+
+def _clause_before(text: str, start: int) -> str:
+    """The words of the clause before `start` (back to a stop, a semicolon or a comma)."""
+    cut = max(text.rfind(c, 0, start) for c in ".!?。！？;；,，:：")
+    return text[cut + 1 : start]
+
+
+def _worked_out(text: str, start: int) -> bool:
+    """Whether the sentence around `start` works a sum out ("计算如下", "= 退款金额")."""
+    cut = max(text.rfind(c, 0, start) for c in ".!?。！？;；")
+    ends = [i for i in (text.find(c, start) for c in ".!?。！？;；") if i >= 0]
+    return bool(CALCULATION.search(text[cut + 1 : min(ends) if ends else len(text)]))
 
 
 def moneys(text: str, default_currency: str | None = None) -> list[Money]:

@@ -53,6 +53,7 @@ _FIRST_WORDS = re.compile(r"首购|新购|首单|首年|首月|first[- ](?:purch
 _RENEWAL_WORDS = re.compile(r"续费|续订|renewals?|renewing|renew\b", re.I)
 _SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 _TOKENS = re.compile(r"(?<![A-Za-z])tokens?(?![A-Za-z])", re.I)
+_FREE_USE = re.compile(r"免费使用|free (?:use|usage)\b", re.I)
 _RULE_ITEM = re.compile(r"^\s*(?:\d{1,2}\s?[、.)）]|[(（]\d{1,2}[)）]|[一二三四五六七八九十]{1,2}、)(?!\d)")
 
 
@@ -126,6 +127,12 @@ class _Common(TypedDict):
     valid_until: datetime | None
 
 
+def _under_an_hour(terms: OfferTerms) -> bool:
+    """Less than one GPU-hour is a unit of a price table ("0.01 算力/小时"), never free time given."""
+    time = terms.gpu_time
+    return time is not None and time.unit == "gpu_hour" and time.amount < 1
+
+
 def read_block(text: str, default_currency: str | None) -> Reading:
     """The offers one text states, read as a whole."""
     terms = parse_terms(text, default_currency=default_currency)
@@ -172,7 +179,7 @@ def read_block(text: str, default_currency: str | None) -> Reading:
             )
         )
     money = bool(reading.offers)
-    if not money and terms.gpu_time is not None:
+    if not money and terms.gpu_time is not None and not _under_an_hour(terms):
         # "10小时算力卡（有效期两天）": hours of GPU time, to use within their validity
         days = int(terms.gpu_time.amount) if terms.gpu_time.unit == "day" else (trial or validity)
         reading.offers.append(
@@ -180,7 +187,8 @@ def read_block(text: str, default_currency: str | None) -> Reading:
         )
     elif not money and trial is not None and not rule_item and not tokens:
         # "体验金(有效期30天)": a credit whose amount is not said, for that long
-        kind = OfferKind.free_credit if terms.kind == OfferKind.free_credit else OfferKind.free_trial
+        credit = terms.kind == OfferKind.free_credit and not _FREE_USE.search(text)
+        kind = OfferKind.free_credit if credit else OfferKind.free_trial  # "赠送三个月免费使用量": a trial
         reading.offers.append(OfferTerms(kind=kind, duration_days=trial, **common))
     if terms.percent_off is not None and not rule_item:
         kind = OfferKind.discount

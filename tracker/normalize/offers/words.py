@@ -45,6 +45,12 @@ FREE_SERVICES = re.compile(
 )
 
 EXAMPLE = re.compile(r"(?:比如|例如|譬如|such as|e\.g\.|for example|如)[\s:：,，]{0,2}[“\"「『'(（]?$", re.I)
+# A sentence that works a sum out ("补贴金额计算如下", "= 退款金额", "is calculated as"): its sums are
+# figures of the calculation, not offers (issue 39, noise)
+CALCULATION = re.compile(
+    r"计算如下|如下计算|计算方式|计算公式|calculated as|is calculated|computed as|=|[（(]\s?\d[\d.,\s]*[+*×÷]\s?\d",
+    re.I,
+)
 
 
 _ALL = re.compile(
