@@ -131,3 +131,36 @@ def test_a_review_time_is_no_validity() -> None:
     assert [
         d.role for d in durations("you apply with a research proposal and Google reviews it within 4-8 weeks.")
     ] == ["policy"]
+
+
+def test_thousands_apart_by_spaces_before_the_sign() -> None:
+    text = (
+        "De nombreuses startups se demandent comment débloquer le niveau suivant de crédits Azure (50 000 $) avant "
+        "l'expiration de leurs crédits initiaux."
+    )
+    assert offers(text) == [(OfferKind.startup_credit, Decimal(50000), "USD", None, None, Eligibility.startups)]
+
+
+def test_a_heading_restated_for_the_party_it_names_in_the_text() -> None:
+    text = (
+        "Google Cloud offers free cloud credits for academic researchers at accredited institutions worldwide. "
+        "PhD students can receive up to $1,000 (renewable annually), while faculty, postdocs, and nonprofit "
+        "researchers can receive up to $5,000 (one-time)."
+    )
+    read = read_offers(text, title="Google Cloud Research Credits - Up to $5,000").offers
+    assert sorted((o.amount, o.eligibility or Eligibility.all) for o in read) == [
+        (Decimal(1000), Eligibility.students),
+        (Decimal(5000), Eligibility.all),
+    ]
+
+
+def test_a_commitment_named_earlier_in_the_sentence() -> None:
+    text = (
+        "Reserved Instances lock in prices for 1 or 3-year terms, delivering 30-50% discounts. Spot Instances fill "
+        "idle capacity at steep discounts (60-90% cheaper), though they risk interruption."
+    )
+    read = read_offers(text).offers
+    assert [(o.kind, o.percent_off, o.percent_off_low) for o in read] == [
+        (OfferKind.discount, Decimal(50), Decimal(30)),
+        (OfferKind.spot_discount, Decimal(90), Decimal(60)),
+    ]

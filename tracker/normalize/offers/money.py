@@ -64,6 +64,10 @@ _MONEY_SUFFIX = re.compile(
     r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros|€|£|\$(?!\s?\d))",
     re.IGNORECASE,
 )
+# "crédits Azure (50 000 $)": thousands apart by a space (NFKC makes the narrow no-break space one)
+_MONEY_SPACED = re.compile(
+    r"(?<![\d.,])(?P<num>\d{1,3}(?: \d{3})+)(?P<mult>)\s?(?P<cur>\$(?!\s?\d)|€|euros|EUR|USD)", re.I
+)
 _BARE_CREDIT = re.compile(
     rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|算力券|额度|赠金|抵扣金|试用金|试用点|体验金)"
 )
@@ -201,14 +205,14 @@ def moneys(text: str, default_currency: str | None = None) -> list[Money]:
     """Every sum of money in `text` with its role; zero sums are left out ("0元试用" says free)."""
     found: list[Money] = []
     taken: list[tuple[int, int]] = []
-    patterns = [(_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)]
+    patterns = [(_MONEY_SPACED, _SUFFIX_CURRENCY), (_MONEY_PREFIX, _PREFIX_CURRENCY), (_MONEY_SUFFIX, _SUFFIX_CURRENCY)]
     if default_currency:
         patterns.append((_BARE_CREDIT, {}))
     for pattern, table in patterns:
         for m in pattern.finditer(text):
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue
-            value = decimal_of(m.group("num"), m.group("mult"))
+            value = decimal_of(m.group("num").replace(" ", ""), m.group("mult"))
             if not value or (not table and _SECTION.match(text, m.start())):
                 continue  # "1.1 代金券的来源" is a heading's number
             currency = table[m.group("cur").lower()] if table else default_currency

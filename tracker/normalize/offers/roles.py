@@ -100,13 +100,19 @@ def _by_clause(
 ) -> list[OfferTerms]:
     out: list[OfferTerms] = []
     said: dict[tuple[object, ...], int] = {}  # an offer read, and the sentence it was read in
-    carried = whole.block.eligibility
+    # the block's party goes to a first clause that names none, unless the clauses name several
+    named = {eligibility(p) or (Eligibility.all if _CONTRAST.match(p) else None) for p in parts} - {None}
+    carried = whole.block.eligibility if len(named) <= 1 else None
     parties: list[Eligibility] = []
     sentence = 0
+    said_in = ""
     last_money: OfferTerms | None = None
     for i, part in enumerate(parts):
         if i and _SENTENCE_END.search(parts[i - 1]):
             sentence += 1
+            said_in = part
+        else:
+            said_in = f"{said_in} {part}" if i else part  # the sentence so far
         reading = read_block(part, default_currency)
         # a clause says who it is for, or goes on with the last one that did;
         # "老用户" (existing customers) is everyone; so with a referral's party
@@ -125,7 +131,7 @@ def _by_clause(
                 and not FREE_SERVICES.search(part)
             ):
                 continue  # a length said in a clause is the whole block's ("a 90-day program ... with $300")
-            terms = replace(terms, kind=_kind(terms.kind, body, part))
+            terms = replace(terms, kind=_kind(terms.kind, body, said_in))
             terms.eligibility = carried
             if terms.amount is not None:
                 last_money = terms
@@ -158,7 +164,8 @@ def _going_on(part: str, last: OfferTerms | None, default_currency: str | None) 
 
 
 def _key(terms: OfferTerms) -> tuple[object, ...]:
-    return (terms.kind, terms.amount, terms.amount_low, terms.currency, terms.percent_off, terms.eligibility)
+    who = terms.eligibility or Eligibility.all
+    return (terms.kind, terms.amount, terms.amount_low, terms.currency, terms.percent_off, who)
 
 
 def _first_amount(text: str, default_currency: str | None) -> int | None:
