@@ -142,9 +142,13 @@ def test_the_tuned_split_does_not_regress() -> None:
     offer giving one, when this was written; 62.3% exact and 19 of 739 blocks
     without an offer giving one (2.6%) once offer_pages_more.toml joined it
     (2026-12-06, its pages labelled before the reader was run on them); 85.8%
-    and 7 of 739 (0.9%) once the reader was fixed on them. An upper bound,
-    not the measure: the held-out splits are (tests/helpers/offer_score.py)."""
+    and 7 of 739 (0.9%) once the reader was fixed on them. With
+    offer_pages_more_noise.toml (628 blocks of billing docs, price tables, SLAs
+    and marketplace pages, labelled before the reader was run on them): 82.7%
+    exact and 16 of 1,821 (0.9%) when it joined, 85.9% and 5 of 1,821 (0.3%)
+    once the reader was fixed on it. An upper bound, not the measure: the
+    held-out splits are (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
     assert result.exact_rate >= 0.85, "\n".join(result.misses)
-    assert result.noise_rate <= 0.01, "\n".join(result.misses)
+    assert result.noise_rate <= 0.005, "\n".join(result.misses)
