@@ -110,3 +110,42 @@ class Eligibility(StrEnum):
     # referral link, and the one who shares it.
     referred = "referred"
     referrers = "referrers"
+
+
+# The choices the answers take (tracker/answers/): the command line's options
+# and the web's parameters offer these values, written here once.
+
+
+class RegionGroup(StrEnum):
+    """The region groups an answer can keep (`[analytics.region_groups]` maps
+    a provider's regions to them; a region in none is 'other')."""
+
+    us = "us"
+    eu = "eu"
+    asia = "asia"
+    cn = "cn"
+
+
+class Workload(StrEnum):
+    """What a recommended job does: training counts spot, inference does not."""
+
+    training = "training"
+    inference = "inference"
+
+
+class Qualify(StrEnum):
+    """The customers an answer counts offers for, beyond those open to all
+    (the `Eligibility` values a customer can say of himself)."""
+
+    new_users = "new_users"
+    startups = "startups"
+    students = "students"
+    enterprise = "enterprise"
+
+
+class RankBy(StrEnum):
+    """What compare ranks by: a GPU-hour, a dense TFLOP-hour, a GB of GPU memory per hour."""
+
+    price_per_gpu_hour = "price_per_gpu_hour"
+    price_per_tflop_hour = "price_per_tflop_hour"
+    price_per_gb_vram_hour = "price_per_gb_vram_hour"

@@ -24,7 +24,7 @@ from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import SUMMARY_COLUMNS
 from tracker.analytics.points import change_records as _change_records
-from tracker.analytics.points import health_records, history_records, price_records, summary_records
+from tracker.analytics.points import history_records, price_records, summary_records
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -229,8 +229,3 @@ def offers_frame(engine: sa.Engine, *, current: bool = True) -> pd.DataFrame:
     with engine.connect() as conn:
         rows = [dict(r._mapping) for r in conn.execute(stmt)]
     return _frame(rows)
-
-
-def source_health(engine: Db | sa.Engine) -> pd.DataFrame:
-    """Per source: its last run's status, when it last succeeded, and the error."""
-    return pd.DataFrame(health_records(engine))

@@ -186,13 +186,6 @@ def references(ctx: typer.Context) -> References:
     return load_references(config.analytics)
 
 
-class RegionGroup(str, Enum):
-    us = "us"
-    eu = "eu"
-    asia = "asia"
-    cn = "cn"
-
-
 def decimal_option(text: str | None, option: str, *, minimum: Decimal = Decimal(0)) -> Decimal | None:
     from tracker.answers.ranges import head
 

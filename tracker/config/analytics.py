@@ -8,7 +8,9 @@ from decimal import Decimal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-REGION_GROUPS = ("us", "eu", "asia", "cn")
+from db.kinds import RegionGroup
+
+REGION_GROUPS = tuple(g.value for g in RegionGroup)
 
 
 class _Strict(BaseModel):
@@ -46,5 +48,5 @@ class AnalyticsSettings(_Strict):
         for provider, regions in value.items():
             for region, group in regions.items():
                 if group not in (*REGION_GROUPS, "other"):
-                    raise ValueError(f"{provider}.{region}: {group!r} is not one of us, eu, asia, cn, other")
+                    raise ValueError(f"{provider}.{region}: {group!r} is not one of {', '.join(REGION_GROUPS)}, other")
         return value

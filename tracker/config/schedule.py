@@ -100,3 +100,19 @@ class DaemonSettings(_Strict):
 
     def for_source(self, name: str) -> SourceSchedule:
         return self.schedule.get(name, SourceSchedule())
+
+    def stale_after(self, name: str) -> timedelta | None:
+        """How long a source may go without a complete run before it is
+        stale: `stale_after_intervals` of its intervals; None when it is not
+        scheduled (never stale)."""
+        schedule = self.for_source(name)
+        if not schedule.enabled:
+            return None
+        return schedule.interval(self.every) * self.stale_after_intervals
+
+    def stale(self, name: str, last_good: datetime | None, now: datetime) -> bool:
+        """The one staleness rule (the daemon's source_stale, the dashboard's
+        source health): scheduled, and no complete run since `last_good` (or
+        none at all) for `stale_after` or longer."""
+        limit = self.stale_after(name)
+        return limit is not None and (last_good is None or now - last_good >= limit)

@@ -158,17 +158,16 @@ def check_staleness(
     raised: list[Change] = []
     with Session(engine) as session:
         for name in names:
-            schedule = settings.for_source(name)
-            if not schedule.enabled:
+            limit = settings.stale_after(name)
+            if limit is None:
                 continue
-            limit = schedule.interval(settings.every) * settings.stale_after_intervals
             ok = _last(session, name, [RunStatus.ok])
             last_good = ok.finished_at if ok and ok.finished_at else None
             stale_since = _stale_since(session, name)
             if stale_since is None:
                 # Counted while someone was watching: a daemon back after a week away is not stale at once.
                 reference = max(last_good, watching_since) if last_good else watching_since
-                if now - reference >= limit:
+                if settings.stale(name, reference, now):
                     raised.append(
                         Change(
                             kind=ChangeKind.source_stale,

@@ -18,26 +18,26 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
-from db.store.reads.browse import ChangeFilter, PriceFilter, page_changes, page_prices, price_facets
+from db.store.reads.browse import page_changes, page_prices, price_facets
 from db.store.reads.connection import Db
+from db.store.reads.rows import ChangeFilter, PriceFilter
 from db.store.writes import suspects
 from tracker.analytics.columns import MODEL_CLASSES
 from tracker.answers.columns import change_dict, detail_text
 from tracker.answers.rows import offer_dict, price_dict
-from tracker.config.masking import masked_text
-from tracker.errors import UserError
 from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
+    from tracker.answers.compare import CompareRequest
+    from tracker.answers.recommend import RecommendRequest
     from tracker.config.web import WebSettings
 from tracker.config.settings import Config
 
@@ -252,51 +252,24 @@ class Answers:
     # --- compare, recommend, the overview -----------------------------------------
 
     @retried
-    def compare(self, **kw: Any) -> list[dict[str, Any]]:
-        def compute() -> list[dict[str, Any]]:
-            # The CLI's path (`gpu-tracker compare`): only the prices that can
-            # rank are read, only the first `limit` worked out in full.
-            from tracker.analytics.compare import compare_rows
+    def compare(self, request: CompareRequest) -> list[dict[str, Any]]:
+        """The CLI's answer (`tracker.answers.compare`): only the prices that
+        can rank are read, only the first `limit` worked out in full."""
+        from tracker.answers import compare
 
-            return compare_rows(
-                self.engine,
-                self.refs,
-                gpu=kw["gpu"],
-                provider=kw.get("provider"),
-                count=kw.get("count"),
-                currency=kw["currency"],
-                os=kw.get("os") or "linux",
-                price_models=kw.get("price_models") or [],
-                region_group=kw.get("region_group"),
-                rank_by=kw.get("rank_by") or "price_per_gpu_hour",
-                limit=kw.get("limit"),
-            )
-
-        return self.kept(("compare", *sorted((k, str(v)) for k, v in kw.items())), compute)
+        return self.kept(("compare", repr(request)), lambda: compare.rows(self.engine, self.refs, request))
 
     @retried
-    def recommend(
-        self, needs: Needs, *, gpu: str | None, provider: str | None, limit: int
-    ) -> tuple[list[dict[str, Any]], list[str]]:
+    def recommend(self, request: RecommendRequest, needs: Needs) -> tuple[list[dict[str, Any]], list[str]]:
+        """The CLI's answer (`tracker.answers.recommend`): the store's
+        aggregates pick the candidates, only those are priced in full.
+        Read-only: a provider a bulk write left stale is answered from its prices."""
+        from tracker.answers import recommend
+
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
-            # The CLI's path (`gpu-tracker recommend`): the store's aggregates
-            # pick the candidates, only those are priced in full.
-            from tracker.analytics.bill.side_costs import SideRates
-            from tracker.analytics.bill.spot_risk import with_bands
-            from tracker.analytics.recommend.work import ranked_rows
+            return recommend.rows(self.engine, self.refs, request, needs=needs, settle=False)
 
-            # Read-only: a provider a bulk write left stale is answered from its prices.
-            return ranked_rows(
-                self.engine,
-                self.refs,
-                replace(with_bands(needs, self.engine), side=SideRates.load(self.engine)),
-                gpu=gpu,
-                provider=provider,
-                limit=limit,
-                settle_rates=False,
-            )
-
-        return self.kept(("recommend", repr(needs), gpu, provider, limit), compute)
+        return self.kept(("recommend", repr(request)), compute)
 
     @retried
     def cheapest(self, currency: str) -> list[dict[str, Any]]:
@@ -339,23 +312,13 @@ class Answers:
 
     @retried
     def sources(self, now: datetime | None = None) -> list[dict[str, Any]]:
-        """Per source that has run: its last run and status, its last good data,
-        whether it is stale, and its last error in one sentence (secrets masked)."""
-        from tracker.analytics.history import records, source_health
+        """Per source that has run (`tracker.answers.sources`): its last run and
+        status, its last good data, whether it is stale, and its last error
+        in one sentence (secrets masked)."""
+        from tracker.answers import sources
 
-        now = now or datetime.now(UTC)
-        settings = self.config.daemon
-        rows = [dict(r) for r in self.kept(("sources",), lambda: records(source_health(self.engine)))]
-        for row in rows:
-            schedule = settings.for_source(row["source"])
-            every = schedule.interval(settings.every)
-            last_ok = row.get("last_ok_at")
-            row["stale"] = bool(schedule.enabled) and (
-                last_ok is None or now - last_ok > every * settings.stale_after_intervals
-            )
-            row["age"] = age(now - last_ok) if last_ok else None
-            row["error"] = one_sentence(masked_text(row["error"], self.secrets)) if row.get("error") else None
-        return rows
+        found = self.kept(("sources",), lambda: sources.records(self.engine))
+        return sources.rows(found, self.config.daemon, now=now or datetime.now(UTC), secrets=self.secrets)
 
     def store_label(self) -> str:
         from db.store.engine import mask_url
@@ -385,67 +348,3 @@ class Answers:
         with self.engine.connect() as conn:
             stored, _ = page_changes(conn, f, limit=limit)
         return stored
-
-
-def one_sentence(text: str, limit: int = 240) -> str:
-    """The first line of an error, to its first sentence, at most `limit` characters."""
-    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    end = line.find(". ")
-    if end > 0:
-        line = line[: end + 1]
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def age(delta: timedelta) -> str:
-    seconds = max(0, int(delta.total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds // size} {unit}"
-    return f"{seconds} s"
-
-
-def needs_of(**kw: Any) -> Needs:
-    """The needs `gpu-tracker recommend` builds from its options (with
-    --benchmark and --nodes); a UserError for an impossible one."""
-    from tracker.analytics.recommend.work import by_benchmark
-
-    return by_benchmark(_needs(**kw), kw.get("benchmark"), kw.get("nodes") or 1)
-
-
-def _needs(**kw: Any) -> Needs:
-    from tracker.analytics.bill.spot_risk import SpotRisk, checked_minutes, price_models
-    from tracker.analytics.recommend import Needs
-    from tracker.analytics.tco import parse_mix
-
-    gpus: Decimal = kw["gpus"]
-    if gpus <= 0 or (gpus > 1 and gpus != gpus.to_integral_value()):
-        raise UserError("gpus must be a whole number of GPUs, or a share of one GPU below 1 (0.5)")
-    share: Decimal = kw["usable_memory_share"]
-    if not 0 < share <= 1:
-        raise UserError("usable_memory_share must be above 0 and at most 1, e.g. 0.9")
-    if kw["hours_per_month"] > 744:
-        raise UserError("hours_per_month: a month has at most 744 hours")
-    return Needs(
-        gpus=gpus,
-        min_gpu_memory_gb=kw.get("min_gpu_memory"),
-        workload=kw["workload"],
-        hours_per_month=kw["hours_per_month"],
-        months=kw["months"],
-        currency=kw["currency"],
-        spot_overhead=kw["spot_overhead"],
-        storage_gb=kw["storage_gb"],
-        egress_gb_per_month=kw["egress_gb"],
-        inter_region_gb_per_month=kw.get("inter_region_gb", Decimal(0)),
-        qualifies=frozenset(kw.get("qualify") or []) | ({"new_users"} if kw.get("new_account") else set()),
-        mixes=tuple(parse_mix(m) for m in kw.get("mix") or []),
-        region_group=kw.get("region_group"),
-        usable_memory_share=share,
-        all_options=bool(kw.get("all")),
-        # The bands are read when the answer is worked out (`Answers.recommend`).
-        risk=SpotRisk(
-            checkpoint_minutes=checked_minutes(kw.get("checkpoint_minutes", 30)),
-            max_interruption=kw.get("max_interruption"),
-            fixed_overhead=kw["spot_overhead"],
-        ),
-        price_models=price_models(kw.get("price_model")),
-    )

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from db.kinds import ChangeKind
-from db.store.reads.browse import SORTS, ChangeFilter
+from db.kinds import ChangeKind, PriceModel, Qualify, RankBy, RegionGroup, Workload
+from db.store.reads.browse import SORTS
+from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
+from tracker.answers.compare import CompareRequest
+from tracker.answers.recommend import RecommendRequest
 from tracker.answers.rows import json_rows
-from tracker.web.answers import Answers, Page, needs_of
+from tracker.answers.sources import COLUMNS as SOURCE_COLUMNS
+from tracker.web.answers import Answers, Page
 from tracker.web.params import (
     OFFER_KINDS,
     PRICE_MODELS,
@@ -39,18 +44,6 @@ MAX_LIMIT = 10_000
 # The rows /api/compare answers unless told: ranked in SQL, only these are worked out.
 COMPARE_LIMIT = 100
 CHANGE_KINDS = [k.value for k in ChangeKind]
-SOURCE_COLUMNS = [
-    "source",
-    "provider",
-    "status",
-    "last_run_at",
-    "last_ok_at",
-    "age",
-    "stale",
-    "failures_since_ok",
-    "runs",
-    "error",
-]
 
 # name: (description, JSON schema); a list schema is a repeatable parameter.
 S = {"type": "string"}
@@ -200,32 +193,37 @@ def change_filter(q: Query) -> ChangeFilter:
     )
 
 
-def recommend_args(q: Query) -> dict[str, Any]:
-    from decimal import Decimal
-
-    return {
-        "gpus": q.ranged("gpus", Decimal(1)),
-        "min_gpu_memory": q.ranged("min_gpu_memory"),
-        "usable_memory_share": q.ranged("usable_memory_share", Decimal("0.9")),
-        "workload": q.choice("workload", WORKLOADS, "training"),
-        "hours_per_month": q.ranged("hours_per_month", Decimal(720)),
-        "months": q.integer("months", 36, 1, 240),
-        "currency": q.currency(),
-        "spot_overhead": q.ranged("spot_overhead", Decimal("1.1")),
-        "checkpoint_minutes": q.decimal("checkpoint_minutes", Decimal(30), lo=Decimal(0)),
-        "max_interruption": q.decimal("max_interruption", lo=Decimal(0)),
-        "price_model": q.choice("price_model", list(RECOMMEND_MODELS)),
-        "storage_gb": q.ranged("storage_gb", Decimal(0)),
-        "egress_gb": q.ranged("egress_gb", Decimal(0)),
-        "inter_region_gb": q.ranged("inter_region_gb", Decimal(0)),
-        "qualify": q.many("qualify", QUALIFY),
-        "new_account": q.flag("new_account"),
-        "mix": [m for m in q.values.get("mix", []) if m.strip()],
-        "benchmark": q.text("benchmark"),
-        "nodes": q.integer("nodes", 1, 1, 10_000),
-        "region_group": q.choice("region_group", REGION_GROUPS),
-        "all": q.flag("all"),
-    }
+def recommend_request(q: Query, *, most: int = MAX_LIMIT) -> RecommendRequest:
+    """The request /api/recommend and the recommend page read: the CLI's
+    options by their names, the request's defaults where not given."""
+    asked = RecommendRequest()
+    return RecommendRequest(
+        gpus=q.ranged("gpus", asked.gpus) or asked.gpus,
+        min_gpu_memory=q.ranged("min_gpu_memory"),
+        usable_memory_share=q.ranged("usable_memory_share", asked.usable_memory_share) or asked.usable_memory_share,
+        workload=Workload(q.choice("workload", WORKLOADS) or asked.workload),
+        hours_per_month=q.ranged("hours_per_month", asked.hours_per_month) or asked.hours_per_month,
+        months=q.integer("months", asked.months, 1, 240),
+        currency=q.currency() or asked.currency,
+        spot_overhead=q.ranged("spot_overhead", asked.spot_overhead) or asked.spot_overhead,
+        checkpoint_minutes=q.decimal("checkpoint_minutes", Decimal(asked.checkpoint_minutes), lo=Decimal(0))
+        or Decimal(0),
+        max_interruption=q.decimal("max_interruption", lo=Decimal(0)),
+        price_model=q.choice("price_model", list(RECOMMEND_MODELS)),
+        storage_gb=q.ranged("storage_gb", asked.storage_gb) or Decimal(0),
+        egress_gb=q.ranged("egress_gb", asked.egress_gb) or Decimal(0),
+        inter_region_gb=q.ranged("inter_region_gb", asked.inter_region_gb) or Decimal(0),
+        qualify=tuple(Qualify(v) for v in q.many("qualify", QUALIFY)),
+        new_account=q.flag("new_account"),
+        mix=tuple(m for m in q.values.get("mix", []) if m.strip()),
+        benchmark=q.text("benchmark"),
+        nodes=q.integer("nodes", asked.nodes, 1, 10_000),
+        region_group=RegionGroup(g) if (g := q.choice("region_group", REGION_GROUPS)) else None,
+        all=q.flag("all"),
+        gpu=q.text("gpu"),
+        provider=q.text("provider"),
+        limit=q.integer("limit", asked.limit or 20, 1, most),
+    )
 
 
 # --- the endpoints ---------------------------------------------------------------
@@ -271,19 +269,18 @@ def compare(request: Request) -> Response:
     gpu = q.text("gpu")
     if not gpu:
         raise BadParameter("gpu is required: the GPU model to compare, e.g. gpu=H100")
-
-    rows = answers(request).compare(
+    asked = CompareRequest(
         gpu=gpu,
         count=q.ranged("count"),
-        price_models=tuple(q.many("price_model", PRICE_MODELS)),
-        region_group=q.choice("region_group", REGION_GROUPS),
-        currency=q.currency(),
+        price_models=tuple(PriceModel(m) for m in q.many("price_model", PRICE_MODELS)),
+        region_group=RegionGroup(g) if (g := q.choice("region_group", REGION_GROUPS)) else None,
+        currency=q.currency() or "USD",
         provider=q.text("provider"),
         os=q.text("os") or "linux",
-        rank_by=q.choice("rank_by", RANK_BY, "price_per_gpu_hour"),
+        rank_by=RankBy(q.choice("rank_by", RANK_BY) or RankBy.price_per_gpu_hour),
         limit=q.integer("limit", COMPARE_LIMIT, 1, MAX_LIMIT),
     )
-    return as_json(rows, COMPARE_COLUMNS)
+    return as_json(answers(request).compare(asked), COMPARE_COLUMNS)
 
 
 @router.get("/recommend", openapi_extra=documented(RECOMMEND_PARAMS), summary="gpu-tracker recommend")
@@ -291,11 +288,8 @@ def recommend(request: Request) -> Response:
     """Options for a GPU job ranked by total cost, each with why, as `gpu-tracker recommend --format json`."""
     from tracker.analytics.recommend import RECOMMEND_COLUMNS
 
-    q = ask(request, RECOMMEND_PARAMS)
-    needs = needs_of(**recommend_args(q))
-    rows, _ = answers(request).recommend(
-        needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 1, MAX_LIMIT)
-    )
+    asked = recommend_request(ask(request, RECOMMEND_PARAMS))
+    rows, _ = answers(request).recommend(asked, asked.needs())
     return as_json(rows, RECOMMEND_COLUMNS)
 
 

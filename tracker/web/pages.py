@@ -10,12 +10,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from db.money import readable
-from db.store.reads.browse import SORTS, ChangeFilter
+from db.store.reads.browse import SORTS
+from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.network import network_fields
 from tracker.errors import UserError
 from tracker.web import chart
-from tracker.web.answers import Answers, needs_of
+from tracker.web.answers import Answers
 from tracker.web.api import (
     CHANGE_KINDS,
     CHANGE_PARAMS,
@@ -25,7 +26,7 @@ from tracker.web.api import (
     ask,
     change_filter,
     price_filter,
-    recommend_args,
+    recommend_request,
 )
 from tracker.web.labels import Words, choose
 from tracker.web.params import OFFER_KINDS, PRICE_MODELS, QUALIFY, REGION_GROUPS, WORKLOADS, BadParameter
@@ -223,15 +224,13 @@ def offers(request: Request) -> HTMLResponse:
 def recommend(request: Request) -> HTMLResponse:
     q = ask(request, RECOMMEND_PARAMS)
     asked = bool(request.query_params)
-    values = recommend_args(q)
+    values = recommend_request(q, most=500)
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     if asked:
-        needs = needs_of(**values)
+        needs = values.needs()
         try:
-            rows, notes = answers(request).recommend(
-                needs, gpu=q.text("gpu"), provider=q.text("provider"), limit=q.integer("limit", 20, 1, 500)
-            )
+            rows, notes = answers(request).recommend(values, needs)
         except UserError as e:  # no option meets the needs: the form stays, with the reason
             notes = [str(e)]
     return render(

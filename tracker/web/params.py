@@ -8,15 +8,16 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-from db.kinds import OfferKind, PriceModel
+from db.kinds import OfferKind, PriceModel, Qualify, RankBy, RegionGroup, Workload
 from tracker.answers.ranges import RANGES, OutOfRange, head
 
+# The choices, as `db.kinds` names them (the command line offers the same).
 PRICE_MODELS = [m.value for m in PriceModel]
 OFFER_KINDS = [k.value for k in OfferKind]
-REGION_GROUPS = ["us", "eu", "asia", "cn"]
-RANK_BY = ["price_per_gpu_hour", "price_per_tflop_hour", "price_per_gb_vram_hour"]
-WORKLOADS = ["training", "inference"]
-QUALIFY = ["new_users", "startups", "students", "enterprise"]
+REGION_GROUPS = [g.value for g in RegionGroup]
+RANK_BY = [r.value for r in RankBy]
+WORKLOADS = [w.value for w in Workload]
+QUALIFY = [q.value for q in Qualify]
 MAX_TEXT = 200
 
 

@@ -39,6 +39,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from db.kinds import Workload
 from db.money import HOURS_PER_MONTH
 from tracker.analytics.bill.spot_risk import SpotRisk
 from tracker.analytics.compare import is_fractional
@@ -53,7 +54,7 @@ from tracker.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
-WORKLOADS = ("training", "inference")
+WORKLOADS = tuple(w.value for w in Workload)
 SINGLE_MIXES = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")
 RATE = Decimal("0.000001")
 _MEMORY_SUFFIX = re.compile(r"\s\d+\s?gb$")

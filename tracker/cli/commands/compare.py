@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from enum import Enum
 from typing import Annotated
 
 import typer
 
-from db.kinds import PriceModel
-from tracker.answers.columns import COMPARE_COLUMNS, COMPARE_TABLE, TCO_COLUMNS, TCO_TABLE
+from db.kinds import PriceModel, RankBy, RegionGroup
+from tracker.answers.columns import COMPARE_COLUMNS
+from tracker.answers.compare import CompareRequest
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     CheckpointMinutesOption,
-    RegionGroup,
     SpotOverheadOption,
     parse_currency,
     ranged_option,
@@ -24,21 +22,6 @@ from tracker.cli.state import (
 )
 
 # pandas loads inside each command: `--help` starts fast.
-
-
-class RankBy(str, Enum):
-    price_per_gpu_hour = "price_per_gpu_hour"
-    price_per_tflop_hour = "price_per_tflop_hour"
-    price_per_gb_vram_hour = "price_per_gb_vram_hour"
-
-
-TITLES = {
-    "price_per_gpu_hour": "price per GPU-hour",
-    "price_per_tflop_hour": "price per dense TFLOP-hour",
-    "price_per_gb_vram_hour": "price per GB of GPU memory per hour",
-}
-# The table column that shows what a --rank-by ranks on.
-RANK_COLUMN = {"price_per_tflop_hour": "per_tflop_h", "price_per_gb_vram_hour": "per_gb_vram_h"}
 
 
 def compare(
@@ -78,35 +61,26 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
-    from tracker.analytics.compare import compare_rows
+    from tracker.answers import compare as answer
 
     target = parse_currency(currency)
-    gpus = ranged_option(count, "--count", "count") if count is not None else None
+    request = CompareRequest(
+        gpu=gpu,
+        count=ranged_option(count, "--count", "count") if count is not None else None,
+        price_models=tuple(price_model or ()),
+        region_group=region_group,
+        currency=target,
+        provider=provider,
+        os=os,
+        rank_by=rank_by,
+        limit=limit,
+        include_suspect=include_suspect,
+    )
     with store_of(ctx) as store:
-        rows = compare_rows(
-            store,
-            references(ctx),
-            gpu=gpu,
-            provider=provider,
-            limit=limit,
-            count=gpus,
-            currency=target,
-            os=os,
-            price_models=[m.value for m in price_model or []],
-            region_group=region_group.value if region_group else None,
-            rank_by=rank_by.value,
-            include_suspect=include_suspect,
-        )
+        rows = answer.rows(store, references(ctx), request)
         suspect_note(store, include_suspect, gpu=gpu)
-    shown = RANK_COLUMN.get(rank_by.value)
-    table = [*COMPARE_TABLE[:12], shown, *COMPARE_TABLE[12:]] if shown else COMPARE_TABLE
     emit(
-        rows,
-        fmt,
-        columns=COMPARE_COLUMNS,
-        table_columns=table,
-        title=f"{gpu}: {TITLES[rank_by.value]} in {target}",
-        empty=f"no current prices for {gpu} match",
+        rows, fmt, columns=COMPARE_COLUMNS, table_columns=request.table(), title=request.title(), empty=request.empty()
     )
 
 
@@ -184,80 +158,56 @@ def tco(
 
     Example: gpu-tracker tco --gpu H100 --count 8 --egress-gb 20000 --inter-region-gb 5000 --storage-gb 10000
     """
-    from tracker.analytics.bill.side_costs import SideRates, sources_note
-    from tracker.analytics.bill.spot_risk import load_risk
-    from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_rows
+    from tracker.analytics.bill.side_costs import sources_note
+    from tracker.answers import tco as answer
 
     target = parse_currency(currency)
     if credit is not None and offer is not None:
-        raise typer.BadParameter("--credit and --offer cannot be used together")
-    chosen: Credit | None = None
-    if credit is not None:
-        chosen = Credit(
-            amount=ranged_option(credit, "--credit", "credit"),
-            currency=target,
-            provider=credit_provider,
-            months=credit_months,
-            min_spend=ranged_option(credit_min_spend, "--credit-min-spend", "credit_min_spend")
-            if credit_min_spend is not None
-            else None,
-        )
-    elif offer is not None:
-        from tracker.analytics.history import offers_frame
-        from tracker.analytics.offer_value import credit_from_offer
-
-        chosen = credit_from_offer(offers_frame(state(ctx).engine), offer, {"new_users"} if new_account else set())
-    inputs = TcoInputs(
+        raise typer.BadParameter(answer.BOTH_CREDITS)
+    request = answer.TcoRequest(
+        gpu=gpu,
+        credit=ranged_option(credit, "--credit", "credit") if credit is not None else None,
+        credit_provider=credit_provider,
+        credit_months=credit_months,
+        credit_min_spend=ranged_option(credit_min_spend, "--credit-min-spend", "credit_min_spend")
+        if credit is not None and credit_min_spend is not None
+        else None,
+        offer=offer,
+        new_account=new_account,
+        currency=target,
         count=ranged_option(count, "--count", "fleet"),
         hours_per_month=ranged_option(hours_per_month, "--hours-per-month", "hours_per_month"),
         months=months,
-        mix=parse_mix(mix),
+        mix=mix,
         spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
         storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
-        egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
-        inter_region_gb_per_month=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
-        credit=chosen,
-        currency=target,
+        egress_gb=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
+        inter_region_gb=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
+        checkpoint_minutes=checkpoint_minutes,
+        max_interruption=max_interruption,
+        region_group=region_group,
+        provider=provider,
+        limit=limit,
+        include_suspect=include_suspect,
     )
+    offers = None
+    if request.offer is not None and request.credit is None:
+        from tracker.analytics.history import offers_frame
+
+        offers = offers_frame(state(ctx).engine)
+    inputs = answer.inputs(request, answer.chosen_credit(request, offers))
     with store_of(ctx) as store:
-        risk = load_risk(
-            store,
-            checkpoint_minutes=checkpoint_minutes,
-            max_interruption=max_interruption,
-            fixed_overhead=inputs.spot_overhead,
-        )
-        inputs = replace(inputs, risk=risk, side=SideRates.load(store))
-        rows, skipped = tco_rows(
-            store,
-            references(ctx),
-            inputs,
-            gpu=gpu,
-            provider=provider,
-            region_group=region_group.value if region_group else None,
-            limit=limit,
-            include_suspect=include_suspect,
-        )
+        rows, skipped, inputs = answer.rows(store, references(ctx), request, inputs)
         suspect_note(store, include_suspect, gpu=gpu)
-    if skipped:
-        stderr.print(
-            f"[dim]{skipped} instance types left out: no price for every model of "
-            f"the mix ({', '.join(inputs.mix)})"
-            + (", or a spot band that may exceed --max-interruption" if risk.max_interruption is not None else "")
-            + (
-                ", or no egress, inter-region or storage rate (tracked or in the reference table)"
-                if inputs.egress_gb_per_month or inputs.inter_region_gb_per_month or inputs.storage_gb
-                else ""
-            )
-            + "[/dim]",
-            highlight=False,
-        )
+    if note := answer.skipped_note(inputs, skipped):
+        stderr.print(f"[dim]{note}[/dim]", highlight=False)
     emit(
         rows,
         fmt,
-        columns=TCO_COLUMNS,
-        table_columns=TCO_TABLE,
-        title=f"{inputs.count} x {gpu} over {months} months, {inputs.hours_per_month} h/month, in {target}",
-        empty=f"no instance with {gpu} has a price for every model of the mix",
+        columns=answer.COLUMNS,
+        table_columns=answer.TABLE,
+        title=request.title(inputs),
+        empty=request.empty(),
     )
     if fmt == OutputFormat.table and (note := sources_note(rows)):
         stderr.print(note, highlight=False, markup=False, soft_wrap=True)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from db.kinds import Qualify, RegionGroup, Workload
+from tracker.answers.recommend import EMPTY, RecommendRequest
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     CheckpointMinutesOption,
-    RegionGroup,
     SpotOverheadOption,
     parse_currency,
     ranged_option,
@@ -21,42 +20,35 @@ from tracker.cli.state import (
     suspect_note,
 )
 
-
-class Workload(str, Enum):
-    training = "training"
-    inference = "inference"
-
-
-class Qualify(str, Enum):
-    new_users = "new_users"
-    startups = "startups"
-    students = "students"
-    enterprise = "enterprise"
+# The request's defaults, as the options show them.
+ASKED = RecommendRequest()
 
 
 def recommend(
     ctx: typer.Context,
     gpus: Annotated[
         str, typer.Option(help="How many GPUs the job needs at once; below 1, a share of one GPU (0.5: a half slice).")
-    ] = "1",
+    ] = str(ASKED.gpus),
     min_gpu_memory: Annotated[
         str | None, typer.Option(help="GB of usable memory each GPU must have, e.g. 70 (see --usable-memory-share).")
     ] = None,
     usable_memory_share: Annotated[
         str,
         typer.Option(help="Share of a GPU's memory a job can use (0.9: vLLM's default; the rest is CUDA and driver)."),
-    ] = "0.9",
+    ] = str(ASKED.usable_memory_share),
     workload: Annotated[
         Workload, typer.Option(help="training (spot counts, with --spot-overhead) or inference (no spot).")
-    ] = Workload.training,
-    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = "720",
-    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = 36,
-    currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
+    ] = ASKED.workload,
+    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = str(
+        ASKED.hours_per_month
+    ),
+    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = ASKED.months,
+    currency: Annotated[str, typer.Option(help="The currency of the result.")] = ASKED.currency,
     gpu: Annotated[str | None, typer.Option(help="Only this GPU model, matched in part: H100, A100.")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
-    spot_overhead: SpotOverheadOption = "1.1",
-    checkpoint_minutes: CheckpointMinutesOption = "30",
+    spot_overhead: SpotOverheadOption = str(ASKED.spot_overhead),
+    checkpoint_minutes: CheckpointMinutesOption = str(ASKED.checkpoint_minutes),
     max_interruption: Annotated[
         str | None,
         typer.Option(
@@ -68,11 +60,11 @@ def recommend(
         str | None,
         typer.Option(help="Only options of this price model: on_demand, spot, monthly, reserved_1yr, reserved_3yr."),
     ] = None,
-    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
-    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = str(ASKED.storage_gb),
+    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = str(ASKED.egress_gb),
     inter_region_gb: Annotated[
         str, typer.Option(help="GB sent to another region of the same provider every month.")
-    ] = "0",
+    ] = str(ASKED.inter_region_gb),
     qualify: Annotated[
         list[Qualify] | None,
         typer.Option(help="Count offers for this kind of customer too (new_users, startups...); repeatable."),
@@ -102,8 +94,8 @@ def recommend(
     nodes: Annotated[
         int,
         typer.Option(min=1, help="Machines the job spans; above 1, only RDMA-class networks (EFA, InfiniBand, RoCE)."),
-    ] = 1,
-    limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = 20,
+    ] = ASKED.nodes,
+    limit: Annotated[int, typer.Option(min=0, help="Show the best N options (0: all).")] = ASKED.limit or 0,
     every: Annotated[
         bool,
         typer.Option(
@@ -161,67 +153,47 @@ def recommend(
 
     Example: gpu-tracker recommend --gpus 8 --price-model spot --max-interruption 10
     """
-    from tracker.analytics.bill.side_costs import SideRates, sources_note
-    from tracker.analytics.bill.spot_risk import load_risk, price_models
-    from tracker.analytics.recommend import RECOMMEND_COLUMNS, RECOMMEND_TABLE, Needs, load_throughput
-    from tracker.analytics.recommend.work import by_benchmark, ranked_rows
-    from tracker.analytics.tco import parse_mix
+    from tracker.analytics.bill.side_costs import sources_note
+    from tracker.answers import recommend as answer
 
     target = parse_currency(currency)
     hours = ranged_option(hours_per_month, "--hours-per-month", "hours_per_month")
-    needs = Needs(
+    request = RecommendRequest(
         gpus=ranged_option(gpus, "--gpus", "gpus"),
-        min_gpu_memory_gb=ranged_option(min_gpu_memory, "--min-gpu-memory", "min_gpu_memory")
-        if min_gpu_memory
-        else None,
-        workload=workload.value,
+        min_gpu_memory=ranged_option(min_gpu_memory, "--min-gpu-memory", "min_gpu_memory") if min_gpu_memory else None,
+        workload=workload,
         hours_per_month=hours,
         months=months,
         currency=target,
+        gpu=gpu,
+        provider=provider,
+        region_group=region_group,
         spot_overhead=ranged_option(spot_overhead, "--spot-overhead", "spot_overhead"),
+        checkpoint_minutes=checkpoint_minutes,
+        max_interruption=max_interruption,
+        price_model=price_model,
         storage_gb=ranged_option(storage_gb, "--storage-gb", "storage_gb"),
-        egress_gb_per_month=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
-        inter_region_gb_per_month=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
-        qualifies=frozenset(q.value for q in qualify or []) | ({"new_users"} if new_account else set()),
-        throughput=load_throughput(throughput) if throughput else None,
-        mixes=tuple(parse_mix(m) for m in mix or []),
-        region_group=region_group.value if region_group else None,
+        egress_gb=ranged_option(egress_gb, "--egress-gb", "egress_gb"),
+        inter_region_gb=ranged_option(inter_region_gb, "--inter-region-gb", "inter_region_gb"),
+        qualify=tuple(qualify or ()),
+        new_account=new_account,
+        mix=tuple(mix or ()),
+        throughput=throughput,
+        benchmark=benchmark,
+        nodes=nodes,
         usable_memory_share=ranged_option(usable_memory_share, "--usable-memory-share", "usable_memory_share"),
-        all_options=every,
-        price_models=price_models(price_model),
+        limit=limit or None,
+        all=every,
+        include_suspect=include_suspect,
     )
-    needs = by_benchmark(needs, benchmark, nodes)
+    needs = request.needs()
     with store_of(ctx) as store:
-        risk = load_risk(
-            store,
-            checkpoint_minutes=checkpoint_minutes,
-            max_interruption=max_interruption,
-            fixed_overhead=needs.spot_overhead,
-        )
-        needs = replace(needs, risk=risk, side=SideRates.load(store))
-        rows, notes = ranked_rows(
-            store,
-            references(ctx),
-            needs,
-            gpu=gpu,
-            provider=provider,
-            limit=limit or None,
-            include_suspect=include_suspect,
-        )
+        rows, notes = answer.rows(store, references(ctx), request, needs=needs)
         suspect_note(store, include_suspect, gpu=gpu)
     for note in notes:
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
-    memory = f", >= {needs.min_gpu_memory_gb:f} GB usable each" if needs.min_gpu_memory_gb else ""
-    memory += f", {nodes} nodes" if nodes > 1 else ""
-    memory += f", by {needs.benchmark.title}" if needs.benchmark else ""
-    emit(
-        rows,
-        fmt,
-        columns=RECOMMEND_COLUMNS,
-        table_columns=RECOMMEND_TABLE,
-        title=f"{needs.gpus:f} GPUs{memory}, {workload.value}, {hours:f} h/month for {months} months, in {target}",
-        empty="no option meets these needs",
-    )
+    columns, table = answer.columns()
+    emit(rows, fmt, columns=columns, table_columns=table, title=request.title(needs), empty=EMPTY)
     if fmt == OutputFormat.table and (note := sources_note(rows)):
         stderr.print(note, highlight=False, markup=False, soft_wrap=True)
 
