@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -57,3 +57,11 @@ def one_error_line(result: Any) -> str:
     errors = [line for line in result.err.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, result.err
     return errors[0]
+
+
+def from_jsonl(items: Iterable[Mapping[str, Any]]) -> list[Any]:
+    """Items built by hand (odd ones on purpose), typed as a normalizer reads
+    them: JSON lines of a run's items.jsonl, untyped and taken on trust as
+    the TypedDicts of spiders/<provider>/items.py declare them
+    (`tracker.normalize.Normalizer`)."""
+    return list(items)

@@ -15,6 +15,7 @@ from spiders.azure.pages import parse_retail_page
 from spiders.har import HarArchive, HarError, read_har
 from spiders.pages import PageShapeError
 from tests.conftest import examples
+from tests.helpers.harutil import from_jsonl
 from tracker.config.settings import load_config
 from tracker.errors import ConfigError
 from tracker.normalize import NormalizeError
@@ -152,7 +153,7 @@ def test_azure_normalizer_raises_only_normalize_error(records: list, observed: s
         {"kind": "azure.retail_item", "observed_at": observed, "source_url": "https://x", "data": r} for r in records
     ]
     try:
-        normalize_azure(items)
+        normalize_azure(from_jsonl(items))
     except NormalizeError:
         pass
 
@@ -179,6 +180,6 @@ def test_azure_normalizer_with_one_field_broken(field: str, value: object, kind:
         {"kind": "azure.retail_item", "observed_at": "2026-08-03T06:00:00Z", "source_url": "https://x", "data": record}
     ]
     try:
-        normalize_azure(items)
+        normalize_azure(from_jsonl(items))
     except NormalizeError:
         pass

@@ -54,7 +54,7 @@ def replaced(value: Any, path: tuple, new: Any) -> Any:
     return out
 
 
-def item(kind: str, data: Any, **extra: Any) -> dict[str, Any]:
+def item(kind: str, data: Any, **extra: Any) -> Any:
     return {"kind": kind, "observed_at": "2026-11-02T02:00:00Z", "source_url": "https://x", "data": data, **extra}
 
 

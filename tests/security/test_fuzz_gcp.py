@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from spiders.gcp.pages import parse_skus_page
 from spiders.pages import PageShapeError
+from tests.helpers.harutil import from_jsonl
 from tests.security.test_fuzz import FUZZ, json_values
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.gcp import normalize
@@ -81,6 +82,6 @@ def test_gcp_normalizer_with_one_field_broken(place, value: object) -> None:
         }
     ]
     try:
-        normalize(items)
+        normalize(from_jsonl(items))
     except NormalizeError:
         pass

@@ -60,7 +60,7 @@ TYPE = {
 STOCK = [{"location_code": "FIN-01", "availabilities": ["1H100.80S.30V"]}]
 
 
-def item(kind: str, data: Any) -> dict[str, Any]:
+def item(kind: str, data: Any) -> Any:
     return {"kind": kind, "observed_at": "2026-10-05T06:00:00Z", "source_url": "https://x", "data": data}
 
 

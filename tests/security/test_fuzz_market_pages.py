@@ -48,7 +48,7 @@ TENSORDOCK = {
         ]
     }
 }
-CATALOG = {
+CATALOG: dict[str, Any] = {
     "data": {
         "countryCodes": ["US"],
         "dataCenters": [{"id": "EU-RO-1", "listed": True}],
@@ -97,7 +97,7 @@ MATPOOL = {
 }
 
 
-def items(kind: str, records: list[Any], regions: list[str] | None = None) -> list[dict[str, Any]]:
+def items(kind: str, records: list[Any], regions: list[str] | None = None) -> list[Any]:
     return [
         {"kind": kind, "observed_at": WHEN, "source_url": "https://x", "regions": regions or [], "data": r}
         for r in records

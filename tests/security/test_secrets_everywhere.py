@@ -73,8 +73,16 @@ def test_an_error_recorded_before_masking_is_shown_masked(sqlite_cli, home: Path
     engine = make_engine(url)
     at = datetime(2026, 12, 1, 10, tzinfo=UTC)
     with Session(engine) as session:  # as an older version wrote it: below the pipeline, in clear
-        run = CrawlRun(source="azure", provider="azure", spider="azure", mode="live", regions="", started_at=at)
-        run.status, run.error, run.finished_at, run.changes = RunStatus.failed, error, at, 1
+        run = CrawlRun(
+            source="azure",
+            provider="azure",
+            spider="azure",
+            mode="live",
+            regions="",
+            started_at=at,
+            status=RunStatus.failed,
+        )
+        run.error, run.finished_at, run.changes = error, at, 1
         session.add(run)
         session.flush()
         broken = Change(kind=ChangeKind.source_broken, provider="azure", source="azure", observed_at=at)

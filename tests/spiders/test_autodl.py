@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from spiders.autodl.pages import parse_machines
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES
-from tests.helpers.harutil import only
+from tests.helpers.harutil import from_jsonl, only
 from tracker.normalize.providers.autodl import normalize
 
 # A whole crawl replayed end to end tests the spider, which does not depend on the store.
@@ -29,7 +30,7 @@ REGIONS = ["beijing-B", "west-B"]
 GPUHUNTER = Path(__file__).parents[1] / "fixtures" / "autodl" / "gpuhunter-list-machine.json"
 
 
-def raw_items(path: Path = EARLY) -> tuple[list[dict], int, list[int]]:
+def raw_items(path: Path = EARLY) -> tuple[list[Any], int, list[int]]:
     items, odd, lasts = [], 0, []
     for entry in read_har(path)["log"]["entries"]:
         machines, skipped, last = parse_machines(entry["response"]["content"]["text"].encode())
@@ -60,7 +61,7 @@ def test_orderable_gpus_decide_an_offer_on_the_real_record() -> None:
     )
     envelope = {"observed_at": "2024-03-29T00:00:00Z", "source_url": "https://www.autodl.com/api/v1/user/machine/list"}
     items = [{**envelope, "kind": "autodl.machine", "regions": ["west-B"], "data": m} for m in machines]
-    result = normalize(items)
+    result = normalize(from_jsonl(items))
     # The real machine (1 idle, 0 orderable) is no offer; its twin (3 idle, 2 orderable) is one in 1x and 2x only.
     assert sorted((q.instance_type, q.price, q.offer_count) for q in result.quotes) == [
         ("1x RTX 4090", Decimal("2.72"), 1),

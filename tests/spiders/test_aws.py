@@ -8,6 +8,7 @@ import json
 import re
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from spiders.aws.pages import (
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES
+from tests.helpers.harutil import from_jsonl
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.aws import normalize, os_slug, unknown_gpu_notes
 from tracker.normalize.specs import load_specs, spec_table
@@ -45,7 +47,7 @@ def find(path: Path, part: str) -> dict:
     return next(e for url, e in entries(path).items() if part in url)
 
 
-def raw_items(path: Path = EARLY, region: str = "us-east-1") -> list[dict]:
+def raw_items(path: Path = EARLY, region: str = "us-east-1") -> list[Any]:
     """What the spider yields, built with the same page objects."""
     items = []
     for url, entry in entries(path).items():
@@ -228,7 +230,7 @@ def test_conflicting_duplicates_keep_the_higher_price_and_say_so() -> None:
         for price in ("0.51", "0.55", "0.51")
     ]
     for order in (items, items[::-1]):
-        out = normalize(order)
+        out = normalize(from_jsonl(order))
         assert [q.price for q in out.quotes] == [Decimal("0.55")]
         assert out.notes == [
             "aws: spot feed lists g5.xlarge (linux) in us-east-1 twice with different prices; kept the higher, 0.55"
@@ -252,7 +254,7 @@ def test_unknown_gpu_family_is_reported_not_dropped() -> None:
             "Location": US,
         },
     }
-    out = normalize([item])
+    out = normalize(from_jsonl([item]))
     (quote,) = out.quotes
     assert (quote.instance_type, quote.gpu_model, quote.vcpu, quote.memory_gb, quote.network_gbps) == (
         "g9x.xlarge",
@@ -328,4 +330,4 @@ def test_bad_prices_are_errors(price: str, reason: str) -> None:
         "data": {"Instance Type": "p5.48xlarge", "price": price},
     }
     with pytest.raises(NormalizeError, match=reason):
-        normalize([item])
+        normalize(from_jsonl([item]))

@@ -9,6 +9,7 @@ import json
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ from spiders.aws.reserved import OfferStreamMiddleware
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from tests.conftest import FIXTURES
+from tests.helpers.harutil import from_jsonl
 from tests.helpers.localserver import Reply, serve
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.aws_bulk import normalize
@@ -34,7 +36,7 @@ def offer_body(region: str) -> bytes:
     return entry["response"]["content"]["text"].encode()
 
 
-def raw_items(region: str) -> list[dict]:
+def raw_items(region: str) -> list[Any]:
     _, records = parse_offer_file(offer_body(region), KEEP)
     return [
         {
@@ -74,16 +76,18 @@ def test_sql_variants_are_an_option() -> None:
     _, records = parse_offer_file(offer_body("us-east-1"), keep)
     assert {r["attributes"]["preInstalledSw"] for r in records} == {"SQL Std"}
     quotes = normalize(
-        [
-            {
-                "kind": "aws.offer_product",
-                "observed_at": "2026-08-06T06:00:00Z",
-                "source_url": "u",
-                "region": "us-east-1",
-                "data": r,
-            }
-            for r in records
-        ]
+        from_jsonl(
+            [
+                {
+                    "kind": "aws.offer_product",
+                    "observed_at": "2026-08-06T06:00:00Z",
+                    "source_url": "u",
+                    "region": "us-east-1",
+                    "data": r,
+                }
+                for r in records
+            ]
+        )
     ).quotes
     assert {q.os for q in quotes} == {"windows+sql-std"}
 
@@ -102,7 +106,7 @@ def test_reserved_terms_keep_the_rate_and_the_fee_apart() -> None:
     assert partial.hourly_rate() == Decimal(dims["Hrs"]) + Decimal(dims["Quantity"]) / 26280
     assert partial.gpu_model == "A100 40GB" and partial.gpu_count == 8
     everything = p4d[("1yr", "all_upfront")]
-    assert everything.price == 0 and everything.upfront_fee > 0
+    assert everything.price == 0 and everything.upfront_fee is not None and everything.upfront_fee > 0
     assert p4d[("1yr", "no_upfront")].upfront_fee is None
     assert ("3yr", "convertible_no_upfront") in p4d
 
@@ -168,7 +172,7 @@ def test_changed_offer_files_fail_loudly(text: bytes, reason: str) -> None:
         offer_subset(io.BytesIO(text), KEEP)
 
 
-def _edited(edit) -> list[dict]:
+def _edited(edit) -> list[Any]:
     items = raw_items("us-east-1")[:1]
     edit(items[0]["data"]["terms"]["Reserved"][0])
     return items

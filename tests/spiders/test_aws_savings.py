@@ -46,7 +46,7 @@ def plan_body(region: str, capture: Path = CAPTURE) -> bytes:
     ].encode()
 
 
-def items(body: bytes, region: str, partition: str = "aws", keep: GpuRates = KEEP) -> list[dict[str, Any]]:
+def items(body: bytes, region: str, partition: str = "aws", keep: GpuRates = KEEP) -> list[Any]:
     _, records = parse_plan_file(body, keep)
     return [
         {
@@ -257,14 +257,14 @@ def test_a_rate_without_its_price_fails_loudly() -> None:
         parse_plan_file(body.encode(), KEEP)
 
 
-def _edited(edit) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def _edited(edit) -> list[Any]:
     found = items(plan_body("us-east-1"), "us-east-1")
     plan = next(i for i in found if i["data"]["productFamily"] == "ComputeSavingsPlans")
     edit(plan["data"])
     return [plan]
 
 
-def _rate(edit):  # type: ignore[no-untyped-def]
+def _rate(edit):
     return lambda record: edit(next(r for r in record["rates"] if r["discountedInstanceType"] == "p5.48xlarge"))
 
 
@@ -303,7 +303,7 @@ def _rate(edit):  # type: ignore[no-untyped-def]
         (_rate(lambda r: r.update(discountedOperation="RunInstances:9999")), "unknown operation 'RunInstances:9999'"),
     ],
 )
-def test_unreadable_plans_are_errors_naming_the_sku(edit, reason: str) -> None:  # type: ignore[no-untyped-def]
+def test_unreadable_plans_are_errors_naming_the_sku(edit, reason: str) -> None:
     broken = _edited(edit)
     with pytest.raises(NormalizeError, match=rf"savings plan {broken[0]['data']['sku']} \(us-east-1\).*{reason}"):
         normalize(broken)
@@ -417,7 +417,7 @@ def test_live_crawl_streams_plan_files_records_the_cut_and_replays(tmp_path: Pat
     )
 
 
-def test_replay_through_the_cli_lists_savings_plans(cli) -> None:  # type: ignore[no-untyped-def]
+def test_replay_through_the_cli_lists_savings_plans(cli) -> None:
     result = cli("crawl", "aws-reserved", "-r", "us-east-1", "-r", "cn-north-1", "--replay", str(CAPTURE))
     assert result.code == 0, result.err
     rows = json.loads(cli("prices", "--gpu", "H100", "--format", "json").out)
@@ -436,7 +436,7 @@ def test_replay_through_the_cli_lists_savings_plans(cli) -> None:  # type: ignor
     assert {(r["region"], r["currency"]) for r in china} == {("us-east-1", "USD"), ("cn-north-1", "CNY")}
 
 
-def test_compare_and_tco_count_savings_plans_as_commitments(cli) -> None:  # type: ignore[no-untyped-def]
+def test_compare_and_tco_count_savings_plans_as_commitments(cli) -> None:
     assert cli("crawl", "aws-reserved", "-r", "us-east-1", "--replay", str(CAPTURE)).code == 0
     ranked = json.loads(cli("compare", "--gpu", "H100", "--count", "8", "--format", "json").out)
     cheapest = ranked[0]
@@ -454,7 +454,7 @@ def test_compare_and_tco_count_savings_plans_as_commitments(cli) -> None:  # typ
     assert Decimal(only["compute"]) == (Decimal(cheapest["price"]) * 26280).quantize(Decimal("0.01"))
 
 
-def test_the_demo_captures_show_one_savings_plan_change(cli) -> None:  # type: ignore[no-untyped-def]
+def test_the_demo_captures_show_one_savings_plan_change(cli) -> None:
     captures = [c for s, c in demo_captures() if s == "aws-reserved"]
     assert [c.name[:10] for c in captures] == ["2026-08-06", "2026-09-06"]
     for capture in captures:
@@ -469,7 +469,7 @@ def test_the_demo_captures_show_one_savings_plan_change(cli) -> None:  # type: i
     assert plans == [("price_drop", "p5.48xlarge", "linux", "1yr", "compute_no_upfront", "39.6288", "36.4585")]
 
 
-def test_savings_plans_can_be_turned_off(cli, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_savings_plans_can_be_turned_off(cli, home: Path) -> None:
     (home / "config.toml").write_text("[providers.aws]\nsavings_plans = false\n")
     result = cli("crawl", "aws-reserved", "-r", "us-east-1", "--replay", str(CAPTURE), "--format", "json")
     assert result.code == 0, result.err
@@ -477,7 +477,7 @@ def test_savings_plans_can_be_turned_off(cli, home: Path) -> None:  # type: igno
     assert models == {"reserved"}
 
 
-def test_a_region_missing_from_the_plan_index_fails_clearly(cli) -> None:  # type: ignore[no-untyped-def]
+def test_a_region_missing_from_the_plan_index_fails_clearly(cli) -> None:
     from spiders.har import write_har
 
     # A capture whose plan index lists only us-west-2 and eu-west-1.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ EARLY = DEMO_CAPTURES / "aws-spot-advisor" / "2026-10-30-us-east-1+us-west-2.har
 LATE = DEMO_CAPTURES / "aws-spot-advisor" / "2026-11-30-us-east-1+us-west-2.har.gz"
 
 
-def items(body: bytes) -> list[dict]:
+def items(body: bytes) -> list[Any]:
     return [
         {"kind": "aws.spot_advisor", "observed_at": "2025-06-28T00:00:00Z", "source_url": "u", "data": r}
         for r in parse_spot_advisor(body)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tracker.normalize.specs import spec_table
 FIXTURE = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 
 
-def raw_items(path: Path = FIXTURE) -> list[dict]:
+def raw_items(path: Path = FIXTURE) -> list[Any]:
     items = []
     for entry in read_har(path)["log"]["entries"]:
         found, _ = parse_retail_page(entry["response"]["content"]["text"].encode())
@@ -34,7 +35,7 @@ def raw_items(path: Path = FIXTURE) -> list[dict]:
     return items
 
 
-def all_api_items() -> list[dict]:
+def all_api_items() -> list[Any]:
     return [
         i for e in read_har(FIXTURE)["log"]["entries"] for i in json.loads(e["response"]["content"]["text"])["Items"]
     ]

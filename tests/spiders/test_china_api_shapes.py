@@ -24,7 +24,7 @@ import pytest
 
 from spiders.alibaba.api_pages import parse_price, parse_stock
 from spiders.huawei.api_pages import parse_flavors
-from tests.helpers.harutil import page_json, set_page_json, shifted
+from tests.helpers.harutil import from_jsonl, page_json, set_page_json, shifted
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers import alibaba, tencent
 
@@ -66,22 +66,24 @@ def test_alibaba_a_total_is_never_an_instance_price_without_saying_so() -> None:
     assert unknown["basis"] == "unknown" and unknown["resources"] == ["image"]
     item = {"observed_at": "2026-11-02T06:00:00Z", "source_url": "https://ecs.cn-beijing.aliyuncs.com/", "region": "r"}
     out = alibaba.normalize_api(
-        [
-            {
-                **item,
-                "kind": "alibaba.api.price",
-                "data": {
-                    **parse_price(price_answer(None, 3812.8)),
-                    "instance_type": "ecs.gn7i-c8g1.2xlarge",
-                    "variant": "1yr",
+        from_jsonl(
+            [
+                {
+                    **item,
+                    "kind": "alibaba.api.price",
+                    "data": {
+                        **parse_price(price_answer(None, 3812.8)),
+                        "instance_type": "ecs.gn7i-c8g1.2xlarge",
+                        "variant": "1yr",
+                    },
                 },
-            },
-            {
-                **item,
-                "kind": "alibaba.api.price",
-                "data": {**unknown, "instance_type": "ecs.gn7e-c16g1.32xlarge", "variant": "1yr"},
-            },
-        ]
+                {
+                    **item,
+                    "kind": "alibaba.api.price",
+                    "data": {**unknown, "instance_type": "ecs.gn7e-c16g1.32xlarge", "variant": "1yr"},
+                },
+            ]
+        )
     )
     [quote] = out.quotes
     assert quote.price == Decimal("3812.8") and quote.attrs == {"price_basis": "order total"}
@@ -284,7 +286,7 @@ def gz_text(path: Path) -> str:
     return gzip.decompress(path.read_bytes()).decode("utf-8")
 
 
-def tencent_item(price: dict[str, Any]) -> dict[str, Any]:
+def tencent_item(price: dict[str, Any]) -> Any:
     return {
         "kind": "tencent.api",
         "region": "ap-guangzhou",
@@ -333,7 +335,7 @@ def test_tencent_stepped_prices_are_stored_with_their_steps() -> None:
 
 def test_an_answer_without_any_item_stays_an_error() -> None:
     with pytest.raises(NormalizeError):
-        alibaba.normalize_api([{"kind": "alibaba.api.price", "data": None}])
+        alibaba.normalize_api(from_jsonl([{"kind": "alibaba.api.price", "data": None}]))
 
 
 def test_tencent_page_source_keeps_the_steps_too() -> None:

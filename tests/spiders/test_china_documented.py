@@ -30,7 +30,7 @@ def answers(path: Path) -> list[Any]:
     return [json.loads(e["response"]["content"]["text"]) for e in read_har(path)["log"]["entries"]]
 
 
-def tencent_items(answer: Any, kind: str) -> list[dict[str, Any]]:
+def tencent_items(answer: Any, kind: str) -> list[Any]:
     return [
         {
             "kind": kind,

@@ -12,6 +12,7 @@ from spiders.alibaba.pages import parse_describe_price, parse_price_file, pick_v
 from spiders.alibaba.spider import sign_rpc
 from spiders.pages import PageShapeError
 from spiders.volcengine.pages import configuration, parse_table, parse_template, pick_template_code, template_codes
+from tests.helpers.harutil import from_jsonl
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.alibaba import normalize as normalize_alibaba
 from tracker.normalize.providers.volcengine import normalize as normalize_volcengine
@@ -103,16 +104,18 @@ def _alibaba_item(hours: list[dict]) -> dict:
 
 
 def test_alibaba_normalizer_refuses_ambiguity_and_notes_unknown_types() -> None:
-    out = normalize_alibaba([_alibaba_item([{"price": "12.5", "period": "1"}])])
+    out = normalize_alibaba(from_jsonl([_alibaba_item([{"price": "12.5", "period": "1"}])]))
     assert [(q.price_model, str(q.price), q.gpu_model) for q in out.quotes] == [("on_demand", "12.5", None)]
     assert out.notes == ["alibaba: no GPU spec for ecs.gn9x.8xlarge; stored without GPU fields"]
     with pytest.raises(NormalizeError, match="two hours prices for period 1"):
-        normalize_alibaba([_alibaba_item([{"price": "12.5", "period": "1"}, {"price": "11", "period": "1"}])])
+        normalize_alibaba(
+            from_jsonl([_alibaba_item([{"price": "12.5", "period": "1"}, {"price": "11", "period": "1"}])])
+        )
     with pytest.raises(NormalizeError, match="not a positive amount"):
-        normalize_alibaba([_alibaba_item([{"price": "0", "period": "1"}])])
+        normalize_alibaba(from_jsonl([_alibaba_item([{"price": "0", "period": "1"}])]))
     # Beside a good record, an odd one is skipped with a note.
     out = normalize_alibaba(
-        [_alibaba_item([{"price": "0", "period": "1"}]), _alibaba_item([{"price": "12.5", "period": "1"}])]
+        from_jsonl([_alibaba_item([{"price": "0", "period": "1"}]), _alibaba_item([{"price": "12.5", "period": "1"}])])
     )
     assert len(out.quotes) == 1
     assert (
@@ -161,5 +164,5 @@ def test_table_errors_and_monthly_multiples() -> None:
         ).encode()
     )
     item = {"kind": "volcengine.price", "observed_at": "2026-08-03T06:00:00Z", "source_url": "u", "data": rows[0]}
-    quotes = normalize_volcengine([item]).quotes
+    quotes = normalize_volcengine(from_jsonl([item])).quotes
     assert [(q.price_model, q.unit, q.currency) for q in quotes] == [("on_demand", "hour", "CNY")]

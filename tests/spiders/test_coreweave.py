@@ -9,6 +9,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from parsel import Selector
@@ -35,11 +36,11 @@ def html_of(path: Path = EARLY) -> str:
     return str(read_har(path)["log"]["entries"][0]["response"]["content"]["text"])
 
 
-def rows(html: str | None = None) -> list[dict]:
+def rows(html: str | None = None) -> list[Any]:
     return list(parse_gpu_instances(Selector(text=html if html is not None else html_of())))
 
 
-def items(html: str | None = None, regions: list[str] | None = None) -> list[dict]:
+def items(html: str | None = None, regions: list[str] | None = None) -> list[Any]:
     entry = read_har(EARLY)["log"]["entries"][0]
     envelope = {"kind": "coreweave.instance", "observed_at": entry["startedDateTime"], "source_url": URL}
     return [{**envelope, "regions": regions or [], "data": r} for r in rows(html)]
@@ -137,7 +138,7 @@ def test_prices_without_their_mobile_labels() -> None:
     assert rows(bare) == rows()
 
 
-def _edit(name: str, region: str, **change: str) -> list[dict]:
+def _edit(name: str, region: str, **change: str) -> list[Any]:
     found = copy.deepcopy(items())
     next(i for i in found if (i["data"]["name"], i["data"]["region"]) == (name, region))["data"].update(change)
     return found

@@ -16,6 +16,7 @@ import json
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from parsel import Selector
@@ -25,7 +26,7 @@ from spiders.crusoe.signing import signed_headers
 from spiders.har import read_har
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES, FIXTURES
-from tests.helpers.harutil import only
+from tests.helpers.harutil import from_jsonl, only
 from tracker.normalize import NormalizeError
 from tracker.normalize.providers.crusoe import normalize
 
@@ -36,8 +37,9 @@ FOLDER = DEMO_CAPTURES / "crusoe"
 EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[Any]:
     items = []
+    records: list[Any]
     for entry in read_har(path)["log"]["entries"]:
         url, body = entry["request"]["url"], entry["response"]["content"]["text"]
         if url.endswith("/cloud/pricing"):
@@ -76,7 +78,7 @@ def test_both_card_layouts_read_alike() -> None:
 REAL = FIXTURES / "crusoe" / "pricing-real-2026-08-22.html"
 
 
-def real_cards() -> list[dict]:
+def real_cards() -> list[Any]:
     return parse_pricing(Selector(text=REAL.read_text()))
 
 
@@ -106,7 +108,7 @@ def test_on_the_real_page_only_vm_gpu_cards_price_types() -> None:
         {"kind": "crusoe.price", "observed_at": "2026-08-22T00:00:00Z", "source_url": "", "regions": [], "data": c}
         for c in real_cards()
     ]
-    out = normalize([*page, *(i for i in raw_items() if i["kind"] != "crusoe.price")])
+    out = normalize(from_jsonl([*page, *(i for i in raw_items() if i["kind"] != "crusoe.price")]))
     h100 = only(out.quotes, instance_type="h100-80gb-sxm-ib.8x", region="us-east1-a")
     h200 = only(out.quotes, instance_type="h200-141gb-sxm-ib.8x", region="eu-iceland1-a")
     assert (h100.per_gpu_hour(), h200.per_gpu_hour()) == (Decimal("3.90"), Decimal("4.29"))

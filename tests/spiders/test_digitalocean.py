@@ -8,6 +8,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 HOST = "api.digitalocean.com"
 
 
-def raw_items(path: Path = EARLY) -> list[dict]:
+def raw_items(path: Path = EARLY) -> list[Any]:
     items = []
     for entry in read_har(path)["log"]["entries"]:
         sizes, _ = parse_sizes_page(entry["response"]["content"]["text"].encode(), HOST)

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from spiders.gcp.items import Sku
 from spiders.gcp.pages import parse_skus_page
 from spiders.har import HarArchive, mask_query, read_har
+from spiders.items import RegionalItem
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES
 from tracker.normalize import NormalizeError
@@ -26,8 +30,8 @@ def pages(path: Path = EARLY) -> list[dict]:
     return [json.loads(e["response"]["content"]["text"]) for e in read_har(path)["log"]["entries"]]
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
-    items = []
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[RegionalItem[Sku]]:
+    items: list[RegionalItem[Sku]] = []
     for entry in read_har(path)["log"]["entries"]:
         skus, _ = parse_skus_page(entry["response"]["content"]["text"].encode())
         items += [
@@ -258,7 +262,7 @@ def test_every_gpu_sku_and_accelerator_family_not_placed_is_named() -> None:
 
 
 def test_an_unreadable_gpu_description_is_named_not_dropped() -> None:
-    items = _edit(A100, lambda s: s.update(description="Nvidia Quantum QX1 GPU running in Americas"))
+    items = _edit(A100, lambda s: s.update({"description": "Nvidia Quantum QX1 GPU running in Americas"}))
     out = normalize(items)
     assert any("no GPU model we know in its description: 'nvidia quantum qx1 gpu'" in n for n in out.notes)
     assert not [
@@ -315,7 +319,7 @@ def test_spec_table_is_complete() -> None:
         assert spec.vcpu and spec.memory_gb and spec.gpu_count and spec.gpu_memory_gb, spec.instance_type
 
 
-def _edit(description: str, change) -> list[dict]:
+def _edit(description: str, change: Callable[[Sku], object]) -> list[RegionalItem[Sku]]:
     items = copy.deepcopy(raw_items())
     target = next(i["data"] for i in items if i["data"]["description"] == description)
     change(target)
@@ -325,7 +329,7 @@ def _edit(description: str, change) -> list[dict]:
 A100 = "Nvidia Tesla A100 GPU running in Americas"
 
 
-def _expr(sku: dict) -> dict:
+def _expr(sku: Sku) -> Any:
     return sku["pricingInfo"][0]["pricingExpression"]
 
 

@@ -31,7 +31,7 @@ def entries() -> list[dict[str, Any]]:
     return read_har(CAPTURE)["log"]["entries"]
 
 
-def raw_items() -> list[dict[str, Any]]:
+def raw_items() -> list[Any]:
     items = []
     for entry in entries()[1:]:
         region = next(q["value"] for q in entry["request"]["queryString"] if q["name"] == "region")

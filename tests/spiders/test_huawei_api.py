@@ -20,7 +20,7 @@ REGION = "cn-east-2"
 OBSERVED = {"observed_at": "2026-07-02T00:00:00Z", "source_url": "https://ecs.cn-east-2.myhuaweicloud.com"}
 
 
-def items() -> list[dict[str, Any]]:
+def items() -> list[Any]:
     flavors = parse_flavors(ANSWER["ListFlavors"])
     out: list[dict[str, Any]] = [
         {**OBSERVED, "kind": "huawei.api.flavor", "region": REGION, "data": f} for f in flavors

@@ -9,6 +9,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,11 +37,11 @@ def bodies(path: Path = EARLY) -> dict[str, bytes]:
     return {e["request"]["url"].rsplit("/", 1)[1]: e["response"]["content"]["text"].encode() for e in _entries(path)}
 
 
-def _entries(path: Path) -> list[dict]:
+def _entries(path: Path) -> list[Any]:
     return read_har(path)["log"]["entries"]
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[Any]:
     found = bodies(path)
     when = _entries(path)[0]["startedDateTime"]
     url = "https://cloud.lambda.ai/api/v1/"
@@ -99,7 +100,7 @@ def test_the_later_capture_moves_a_price_stock_and_adds_a_type() -> None:
     assert set(late) - set(early) == {("gpu_1x_b200_sxm6", r) for r in ASKED}
 
 
-def _with(change) -> list[dict]:
+def _with(change) -> list[Any]:
     items = copy.deepcopy(raw_items())
     record = next(i["data"] for i in items if i["data"].get("key") == "gpu_1x_a10")
     change(record)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ EARLY = DEMO_CAPTURES / "matpool" / "2026-11-02-china.har.gz"
 LATER = DEMO_CAPTURES / "matpool" / "2026-12-01-china.har.gz"
 
 
-def raw_items(path=EARLY) -> tuple[list[dict], int]:
+def raw_items(path=EARLY) -> tuple[list[Any], int]:
     items, odd = [], 0
     for entry in read_har(path)["log"]["entries"]:
         machines, skipped, pages = parse_machines(entry["response"]["content"]["text"].encode())
@@ -38,7 +39,7 @@ def raw_items(path=EARLY) -> tuple[list[dict], int]:
     return items, odd
 
 
-def fixture_items() -> list[dict]:
+def fixture_items() -> list[Any]:
     machines, odd, pages = parse_machines(UNITS.read_bytes())
     assert (odd, pages) == (0, 1)
     envelope = {"observed_at": "2026-09-07T00:00:00Z", "source_url": "https://matpool.com/api/machines", "regions": []}

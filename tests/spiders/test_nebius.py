@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from spiders.har import read_har
+from spiders.nebius.items import NebiusItem, NebiusPriceRow
 from spiders.nebius.pages import heading, parse_pricing
 from spiders.pages import PageShapeError
 from tests.conftest import DEMO_CAPTURES, FIXTURES
@@ -37,14 +38,18 @@ def text(path: Path = EARLY) -> str:
     return read_har(path)["log"]["entries"][0]["response"]["content"]["text"]
 
 
-def raw_items(path: Path = EARLY, when: str | None = None, regions: list[str] | None = None) -> list[dict]:
+def raw_items(path: Path = EARLY, when: str | None = None, regions: list[str] | None = None) -> list[NebiusItem]:
     entry = read_har(path)["log"]["entries"][0]
-    envelope = {
-        "kind": "nebius.price",
-        "observed_at": when or entry["startedDateTime"],
-        "source_url": entry["request"]["url"],
-    }
-    return [{**envelope, "regions": regions or [], "data": row} for row in parse_pricing(text(path))]
+    return [
+        NebiusItem(
+            kind="nebius.price",
+            observed_at=when or entry["startedDateTime"],
+            source_url=entry["request"]["url"],
+            regions=regions or [],
+            data=row,
+        )
+        for row in parse_pricing(text(path))
+    ]
 
 
 def test_rows_keep_the_usd_tab_and_the_tables_date() -> None:
@@ -176,13 +181,13 @@ def test_a_platform_id_without_presets_is_noted_not_the_whole_page() -> None:
     items = raw_items(ID_HEADINGS)
     twin = copy.deepcopy(next(i for i in items if i["data"]["platform"] == "gpu-h100-sxm" and i["data"]["period"]))
     twin["data"]["period"] = ""  # in force on any day
-    twin["data"].update(section="NVIDIA® GB300 NVL72", platform="gpu-gb300-nvl72")
+    twin["data"].update({"section": "NVIDIA® GB300 NVL72", "platform": "gpu-gb300-nvl72"})
     out = normalize(items + [twin])
     assert "nebius: gpu-gb300-nvl72 has no preset in gpu_specs/nebius.csv; not stored" in out.notes
     assert len(out.quotes) == 27
 
 
-def _edit(item_start: str, **change: str) -> list[dict]:
+def _edit(item_start: str, change: NebiusPriceRow) -> list[NebiusItem]:
     items = copy.deepcopy(raw_items())
     for i in items:
         if i["data"]["item"].startswith(item_start):
@@ -197,8 +202,8 @@ def _edit(item_start: str, **change: str) -> list[dict]:
         ({"unit": "1 GPU minute"}, "per '1 GPU minute' is not a price we read"),
     ],
 )
-def test_one_odd_row_is_skipped_with_a_note(change: dict, reason: str) -> None:
-    out = normalize(_edit("NVIDIA® RTX PRO™ 6000", **change))
+def test_one_odd_row_is_skipped_with_a_note(change: NebiusPriceRow, reason: str) -> None:
+    out = normalize(_edit("NVIDIA® RTX PRO™ 6000", change))
     assert not [
         q for q in out.quotes if q.instance_type.startswith("gpu-rtx6000") and str(q.price_model) == "on_demand"
     ]

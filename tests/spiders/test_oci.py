@@ -10,6 +10,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ def body(path: Path = EARLY) -> bytes:
     return read_har(path)["log"]["entries"][0]["response"]["content"]["text"].encode()
 
 
-def raw_items(path: Path = EARLY, regions: list[str] = REGIONS) -> list[dict]:
+def raw_items(path: Path = EARLY, regions: list[str] = REGIONS) -> list[Any]:
     entry = read_har(path)["log"]["entries"][0]
     products, updated, _ = parse_products(body(path))
     envelope = {"kind": "oci.product", "observed_at": entry["startedDateTime"], "source_url": entry["request"]["url"]}
@@ -119,7 +120,7 @@ def test_licences_appliances_and_unknown_parts_are_named_not_stored() -> None:
     assert not [q for q in out.quotes if q.attrs["part_number"] in left_out]
 
 
-def _edit(part: str, change) -> list[dict]:
+def _edit(part: str, change) -> list[Any]:
     items = copy.deepcopy(raw_items())
     change(next(i["data"] for i in items if i["data"]["partNumber"] == part))
     return items

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 from parsel import Selector
 
+from db.schema import Offer
 from tests.conftest import FIXTURES
+from tests.helpers.harutil import from_jsonl
 from tracker.normalize import NormalizeError
 from tracker.normalize.offers import normalize, slug
 
@@ -51,10 +53,10 @@ def judge(provider: str, page: dict[str, Any]) -> dict[str, Any]:
         for r in got
     ]
     try:
-        offers = normalize(items).offers
+        offers = normalize(from_jsonl(items)).offers
     except NormalizeError:  # a page none of whose blocks states an offer
         offers = []
-    stored = {}
+    stored: dict[str, Offer] = {}
     for o in offers:  # the tiers of a 满减 ladder are `<block id>-<threshold>`: the block's first tier stands for it
         stored.setdefault(o.offer_id.split(":", 1)[1], o)
         if o.terms and o.terms.get("ladder"):
@@ -70,8 +72,8 @@ def judge(provider: str, page: dict[str, Any]) -> dict[str, Any]:
         out["exact" if all(read[f] == v for f, v in expected.items()) else "partly"].append(
             (want["id"], {f: (v, read[f]) for f, v in expected.items() if read[f] != v})
         )
-    offers = {slug(w["id"]) for w in page["offers"]}
-    out["noise"] = [k for k in stored if k not in offers]
+    wanted = {slug(w["id"]) for w in page["offers"]}
+    out["noise"] = [k for k in stored if k not in wanted]
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ CENTRES = ["EU-RO-1", "US-TX-3"]
 COUNTRIES = ["US", "CA", "SE"]
 
 
-def raw_items(path: Path, regions: list[str]) -> list[dict]:
+def raw_items(path: Path, regions: list[str]) -> list[Any]:
     entries = read_har(path)["log"]["entries"]
     items = []
     for entry in entries:

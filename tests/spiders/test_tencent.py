@@ -5,6 +5,7 @@ price, availability and its changes, and a changed shape failing loudly."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -34,7 +35,7 @@ def request_of(entry: dict[str, Any]) -> tuple[str, str]:
     return filters.get("zone", ""), filters["instance-charge-type"]
 
 
-def raw_items(path: Path = CAPTURE) -> list[dict[str, Any]]:
+def raw_items(path: Path = CAPTURE) -> list[Any]:
     items = []
     for entry in read_har(path)["log"]["entries"]:
         zone, charge_type = request_of(entry)
@@ -114,7 +115,7 @@ def _fixture_page(index: int = 0) -> list[dict[str, Any]]:
     return page_json(entry)["data"]["Response"]["InstanceTypeQuotaSet"]
 
 
-def _without_unit_price(items: list[dict[str, Any]], count: int = 3) -> list[dict[str, Any]]:
+def _without_unit_price(items: list[Any], count: int = 3) -> list[Any]:
     for item in items[:count]:
         del item["Price"]["UnitPrice"]
         del item["Price"]["UnitPriceDiscount"]
@@ -168,7 +169,7 @@ DOCUMENTED = {
 }
 
 
-def _item(data: dict[str, Any]) -> dict[str, Any]:
+def _item(data: Mapping[str, Any]) -> Any:
     return {"kind": "tencent.zone_instance", "observed_at": "2026-11-02T02:00:00Z", "source_url": "u", "data": data}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ EARLY = DEMO_CAPTURES / "tensordock" / "2026-11-02-europe+north-america.har.gz"
 LATER = DEMO_CAPTURES / "tensordock" / "2026-12-01-europe+north-america.har.gz"
 
 
-def raw_items(path: Path = EARLY) -> tuple[list[dict], int]:
+def raw_items(path: Path = EARLY) -> tuple[list[Any], int]:
     entry = read_har(path)["log"]["entries"][0]
     nodes, odd = parse_hostnodes(entry["response"]["content"]["text"].encode())
     items = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -30,7 +31,7 @@ LATER = DEMO_CAPTURES / "vastai" / "2026-12-01-europe+north-america+asia.har.gz"
 REGIONS = ["europe", "north-america", "asia"]
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> tuple[list[dict], int]:
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> tuple[list[Any], int]:
     items, odd = [], 0
     for entry in read_har(path)["log"]["entries"]:
         offers, skipped = parse_offers(entry["response"]["content"]["text"].encode())

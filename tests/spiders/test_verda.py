@@ -9,6 +9,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,8 +28,9 @@ FOLDER = DEMO_CAPTURES / "verda"
 EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[Any]:
     items = []
+    records: list[Any]
     for entry in read_har(path)["log"]["entries"]:
         url, body = entry["request"]["url"], entry["response"]["content"]["text"].encode()
         if url.endswith("/oauth2/token"):
@@ -63,6 +65,7 @@ def test_secret_body_members_are_masked_and_match_any_value() -> None:
     secret = ["client_id", "client_secret", "access_token"]
     sent = json.dumps({"grant_type": "client_credentials", "client_id": "abc", "client_secret": "s3cret"}).encode()
     masked = mask_json_body(sent, secret)
+    assert masked is not None
     assert b"s3cret" not in masked and json.loads(masked)["grant_type"] == "client_credentials"
     url = "https://api.verda.com/v1/oauth2/token"
     assert request_key("POST", url, sent, secret) == request_key("POST", url, masked, secret)

@@ -8,6 +8,7 @@ import copy
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ FOLDER = DEMO_CAPTURES / "vultr"
 EARLY, LATE = sorted(FOLDER.glob("*.har.gz"))
 
 
-def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[dict]:
+def raw_items(path: Path = EARLY, regions: list[str] | None = None) -> list[Any]:
     items = []
     for entry in read_har(path)["log"]["entries"]:
         url = entry["request"]["url"]
