@@ -122,11 +122,13 @@ def test_a_rewind_keeps_the_table(demo_db_url: str) -> None:
         engine.dispose()
 
 
-def test_a_bulk_import_leaves_the_rates_to_the_first_answer(db_url: str, tmp_path, monkeypatch) -> None:
+def test_a_bulk_import_works_the_rates_out_before_it_ends(db_url: str, tmp_path, monkeypatch) -> None:
     """An import that changes more instance types than a run works out at
-    once marks its provider stale: the answers read its prices meanwhile
-    (the same rows), and the first `recommend` that can write works the
-    rates out, equal to a table worked out afresh."""
+    once marks its provider stale in its run, and works the rates out
+    before it ends (issue 41: the first answer after it paid for them).
+    Left stale (a process killed in between), the answers read its prices
+    meanwhile (the same rows), and the first `recommend` that can write
+    works the rates out, equal to a table worked out afresh."""
     import json
     from datetime import UTC, datetime
 
@@ -157,6 +159,14 @@ def test_a_bulk_import_leaves_the_rates_to_the_first_answer(db_url: str, tmp_pat
         assert import_file(pipeline, path, source="mine").rows_written == 48
         where = PriceFilter(os="linux", with_gpus=True)
         with engine_db(engine) as db:
+            assert summary.stale(db) == set() and len(imported := _table(db)) == 24
+            refresh(db)
+            assert _table(db) == imported
+            db.conn.rollback()
+            # As a killed import leaves it: the run committed, the rates not worked out.
+            db.execute(f"DELETE FROM {TABLE}")
+            db.execute(f"INSERT INTO {summary.STALE} (provider) VALUES ('mine')")
+            db.conn.commit()
             assert summary.stale(db) == {"mine"} and _table(db) == []
             assert rankings.summarized(db, where, one_os=True) is None
             assert list(rankings.type_rates(db, where)) == list(rankings.type_rates(db, where, kept_table=False))

@@ -17,6 +17,7 @@ one diffs and writes the last (`import_worker`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,21 @@ def import_file(
         report = pipeline.ingest(src, run_id, result, streamed, bad_input=RunStatus.rejected)
     if report.status == RunStatus.rejected:
         raise UserError(f"{path}: {report.error}")
+    if report.ok:
+        _settle_rates(pipeline)
     return report
+
+
+def _settle_rates(pipeline: Pipeline) -> None:
+    """The kept rates a big run left to be worked out (`summary.settle`),
+    worked out before the import ends, as the daemon does after its runs:
+    the first answer after an import then reads them (issue 41). Should
+    it fail, the first answer that can write works them out."""
+    from db.store.reads.connection import engine_db
+    from db.store.writes.summary import settle
+
+    with suppress(Exception), engine_db(pipeline.engine) as db:
+        settle(db)
 
 
 def _size(path: Path) -> int:

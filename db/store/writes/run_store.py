@@ -80,7 +80,6 @@ class RunStore:
         self._valid_from: object = None  # `observed` as the driver binds it
         self._writer: BulkWriter | None = None
         self._dropped: bulk_load.DroppedIndexes | None = None  # a bulk load's indexes, built when it ends
-        self.bulk = False
         self._postgres = session.get_bind().dialect.name == "postgresql"
 
     @classmethod
@@ -152,7 +151,6 @@ class RunStore:
         if self._writer is not None and not (len(snapshot.prices) or snapshot.missed or len(snapshot.inputs)):
             with self._turn():
                 self._dropped = bulk_load.drop_if_worth_it(session_db(self.session), expected_rows)
-            self.bulk = self._dropped is not None
 
     def _turn(self) -> Any:
         return self._writer.lock if self._writer is not None else nullcontext()
@@ -370,7 +368,7 @@ class RunStore:
         self.session.add(run)
         add_changes(session=self.session, run_id=self.run_id, changes=changes)
         # The rates per instance type of what moved, in the run's transaction.
-        after_run(session_db(self.session), self.moved_types, whole=self.bulk)
+        after_run(session_db(self.session), self.moved_types)
 
     def fail(self, status: RunStatus, reason: str, *, now: datetime, changes: Sequence[Change]) -> None:
         """The run ends without moving the snapshot."""

@@ -15,15 +15,17 @@ only, worked out by the very SQL `rankings` runs over the prices
 
 A run refreshes the rows of the instance types it wrote or closed prices
 of, in its own transaction: the table never says what the prices do not.
-A first big load (`bulk_load`: its indexes built after the rows) works out
-its providers' rows whole, in one grouped scan. Any other run that changed
-more than `TYPES_AT_ONCE` types (a bulk re-import) marks its providers
-stale instead (`open_type_rates_stale`) and leaves the work to later:
-while a provider is stale the answers read its prices
-(`db.store.reads.rankings.summarized`), and the daemon after its run, or
-the first `recommend` or report that can write, works it out
-(`refresh_stale`). A bulk re-import thus costs nothing more, and a crawl
-that moves a few prices a few milliseconds.
+A run that changed more than `TYPES_AT_ONCE` types (a first import, a
+bulk re-import) marks its providers stale instead (`open_type_rates_stale`)
+and leaves the work to just after its transaction: the daemon after its
+run, and `gpu-tracker import` before it ends, work it out (`settle`: one
+grouped scan of the providers' prices), so that the first answer after
+them reads the table (issue 41: `recommend` paid 12 s at a million prices).
+While a provider is stale (a process killed in between, a store the
+answer may not write) the answers read its prices
+(`db.store.reads.rankings.summarized`), and the first `recommend` or
+report that can write works it out. A crawl that moves a few prices pays a
+few milliseconds in its own transaction.
 """
 
 from __future__ import annotations
@@ -74,16 +76,10 @@ GROUP BY {shape}, currency, cls, kind, priced"""
 TYPES_AT_ONCE = 2000
 
 
-def after_run(db: Db, types: Iterable[tuple[str, str]], *, whole: bool = False) -> None:
+def after_run(db: Db, types: Iterable[tuple[str, str]]) -> None:
     """In a run's transaction: the rows of the instance types it changed
-    worked out again, or (past TYPES_AT_ONCE) their providers marked stale.
-    `whole`, after a bulk load (`bulk_load`): their providers' rows worked
-    out, in one grouped scan, which the first answer would otherwise pay."""
+    worked out again, or (past TYPES_AT_ONCE) their providers marked stale."""
     changed = sorted(set(types))
-    if whole:
-        with db.scanning():
-            refresh(db, {provider for provider, _ in changed})
-        return
     if len(changed) <= TYPES_AT_ONCE:
         refresh(db, types=changed)
         return
