@@ -258,26 +258,6 @@ def test_health_is_open_and_says_so(served: Served) -> None:
     assert answer.status_code == 200 and answer.text == "ok\n"
 
 
-def test_the_overview_ranks_as_the_report_does(demo_db_url: str, tmp_path) -> None:
-    """The overview picks its candidates in SQL; the cheapest per GPU model and
-    kind of price are still the report's, row for row."""
-    from db.store.engine import make_engine
-    from tracker.analytics.history import prices_frame
-    from tracker.analytics.outputs.report import cheapest_per_gpu
-    from tracker.config.settings import Config
-    from tracker.web.answers import Answers
-
-    engine = make_engine(demo_db_url)
-    answers = Answers(engine, Config(home=tmp_path))
-    for currency in ("USD", "CNY"):
-        mine = answers.cheapest(currency)
-        theirs = cheapest_per_gpu(prices_frame(engine), answers.refs, currency)
-        shown = ("gpu_model", "kind", "provider", "region", "instance_type", "term", "per_gpu_hour_converted")
-        assert [[r[k] for k in shown] for r in mine] == [[r[k] for k in shown] for r in theirs]
-        assert len(mine) > 50
-    engine.dispose()
-
-
 def test_a_feed_per_rule(demo_db_url: str, tmp_path) -> None:
     """`rule=NAME` gives what that [[rule]] selects: its kinds and filters."""
     settings = {

@@ -28,7 +28,6 @@ from db.store.reads.browse import page_changes, page_prices, price_facets
 from db.store.reads.connection import Db
 from db.store.reads.rows import ChangeFilter, PriceFilter
 from db.store.writes import suspects
-from tracker.analytics.columns import MODEL_CLASSES
 from tracker.answers.columns import change_dict, detail_text
 from tracker.answers.rows import offer_dict, price_dict
 from tracker.logs import register_secrets, secret_values
@@ -273,40 +272,13 @@ class Answers:
 
     @retried
     def cheapest(self, currency: str) -> list[dict[str, Any]]:
-        """Per GPU model and kind of price (on demand, spot, committed): the cheapest per GPU-hour."""
+        """Per GPU model and kind of price (on demand, spot, committed): the
+        cheapest per GPU-hour, as the report says it (read-only)."""
+        from tracker.analytics.outputs.report import cheapest_per_gpu
 
-        def compute() -> list[dict[str, Any]]:
-            # `report`'s cheapest_per_gpu, without importing the report (and
-            # matplotlib with it: 27 MB of the server's memory for no chart).
-            from tracker.analytics.compare import compare_frame
-            from tracker.analytics.history import records
-
-            ranked = compare_frame(self.candidates(), self.refs, currency=currency)
-            best: dict[tuple[str, str], dict[str, Any]] = {}
-            for row in records(ranked):
-                if row["gpu_model"]:
-                    slot = (row["gpu_model"], MODEL_CLASSES.get(row["price_model"], row["price_model"]))
-                    best.setdefault(slot, row | {"kind": slot[1]})  # ranked cheapest first
-            return [best[k] for k in sorted(best)]
-
-        return self.kept(("cheapest", currency), compute)
-
-    def candidates(self) -> Any:
-        """A `prices_frame` of the rows that can be a GPU model's cheapest
-        (`db.store.reads.browse.cheapest_candidates`), built as prices_frame builds its rows."""
-        import pandas as pd
-
-        from db.store.reads.browse import cheapest_candidates
-        from tracker.analytics.points import price_record
-
-        with self.engine.connect() as conn:
-            stored = cheapest_candidates(conn)
-        rows = [price_record(s) | {"source": s["source"], "valid_to": s["valid_to"]} for s in stored]
-        frame = pd.DataFrame(rows)
-        for name in ("valid_from", "valid_to", "observed_at"):
-            if name in frame.columns:
-                frame[name] = pd.to_datetime(frame[name], utc=True).astype("datetime64[ns, UTC]")
-        return frame
+        return self.kept(
+            ("cheapest", currency), lambda: cheapest_per_gpu(self.engine, self.refs, currency, settle_rates=False)
+        )
 
     # --- sources ------------------------------------------------------------------
 

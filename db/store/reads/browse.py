@@ -350,31 +350,6 @@ def price_facets(conn: sa.Connection) -> dict[str, list[str]]:
     return {name: found[name] for name in ("provider", "price_model", "availability", "currency", "gpu_model")}
 
 
-def cheapest_candidates(conn: sa.Connection, *, per_group: int = 10, os: str = "linux") -> list[dict[str, Any]]:
-    """The `per_group` cheapest current prices per GPU-hour of each GPU model,
-    price model and currency (by the SQL estimate of `hourly_expression`):
-    the only rows that can be a GPU model's cheapest once converted, so the
-    overview ranks a few thousand rows, not a million."""
-    per_gpu = per_gpu_hour_expression()
-    ranked = (
-        sa.select(
-            _P.c.id,
-            sa.func.row_number()
-            .over(partition_by=[_P.c.gpu_model, _P.c.price_model, _P.c.currency], order_by=[per_gpu, _P.c.id])
-            .label("place"),
-        )
-        .where(_P.c.valid_to.is_(None), _P.c.gpu_model.is_not(None), _P.c.os == os, per_gpu.is_not(None))
-        .subquery()
-    )
-    stmt = (
-        sa.select(_P)
-        .join(ranked, ranked.c.id == _P.c.id)
-        .where(ranked.c.place <= per_group)
-        .order_by(*[_P.c[name] for name in _ORDER])
-    )
-    return [_decode_price(dict(r._mapping)) for r in conn.execute(stmt)]
-
-
 def page_changes(
     conn: sa.Connection, f: ChangeFilter, *, limit: int, offset: int = 0, newest_first: bool = True
 ) -> tuple[list[dict[str, Any]], int]:

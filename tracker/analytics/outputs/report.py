@@ -50,22 +50,12 @@ from tracker.analytics.points import change_records, health_records, history_rec
 from tracker.analytics.reference import References
 
 if TYPE_CHECKING:
-    import pandas as pd
     import sqlalchemy as sa
 
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
 SUMMARY_ROWS = 8
 CHANGE_ROWS = 500  # the newest changes the report lists
-
-
-def cheapest_per_gpu(prices: pd.DataFrame, refs: References, currency: str) -> list[dict[str, Any]]:
-    """Per GPU model and kind of price (on demand, spot, committed): the
-    cheapest per GPU-hour, of a frame of prices (what `cheapest_store` asks of the store)."""
-    from tracker.analytics.compare import compare_frame
-    from tracker.analytics.history import records
-
-    return _cheapest(records(compare_frame(prices, refs, currency=currency)))
 
 
 def _cheapest(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -78,13 +68,21 @@ def _cheapest(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [best[k] for k in sorted(best)]
 
 
-def cheapest_store(store: Db | sa.Engine, refs: References, currency: str) -> list[dict[str, Any]]:
-    """`cheapest_per_gpu` of the current prices, asked of the store: the
-    lowest rate per GPU model, kind and currency in SQL, then the prices of
-    the instances within a hair of each model's and kind's lowest, ranked exactly."""
+def cheapest_per_gpu(
+    store: Db | sa.Engine, refs: References, currency: str, *, settle_rates: bool = True
+) -> list[dict[str, Any]]:
+    """Per GPU model and kind of price (on demand, spot, committed): the
+    cheapest current price per GPU-hour, in `currency` (the report's summary
+    and the dashboard's overview). Asked of the store: the lowest rate per
+    GPU model, kind and currency in SQL, then the prices of the instances
+    within a hair of each model's and kind's lowest, ranked exactly; the
+    prices held as suspect left out, as every ranking does. `settle_rates`:
+    work out the kept rates a bulk write left first (else, read-only, those
+    providers are answered from their prices)."""
     where = PriceFilter(os="linux", with_gpus=True, include_suspect=False)
     with open_db(store) as conn, conn.scanning() as db:
-        settle(db)  # the kept rates, if a bulk write left them to be worked out
+        if settle_rates:
+            settle(db)  # the kept rates, if a bulk write left them to be worked out
         lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
         best: dict[tuple[str, str], float] = {}
         rates: dict[str, float] = {}
@@ -118,7 +116,7 @@ def load(db: Db, refs: References, *, currency: str, days: int, now: datetime) -
         currency=currency,
         days=days,
         now=now,
-        cheapest=cheapest_store(db, refs, currency),
+        cheapest=cheapest_per_gpu(db, refs, currency),
         changes=change_records(db, since=since, limit=CHANGE_ROWS, newest_first=True),
         offers=sorted(answers.offers(db), key=lambda o: (o["provider"], o["kind"], o["title"])),
         health=health_records(db),
