@@ -12,6 +12,8 @@ deferred import still ties two modules together. The rules:
 - `tracker/web/` imports nothing of `tracker/cli/`, and `tracker/cli/` imports
   `tracker/web/` only where it starts it (`serve`, the daemon's `[web]`):
   both faces stand on `tracker/answers/`, not on each other;
+- `tracker/answers/` imports neither face: an answer's request, rows and
+  columns are the same for both;
 - a folder holds at most about ten modules at its root (`MAX_MODULES`), but
   the folders of one module per provider.
 
@@ -190,6 +192,28 @@ def test_the_faces_stand_on_the_answers_not_on_each_other() -> None:
         if t.startswith("tracker.web")
     )
     assert not cli_on_web, f"tracker/cli imports tracker/web other than to start it: {cli_on_web}"
+    answers_on_faces = sorted(
+        f"{m} -> {t}"
+        for m, ts in graph.items()
+        if m.startswith("tracker.answers")
+        for t in ts
+        if t.startswith(("tracker.cli", "tracker.web"))
+    )
+    assert not answers_on_faces, f"tracker/answers imports a face: {answers_on_faces}"
+
+
+def test_the_faces_arrows() -> None:
+    """The arrows between the two faces, counted: none from the web to the
+    command line; from the command line, the daemon's start of the web alone."""
+    graph = import_graph()
+    arrows = sorted(
+        (m, t)
+        for m, ts in graph.items()
+        for t in ts
+        if (m.startswith("tracker.cli") and t.startswith("tracker.web"))
+        or (m.startswith("tracker.web") and t.startswith("tracker.cli"))
+    )
+    assert arrows == [("tracker.cli.commands.daemon", "tracker.web.serve")], arrows
 
 
 def test_folders_hold_about_ten_modules() -> None:
