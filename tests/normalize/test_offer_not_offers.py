@@ -41,6 +41,10 @@ NOT_OFFERS = [
     # a credit someone has, charged against or used up
     ("Your balance includes a $20 promotional credit that expires on June 30.", "USD"),
     ("超出部分的使用费将计入 Google Cloud 300 美元试用赠金。", "USD"),
+    ("If you were issued a $300 credit, it appears under Billing > Credits.", "USD"),
+    ("The credit of $200 you received expires 30 days after activation.", "USD"),
+    # a bound of a rule
+    ("Each account may hold at most $10,000 in promotional credits at a time.", "USD"),
     ("试用期结束或 300 美元赠金用完时，试用期即结束。", "USD"),
     # how long a free quota lasts, how long trials usually run
     ("免费额度自领取后 6 个月（以 180 天计）内有效。", "CNY"),
@@ -60,6 +64,13 @@ def test_near_identical_sentences_that_state_an_offer_give_it() -> None:
     assert offers("New customers receive a $100 service credit to try GPU instances.", "USD") == [
         (OfferKind.free_credit, Decimal(100), "USD", None, None, None)
     ]
+    assert offers("New accounts are issued a $300 credit.", "USD") == [
+        (OfferKind.free_credit, Decimal(300), "USD", None, None, None)
+    ]
+    assert offers("Each new account gets up to $10,000 in promotional credits.", "USD")[0][:2] == (
+        OfferKind.free_credit,
+        Decimal(10000),
+    )
     assert offers("Refer a friend and you both get $25 in credits.", "USD")[0][:3] == (
         OfferKind.free_credit,
         Decimal(25),

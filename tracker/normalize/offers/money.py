@@ -98,7 +98,9 @@ _MOST_OFF = re.compile(
 )
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
-    r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|不超过\s?$|超过\s?$|低于\s?$", re.I
+    r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|\bat most\s$|a maximum of\s$|"
+    r"不超过\s?$|超过\s?$|低于\s?$",
+    re.I,
 )
 _IN_CREDIT = re.compile(r"\s?(?:in|of)\s(?:[\w-]+\s){0,3}credits?\b", re.I)  # "$5 in Paperspace account credit"
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
@@ -111,6 +113,7 @@ _PAID = re.compile(
 )
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
+    r"if you (?:were|have been|'ve been) (?:issued|given|granted|awarded)|"
     r"\bI(?:'ll| will)? be granted|\bI (?:was|got|am) (?:granted|given|offered|promised)|"
     r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|includes|contains|of))\s(?:an?\s)?$",
     re.I,
@@ -118,6 +121,10 @@ _HAD = re.compile(
 # "免费额度 ¥300/月", "free credit of $10/month": a credit given each month, not a rate
 _SECTION = re.compile(r"(?<![\d.])\d+(?:\.\d+)+\s(?!元)")
 _FREE_QUOTA = re.compile(r"(?:免费额度|赠送额度|额度|free (?:credits?|quota)(?: of)?)\s?[:：]?\s?$", re.I)
+# "The credit of $200 you received expires ...": a credit someone was given, said again
+_HAD_AFTER = re.compile(
+    r"\s?(?:(?:in\s)?credits?\s)?(?:that\s)?you(?:'ve| have)? (?:received|got|were given|were issued)\b", re.I
+)
 _LEFT = re.compile(r"\s?(?:of\s)?(?:remaining|left|unused)\b", re.I)  # "$25 of remaining credit"
 # A credit used up is one had: "$300のクレジットを使い切った場合", "300 美元赠金用完时", "once your credit is used up"
 _USED_UP = re.compile(
@@ -174,6 +181,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         or _HAD.search(before)
         or _CHARGED_TO.search(before)
         or _LEFT.match(after)
+        or _HAD_AFTER.match(text, end)
         or _USED_UP.match(after)
     ):
         return "reference", None
