@@ -1,6 +1,7 @@
 """The notations of the English and localized pages of issue 39 (Japanese,
-Korean, German, French, Swedish), one test each: the sentences are the pages'
-own (tests/data/offer_pages_more_en.toml, the tuned split)."""
+Korean, German, French, Swedish), one test each: most sentences are the
+pages' own (tests/data/offer_pages_more_en.toml, the tuned split), the last
+ones written like the providers' pages, not copied from one."""
 
 from __future__ import annotations
 
@@ -163,4 +164,44 @@ def test_a_commitment_named_earlier_in_the_sentence() -> None:
     assert [(o.kind, o.percent_off, o.percent_off_low) for o in read] == [
         (OfferKind.discount, Decimal(50), Decimal(30)),
         (OfferKind.spot_discount, Decimal(90), Decimal(60)),
+    ]
+
+
+def test_an_elided_percentage_is_another_offer_of_the_kind() -> None:
+    text = "One-year commitments produce 30-40% savings; three-year commitments 50-60%."
+    assert [(o.kind, o.percent_off, o.percent_off_low) for o in read_offers(text).offers] == [
+        (OfferKind.discount, Decimal(40), Decimal(30)),
+        (OfferKind.discount, Decimal(60), Decimal(50)),
+    ]
+
+
+def test_no_credit_card_required_names_no_credit() -> None:
+    assert offers("Try it free for 14 days, no credit card required") == [
+        (OfferKind.free_trial, None, None, None, 14, None)
+    ]
+    assert offers("A valid credit card is required to sign up.") == []
+
+
+def test_german_vouchers_and_new_customers() -> None:
+    assert offers("Gutschein über 50 € für neue Kunden", currency="EUR") == [
+        (OfferKind.voucher, Decimal(50), "EUR", None, None, Eligibility.new_users)
+    ]
+    assert offers("Neukunden erhalten 20 € Startguthaben", currency="EUR") == [
+        (OfferKind.free_credit, Decimal(20), "EUR", None, None, Eligibility.new_users)
+    ]
+
+
+def test_percentages_off_in_german_french_japanese_korean() -> None:
+    for text in (
+        "20 % Rabatt auf alle GPU-Server",
+        "20 % de réduction sur les instances GPU",
+        "GPUインスタンスが20%オフ",
+    ):
+        assert offers(text) == [(OfferKind.discount, None, None, Decimal(20), None, None)], text
+    assert offers("GPU 서버 20% 할인") == [(OfferKind.discount, None, None, Decimal(20), None, None)]
+
+
+def test_a_credit_of_days_on_sign_up() -> None:
+    assert offers("Sign up today and receive a $100, 60-day credit") == [
+        (OfferKind.free_credit, Decimal(100), "USD", None, 60, Eligibility.new_users)
     ]

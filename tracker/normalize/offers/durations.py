@@ -51,6 +51,8 @@ _TERM_BEFORE = re.compile(
     r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?|(?:paying|pay|paid|billed|prepay(?:ing)?|subscrib(?:e|ing))\s(?:for\s)?)\s?(?:\d+\s?[-–~]\s?)?$",
     re.I,
 )
+# "a $100, 60-day credit": the length of the credit, its validity
+_LENGTH_OF = re.compile(r"^\s?(?:credits?|coupons?|vouchers?)\b", re.I)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包|续费|续订|周期)", re.I)
 _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
 
@@ -114,7 +116,7 @@ def durations(text: str) -> list[Duration]:
             and not _TYPICAL.search(before[-10:])  # "试用周期通常为30天": how trials usually go, no offer's length
         ) or near(FREE_SERVICES, text, m.start(), m.end(), before=40, after=60):
             role = "trial"
-        elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12):
+        elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12) or _LENGTH_OF.match(after):
             role = "validity"
         else:
             role = "length"  # a length no validity phrase claims: said, never stored as the offer's validity

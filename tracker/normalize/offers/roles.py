@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from decimal import Decimal
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.offers.clauses import (
@@ -107,6 +108,7 @@ def _by_clause(
     sentence = 0
     said_in = ""
     last_money: OfferTerms | None = None
+    last_percent: OfferTerms | None = None
     for i, part in enumerate(parts):
         if i and _SENTENCE_END.search(parts[i - 1]):
             sentence += 1
@@ -123,6 +125,8 @@ def _by_clause(
         if referral:
             parties = referral_roles(part, _first_amount(part, default_currency)) or parties
         offers = reading.offers or _going_on(part, last_money, default_currency)
+        if not offers and i and last_percent is not None and parts[i - 1].rstrip().endswith((";", ",", "；", "，")):
+            offers = _elided_percent(part, last_percent)
         for terms in offers:
             if (
                 terms.kind == OfferKind.free_trial
@@ -135,6 +139,8 @@ def _by_clause(
             terms.eligibility = carried
             if terms.amount is not None:
                 last_money = terms
+            if terms.percent_off is not None:
+                last_percent = terms
             for one in [replace(terms, eligibility=role) for role in parties] or [terms]:
                 key = _key(one)
                 if said.get(key, sentence) != sentence:
@@ -146,6 +152,23 @@ def _by_clause(
 
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _GOING_ON = re.compile(r"^(?:and|or|plus|as well as|以及|和|或|及)\b", re.I)
+# "...; three-year commitments 50-60%.": a few words and a percentage or range, nothing else
+_ELIDED = re.compile(
+    r"^[^%\d.!?]{1,40}?\s?[-–:]?\s?(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?:(?:-|–|to)\s?(?P<b>\d+(?:\.\d+)?)\s?)?%\s?[.,;]?$"
+)
+
+
+def _elided_percent(part: str, last: OfferTerms) -> list[OfferTerms]:
+    """A clause that says only a percentage after a clause that read one: the
+    same kind of discount, at that percentage."""
+    m = _ELIDED.match(part)
+    if not m:
+        return []
+    values = sorted(Decimal(v) for v in (m.group("a"), m.group("b")) if v)
+    if not 0 < values[-1] <= 100:
+        return []
+    low = values[0] if len(values) == 2 and values[0] < values[1] else None
+    return [replace(last, percent_off=values[-1], percent_off_low=low)]
 
 
 def _going_on(part: str, last: OfferTerms | None, default_currency: str | None) -> list[OfferTerms]:

@@ -64,7 +64,7 @@ _PERCENT_BEFORE = re.compile(
     re.I,
 )
 _PERCENT_AFTER = re.compile(
-    r"^\s?(?:off|discounts?|savings?|bonus|when (?:paying|you pay|prepaying)|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))",
+    r"^\s?(?:off|discounts?|savings?|Rabatt|Nachlass|de (?:réduction|remise)|de descuento|オフ|割引|할인|bonus|when (?:paying|you pay|prepaying)|的?\s?折扣|的?\s?优惠|lower|cheaper|less|below (?:on-demand|list|the on-demand))",
     re.I,
 )
 

@@ -18,12 +18,12 @@ from functools import cache
 from db.kinds import Eligibility
 
 CREDIT_WORDS = re.compile(
-    r"credits?\b|额度|赠金|点数|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
+    r"credits?\b(?!\s?cards?)|额度|赠金|点数|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
     r"क्रेडिट|Guthaben|Gutschriften?|kredit\b",
     re.I,
 )
 VOUCHER_WORDS = re.compile(
-    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|面额|面值|voucher|coupon|红包|クーポン|쿠폰", re.I
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*", re.I
 )
 STARTUP_WORDS = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업|창업"
@@ -85,7 +85,7 @@ _ELIGIBILITY = (
             r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
-            r"when you sign(?:ed)? up|sign up and get|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
+            r"when you sign(?:ed)? up|sign(?:ing)?[- ]?up (?:today |now )?(?:and|to) (?:get|receive|claim)|neukunden|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
             r"neue[nr]? (?:kunden|nutzer|benutzer)|nouveaux (?:clients|utilisateurs)|nya kunder|nuevos clientes|nuovi clienti|"
             r"novos clientes|新規の?お客様|初めて(?:ご)?利用(?:する|される)お客様|サインアップ(?:時|すると)",
             re.I,
