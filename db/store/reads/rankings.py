@@ -16,7 +16,7 @@ from typing import Any
 
 from db.kinds import PRICE_KINDS
 from db.store.reads.connection import Db
-from db.store.reads.rates import HOURLY_SQL
+from db.store.reads.rates import SCAN_HOURLY_SQL
 from db.store.reads.rows import PriceFilter, any_suspect
 
 # The kind of price a row offers to the TCO and recommend (`tracker.analytics.tco.instance_rates`).
@@ -35,8 +35,8 @@ SPECIAL_ATTRS = ("local_ssd_hourly", "hourly_steps")
 
 def hourly(db: Db) -> str:
     """A row's effective hourly rate as a float: the one expression
-    (`db.store.reads.rates.HOURLY_SQL`), as the dashboard sorts by it."""
-    return HOURLY_SQL
+    (`db.store.reads.rates.HOURLY_SQL`, the dashboard's sort), as a scan reads it."""
+    return SCAN_HOURLY_SQL
 
 
 def table_scan(db: Db) -> str:

@@ -29,6 +29,14 @@ HOURLY_SQL = (
     f" + COALESCE(CAST(upfront_fee AS FLOAT) / {HOURS_SQL}, 0))"
 )
 PER_GPU_HOUR_SQL = f"({HOURLY_SQL} / NULLIF(CAST(gpu_count AS FLOAT), 0))"
+# `HOURLY_SQL` as an aggregate reads it (the rankings, the kept rates): the
+# same rate, a price without a term read without the term table, which a
+# scan would otherwise look up (41 comparisons) for every row's upfront fee:
+# a grouped scan of 300,000 prices took 1.4-1.7 s instead of 0.5-0.8 s.
+SCAN_HOURLY_SQL = (
+    f"(CASE WHEN term = '' THEN (CASE unit WHEN 'hour' THEN {PRICE_SQL} WHEN 'month' THEN {PRICE_SQL} / 720"
+    f" WHEN 'year' THEN {PRICE_SQL} / 8760 END) ELSE {HOURLY_SQL} END)"
+)
 GPU_COUNT_SQL = "CAST(gpu_count AS FLOAT)"  # indexed by migration 0013
 
 
