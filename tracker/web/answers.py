@@ -18,7 +18,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -28,14 +28,16 @@ from db.store.reads.browse import page_changes, page_prices, price_facets
 from db.store.reads.connection import Db
 from db.store.reads.rows import ChangeFilter, PriceFilter
 from db.store.writes import suspects
-from tracker.answers.columns import change_dict, detail_text
-from tracker.answers.rows import offer_dict, price_dict
+from tracker.answers.columns import change_dict
+from tracker.answers.rows import price_dict
 from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
     from tracker.answers.compare import CompareRequest
+    from tracker.answers.history import HistoryRequest
+    from tracker.answers.offers import OffersRequest
     from tracker.answers.recommend import RecommendRequest
     from tracker.config.web import WebSettings
 from tracker.config.settings import Config
@@ -194,59 +196,23 @@ class Answers:
         return Page([change_dict(c, words=words) for c in stored], total, offset, limit)
 
     @retried
-    def offers(self, *, provider: str | None, kind: str | None, active: bool) -> list[dict[str, Any]]:
-        from sqlmodel import Session
+    def offers(self, request: OffersRequest) -> list[dict[str, Any]]:
+        """`tracker.answers.offers`: the current offers the request keeps."""
+        from tracker.answers import offers
 
-        from db.store.writes.offers import query_offers
-
-        if not sa.inspect(self.engine).has_table("offers"):
-            return []
-        now = datetime.now(UTC)
-        with Session(self.engine) as session:
-            points = query_offers(session=session, provider=provider, kind=kind)
-            return [
-                offer_dict(p)
-                for p in points
-                if not active
-                or (
-                    (p.offer_valid_from is None or p.offer_valid_from <= now)
-                    and (p.offer_valid_until is None or p.offer_valid_until >= now)
-                )
-            ]
+        return offers.rows(self.engine, request)
 
     # --- history --------------------------------------------------------------
 
     @retried
-    def history(
-        self,
-        *,
-        instance_type: str,
-        provider: str | None,
-        region: str | None,
-        price_model: str | None,
-        since: datetime | None,
-        until: datetime | None,
-    ) -> list[dict[str, Any]]:
-        def compute() -> list[dict[str, Any]]:
-            from tracker.analytics.history import history_frame, records
-
-            frame = history_frame(
-                self.engine,
-                instance_type=instance_type,
-                provider=provider,
-                region=region,
-                price_model=price_model,
-                since=since,
-                until=until,
-            )
-            rows = records(frame)
-            for row in rows:
-                row["attrs"] = detail_text(row.get("attrs") or {}) or None
-            return rows
+    def history(self, request: HistoryRequest) -> list[dict[str, Any]]:
+        """`tracker.answers.history`: the intervals each price held."""
+        from tracker.answers import history
 
         # A span back from now (7d) moves every second: kept to the minute.
-        moments = tuple(m.replace(second=0, microsecond=0) if m else None for m in (since, until))
-        return self.kept(("history", instance_type, provider, region, price_model, *moments), compute)
+        moments = tuple(m.replace(second=0, microsecond=0) if m else None for m in (request.since, request.until))
+        key = replace(request, since=moments[0], until=moments[1])
+        return self.kept(("history", repr(key)), lambda: history.rows(self.engine, request))
 
     # --- compare, recommend, the overview -----------------------------------------
 

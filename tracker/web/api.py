@@ -16,13 +16,15 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from db.kinds import ChangeKind, PriceModel, Qualify, RankBy, RegionGroup, Workload
+from db.kinds import ChangeKind, OfferKind, PriceModel, Qualify, RankBy, RegionGroup, Workload
 from db.store.reads.browse import SORTS
 from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
 from tracker.answers.compare import CompareRequest
+from tracker.answers.history import HistoryRequest
+from tracker.answers.offers import OffersRequest
 from tracker.answers.recommend import RecommendRequest
 from tracker.answers.rows import json_rows
 from tracker.answers.sources import COLUMNS as SOURCE_COLUMNS
@@ -193,6 +195,11 @@ def change_filter(q: Query) -> ChangeFilter:
     )
 
 
+def offers_request(q: Query) -> OffersRequest:
+    kind = q.choice("kind", OFFER_KINDS)
+    return OffersRequest(provider=q.text("provider"), kind=OfferKind(kind) if kind else None, active=q.flag("active"))
+
+
 def recommend_request(q: Query, *, most: int = MAX_LIMIT) -> RecommendRequest:
     """The request /api/recommend and the recommend page read: the CLI's
     options by their names, the request's defaults where not given."""
@@ -255,11 +262,7 @@ def changes(request: Request) -> Response:
 @router.get("/offers", openapi_extra=documented(OFFER_PARAMS), summary="gpu-tracker offers")
 def offers(request: Request) -> Response:
     """The current offers, as `gpu-tracker offers --format json` lists them."""
-    q = ask(request, OFFER_PARAMS)
-    rows = answers(request).offers(
-        provider=q.text("provider"), kind=q.choice("kind", OFFER_KINDS), active=q.flag("active")
-    )
-    return as_json(rows, OFFER_COLUMNS)
+    return as_json(answers(request).offers(offers_request(ask(request, OFFER_PARAMS))), OFFER_COLUMNS)
 
 
 @router.get("/compare", openapi_extra=documented(COMPARE_PARAMS), summary="gpu-tracker compare")
@@ -297,15 +300,15 @@ def recommend(request: Request) -> Response:
 def history(request: Request, instance_type: str) -> Response:
     """The intervals each price of one instance type held, as `gpu-tracker history TYPE --format json`."""
     q = ask(request, HISTORY_PARAMS)
-    rows = answers(request).history(
+    asked = HistoryRequest(
         instance_type=instance_type,
         provider=q.text("provider"),
         region=q.text("region"),
-        price_model=q.choice("price_model", PRICE_MODELS),
+        price_model=PriceModel(m) if (m := q.choice("price_model", PRICE_MODELS)) else None,
         since=q.moment("since"),
         until=q.moment("until"),
     )
-    return as_json(rows, HISTORY_COLUMNS)
+    return as_json(answers(request).history(asked), HISTORY_COLUMNS)
 
 
 @router.get("/sources", summary="source health")

@@ -9,11 +9,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from db.kinds import PriceModel
 from db.money import readable
 from db.store.reads.browse import SORTS
 from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.network import network_fields
+from tracker.answers.history import HistoryRequest
+from tracker.answers.offers import OffersRequest
 from tracker.errors import UserError
 from tracker.web import chart
 from tracker.web.answers import Answers
@@ -25,6 +28,7 @@ from tracker.web.api import (
     RECOMMEND_PARAMS,
     ask,
     change_filter,
+    offers_request,
     price_filter,
     recommend_request,
 )
@@ -86,7 +90,7 @@ def overview(request: Request) -> HTMLResponse:
         ChangeFilter(since=datetime.now(UTC) - timedelta(days=7), kinds=("price_drop", "price_increase")), limit=1
     )
     drops = store.changes(ChangeFilter(since=datetime.now(UTC) - timedelta(days=7), kinds=("price_drop",)), limit=1)
-    offers = list(store.offers(provider=None, kind=None, active=True))
+    offers = list(store.offers(OffersRequest(active=True)))
     sources = store.sources()
     return render(
         request,
@@ -147,12 +151,13 @@ def instance(request: Request, provider: str, instance_type: str) -> HTMLRespons
     region, model = q.text("region"), q.choice("price_model", PRICE_MODELS)
     store = answers(request)
     intervals = store.history(
-        instance_type=instance_type,
-        provider=provider,
-        region=region,
-        price_model=model,
-        since=q.moment("since"),
-        until=None,
+        HistoryRequest(
+            instance_type=instance_type,
+            provider=provider,
+            region=region,
+            price_model=PriceModel(model) if model else None,
+            since=q.moment("since"),
+        )
     )
     if not intervals:
         raise BadParameter(f"no prices recorded for {provider} {instance_type}" + (f" in {region}" if region else ""))
@@ -204,8 +209,9 @@ def changes(request: Request) -> HTMLResponse:
 @router.get("/offers", response_class=HTMLResponse)
 def offers(request: Request) -> HTMLResponse:
     q = ask(request, OFFER_PARAMS, PAGE)
-    provider, kind, active = q.text("provider"), q.choice("kind", OFFER_KINDS), q.flag("active")
-    rows = answers(request).offers(provider=provider, kind=kind, active=active)
+    asked = offers_request(q)
+    provider, kind, active = asked.provider, asked.kind, asked.active
+    rows = answers(request).offers(asked)
     size = request.app.state.settings.page_size
     page = q.integer("page", 1, 1, 10**6)
     return render(

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from db.kinds import OfferKind
-from tracker.answers.columns import OFFER_COLUMNS, OFFER_HISTORY_COLUMNS, OFFER_HISTORY_TABLE, OFFER_TABLE
-from tracker.answers.rows import offer_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import state
-
-if TYPE_CHECKING:
-    from db.store.writes.offers import OfferPoint
 
 # The store loads inside each command: `--help` starts fast.
 
 
 app = typer.Typer(no_args_is_help=False)
-
-
-def _active(point: OfferPoint, now: datetime) -> bool:
-    starts, ends = point.offer_valid_from, point.offer_valid_until
-    return (starts is None or starts <= now) and (ends is None or ends >= now)
 
 
 @app.callback(invoke_without_command=True)
@@ -46,15 +35,10 @@ def offers(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from sqlmodel import Session
+    from tracker.answers import offers as answer
 
-    from db.store.writes.offers import query_offers
-
-    now = datetime.now(UTC)
-    with Session(state(ctx).engine) as session:
-        points = query_offers(session=session, provider=provider, kind=kind.value if kind else None)
-        rows = [offer_dict(p) for p in points if not active or _active(p, now)]
-    emit(rows, fmt, columns=OFFER_COLUMNS, table_columns=OFFER_TABLE, empty="no offers match", wide=wide)
+    rows = answer.rows(state(ctx).engine, answer.OffersRequest(provider=provider, kind=kind, active=active))
+    emit(rows, fmt, columns=answer.COLUMNS, table_columns=answer.TABLE, empty=answer.EMPTY, wide=wide)
 
 
 @app.command("history")
@@ -68,18 +52,15 @@ def history(
 
     Example: gpu-tracker offers history gcp:free-trial-credit
     """
-    from sqlmodel import Session
+    from tracker.answers import offers as answer
 
-    from db.store.writes.offers import query_offers
-
-    with Session(state(ctx).engine) as session:
-        rows = [offer_dict(p) for p in query_offers(session=session, offer_id=offer_id, current=False)]
+    rows = answer.history_rows(state(ctx).engine, offer_id)
     emit(
         rows,
         fmt,
-        columns=OFFER_HISTORY_COLUMNS,
-        table_columns=OFFER_HISTORY_TABLE,
-        empty=f"no offer recorded as {offer_id}; `gpu-tracker offers` lists the ids",
+        columns=answer.HISTORY_COLUMNS,
+        table_columns=answer.HISTORY_TABLE,
+        empty=answer.history_empty(offer_id),
         wide=wide,
     )
 

@@ -10,8 +10,6 @@ from db.kinds import PriceModel
 from tracker.answers.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
-    HISTORY_COLUMNS,
-    HISTORY_TABLE,
     PRICE_COLUMNS,
     PRICE_TABLE,
     RESAMPLE_COLUMNS,
@@ -141,28 +139,29 @@ def history(
         raise typer.BadParameter("give an instance type, or --gpu MODEL")
     if resample and summary:
         raise typer.BadParameter("--resample and --summary cannot be used together")
-    from db.store.reads.rows import PriceFilter
     from tracker.analytics.columns import SUMMARY_COLUMNS
-    from tracker.analytics.points import history_records, summary_records
+    from tracker.analytics.points import summary_records
+    from tracker.answers import history as answer
 
     since_at, until_at = parse_since(since), parse_since(until)
-    where = PriceFilter(
+    request = answer.HistoryRequest(
         instance_type=instance_type,
         gpu=gpu,
         provider=provider,
         region=region,
-        price_model=price_model.value if price_model else None,
+        price_model=price_model,
+        since=since_at,
+        until=until_at,
     )
     with store_of(ctx) as store:
-        rows = history_records(store, where, since=since_at, until=until_at)
-    what = instance_type or gpu
+        rows = answer.records(store, request)
     if summary:
         emit(
             summary_records(rows),
             fmt,
             columns=[c for c in SUMMARY_COLUMNS if c != "key"],
             table_columns=SUMMARY_HISTORY_TABLE,
-            empty=f"no prices recorded for {what}",
+            empty=request.empty(),
             wide=wide,
         )
     elif resample:
@@ -175,20 +174,13 @@ def history(
             fmt,
             columns=RESAMPLE_COLUMNS,
             table_columns=RESAMPLE_TABLE,
-            empty=f"no prices recorded for {what}",
+            empty=request.empty(),
             wide=wide,
         )
     else:
         for row in rows:
             row["attrs"] = detail_text(row.get("attrs") or {}) or None
-        emit(
-            rows,
-            fmt,
-            columns=HISTORY_COLUMNS,
-            table_columns=HISTORY_TABLE,
-            empty=f"no prices recorded for {what}",
-            wide=wide,
-        )
+        emit(rows, fmt, columns=answer.COLUMNS, table_columns=answer.TABLE, empty=request.empty(), wide=wide)
 
 
 def changes(
