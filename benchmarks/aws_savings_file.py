@@ -210,14 +210,14 @@ def rates(spec: PlanSpec, plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
                     named,
                 )
     if family == "ComputeSavingsPlans":
-        for usage, operation, unit, price in (
+        for usage, operation, unit, amount in (
             ("Fargate-vCPU-Hours:perCPU", "FargateTask", "hour", "0.0284"),
             ("Fargate-GB-Hours", "FargateTask", "hour", "0.0031"),
             ("Lambda-GB-Second", "Invoke", "Lambda-GB-Second", "0.0000139"),
             ("Lambda-Provisioned-GB-Second", "Invoke", "Lambda-GB-Second", "0.0000032"),
         ):
             service = "AWSLambda" if usage.startswith("Lambda") else "AmazonECS"
-            yield _rate(spec, plan["sku"], f"{prefix}{usage}", operation, service, unit, Decimal(price), None)
+            yield _rate(spec, plan["sku"], f"{prefix}{usage}", operation, service, unit, Decimal(amount), None)
 
 
 def write_plan_file(out: IO[str], spec: PlanSpec) -> int:

@@ -34,6 +34,7 @@ import time
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from benchmarks.aws_offer_file import write_offer_file
 from benchmarks.aws_pricing_pages import all_regions_entries, priced_regions, template
@@ -131,7 +132,7 @@ def page_body() -> bytes:
 
 def parse_page(body: bytes) -> int:
     manifest, rows = parse_ondemand_page(body, LOCATION)
-    items = [
+    items: list[Any] = [  # as the spider's items.jsonl holds them, read back untyped
         {
             "kind": "aws.ondemand",
             "observed_at": "2026-08-06T06:00:00Z",
@@ -150,7 +151,7 @@ def quote_every_row(body: bytes) -> int:
     page = json.loads(body, parse_float=Decimal)
     quotes = [
         ondemand_quote(
-            {
+            {  # type: ignore[typeddict-item]  # the envelope the normalizer reads, without kind and published
                 "observed_at": "2026-08-06T06:00:00Z",
                 "source_url": "u",
                 "region": "us-east-1",
@@ -164,7 +165,7 @@ def quote_every_row(body: bytes) -> int:
     return len([q for q in quotes if looks_like_gpu(q.instance_type)])
 
 
-def best_of(runs: int, fn, body: bytes) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+def best_of(runs: int, fn, body: bytes) -> tuple[float, int]:
     results = [timed(lambda: fn(body)) for _ in range(runs)]
     return min(s for s, _ in results), results[0][1]
 
@@ -220,7 +221,7 @@ def crawl_figures(quick: bool) -> list[Figure]:
     started = datetime(2026, 8, 6, 6, tzinfo=UTC)
     codes = [code for _, code in priced_regions(template())]
     # --quick: tables cut to their GPU rows and 100 others.
-    cut = {"gpu_rows": None, "other_rows": 100} if quick else {}
+    cut: dict[str, Any] = {"gpu_rows": None, "other_rows": 100} if quick else {}
     with tempfile.TemporaryDirectory(prefix="bench-aws-crawl-") as folder:
         har = Path(folder) / "all-regions.har"
         write_har(har, list(all_regions_entries(started, **cut)))

@@ -94,7 +94,7 @@ def run(quick: bool) -> list[Figure]:
     the peak RSS of the process that started it (Linux carries the old
     image's high-water mark over), which after the import benchmark is this
     one's gigabyte and more."""
-    return measure_in_child(_figures, quick)[2]  # type: ignore[no-any-return]
+    return measure_in_child(_figures, quick)[2]
 
 
 def _figures(quick: bool) -> list[Figure]:

@@ -67,7 +67,7 @@ def measure_in_child(fn: Callable[..., Any], *args: Any) -> tuple[float, float, 
     proc.join()
     if status == "error":
         raise RuntimeError(f"{fn.__name__} failed: {result}")
-    return result  # type: ignore[no-any-return]
+    return result
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

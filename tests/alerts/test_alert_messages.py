@@ -26,7 +26,7 @@ from apprise.plugins.telegram import NotifyTelegram
 from apprise.plugins.wecombot import NotifyWeComBot
 
 from alerts.channels import Channel
-from alerts.render import Family, digest, single
+from alerts.render import Family, Item, digest, single
 from db.schema import Change, ChangeKind
 from tests.helpers.alert_samples import AT, HOSTILE, every_kind, price
 from tests.helpers.localserver import Received, Reply, serve, serve_smtp
@@ -227,7 +227,7 @@ def test_wecom_errcode_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "wecomrobotkey0001" not in result.answer
 
 
-def many_changes(n: int) -> list[tuple[str, object]]:
+def many_changes(n: int) -> list[Item]:
     return [
         (
             f"key-{i:04d}",

@@ -48,7 +48,7 @@ def add_changes(engine: sa.Engine, config: Config, n: int, *, at: datetime = T0)
     with Session(engine) as session:
         enqueue(session, route(rules, changes, MemoryReferences(), at), at)
         session.commit()
-        return [r.idempotency_key for r in sorted(list_rows(session, limit=None), key=lambda r: r.id)]
+        return [r.idempotency_key for r in sorted(list_rows(session, limit=None), key=lambda r: r.id or 0)]
 
 
 def rows(engine: sa.Engine) -> list[OutboxRow]:

@@ -43,6 +43,7 @@ def fired(r: Rule, changes: list, refs=None) -> list[tuple[str, str, str]]:
         verdict = r.judge(change, refs, change.observed_at)
         if verdict.fires:
             c = verdict.change
+            assert c is not None
             out.append((str(c.kind), f"{c.old_price}->{c.new_price}", str(c.percent)))
     return out
 
@@ -143,7 +144,7 @@ def test_daily_and_weekly_digests_in_a_time_zone() -> None:
     assert daily.due(datetime(2026, 12, 3, 6, 0, tzinfo=UTC))[0] == datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
     weekly = rule(digest="weekly Friday 18:00", timezone="America/New_York")
     due, label = weekly.due(datetime(2026, 8, 3, 12, 0, tzinfo=UTC))  # a Monday
-    assert due == datetime(2026, 8, 7, 22, 0, tzinfo=UTC) and label.startswith("weekly fri 18:00")
+    assert due == datetime(2026, 8, 7, 22, 0, tzinfo=UTC) and label and label.startswith("weekly fri 18:00")
 
 
 def test_a_digest_in_quiet_hours_waits_for_their_end() -> None:

@@ -111,7 +111,8 @@ def test_fp16_stands_in_where_there_is_no_bf16_and_fp32_where_there_is_no_fast_f
     assert p40.compute_basis == "FP32 vector"
     v620 = lookup("Radeon Pro V620")
     assert v620 is not None and v620.compute_basis == "FP16 vector"
-    assert lookup("RTX PRO 4500") is not None and lookup("RTX PRO 4500").compute_tflops is None  # unpublished
+    rtx = lookup("RTX PRO 4500")
+    assert rtx is not None and rtx.compute_tflops is None  # unpublished
     assert lookup("no such gpu") is None
 
 

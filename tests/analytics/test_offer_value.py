@@ -107,8 +107,10 @@ def test_a_ladder_counts_the_best_tier_the_spend_reaches() -> None:
     assert [r["offer_id"] for r in rows] == ["p:x-1000", "p:x-3000", "p:x-50000"]
     worth = {r["offer_id"]: offer_worth(inst, refs, _inputs(), r) for r in rows}
     assert worth["p:x-50000"] is None  # 12 000 of spend does not reach it
-    assert worth["p:x-3000"].costs["credits"] == 900 and worth["p:x-1000"].costs["credits"] == 300
-    assert "new users only" in worth["p:x-3000"].conditions and "best tier" in worth["p:x-3000"].conditions
+    three, one = worth["p:x-3000"], worth["p:x-1000"]
+    assert three is not None and one is not None
+    assert three.costs["credits"] == 900 and one.costs["credits"] == 300
+    assert "new users only" in three.conditions and "best tier" in three.conditions
     frame = pd.DataFrame(rows)
     with pytest.raises(UserError, match="for new users only; pass --new-account"):
         credit_from_offer(frame, "p:x-1000")
@@ -122,6 +124,7 @@ def test_a_cap_per_hour_limits_what_a_credit_covers() -> None:
     refs, inst = load_references(), _instance()
     (row,) = rows_of("总免费额度为3000元，每小时免费额度上限为0.5元")
     worth = offer_worth(inst, refs, _inputs(), row)
+    assert worth is not None
     # at most 0.5 CNY an hour x 100 hours x 12 months = 600, of a 3000 credit
     assert worth.costs["credits"] == 600 and "at most 0.5 CNY per hour" in worth.conditions
     uncapped = instance_costs(inst, refs, _inputs(credit=Credit(Decimal(3000), "CNY")))
@@ -132,6 +135,7 @@ def test_gpu_time_is_worth_the_options_own_on_demand_hours() -> None:
     refs, inst = load_references(), _instance()
     (row,) = rows_of("新用户4小时免费A100")
     worth = offer_worth(inst, refs, _inputs(), row)
+    assert worth is not None
     # 4 GPU-hours of an 8-GPU instance at 10 CNY an hour: 4 x 10 / 8
     assert worth.costs["credits"] == 5 and worth.conditions.startswith("4 free A100 hours")
     (h100,) = rows_of("4小时免费H100")

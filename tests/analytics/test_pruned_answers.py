@@ -5,6 +5,7 @@ computation, which the golden answers hold, on the demo store."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -67,7 +68,7 @@ def test_recommend_with_a_limit_ranks_as_the_full_computation(demo_store) -> Non
             assert few_notes == notes
 
 
-COMPARE_CASES = [
+COMPARE_CASES: list[dict[str, Any]] = [
     {"gpu": "H100"},
     {"gpu": "A100", "currency": "CNY"},
     {"gpu": "H100", "count": Decimal(8), "price_models": ["on_demand", "spot"]},

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -25,7 +26,7 @@ from sqlmodel import Session
 from tests.helpers.analytics_data import H100_ROWS, as_csv, as_json, load_rows, use_config
 
 JOB = ["--gpus", "8", "--min-gpu-memory", "70", "--hours-per-month", "500", "--months", "12"]
-OFFERS = [
+OFFERS: list[tuple[str, str, dict[str, Any]]] = [
     # provider, id, eligibility, data
     ("gcp", "trial", {"title": "New customers get $300 in free credits over the first 90 days"}),
     ("alibaba", "gpu-lab", {"title": "GPU lab", "text": "4 free H100 hours for every account"}),
@@ -59,7 +60,7 @@ def add_offers(db_url: str) -> None:
             observed_at=now,
             source_url="https://example.test/offers",
         )
-        rows.append(offer_to_row(offer, source=f"{provider}-offers", run_id=None, valid_from=now))  # type: ignore[arg-type]
+        rows.append(offer_to_row(offer, source=f"{provider}-offers", run_id=None, valid_from=now))
     with Session(engine) as session:
         session.connection().execute(sa.insert(OfferPoint.__table__), rows)
         session.commit()

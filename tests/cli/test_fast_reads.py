@@ -94,8 +94,8 @@ def reads_what_the_orm_reads(db_url: str) -> None:
         ]
         since = store.query_changes(session=session)[5].observed_at
         for kw in ({}, {"since": since}, {"kinds": ["price_drop", "new_sku"], "limit": 7}, {"provider": "azure"}):
-            expected = [c.model_dump() for c in store.query_changes(session=session, **kw)]  # type: ignore[arg-type]
-            assert expected and reader.changes(**kw) == expected, kw  # type: ignore[arg-type]
+            expected = [c.model_dump() for c in store.query_changes(session=session, **kw)]
+            assert expected and reader.changes(**kw) == expected, kw
     engine.dispose()
 
 

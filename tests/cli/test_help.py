@@ -58,7 +58,7 @@ def _source_help(path: str) -> str:
 
     from tracker.cli import app
 
-    cmd: click.Command = typer.main.get_command(app)
+    cmd = typer.main.get_command(app)
     for name in path.split():
         cmd = cmd.commands[name]  # type: ignore[attr-defined]
     return cmd.help or ""

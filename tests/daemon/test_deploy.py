@@ -30,6 +30,7 @@ def check_command(argv: list[str]) -> str:
     """Parse argv as the CLI would, without running it; returns the subcommand."""
     assert argv, "empty command"
     root = typer.main.get_command(app)
+    assert isinstance(root, typer.core.TyperGroup)
     with root.make_context("gpu-tracker", list(argv)) as ctx:
         rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
         name, command, args = root.resolve_command(ctx, rest)
@@ -46,7 +47,7 @@ def after_program(argv: list[str]) -> list[str]:
 
 
 def k8s_docs() -> list[dict]:
-    docs = []
+    docs: list[dict] = []
     for path in sorted(K8S.glob("*.yaml")):
         docs.extend(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
     return docs

@@ -8,6 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -164,10 +165,12 @@ def test_the_daemon_works_out_the_rates_a_bulk_run_left(sqlite_cli, home: Path, 
     monkeypatch.setattr(summary, "TYPES_AT_ONCE", 0)
     marked: list[set[str]] = []
     after_run = summary.after_run
-    monkeypatch.setattr(
-        "db.store.writes.run_store.after_run",
-        lambda db, types: (after_run(db, types), marked.append(summary.stale(db))),
-    )
+
+    def after_run_marked(db: Any, types: Any) -> None:
+        after_run(db, types)
+        marked.append(summary.stale(db))
+
+    monkeypatch.setattr("db.store.writes.run_store.after_run", after_run_marked)
     with fake_azure() as fake:
         (home / "config.toml").write_text(fake.config())
         assert sqlite_cli("daemon", "--once").code == 0

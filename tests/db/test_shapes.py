@@ -13,6 +13,7 @@ from typing import Any, Union, get_args, get_origin
 
 import pytest
 import sqlalchemy as sa
+from pydantic import BaseModel
 from sqlmodel import SQLModel
 
 from db.schema import Change, Offer, PriceQuote
@@ -21,7 +22,7 @@ from db.tables import ChangeRow, PricePoint
 
 # (value type, table, value field -> column where renamed, fields not
 # stored, the row's own columns that no value field holds)
-SHAPES = [
+SHAPES: list[tuple[type[BaseModel], type[SQLModel], dict[str, str], set[str], set[str]]] = [
     (
         PriceQuote,
         PricePoint,
@@ -38,7 +39,7 @@ SHAPES = [
         {"id", "value_hash", "source", "valid_from", "valid_to", "first_run_id", "missed_runs"},
     ),
 ]
-IDS = [table.__tablename__ for _, table, *_ in SHAPES]
+IDS = [str(table.__tablename__) for _, table, *_ in SHAPES]
 
 
 def stored_type(annotation: Any) -> tuple[type, bool]:
@@ -58,7 +59,7 @@ def stored_type(annotation: Any) -> tuple[type, bool]:
 
 def column_type(column: sa.Column[Any]) -> tuple[type, bool]:
     kind = column.type
-    impl = kind.impl if isinstance(kind, sa.types.TypeDecorator) else kind
+    impl = kind.impl_instance if isinstance(kind, sa.types.TypeDecorator) else kind
     return impl.python_type, bool(column.nullable)
 
 
@@ -83,7 +84,7 @@ def test_the_stored_type_of_a_field() -> None:
     assert stored_type(Decimal | None) == (str, True)
     assert stored_type(dict[str, str]) == (str, False)
     assert stored_type(datetime) == (datetime, False)
-    assert column_type(PricePoint.__table__.c.valid_to) == (datetime, True)  # type: ignore[attr-defined]
+    assert column_type(PricePoint.__table__.c.valid_to) == (datetime, True)
 
 
 def test_the_migrations_build_the_tables(engine: sa.Engine) -> None:
@@ -103,4 +104,4 @@ def test_the_foreign_keys_the_migrations_leave(engine: sa.Engine) -> None:
 
     keys = {tuple(fk["constrained_columns"]) for fk in sa.inspect(engine).get_foreign_keys("price_points")}
     assert keys == ({("first_run_id",)} if engine.dialect.name == "sqlite" else set())
-    assert not PricePoint.__table__.c.first_run_id.foreign_keys  # type: ignore[attr-defined]
+    assert not PricePoint.__table__.c.first_run_id.foreign_keys

@@ -17,6 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "providers.md"
 
 
+def _provider(row: list[str]) -> str:
+    """The provider a row names, in its first cell's link: "[aws](...)"."""
+    found = re.match(r"\[(.+?)\]", row[0])
+    assert found, row[0]
+    return found.group(1)
+
+
 def test_the_page_is_current() -> None:
     """Regenerate with `python -m tracker.cli.providers > docs/providers.md`."""
     printed = subprocess.run(
@@ -29,7 +36,7 @@ def test_the_page_is_current() -> None:
 def test_one_row_per_provider_with_its_page() -> None:
     providers = list(dict.fromkeys(s.provider for s in SOURCES.values()))
     table = rows()
-    assert [re.match(r"\[(.+?)\]", r[0]).group(1) for r in table] == providers
+    assert [_provider(r) for r in table] == providers
     for provider in providers:
         assert (ROOT / "docs" / "providers" / f"{provider}.md").is_file(), provider
     text = PAGE.read_text(encoding="utf-8")
@@ -49,7 +56,7 @@ def test_every_price_source_says_what_it_stores() -> None:
 
 
 def test_keys_and_stock_follow_the_registry() -> None:
-    by_provider = {re.match(r"\[(.+?)\]", r[0]).group(1): r for r in rows()}
+    by_provider = {_provider(r): r for r in rows()}
     assert by_provider["lambda"][4] == "per region"
     assert by_provider["lambda"][6] == "`lambda`: `api_key` (`GPU_TRACKER_LAMBDA_API_KEY`)"
     assert by_provider["oci"][6] == "none"

@@ -8,9 +8,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from db.bulk.encoding import StagedQuote
 from db.schema import PriceModel, PriceQuote, Unit
@@ -126,7 +127,7 @@ def test_two_values_for_one_key_across_chunks_reject_the_file(pipeline: Pipeline
 
 def test_the_row_validator_keeps_step_with_price_quote() -> None:
     assert set(QuoteRow.__annotations__) == set(PriceQuote.model_fields)
-    items = [
+    items: list[dict[str, Any]] = [
         {
             "line": 2,
             "observed_at": T0.isoformat(),
@@ -225,7 +226,7 @@ def test_a_change_in_one_source_leaves_another_with_the_same_keys_alone(pipeline
     mirror = _open_rows(pipeline, "mirror")
     assert len(mirror) == 50 and mirror["g10.xlarge"] == "10.01"
     with Session(pipeline.engine) as session:
-        closed = session.exec(select(PricePoint.source).where(PricePoint.valid_to.is_not(None))).all()
+        closed = session.exec(select(PricePoint.source).where(col(PricePoint.valid_to).is_not(None))).all()
     assert closed == ["bulk"] * 5
 
 

@@ -17,6 +17,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -244,7 +245,7 @@ FIELDS = {
 @given(st.lists(st.fixed_dictionaries({}, optional=FIELDS), min_size=1, max_size=6))
 def test_column_validator_agrees_with_price_quote(datas: list[dict[str, str]]) -> None:
     stamp = T0.isoformat()
-    items = [{"line": i + 2, "observed_at": stamp, "data": data} for i, data in enumerate(datas)]
+    items: list[dict[str, Any]] = [{"line": i + 2, "observed_at": stamp, "data": data} for i, data in enumerate(datas)]
     errors: list[str] = []
     staged_list = staged_rows(items, errors)
     # The same rows as a CSV file's columns (texts, a blank for a missing cell) take the texts' fast path.

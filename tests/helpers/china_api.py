@@ -4,6 +4,7 @@ request the spider itself signs (so a replay matches it) and an answer."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ class CaptureBuilder:
         self.started = started
         self.entries: list[dict[str, Any]] = []
 
-    def add(self, call: ApiCall, answer: Any, status: int = 200, headers: list[tuple[str, str]] = ()) -> None:
+    def add(self, call: ApiCall, answer: Any, status: int = 200, headers: Sequence[tuple[str, str]] = ()) -> None:
         signed = self.spider.sign(call)
         shown = [(k, SECRET_PLACEHOLDER if k.lower() in CREDENTIAL_HEADERS else v) for k, v in signed.headers.items()]
         self.entries.append(

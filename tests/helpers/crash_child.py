@@ -196,11 +196,11 @@ def install() -> None:
     writing(db.bulk.writer, "insert_price_rows", "price_points")
     writing(db.store.writes.run_store, "add_changes", "changes")
     sa.event.listen(sa.pool.Pool, "connect", sqlite_progress)
-    psycopg.Cursor.copy = counted_copy  # type: ignore[method-assign]
+    psycopg.Cursor.copy = counted_copy  # type: ignore[method-assign, assignment]
     sa.event.listen(sa.engine.Engine, "commit", on_commit)
     sa.event.listen(Session, "after_commit", after_commit)
     if os.environ.get("CRASH_CRAWL"):
-        tracker.run.crawl._run_child = replayed_crawl(Path(os.environ["CRASH_CRAWL"]))  # type: ignore[assignment]
+        tracker.run.crawl._run_child = replayed_crawl(Path(os.environ["CRASH_CRAWL"]))
     if os.environ.get("CRASH_CHUNK"):
         tracker.run.pipeline.CHUNK = int(os.environ["CRASH_CHUNK"])
 

@@ -74,4 +74,4 @@ def test_eight_gpu_boards_name_their_switch() -> None:
     assert labels[("azure", "Standard_ND96isr_H100_v5")] == "NVLink 4 via NVSwitch 3 (900 GB/s)"
     assert labels[("gcp", "a4-highgpu-8g")] == "NVLink 5 via NVSwitch 4 (1800 GB/s)"
     assert labels[("gcp", "a2-highgpu-2g")] == "NVLink 3 (600 GB/s)"
-    assert not [k for k, v in labels.items() if "NVSwitch" in (v or "") and "NVLink" not in v]
+    assert not [k for k, v in labels.items() if v and "NVSwitch" in v and "NVLink" not in v]

@@ -93,7 +93,7 @@ def test_every_tier_of_a_ladder_is_its_own_offer() -> None:
         source_url="https://cloud.tencent.com/act/new",
         default_currency="CNY",
     )
-    assert [(o.offer_id, o.amount, o.min_spend, o.eligibility, o.terms["ladder"]) for o in built.offers] == [
+    assert [(o.offer_id, o.amount, o.min_spend, o.eligibility, (o.terms or {})["ladder"]) for o in built.offers] == [
         ("tencent:newcomer-1000", 300, 1000, "new_users", "tencent:newcomer"),
         ("tencent:newcomer-3000", 900, 3000, "new_users", "tencent:newcomer"),
         ("tencent:newcomer-5000", 1500, 5000, "new_users", "tencent:newcomer"),

@@ -9,6 +9,7 @@ import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ HAS_CHROMIUM = bool(shutil.which("chromium")) or Path("/usr/bin/chromium").exist
 # duration_days, eligibility, unparsed). Every one must be there, as read.
 # Cards that state no amount or size ("free up to monthly limits", a GPU trial
 # without its length) are no offers: they were stored as "unparsed" ones.
-EXPECTED = {
+EXPECTED: dict[str, dict[str, tuple[Any, ...]]] = {
     "aws": {
         "aws:guide-free-tier-credits": ("free_credit", "100", "USD", None, None, None, "new_users", False),
         "aws:amazon-redshift": ("free_trial", None, None, None, None, 60, "all", False),
@@ -73,7 +74,7 @@ EXPECTED = {
 # The blocks of the same pages that state no offer (rules, FAQs, prices,
 # headings). The sources emit them; the reader is to drop them, so they may
 # be there or not, but nothing else may.
-NOT_OFFERS = {
+NOT_OFFERS: dict[str, set[str]] = {
     "aws": {
         "aws:guide-billing-free-tier",
         "aws:guide-free-tier-plans",

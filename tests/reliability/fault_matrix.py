@@ -409,6 +409,7 @@ def damaged_sqlite_file(ctx: Ctx) -> None:
         page_size = conn.execute(sa.text("pragma page_size")).scalar()
         conn.execute(sa.text("pragma wal_checkpoint(TRUNCATE)"))
     engine.dispose()
+    assert root is not None and page_size is not None
     data = bytearray(db.read_bytes())
     start = (int(root) - 1) * int(page_size)
     data[start + 8 : start + 100] = b"\xab" * 92  # an index page SQLite's quick check reads, not a query

@@ -127,7 +127,7 @@ def texts_out_of_bounds(ctx: Ctx) -> None:
     # connection idle for 5 s, as one is while 50 MB of a row are read.
     os.environ["GPU_TRACKER_DATABASE_URL"] = ctx.store.direct_url  # the test's monkeypatch restores it
     before = _stored(ctx)
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"region": "eu\x00-1"}, "line 2: region: 'eu\\x00-1' holds a NUL character"),
         ({"instance_type": "x" * 2**20}, "line 2: instance_type: 'xxxx"),
         ({"attrs": {"blob": "y" * 50 * 2**20}}, "line 2: attrs: 52,428,812 characters of JSON, more than 8,192"),

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic.runtime.migration import MigrationContext
 
 from db.store.engine import make_engine, migrate
-from tests.conftest import DEMO_CAPTURES, PG_URL, pg_problem
+from tests.conftest import DEMO_CAPTURES, PG_URL, _require_pg
 from tests.helpers.daemonutil import fake_azure, wait_for
 
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
@@ -241,9 +241,7 @@ def complete_schema(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, set
 def scratch_pg() -> Iterator[str]:
     """A fresh PostgreSQL database (not a schema: the migration must start
     from nothing, as a new deployment does), dropped after."""
-    problem = pg_problem()
-    if problem:
-        pytest.skip(f"PostgreSQL unreachable: {problem}")
+    _require_pg()  # skipped where PostgreSQL is not there, a failure where it is required (CI)
     server, name = PG_URL.rsplit("/", 1)
     scratch = f"{name.split('?')[0]}_mig_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
@@ -310,5 +308,6 @@ def test_migrate_leaves_the_driver_transactions_as_they_were(tmp_path: Path) -> 
     engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
     migrate(engine)
     with engine.connect() as conn:
-        assert conn.connection.driver_connection.isolation_level == ""
+        driver = conn.connection.driver_connection
+        assert driver is not None and driver.isolation_level == ""
     engine.dispose()

@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -175,7 +176,7 @@ def test_any_bad_item_ends_the_run_ok_or_source_broken(
     pipeline = Pipeline(engine, clock=lambda: next(moments))
     good = demo_results[name]
 
-    def run(items: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
+    def run(items: list[dict[str, Any]]):
         result = good.model_copy(update={"items": items, "observed_at": None})
         return pipeline.run(source, lambda run_id: result, mode="replay")
 
@@ -202,12 +203,13 @@ def test_any_bad_item_ends_the_run_ok_or_source_broken(
     engine.dispose()
 
 
-def _duration_days_of_issue_27(items: list[dict[str, Any]]) -> Normalized:
+def _duration_days_of_issue_27(items: Iterable[Any]) -> Normalized:
     """The offers normalizer as issue 27 found it: `int(str(...))` of a
     voucher's days, a ValueError for Tencent's `validDays` of 30.5 (the
     normalizer now reads it as a number of days; this keeps the bug)."""
     from tracker.normalize.offers import normalize
 
+    items = list(items)  # the pipeline's list
     for item in items:
         if item["data"].get("duration_days") not in (None, ""):
             int(str(item["data"]["duration_days"]))
@@ -232,6 +234,7 @@ def test_a_normalizer_exception_is_source_broken_naming_it(migrated: Path, tmp_p
     kept = _snapshot(engine, source.name)
     odd = copy.deepcopy(crawled.items)
     odd[0]["data"]["duration_days"] = 30.5
+    assert crawled.observed_at is not None
     later = crawled.model_copy(update={"items": odd, "observed_at": crawled.observed_at + timedelta(days=1)})
     report = pipeline.run(source, lambda run_id: later, mode="replay")
     assert report.status == RunStatus.failed

@@ -83,7 +83,10 @@ def test_demo_loads_and_shows_changes(demo_run: DemoRun, sqlite_cli, tmp_path: P
 def test_demo_captures_ship_as_package_data() -> None:
     captures = demo_captures()
     assert captures and all(p.name.endswith(".har.gz") for _, p in captures)
-    assert all(p.is_relative_to(Path(__import__("tracker").__file__).parent) for _, p in captures)
+    import tracker
+
+    assert tracker.__file__
+    assert all(p.is_relative_to(Path(tracker.__file__).parent) for _, p in captures)
 
 
 def test_demo_without_chromium_loads_every_source(demo_run: DemoRun, sqlite_cli, tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def test_a_block_in_new_words_is_named_and_its_offer_kept(tmp_path: Path) -> Non
     moments = (datetime(2027, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in itertools.count())
     pipeline = Pipeline(engine, clock=lambda: next(moments))
 
-    def run(html: str):  # type: ignore[no-untyped-def]
+    def run(html: str):
         now = next(moments)
         result = CrawlResult(
             source=source.name, provider="gcp", started_at=now, finished_at=now, items=items(html), observed_at=None

@@ -12,6 +12,16 @@ import pytest
 
 from tests.web.conftest import Served, serving
 
+ATOM = {"a": "http://www.w3.org/2005/Atom"}
+
+
+def _text(element: ET.Element, name: str) -> str:
+    """The text of the element's Atom child `name`, which must be there."""
+    found = element.find(f"a:{name}", ATOM)
+    assert found is not None, name
+    return found.text or ""
+
+
 ENDPOINTS = [
     "/api/prices",
     "/api/changes",
@@ -248,9 +258,9 @@ def test_the_atom_feed(served: Served) -> None:
     entries = feed.findall("a:entry", ns)
     assert entries
     for entry in entries:
-        assert entry.find("a:id", ns).text and entry.find("a:updated", ns).text
-        assert entry.find("a:title", ns).text.startswith("price_drop: ")
-    assert len({e.find("a:id", ns).text for e in entries}) == len(entries)
+        assert _text(entry, "id") and _text(entry, "updated")
+        assert _text(entry, "title").startswith("price_drop: ")
+    assert len({_text(e, "id") for e in entries}) == len(entries)
 
 
 def test_health_is_open_and_says_so(served: Served) -> None:
@@ -270,9 +280,9 @@ def test_a_feed_per_rule(demo_db_url: str, tmp_path) -> None:
     ns = {"a": "http://www.w3.org/2005/Atom"}
     with serving(demo_db_url, tmp_path, settings) as served:
         drops = ET.fromstring(served.get("/feeds/changes.atom?rule=matpool-drops").content)
-        titles = [e.find("a:title", ns).text for e in drops.findall("a:entry", ns)]
+        titles = [_text(e, "title") for e in drops.findall("a:entry", ns)]
         assert titles and all(t.startswith("price_drop: matpool ") for t in titles)
-        assert drops.find("a:title", ns).text == "gpu-tracker: rule matpool-drops"
+        assert _text(drops, "title") == "gpu-tracker: rule matpool-drops"
         h100 = ET.fromstring(served.get("/feeds/changes.atom?rule=h100").content).findall("a:entry", ns)
         assert h100 and len(h100) < len(ET.fromstring(served.get("/feeds/changes.atom").content).findall("a:entry", ns))
         unknown = served.get("/feeds/changes.atom?rule=other")

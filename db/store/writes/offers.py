@@ -99,7 +99,7 @@ def _undec(value: str | None) -> Decimal | None:
     return None if value is None else Decimal(value)
 
 
-def offer_to_row(offer: Offer, *, source: str, run_id: int, valid_from: datetime) -> dict[str, Any]:
+def offer_to_row(offer: Offer, *, source: str, run_id: int | None, valid_from: datetime) -> dict[str, Any]:
     row = offer.model_dump(exclude={"observed_at", "valid_from", "valid_until", "products"})
     for name in _DECIMAL_FIELDS:
         row[name] = _dec(row[name])
