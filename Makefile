@@ -10,7 +10,7 @@ help:
 	@echo "make install    the venv with the dev extra ($(VENV))"
 	@echo "make lint       ruff check and ruff format --check"
 	@echo "make format     ruff check --fix and ruff format"
-	@echo "make types      mypy over spiders tracker alerts db"
+	@echo "make types      mypy over spiders tracker alerts db tests benchmarks"
 	@echo "make test-fast  the fast loop: every room on SQLite, without the tests marked slow"
 	@echo "make test       the whole suite, as CI runs it"
 	@echo "make generate   regenerate docs/cli.md, deploy/k8s/cronjobs.yaml and docs/providers.md"
