@@ -28,8 +28,8 @@ from db.store.reads.browse import page_changes, page_prices, price_facets
 from db.store.reads.connection import Db
 from db.store.reads.rows import ChangeFilter, PriceFilter
 from db.store.writes import suspects
+from tracker.answers import prices
 from tracker.answers.columns import change_dict
-from tracker.answers.rows import price_dict
 from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
@@ -172,9 +172,7 @@ class Answers:
                 Db(conn.connection.driver_connection, conn.dialect.name),
                 [(p["source"], p["key"]) for p in found.rows if p.get("source")],
             )
-        rows = [price_dict(p) for p in found.rows]
-        for row, p in zip(rows, found.rows):
-            row["suspect"] = held.get((str(p.get("source")), str(p.get("key"))))
+        rows = prices.rows(found.rows, held)
         for row in rows:
             row["region_group"] = self.refs.region_group(row["provider"], row["region"])
         return Page(rows, found.total, offset, limit, found.exact)

@@ -10,8 +10,6 @@ from db.kinds import PriceModel
 from tracker.answers.columns import (
     CHANGE_COLUMNS,
     CHANGE_TABLE,
-    PRICE_COLUMNS,
-    PRICE_TABLE,
     RESAMPLE_COLUMNS,
     RESAMPLE_TABLE,
     RUN_COLUMNS,
@@ -20,7 +18,6 @@ from tracker.answers.columns import (
     change_dict,
     detail_text,
 )
-from tracker.answers.rows import price_dict
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
 from tracker.cli.state import Step, parse_since, state, store_of, suspect_reasons
 
@@ -87,22 +84,13 @@ def prices(
     held = suspect_reasons(ctx, [(p["source"], p["key"]) for p in stored])
     if suspect:
         stored = [p for p in stored if (p["source"], p["key"]) in held]
-    rows = [price_dict(p) for p in stored]
-    for row, p in zip(rows, stored):
-        row["suspect"] = held.get((p["source"], p["key"]))
-    table = [*PRICE_TABLE, "suspect"] if held else PRICE_TABLE
+    from tracker.answers import prices as answer
+
+    rows = answer.rows(stored, held)
+    table = [*answer.TABLE, "suspect"] if held else answer.TABLE
     if held and fmt is OutputFormat.table:
-        rows = [{**r, "suspect": _short(r["suspect"])} for r in rows]
-    empty = "no price is held as suspect" if suspect else "no prices match"
-    emit(rows, fmt, columns=PRICE_COLUMNS, table_columns=table, empty=empty, wide=wide)
-
-
-def _short(reason: str | None) -> str | None:
-    """'11.1x below market' of a suspect price's reason, for the table."""
-    if not reason:
-        return None
-    words = reason.split(" is ", 1)[-1].split(" the ", 1)[0]
-    return f"{words} market"
+        rows = [{**r, "suspect": answer.short(r["suspect"])} for r in rows]
+    emit(rows, fmt, columns=answer.COLUMNS, table_columns=table, empty=answer.empty(suspect), wide=wide)
 
 
 def history(
