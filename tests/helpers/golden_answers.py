@@ -266,8 +266,11 @@ def dump(value: Any) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
     import os
+
+    if argv:
+        sys.exit(__doc__ if argv[0] in ("-h", "--help") else f"no arguments are taken (got {argv[0]!r}); see --help")
 
     from tests.helpers.stores import run_demo
 
@@ -295,4 +298,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
