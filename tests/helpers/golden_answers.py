@@ -269,8 +269,11 @@ def dump(value: Any) -> str:
 def main(argv: list[str]) -> None:
     import os
 
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
     if argv:
-        sys.exit(__doc__ if argv[0] in ("-h", "--help") else f"no arguments are taken (got {argv[0]!r}); see --help")
+        sys.exit(f"no arguments are taken (got {argv[0]!r}); see --help")
 
     from tests.helpers.stores import run_demo
 
