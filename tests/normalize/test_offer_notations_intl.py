@@ -205,3 +205,46 @@ def test_a_credit_of_days_on_sign_up() -> None:
     assert offers("Sign up today and receive a $100, 60-day credit") == [
         (OfferKind.free_credit, Decimal(100), "USD", None, 60, Eligibility.new_users)
     ]
+
+
+def test_referral_parties_said_by_what_the_friend_does() -> None:
+    assert offers("You can earn up to $300 in credit on each friend you refer.") == [
+        (OfferKind.free_credit, Decimal(300), "USD", None, None, Eligibility.referrers)
+    ]
+    assert offers("Get $20 if your friend's spending reaches $20") == [
+        (OfferKind.free_credit, Decimal(20), "USD", None, None, Eligibility.referrers)
+    ]
+    read = read_offers("Click the Get My Referral Link.", title="1. You Send $5 or $10 in Credit").offers
+    assert [(o.amount, o.amount_low, o.eligibility) for o in read] == [(Decimal(10), Decimal(5), Eligibility.referred)]
+
+
+def test_a_trial_worth_a_sum_beside_a_credit() -> None:
+    text = (
+        "Your friend will receive $5 or $10 of credit and a new user free trial worth $300-$1200 after signing up "
+        "via your referral link."
+    )
+    read = read_offers(text, default_currency="USD").offers
+    assert [(o.kind, o.amount, o.amount_low, o.eligibility) for o in read] == [
+        (OfferKind.free_credit, Decimal(10), Decimal(5), Eligibility.referred),
+        (OfferKind.free_trial, Decimal(1200), Decimal(300), Eligibility.referred),
+    ]
+
+
+def test_shares_of_a_spend_limits_and_credits_one_was_given_are_no_offers() -> None:
+    assert offers("Get extra 10% based on the amount that exceeds $20") == []
+    assert offers("I also have a code and the Github code gives me $50 of platform credit.") == []
+    assert offers("A $100 negative balance limit is being introduced.") == []
+
+
+def test_a_grant_activated_is_no_startup_program() -> None:
+    assert offers("Eligible nonprofits can activate the annual $2,000 Azure grant through the Nonprofit Hub.") == [
+        (OfferKind.free_credit, Decimal(2000), "USD", None, None, None)
+    ]
+
+
+def test_a_range_with_the_sign_on_its_low_end() -> None:
+    text = "Get started with over 40 products worth $300-1200 for free. Applicable to all new users."
+    read = read_offers(text, title="$300-$1200 Free Trial", default_currency="USD").offers
+    assert [(o.kind, o.amount, o.amount_low, o.eligibility) for o in read] == [
+        (OfferKind.free_trial, Decimal(1200), Decimal(300), Eligibility.new_users)
+    ]

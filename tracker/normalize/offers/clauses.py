@@ -48,6 +48,21 @@ def bare_low(text: str, start: int) -> tuple[int, Decimal] | None:
     return (start - len(m.group(0)), value) if value else None
 
 
+_BARE_AFTER = re.compile(
+    rf"\s?(?:-|–|—|~|〜|～|to)\s?(?P<num>{NUM})(?![\d.,]|\s?(?:%|元|[kKmM]\b|GB|hours?|hrs?\b|小时|/))"
+)
+
+
+def bare_high(text: str, end: int) -> tuple[int, Decimal] | None:
+    """A number without a currency just after a sum, joined to it ("$300-1200"):
+    its end and value."""
+    m = _BARE_AFTER.match(text, end)
+    if not m:
+        return None
+    value = decimal_of(m.group("num"))
+    return (m.end(), value) if value else None
+
+
 _ZHE_RANGE = re.compile(r"(?P<a>\d+(?:\.\d+)?)\s?折\s?(?:-|–|~|〜|～|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?折")
 
 
@@ -122,7 +137,7 @@ def off_tiers(text: str) -> list[OffTier]:
 
 _CLAUSE = re.compile(
     r"(?<=[.!?])\s+(?=[A-Z\"'(])|(?<=[。!?;；])|(?<=[^\d\s]),|、|\s\+\s|(?<=\))\s?と(?=\s?\d)|"
-    r"\s(?=(?:and|plus)\s(?:up to\s)?(?:an? (?:extra|additional)\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
+    r"\s(?=(?:and|plus)\s(?:up to\s)?(?:an? (?:extra|additional)\s)?[$€£¥₹]\d)|\s(?=and\s(?:you\s)?(?:get|earn|receive)\s)|\s(?=and\san?\s[^.,;$]{0,40}?[$€£¥₹]\d)|\s(?=(?:老用户|新用户)[^,。;]{0,4}(?:开通|获得|可))"
 )
 
 
@@ -208,11 +223,12 @@ REFERRAL_PROGRAM = re.compile(
 _REFERRED = re.compile(
     r"(?:anyone|someone|friends?|people|users?|person|customers?)\s(?:who\s|that\s)?you\srefer\b|"
     r"referred\s(?:users?|accounts?|friends?|customers?)\b|\byour\s(?:friends?|referrals?)\s(?:gets?|receives?|will)|"
-    r"\bfriends?\sgets?\b|referrals? of yours|\binvitees?\b|通过(?:我的|您的)?邀请链接|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
+    r"\bfriends?\sgets?\b|referrals? of yours|\binvitees?\b|通过(?:我的|您的)?邀请链接|\bthey(?:\sw?ill)?\s(?:get|receive)\b|\bgive\s(?:your\s)?friends?\b|\byou\s(?:send|gift)\b|new users? (?:who|that) (?:sign|use)|被邀请|受邀|被推荐|通过邀请码|接受邀请|新用户[^,。;]{0,16}(?:邀请|推荐)",
     re.I,
 )
 _REFERRER = re.compile(
     r"\breferrers?\b|\binviters?\b|\byourself\b|^earn\b|\bearn\s[$€£¥₹]|\bwe(?:'ll|\swill)?\sgive\syou\b|\byou(?:'ll|\swill)?\s(?:also\s)?(?:receive|get|earn)\b|\byou\searn\b|"
+    r"\byou (?:can|could|may) (?:receive|get|earn)\b|\b(?:if|when|once|after) your (?:friend|referral)s?(?:'s)?\b|"
     r"邀请人|推荐人|老用户获得|邀请\s?\d+\s?人|云推官|每(?:邀请|拉取?|推荐)\s?(?:一|1)?\s?(?:个|位|名)?\s?新?(?:用户|好友)",
     re.I,
 )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from tracker.normalize.numbers import NUM, decimal_of
-from tracker.normalize.offers.clauses import bare_low, joined
+from tracker.normalize.offers.clauses import bare_high, bare_low, joined
 from tracker.normalize.offers.words import (
     CALCULATION,
     CREDIT_WORDS,
@@ -102,6 +102,12 @@ _LIMIT = re.compile(
     r"不超过\s?$|超过\s?$|低于\s?$",
     re.I,
 )
+# "A $100 negative balance limit": a limit named after its sum
+_LIMIT_AFTER = re.compile(r"\s?(?:negative balance|spending|usage|credit)?\s?(?:limit|cap|threshold)\b", re.I)
+# "a free trial package worth $300-$1200", "40 products worth $300-1200 for free": a trial worth that much
+TRIAL_WORTH = re.compile(
+    r"trial\s(?:[\w-]+\s){0,2}worth\s\S+|worth\s[$€£¥]?[\d.,]+(?:\s?[-–]\s?[$€£¥]?[\d.,]+)?\s(?:for free|free)\b", re.I
+)
 _IN_CREDIT = re.compile(r"\s?(?:in|of)\s(?:[\w-]+\s){0,3}credits?\b", re.I)  # "$5 in Paperspace account credit"
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
 _SPENT = re.compile(r"spen[dt]\s(?:all\s)?(?:of\s)?(?:your\s)?$", re.I)
@@ -114,7 +120,7 @@ _PAID = re.compile(
 _HAD = re.compile(
     r"(?:if you(?:'ve)? (?:received|receive|have|got|were approved for|are approved for|earned)|approved for|"
     r"if you (?:were|have been|'ve been) (?:issued|given|granted|awarded)|"
-    r"\bI(?:'ll| will)? be granted|\bI (?:was|got|am) (?:granted|given|offered|promised)|"
+    r"\bI(?:'ll| will)? be granted|\bI (?:was|got|am) (?:granted|given|offered|promised)|\bgives? me|\bgiven me|"
     r"you've earned|you have earned|\byou have|drops? to|falls? to|goes down to|\breceived|\bmy|(?:account|balance|wallet) (?:has|holds|includes|contains|of))\s(?:an?\s)?$",
     re.I,
 )
@@ -191,7 +197,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return "paid", None
     if _MOST_OFF.search(before[-10:]):
         return "cap", "order"  # "享7.5折，单笔最高减免12500元": the most a discount takes off
-    if _LIMIT.search(before[-16:]):
+    if _LIMIT.search(before[-16:]) or _LIMIT_AFTER.match(text, end):
         return "limit", None
     return "amount", None
 
@@ -247,6 +253,10 @@ def _ranges(text: str, found: list[Money]) -> list[Money]:
         if bare and bare[1] < m.value and not (last and last.end > bare[0]):
             role, per = _role(text, bare[0], m.end)
             m = Money(bare[0], m.end, m.value, m.currency, role, per, low=bare[1])
+        high = bare_high(text, m.end) if m.low is None else None
+        if high and high[1] > m.value:
+            role, per = _role(text, m.start, high[0])
+            m = Money(m.start, high[0], high[1], m.currency, role, per, low=m.value)
         out.append(m)
     return _listed(text, out)
 
@@ -312,6 +322,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
                 or near(VOUCHER_WORDS, text, m.start, m.end)
                 or _IN_CREDIT.match(text, m.end)
                 or _TRIAL_AFTER.match(text, m.end)
+                or any(w.start() <= m.start < w.end() for w in TRIAL_WORTH.finditer(text))
                 or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
                 or (_UP_TO.search(text[max(0, m.start - 12) : m.start]) and _credit_sentence(text, m.start))
                 or _program_tier(text, m)

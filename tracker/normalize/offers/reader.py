@@ -163,7 +163,9 @@ def read_block(text: str, default_currency: str | None) -> Reading:
             )
     elif terms.amount is not None:
         kind: OfferKind = (
-            terms.kind if terms.kind in {OfferKind.voucher, OfferKind.startup_credit} else OfferKind.free_credit
+            terms.kind
+            if terms.kind in {OfferKind.voucher, OfferKind.startup_credit, OfferKind.free_trial}
+            else OfferKind.free_credit
         )
         reading.offers.append(
             OfferTerms(

@@ -25,7 +25,7 @@ from tracker.normalize.gpu_time import GpuTime, parse_gpu_time
 from tracker.normalize.numbers import CN_DIGITS, NUM, decimal_of, tidy
 from tracker.normalize.offers.clauses import conditions, off_tiers, percent_range
 from tracker.normalize.offers.durations import Duration, dates, durations
-from tracker.normalize.offers.money import Money, moneys, pick_amount
+from tracker.normalize.offers.money import TRIAL_WORTH, Money, moneys, pick_amount
 from tracker.normalize.offers.words import (
     CREDIT_WORDS,
     EXAMPLE,
@@ -129,6 +129,10 @@ def tiers(text: str) -> list[Tier]:
 _PERCENT_SPAN = re.compile(
     r"(?P<a>\d+(?:\.\d+)?)\s?%?\s?(?P<join>-|–|—|~|〜|～|to|and|至|到)\s?(?P<b>\d+(?:\.\d+)?)\s?%"
 )
+_SHARE_OF = re.compile(
+    r"[^.;]{0,30}?\b(?:based on (?:the )?(?:amount|revenue|spend\w*)|of (?:the |their |every |each )?(?:revenue|spend\w*|payments?))",
+    re.I,
+)
 _THOSE = re.compile(r"\b(?:those|these)\s(?:[\d.]+\s?%?\s?(?:-|–|to|and)\s?)?$", re.I)
 _CUT_BY = re.compile(r"\b(?:cuts?|reduces?|lowers?|saves?|saving)\b[^.;。]{0,40}\bby\s$|节省\s?$", re.I)
 
@@ -224,7 +228,7 @@ def percent_off(text: str) -> Decimal | None:
     for m in _PERCENT.finditer(text):
         if _ABOUT.match(text[m.end() :]) or re.match(r"^\s?(?:左右|or so)", text[m.end() :]):
             continue
-        if _COMMISSION.search(text[max(0, m.start() - 10) : m.start()]):
+        if _COMMISSION.search(text[max(0, m.start() - 10) : m.start()]) or _SHARE_OF.match(text, m.end()):
             continue
         if _ESTIMATE.search(text[max(0, m.start() - 12) : m.start()]):
             continue  # "节省幅度: 最高60%", "成本降低30%": what one may save, not an offer
@@ -246,6 +250,8 @@ def percent_off(text: str) -> Decimal | None:
 def _kind(text: str, terms: OfferTerms) -> OfferKind | None:
     if terms.tiers or terms.rebate or (terms.amount is not None and VOUCHER_WORDS.search(text)):
         return OfferKind.voucher
+    if terms.amount is not None and TRIAL_WORTH.search(text) and not CREDIT_WORDS.search(text):
+        return OfferKind.free_trial  # a trial package worth a sum, not money to spend
     if terms.amount is not None:
         return OfferKind.startup_credit if STARTUP_WORDS.search(text) else OfferKind.free_credit
     if terms.percent_off is not None:

@@ -19,7 +19,7 @@ from db.kinds import Eligibility
 
 CREDIT_WORDS = re.compile(
     r"credits?\b(?!\s?cards?)|额度|赠金|点数|抵扣金|现金券|试用金|试用点|体验金|奖励金|补贴|补助|赠送|送|bonus|クレジット|積分|抵用金|크레딧|crédits?\b|créditos?\b|"
-    r"क्रेडिट|Guthaben|Gutschriften?|kredit\b",
+    r"क्रेडिट|Guthaben|Gutschriften?|kredit\b|\bgrants?\b",
     re.I,
 )
 VOUCHER_WORDS = re.compile(
@@ -67,7 +67,7 @@ _ELIGIBILITY = (
     (
         Eligibility.startups,
         re.compile(
-            r"初创|创业|云创|孵化|加速器|startups?\b|start-ups?\b|founders?\b|\bActivate\b|\bVCs?\b|venture[- ]backed|"
+            r"初创|创业|云创|孵化|加速器|startups?\b|start-ups?\b|founders?\b|(?-i:\bActivate\b)|\bVCs?\b|venture[- ]backed|"
             r"accelerators?\b|incubators?\b|スタートアップ|新創|스타트업|창업|jeunes pousses",
             re.I,
         ),
