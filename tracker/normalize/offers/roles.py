@@ -83,18 +83,6 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     return whole
 
 
-def _as_sentence(title: str) -> str:
-    """A heading ends its sentence (an English one with a period): its offer said
-    again in the words below is a restatement."""
-    if not title or not text_ascii(title) or title.rstrip().endswith((".", "!", "?", ":")):
-        return title
-    return f"{title.rstrip()}."
-
-
-def text_ascii(title: str) -> bool:
-    return all(ord(c) < 0x3000 for c in title)
-
-
 def is_referral(body: str) -> bool:
     """A referral program's block: referral words, and on a startup program's
     page ("referred by an Activate Provider", "invited by a VC partner") the
