@@ -52,17 +52,18 @@ def test_a_gpu_matched_in_part_finds_the_rows_the_plain_match_finds(demo_db_url:
     from db.store.reads.rows import open_gpu_models
 
     engine = make_engine(demo_db_url)
-    plain = "SELECT {what} FROM price_points WHERE valid_to IS NULL AND lower(gpu_model) LIKE ?"
+    plain = "SELECT {what} FROM price_points WHERE valid_to IS NULL AND lower(gpu_model) LIKE ? ESCAPE '/'"
     with engine_db(engine) as db:
-        for part in ("H100", "a1", "NV", "l4", "_", "zzz"):
-            pattern = [f"%{part.lower()}%"]
+        # "_" and "%" are matched as written (as the dashboard matches them), not as wildcards.
+        for part in ("H100", "a1", "NV", "l4", "_", "1%", "zzz"):
+            pattern = [f"%{part.lower().replace('_', '/_').replace('%', '/%')}%"]
             models = open_gpu_models(db, part)
             assert len(models) == len(set(models))
             assert set(models) == {m for (m,) in db.tuples(plain.format(what="DISTINCT gpu_model"), pattern)}, part
             condition, params = PriceFilter(gpu=part).where(db)
             found = {i for (i,) in db.tuples(f"SELECT id FROM price_points WHERE {condition}", params)}
             assert found == {i for (i,) in db.tuples(plain.format(what="id"), pattern)}, part
-            assert found or part == "zzz"
+            assert found or part in ("zzz", "_", "1%")
             if db.dialect == "postgresql":
                 assert "LIKE" not in condition  # the models, named
     engine.dispose()
