@@ -248,3 +248,14 @@ def test_a_range_with_the_sign_on_its_low_end() -> None:
     assert [(o.kind, o.amount, o.amount_low, o.eligibility) for o in read] == [
         (OfferKind.free_trial, Decimal(1200), Decimal(300), Eligibility.new_users)
     ]
+
+
+def test_japanese_weeks_and_a_german_test_server() -> None:
+    assert offers("さくらのレンタルサーバのお試し期間は、申し込みから2週間利用できる無料サービスです。") == [
+        (OfferKind.free_trial, None, None, None, 14, None)
+    ]
+    text = (
+        "Wir bieten derzeit jedem Interessierten einen kostenfreien Testserver an. Direkt nach Angabe einer "
+        "Mailadresse erhälst du für 7 Tage Zugriff auf einen ganz regulären Server aus unserem Produktsortiment."
+    )
+    assert offers(text, currency="EUR") == [(OfferKind.free_trial, None, None, None, 7, None)]

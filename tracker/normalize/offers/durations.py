@@ -19,7 +19,7 @@ from tracker.normalize.offers.words import FREE_SERVICES, TRIAL_WORDS, near
 _DURATION = re.compile(
     rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
     r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年|"
-    r"jours?|Tagen?|dagarna|dagar|mois|Monaten?|månader(?:na)?)(?![a-zA-Z])",
+    r"週間|jours?|Tagen?|dagarna|dagar|mois|Monaten?|månader(?:na)?)(?![a-zA-Z])",
     re.I,
 )
 _HALF_YEAR = re.compile(r"半年|half a year|six-month", re.I)
@@ -51,6 +51,8 @@ _TERM_BEFORE = re.compile(
     r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?|(?:paying|pay|paid|billed|prepay(?:ing)?|subscrib(?:e|ing))\s(?:for\s)?)\s?(?:\d+\s?[-–~]\s?)?$",
     re.I,
 )
+# "für 7 Tage Zugriff auf ... Server" on a trial's page: the trial's length
+_ACCESS = re.compile(r"\s?(?:of\s)?(?:Zugriff|Zugang|access)\b", re.I)
 # "a $100, 60-day credit": the length of the credit, its validity
 _LENGTH_OF = re.compile(r"^\s?(?:credits?|coupons?|vouchers?)\b", re.I)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包|续费|续订|周期)", re.I)
@@ -70,7 +72,7 @@ def _days(num: str, unit: str) -> int | None:
     unit = unit.lower()
     if unit.startswith(("day", "jour", "tag", "dag")) or unit in {"天", "日", "日間"}:
         return n
-    if unit.startswith("week") or unit in {"周", "星期"}:
+    if unit.startswith("week") or unit in {"周", "星期", "週間"}:
         return n * 7
     if unit.startswith(("month", "monat", "mois", "månad")) or unit in {"个月", "月", "ヶ月", "か月", "カ月"}:
         return n // 12 * 365 + n % 12 * 30
@@ -111,10 +113,14 @@ def durations(text: str) -> list[Duration]:
         elif _VALID_AFTER.match(after):
             role = "validity"  # "自领取后 6 个月（以 180 天计）内有效": how long a free quota lasts, no trial's length
         elif (
-            near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10)
-            and not re.search(r"[。;；]", after[:6])
-            and not _TYPICAL.search(before[-10:])  # "试用周期通常为30天": how trials usually go, no offer's length
-        ) or near(FREE_SERVICES, text, m.start(), m.end(), before=40, after=60):
+            (
+                near(TRIAL_WORDS, text, m.start(), m.end(), before=14, after=10)
+                and not re.search(r"[。;；]", after[:6])
+                and not _TYPICAL.search(before[-10:])  # "试用周期通常为30天": how trials usually go, no offer's length
+            )
+            or near(FREE_SERVICES, text, m.start(), m.end(), before=40, after=60)
+            or (_ACCESS.match(after) and TRIAL_WORDS.search(text))
+        ):
             role = "trial"
         elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12) or _LENGTH_OF.match(after):
             role = "validity"

@@ -33,7 +33,7 @@ SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority"
 # A membership card or pass of N days given away is a trial of that length ("一张 3 天 基础会员卡券").
 TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|無料|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
 TRIAL_WORDS = re.compile(
-    r"免费|無料|試用|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial|お試し|試す|kostenlos\w*|kostnadsfri\w*|gratuit\w*",
+    r"免费|無料|試用|试用|体验|会员卡|(?<![\d.])0元|\bfree\b|trial|お試し|試す|kostenlos\w*|kostenfrei\w*|Test(?:server|zeitraum|phase)\w*|kostnadsfri\w*|gratuit\w*",
     re.I,
 )
 # "12 Monate lang ... kostenlose Dienste", "kostnadsfria tjänster i 12 månader", "サービスを最大 6 か月間無料で":
