@@ -129,6 +129,10 @@ def copy_of(backend: str, url: str, name: str) -> str:
         source = Path(url.removeprefix("sqlite:///"))
         target = source.with_name(f"{name}.db")
         shutil.copyfile(source, target)
+        wal = source.with_name(source.name + "-wal")  # gone once the last writer closed; else the copy needs it
+        Path(f"{target}-wal").unlink(missing_ok=True)
+        if wal.exists():
+            shutil.copyfile(wal, f"{target}-wal")
         return f"sqlite:///{target}"
     copied = fresh_pg_database(f"_{name}", copy_of=url)
     if copied is None:
@@ -138,7 +142,8 @@ def copy_of(backend: str, url: str, name: str) -> str:
 
 def drop_copy(backend: str, url: str) -> None:
     if backend == "sqlite":
-        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(url.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
         return
     server, name = url.rsplit("/", 1)
     run_process(
