@@ -259,3 +259,10 @@ def test_japanese_weeks_and_a_german_test_server() -> None:
         "Mailadresse erhälst du für 7 Tage Zugriff auf einen ganz regulären Server aus unserem Produktsortiment."
     )
     assert offers(text, currency="EUR") == [(OfferKind.free_trial, None, None, None, 7, None)]
+
+
+def test_a_credit_named_a_few_words_before_its_sum_and_a_french_bound() -> None:
+    text = "Google Maps Platform propose un crédit mensuel récurrent de 200 $ (consultez la page Tarifs)."
+    assert offers(text) == [(OfferKind.free_credit, Decimal(200), "USD", None, None, None)]
+    text = "Vous ne pourrez utiliser de crédits qu'à concurrence de 10 000 USD pour l'un quelconque des services R2."
+    assert offers(text) == []

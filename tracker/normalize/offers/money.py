@@ -99,7 +99,7 @@ _MOST_OFF = re.compile(
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
     r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|\bat most\s$|a maximum of\s$|"
-    r"不超过\s?$|超过\s?$|低于\s?$",
+    r"不超过\s?$|超过\s?$|低于\s?$|concurrence de\s$|dans la limite de\s$|plafond de\s$",
     re.I,
 )
 # "A $100 negative balance limit": a limit named after its sum
@@ -108,6 +108,7 @@ _LIMIT_AFTER = re.compile(r"\s?(?:negative balance|spending|usage|credit)?\s?(?:
 TRIAL_WORTH = re.compile(
     r"trial\s(?:[\w-]+\s){0,2}worth\s\S+|worth\s[$€£¥]?[\d.,]+(?:\s?[-–]\s?[$€£¥]?[\d.,]+)?\s(?:for free|free)\b", re.I
 )
+_CREDIT_OF = re.compile(r"(?:crédits?|credits?|Guthaben|kredit)\b[^.;:,$€£¥\d]{0,30}\s(?:de|von|of)\s$", re.I)
 _IN_CREDIT = re.compile(r"\s?(?:in|of)\s(?:[\w-]+\s){0,3}credits?\b", re.I)  # "$5 in Paperspace account credit"
 _REFERENCE = re.compile(r"(?:\bthe|\byour|\bthis|\binitial|\bremaining)\s$", re.I)
 _SPENT = re.compile(r"spen[dt]\s(?:all\s)?(?:of\s)?(?:your\s)?$", re.I)
@@ -322,6 +323,7 @@ def pick_amount(text: str, found: list[Money]) -> Money | None:
                 or near(VOUCHER_WORDS, text, m.start, m.end)
                 or _IN_CREDIT.match(text, m.end)
                 or _TRIAL_AFTER.match(text, m.end)
+                or _CREDIT_OF.search(text, max(0, m.start - 48), m.start)
                 or any(w.start() <= m.start < w.end() for w in TRIAL_WORTH.finditer(text))
                 or _GIFT_BEFORE.search(text[max(0, m.start - 24) : m.start])
                 or (_UP_TO.search(text[max(0, m.start - 12) : m.start]) and _credit_sentence(text, m.start))
