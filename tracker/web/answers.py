@@ -24,17 +24,17 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
-from db.store.reads.browse import page_changes, page_prices, price_facets
+from db.store.reads.browse import page_prices, price_facets
 from db.store.reads.connection import Db
-from db.store.reads.rows import ChangeFilter, PriceFilter
+from db.store.reads.rows import PriceFilter
 from db.store.writes import suspects
 from tracker.answers import prices
-from tracker.answers.columns import change_dict
 from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
+    from tracker.answers.changes import ChangesRequest
     from tracker.answers.compare import CompareRequest
     from tracker.answers.history import HistoryRequest
     from tracker.answers.offers import OffersRequest
@@ -186,12 +186,13 @@ class Answers:
         return self.kept(("facets",), compute)
 
     @retried
-    def changes(
-        self, f: ChangeFilter, *, limit: int, offset: int = 0, words: bool = False, newest_first: bool = True
-    ) -> Page:
+    def changes(self, request: ChangesRequest, *, offset: int = 0, words: bool = False) -> Page:
+        """`tracker.answers.changes`: one page of `request.limit` changes from `offset`."""
+        from tracker.answers import changes
+
         with self.engine.connect() as conn:
-            stored, total = page_changes(conn, f, limit=limit, offset=offset, newest_first=newest_first)
-        return Page([change_dict(c, words=words) for c in stored], total, offset, limit)
+            found, total = changes.page(conn, request, offset=offset, words=words)
+        return Page(found, total, offset, request.limit or 0)
 
     @retried
     def offers(self, request: OffersRequest) -> list[dict[str, Any]]:
@@ -279,8 +280,10 @@ class Answers:
         }
 
     @retried
-    def feed(self, f: ChangeFilter, limit: int) -> list[dict[str, Any]]:
-        """The newest `limit` changes matching `f`, as stored (the Atom feed's)."""
+    def feed(self, request: ChangesRequest) -> list[dict[str, Any]]:
+        """The newest `request.limit` changes it matches, as stored (the Atom feed's)."""
+        from tracker.answers import changes
+
         with self.engine.connect() as conn:
-            stored, _ = page_changes(conn, f, limit=limit)
+            stored, _ = changes.page_stored(conn, replace(request, newest_first=True))
         return stored

@@ -18,9 +18,10 @@ from fastapi.responses import Response
 
 from db.kinds import ChangeKind, OfferKind, PriceModel, Qualify, RankBy, RegionGroup, Workload
 from db.store.reads.browse import SORTS
-from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.columns import COMPARE_COLUMNS
+from tracker.answers.changes import KINDS as CHANGE_KINDS
+from tracker.answers.changes import ChangesRequest
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
 from tracker.answers.compare import CompareRequest
 from tracker.answers.history import HistoryRequest
@@ -45,7 +46,6 @@ router = APIRouter(prefix="/api", tags=["answers"])
 MAX_LIMIT = 10_000
 # The rows /api/compare answers unless told: ranked in SQL, only these are worked out.
 COMPARE_LIMIT = 100
-CHANGE_KINDS = [k.value for k in ChangeKind]
 
 # name: (description, JSON schema); a list schema is a repeatable parameter.
 S = {"type": "string"}
@@ -182,16 +182,20 @@ def price_filter(q: Query) -> dict[str, Any]:
     }
 
 
-def change_filter(q: Query) -> ChangeFilter:
-    return ChangeFilter(
+def changes_request(q: Query, *, limit: int | None = None, newest_first: bool = True) -> ChangesRequest:
+    """The request /api/changes, the changes page and the feed read (newest first unless told)."""
+    model = q.choice("price_model", PRICE_MODELS)
+    return ChangesRequest(
         since=q.moment("since"),
         until=q.moment("until") if "until" in q.values else None,
         provider=q.text("provider"),
-        kinds=q.many("kind", CHANGE_KINDS),
+        kinds=tuple(ChangeKind(k) for k in q.many("kind", CHANGE_KINDS)),
         region=q.text("region"),
         gpu=q.text("gpu"),
-        price_model=q.choice("price_model", PRICE_MODELS),
+        price_model=PriceModel(model) if model else None,
         instance_type=q.text("instance_type"),
+        limit=limit,
+        newest_first=newest_first,
     )
 
 
@@ -252,10 +256,9 @@ def prices(request: Request) -> Response:
 def changes(request: Request) -> Response:
     """Recorded changes, as `gpu-tracker changes --format json` lists them (oldest first unless order=desc)."""
     q = ask(request, CHANGE_PARAMS, PAGE_PARAMS)
-    f = change_filter(q)
     newest = q.choice("order", ["asc", "desc"], "asc") == "desc"
     limit, offset = q.integer("limit", 100, 1, MAX_LIMIT), q.integer("offset", 0, 0, 10**9)
-    page = answers(request).changes(f, limit=limit, offset=offset, newest_first=newest)
+    page = answers(request).changes(changes_request(q, limit=limit, newest_first=newest), offset=offset)
     return paged(request, page, CHANGE_COLUMNS)
 
 
@@ -330,20 +333,20 @@ FEED_SCAN = 2000
 def changes_feed(request: Request) -> Response:
     """The newest changes matching the filters, or one [[rule]]'s selection, as an Atom feed."""
     import xml.etree.ElementTree as ET
+    from dataclasses import replace
     from datetime import UTC, datetime
 
-    from tracker.answers.columns import change_dict
+    from tracker.answers.changes import row as change_row
 
     q = ask(request, FEED_PARAMS)
-    f = change_filter(q)
     rule = _rule(request, q.text("rule"))
-    store = answers(request)
-    if rule is not None and rule.settings.when and not f.kinds:
-        f = ChangeFilter(**{**f.__dict__, "kinds": [str(k) for k in rule.settings.when]})
-    stored = store.feed(f, FEED_SCAN if rule else FEED_ENTRIES)
+    asked = changes_request(q, limit=FEED_SCAN if rule else FEED_ENTRIES)
+    if rule is not None and rule.settings.when and not asked.kinds:
+        asked = replace(asked, kinds=tuple(ChangeKind(k) for k in rule.settings.when))
+    stored = answers(request).feed(asked)
     if rule is not None:
         stored = [c for c in stored if rule.mismatch(_change_value(c)) is None][:FEED_ENTRIES]
-    rows = [change_dict(c) for c in stored]
+    rows = [change_row(c) for c in stored]
     base = str(request.base_url).rstrip("/")
     ET.register_namespace("", ATOM)
     feed = ET.Element(f"{{{ATOM}}}feed")

@@ -9,12 +9,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from db.kinds import PriceModel
+from db.kinds import ChangeKind, PriceModel
 from db.money import readable
 from db.store.reads.browse import SORTS
-from db.store.reads.rows import ChangeFilter
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
 from tracker.analytics.network import network_fields
+from tracker.answers.changes import ChangesRequest
 from tracker.answers.history import HistoryRequest
 from tracker.answers.offers import OffersRequest
 from tracker.errors import UserError
@@ -27,7 +27,7 @@ from tracker.web.api import (
     PRICE_PARAMS,
     RECOMMEND_PARAMS,
     ask,
-    change_filter,
+    changes_request,
     offers_request,
     price_filter,
     recommend_request,
@@ -85,11 +85,11 @@ def overview(request: Request) -> HTMLResponse:
     pivot: dict[str, dict[str, dict[str, Any]]] = {}
     for row in cheapest:
         pivot.setdefault(row["gpu_model"], {})[row["kind"]] = row
-    week = store.changes(ChangeFilter(since=datetime.now(UTC) - timedelta(days=7)), limit=10, words=True)
-    moves = store.changes(
-        ChangeFilter(since=datetime.now(UTC) - timedelta(days=7), kinds=("price_drop", "price_increase")), limit=1
-    )
-    drops = store.changes(ChangeFilter(since=datetime.now(UTC) - timedelta(days=7), kinds=("price_drop",)), limit=1)
+    week_ago = datetime.now(UTC) - timedelta(days=7)
+    week = store.changes(ChangesRequest(since=week_ago, limit=10, newest_first=True), words=True)
+    moved = (ChangeKind.price_drop, ChangeKind.price_increase)
+    moves = store.changes(ChangesRequest(since=week_ago, kinds=moved, limit=1, newest_first=True))
+    drops = store.changes(ChangesRequest(since=week_ago, kinds=moved[:1], limit=1, newest_first=True))
     offers = list(store.offers(OffersRequest(active=True)))
     sources = store.sources()
     return render(
@@ -161,11 +161,15 @@ def instance(request: Request, provider: str, instance_type: str) -> HTMLRespons
     )
     if not intervals:
         raise BadParameter(f"no prices recorded for {provider} {instance_type}" + (f" in {region}" if region else ""))
-    moves = store.changes(
-        ChangeFilter(provider=provider, instance_type=instance_type, region=region, price_model=model),
+    asked = ChangesRequest(
+        provider=provider,
+        instance_type=instance_type,
+        region=region,
+        price_model=PriceModel(model) if model else None,
         limit=100,
-        words=True,
+        newest_first=True,
     )
+    moves = store.changes(asked, words=True)
     first = intervals[0]
     return render(
         request,
@@ -187,10 +191,10 @@ def instance(request: Request, provider: str, instance_type: str) -> HTMLRespons
 @router.get("/changes", response_class=HTMLResponse)
 def changes(request: Request) -> HTMLResponse:
     q = ask(request, CHANGE_PARAMS, PAGE)
-    f = change_filter(q)
     size = request.app.state.settings.page_size
+    f = changes_request(q, limit=size)
     page = q.integer("page", 1, 1, 10**6)
-    found = answers(request).changes(f, limit=size, offset=(page - 1) * size, words=True)
+    found = answers(request).changes(f, offset=(page - 1) * size, words=True)
     feed = request.url.replace(path="/feeds/changes.atom").remove_query_params(["page", "until", "order"])
     return render(
         request,

@@ -6,16 +6,13 @@ from typing import Annotated, Any
 
 import typer
 
-from db.kinds import PriceModel
+from db.kinds import ChangeKind, PriceModel
 from tracker.answers.columns import (
-    CHANGE_COLUMNS,
-    CHANGE_TABLE,
     RESAMPLE_COLUMNS,
     RESAMPLE_TABLE,
     RUN_COLUMNS,
     RUN_TABLE,
     SUMMARY_HISTORY_TABLE,
-    change_dict,
     detail_text,
 )
 from tracker.cli.output import FormatOption, OutputFormat, WideOption, emit
@@ -175,7 +172,9 @@ def changes(
     ctx: typer.Context,
     since: Annotated[str | None, typer.Option(help="From this date (2026-08-01) or span back (7d, 24h).")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
-    kind: Annotated[list[str] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")] = None,
+    kind: Annotated[
+        list[ChangeKind] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many, oldest first.")] = None,
     fmt: FormatOption = OutputFormat.table,
     wide: WideOption = False,
@@ -184,22 +183,13 @@ def changes(
 
     Example: gpu-tracker changes --since 7d --kind price_drop
     """
-    since_at = parse_since(since)
-    reader = state(ctx).reader()
-    if reader is not None:
-        with reader:
-            stored = reader.changes(since=since_at, provider=provider, kinds=kind, limit=limit)
-    else:
-        from sqlmodel import Session
+    from tracker.answers import changes as answer
 
-        from db.store import queries as store
-
-        with Session(state(ctx).engine) as session:
-            found = store.query_changes(session=session, since=since_at, provider=provider, kinds=kind, limit=limit)
-            stored = [c.model_dump() for c in found]
-    # What moved, in words, is for the table alone: JSON and CSV need no value types.
-    rows = [change_dict(c, words=fmt is OutputFormat.table) for c in stored]
-    emit(rows, fmt, columns=CHANGE_COLUMNS, table_columns=CHANGE_TABLE, empty="no changes", wide=wide)
+    request = answer.ChangesRequest(since=parse_since(since), provider=provider, kinds=tuple(kind or ()), limit=limit)
+    with store_of(ctx) as store:
+        # What moved, in words, is for the table alone: JSON and CSV need no value types.
+        rows = answer.rows(store, request, words=fmt is OutputFormat.table)
+    emit(rows, fmt, columns=answer.COLUMNS, table_columns=answer.TABLE, empty=answer.EMPTY, wide=wide)
 
 
 def runs(
