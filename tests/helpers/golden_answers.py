@@ -244,12 +244,13 @@ def report_numbers(html: str) -> dict[str, Any]:
 
 def report_answer(url: str) -> dict[str, Any]:
     from tracker.analytics.history import open_store
-    from tracker.analytics.outputs.report import build_report
     from tracker.analytics.reference import load_references
+    from tracker.answers import report
 
     engine = open_store(url)
     try:
-        html = build_report(engine, load_references(), currency="USD", days=REPORT_DAYS, now=REPORT_NOW)
+        request = report.ReportRequest(currency="USD", days=REPORT_DAYS, now=REPORT_NOW)
+        html = report.html(engine, load_references(), request)
     finally:
         engine.dispose()
     return report_numbers(html)

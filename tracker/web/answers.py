@@ -35,10 +35,10 @@ if TYPE_CHECKING:
     from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
     from tracker.answers.changes import ChangesRequest
-    from tracker.answers.compare import CompareRequest
     from tracker.answers.history import HistoryRequest
     from tracker.answers.offers import OffersRequest
-    from tracker.answers.recommend import RecommendRequest
+    from tracker.answers.ranked.compare import CompareRequest
+    from tracker.answers.ranked.recommend import RecommendRequest
     from tracker.config.web import WebSettings
 from tracker.config.settings import Config
 
@@ -217,18 +217,18 @@ class Answers:
 
     @retried
     def compare(self, request: CompareRequest) -> list[dict[str, Any]]:
-        """The CLI's answer (`tracker.answers.compare`): only the prices that
+        """The CLI's answer (`tracker.answers.ranked.compare`): only the prices that
         can rank are read, only the first `limit` worked out in full."""
-        from tracker.answers import compare
+        from tracker.answers.ranked import compare
 
         return self.kept(("compare", repr(request)), lambda: compare.rows(self.engine, self.refs, request))
 
     @retried
     def recommend(self, request: RecommendRequest, needs: Needs) -> tuple[list[dict[str, Any]], list[str]]:
-        """The CLI's answer (`tracker.answers.recommend`): the store's
+        """The CLI's answer (`tracker.answers.ranked.recommend`): the store's
         aggregates pick the candidates, only those are priced in full.
         Read-only: a provider a bulk write left stale is answered from its prices."""
-        from tracker.answers import recommend
+        from tracker.answers.ranked import recommend
 
         def compute() -> tuple[list[dict[str, Any]], list[str]]:
             return recommend.rows(self.engine, self.refs, request, needs=needs, settle=False)
@@ -239,10 +239,10 @@ class Answers:
     def cheapest(self, currency: str) -> list[dict[str, Any]]:
         """Per GPU model and kind of price (on demand, spot, committed): the
         cheapest per GPU-hour, as the report says it (read-only)."""
-        from tracker.analytics.outputs.report import cheapest_per_gpu
+        from tracker.answers import report
 
         return self.kept(
-            ("cheapest", currency), lambda: cheapest_per_gpu(self.engine, self.refs, currency, settle_rates=False)
+            ("cheapest", currency), lambda: report.cheapest(self.engine, self.refs, currency, settle_rates=False)
         )
 
     # --- sources ------------------------------------------------------------------

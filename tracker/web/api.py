@@ -23,10 +23,10 @@ from tracker.analytics.columns import COMPARE_COLUMNS
 from tracker.answers.changes import KINDS as CHANGE_KINDS
 from tracker.answers.changes import ChangesRequest
 from tracker.answers.columns import CHANGE_COLUMNS, HISTORY_COLUMNS, OFFER_COLUMNS, PRICE_COLUMNS
-from tracker.answers.compare import CompareRequest
 from tracker.answers.history import HistoryRequest
 from tracker.answers.offers import OffersRequest
-from tracker.answers.recommend import RecommendRequest
+from tracker.answers.ranked.compare import CompareRequest
+from tracker.answers.ranked.recommend import RecommendRequest
 from tracker.answers.rows import json_rows
 from tracker.answers.sources import COLUMNS as SOURCE_COLUMNS
 from tracker.web.answers import Answers, Page

@@ -3,25 +3,17 @@ first (cheapest price per GPU model, recent changes, current offers), charts
 of price history, then sortable detail tables and source health.
 
 It makes no requests: CSS and script are inline, the charts inline SVG.
-The page is a list of sections (`SECTIONS`), each built from one `ReportData`;
+The page is a list of sections (`SECTIONS`), each built from one `ReportData`
+(what `tracker.answers.report.data` read: rendering reads nothing more);
 a new part of the report is one more builder in that list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from db.store.reads import rankings
-from db.store.reads import rows as answers
-from db.store.reads.connection import Db, open_db
-from db.store.reads.rows import PriceFilter
-from db.store.writes.summary import settle
-from tracker.analytics.candidates import SLACK
-from tracker.analytics.columns import MODEL_CLASSES
-from tracker.analytics.compare import rank_prices
 from tracker.analytics.outputs.report_html import (
     Column,
     ReportData,
@@ -44,98 +36,13 @@ from tracker.analytics.outputs.report_html import (
     words,
 )
 from tracker.analytics.outputs.report_recommend import recommendation, suspect_table
-from tracker.analytics.outputs.series import Series, series_of
+from tracker.analytics.outputs.series import Series
 from tracker.analytics.outputs.svg import svg_chart
-from tracker.analytics.points import change_records, health_records, history_records, price_records
-from tracker.analytics.reference import References
-
-if TYPE_CHECKING:
-    import sqlalchemy as sa
 
 KINDS = ("on demand", "spot", "committed")
 CHART_SERIES = 8
 SUMMARY_ROWS = 8
 CHANGE_ROWS = 500  # the newest changes the report lists
-
-
-def _cheapest(ranked: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    best: dict[tuple[str, str], dict[str, Any]] = {}
-    for row in ranked:
-        if not row["gpu_model"]:
-            continue
-        slot = (row["gpu_model"], MODEL_CLASSES.get(row["price_model"], row["price_model"]))
-        best.setdefault(slot, row | {"kind": slot[1]})  # ranked cheapest first
-    return [best[k] for k in sorted(best)]
-
-
-def cheapest_per_gpu(
-    store: Db | sa.Engine, refs: References, currency: str, *, settle_rates: bool = True
-) -> list[dict[str, Any]]:
-    """Per GPU model and kind of price (on demand, spot, committed): the
-    cheapest current price per GPU-hour, in `currency` (the report's summary
-    and the dashboard's overview). Asked of the store: the lowest rate per
-    GPU model, kind and currency in SQL, then the prices of the instances
-    within a hair of each model's and kind's lowest, ranked exactly; the
-    prices held as suspect left out, as every ranking does. `settle_rates`:
-    work out the kept rates a bulk write left first (else, read-only, those
-    providers are answered from their prices)."""
-    where = PriceFilter(os="linux", with_gpus=True, include_suspect=False)
-    with open_db(store) as conn, conn.scanning() as db:
-        if settle_rates:
-            settle(db)  # the kept rates, if a bulk write left them to be worked out
-        lows = rankings.cheapest_per_gpu(db, where, MODEL_CLASSES)
-        best: dict[tuple[str, str], float] = {}
-        rates: dict[str, float] = {}
-        for low in lows:
-            if low["low"] is None:
-                continue
-            rates[low["currency"]] = float(refs.fx.conversion(low["currency"], currency).rate)
-            if not low["gpu_model"]:
-                continue
-            slot = (low["gpu_model"], low["kind"])
-            best[slot] = min(best.get(slot, float("inf")), float(low["low"]) * rates[low["currency"]])
-        bars = []
-        for low in lows:
-            slot = (low["gpu_model"], low["kind"])
-            if low["low"] is None or slot not in best:
-                continue
-            bar = best[slot] * (1 + SLACK) + SLACK
-            if float(low["low"]) * rates[low["currency"]] <= bar:
-                bars.append((*slot, low["currency"], bar / rates[low["currency"]]))
-        keys = rankings.instances_below(db, where, MODEL_CLASSES, bars)
-    rows = price_records(store, PriceFilter(os="linux", instances=tuple(keys))) if keys else []
-    return _cheapest(rank_prices(rows, refs, currency=currency))
-
-
-def load(db: Db, refs: References, *, currency: str, days: int, now: datetime) -> ReportData:
-    """What every section is built from, read on one connection."""
-    since = now - timedelta(days=days)
-    return ReportData(
-        store=db,
-        refs=refs,
-        currency=currency,
-        days=days,
-        now=now,
-        cheapest=cheapest_per_gpu(db, refs, currency),
-        changes=change_records(db, since=since, limit=CHANGE_ROWS, newest_first=True),
-        offers=sorted(answers.offers(db), key=lambda o: (o["provider"], o["kind"], o["title"])),
-        health=health_records(db),
-        change_counts=answers.change_counts(db, since=since),
-        moved=_moved(db, since),
-    )
-
-
-def _moved(db: Db, since: datetime) -> list[dict[str, Any]]:
-    """The latest move of each price that dropped or rose since `since`, latest first (CHART_SERIES of them)."""
-    latest: dict[str, dict[str, Any]] = {}
-    limit = 500
-    while True:
-        found = change_records(db, since=since, kinds=["price_drop", "price_increase"], limit=limit, newest_first=True)
-        for change in found:
-            latest.setdefault(change["key"], change)
-        if len(latest) >= CHART_SERIES or len(found) < limit:
-            return list(latest.values())[:CHART_SERIES]
-        latest, limit = {}, limit * 10
 
 
 def _change_class(row: dict[str, Any]) -> str:
@@ -253,44 +160,12 @@ def _figure(series: list[Series], title: str, caption: str, data: ReportData) ->
     return f'<div class="scroll">{chart}</div>'
 
 
-def _cheapest_lines(data: ReportData) -> list[Series]:
-    """The cheapest on-demand price of the GPU models that the most providers offer."""
-    spread: dict[str, set[str]] = {}
-    for row in data.cheapest:
-        spread.setdefault(row["gpu_model"], set()).add(row["provider"])
-    on_demand = sorted(
-        (r for r in data.cheapest if r["kind"] == "on demand"),
-        key=lambda r: (-len(spread[r["gpu_model"]]), r["gpu_model"]),
-    )
-    lines: list[Series] = []
-    for row in on_demand[:CHART_SERIES]:
-        where = PriceFilter(
-            instance_type=row["instance_type"], provider=row["provider"], region=row["region"], price_model="on_demand"
-        )
-        intervals = [r for r in history_records(data.store, where) if r["os"] == "linux"]
-        for s in series_of(intervals, data.refs, currency=data.currency, limit=1):
-            s.label = f"{row['gpu_model']}: {s.label}"
-            lines.append(s)
-    return lines
-
-
-def _moved_lines(data: ReportData) -> list[Series]:
-    """The prices that dropped or rose in the period, latest moves first."""
-    lines: list[Series] = []
-    for change in data.moved:
-        key = change["key"]
-        where = PriceFilter(instance_type=change["instance_type"], provider=change["provider"], region=change["region"])
-        intervals = [r for r in history_records(data.store, where) if r["key"] == key]
-        lines += series_of(intervals, data.refs, currency=data.currency)
-    return lines
-
-
 def charts(data: ReportData) -> Section:
     figures = []
     step = "Step lines: the price in force; dots: a change."
-    if lines := _cheapest_lines(data):
+    if lines := data.cheapest_lines:
         figures.append(_figure(lines, "Cheapest on-demand price per GPU model", step, data))
-    if moved := _moved_lines(data):
+    if moved := data.moved_lines:
         figures.append(_figure(moved, f"Prices that moved in the last {data.days} days", step, data))
     body = "".join(figures) or '<p class="empty">no price history to chart yet</p>'
     return Section("history", "Price history", body)
@@ -399,14 +274,9 @@ SECTIONS: list[Callable[[ReportData], Section | None]] = [
 ]
 
 
-def build_report(
-    store: Db | sa.Engine, refs: References, *, currency: str = "USD", days: int = 30, now: datetime | None = None
-) -> str:
-    """The page. `store`: an engine, or a connection of `db.store.reads.reader`
-    (then neither pandas nor SQLAlchemy is loaded)."""
-    with open_db(store) as db:
-        data = load(db, refs, currency=currency, days=days, now=now or datetime.now(UTC))
-        sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
+def render(data: ReportData) -> str:
+    """The page of what `tracker.answers.report.data` read (it reads nothing more)."""
+    sections = [s for s in (build(data) for build in SECTIONS) if s is not None]
     rates = sorted({fx_text(r) for r in data.cheapest if r.get("fx")})
     fx_note = f" Converted with {'; '.join(rates)}." if rates else ""
     meta = (

@@ -20,7 +20,8 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from db.store.reads.connection import Db
+    from tracker.analytics.outputs.series import Series
+    from tracker.analytics.recommend import Needs
     from tracker.analytics.reference import References
 
 CSS = """
@@ -108,19 +109,26 @@ class Section:
 @dataclass(frozen=True)
 class ReportData:
     """What every section is built from, read from the store once
-    (`tracker.analytics.outputs.report.load`)."""
+    (`tracker.answers.report.data`): the page reads nothing more."""
 
-    store: Db  # the connection the report reads on
     refs: References
     currency: str
     days: int
     now: datetime
-    cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see report.cheapest_per_gpu
+    cheapest: list[dict[str, Any]]  # per GPU model and kind of price, see tracker.answers.report.cheapest
     changes: list[dict[str, Any]]  # of the last `days` days, newest first (the newest 500)
     offers: list[dict[str, Any]] | None  # None: the store keeps no offers
     health: list[dict[str, Any]]
+    needs: Needs  # the default need the recommendation answers (one GPU, always on, for three years)
     change_counts: dict[str, int] = field(default_factory=dict)  # of the last `days` days, by kind
     moved: list[dict[str, Any]] = field(default_factory=list)  # the latest move of each price that moved, latest first
+    # The price history charted: the cheapest on-demand price of the most offered GPU models, and the moved prices.
+    cheapest_lines: list[Series] = field(default_factory=list)
+    moved_lines: list[Series] = field(default_factory=list)
+    # The recommendation's ten best options, or the sentence that says why there are none.
+    recommended: list[dict[str, Any]] = field(default_factory=list)
+    recommend_empty: str = "no option"
+    held: list[dict[str, Any]] = field(default_factory=list)  # the prices held as suspect
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,15 @@
 """The report's recommendation section: the ten best options for a default
-need (one GPU, always on, for three years), from `recommend`."""
+need (one GPU, always on, for three years), from `recommend`
+(read by `tracker.answers.report`)."""
 
 from __future__ import annotations
 
-from tracker.analytics.bill.spot_risk import with_bands
 from tracker.analytics.outputs.report_html import Column, ReportData, Section, html_table, money
-from tracker.analytics.recommend import Needs
-from tracker.analytics.recommend.store import recommend_rows
-from tracker.errors import UserError
 
 
 def recommendation(data: ReportData) -> Section:
     """The best options, or the one sentence that says why there are none."""
-    needs = Needs(currency=data.currency)
-    try:
-        rows, _ = recommend_rows(data.store, data.refs, with_bands(needs, data.store), limit=10)
-        empty = "no option"
-    except UserError as exc:
-        rows, empty = [], str(exc)
+    needs, rows, empty = data.needs, data.recommended, data.recommend_empty
     what = (
         f"{needs.gpus:f} GPU(s), {needs.workload}, {needs.hours_per_month:f} h/month for {needs.months} months, "
         "offers open to everyone counted"
@@ -45,9 +37,7 @@ def recommendation(data: ReportData) -> Section:
 def suspect_table(data: ReportData) -> Section | None:
     """The prices held as suspect (far from their market), left out of every
     ranking above; no section when there are none."""
-    from db.store.writes.suspects import held
-
-    rows = held(data.store)
+    rows = data.held
     if not rows:
         return None
     body = html_table(

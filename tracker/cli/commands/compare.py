@@ -8,7 +8,7 @@ import typer
 
 from db.kinds import PriceModel, RankBy, RegionGroup
 from tracker.answers.columns import COMPARE_COLUMNS
-from tracker.answers.compare import CompareRequest
+from tracker.answers.ranked.compare import CompareRequest
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     CheckpointMinutesOption,
@@ -61,7 +61,7 @@ def compare(
 
     Example: gpu-tracker compare --gpu H100 --count 8 --price-model on_demand --region-group us --currency USD
     """
-    from tracker.answers import compare as answer
+    from tracker.answers.ranked import compare as answer
 
     target = parse_currency(currency)
     request = CompareRequest(
@@ -159,7 +159,7 @@ def tco(
     Example: gpu-tracker tco --gpu H100 --count 8 --egress-gb 20000 --inter-region-gb 5000 --storage-gb 10000
     """
     from tracker.analytics.bill.side_costs import sources_note
-    from tracker.answers import tco as answer
+    from tracker.answers.ranked import tco as answer
 
     target = parse_currency(currency)
     if credit is not None and offer is not None:

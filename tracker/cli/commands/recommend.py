@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from db.kinds import Qualify, RegionGroup, Workload
-from tracker.answers.recommend import EMPTY, RecommendRequest
+from tracker.answers.ranked.recommend import EMPTY, RecommendRequest
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     CheckpointMinutesOption,
@@ -154,7 +154,7 @@ def recommend(
     Example: gpu-tracker recommend --gpus 8 --price-model spot --max-interruption 10
     """
     from tracker.analytics.bill.side_costs import sources_note
-    from tracker.answers import recommend as answer
+    from tracker.answers.ranked import recommend as answer
 
     target = parse_currency(currency)
     hours = ranged_option(hours_per_month, "--hours-per-month", "hours_per_month")

@@ -9,6 +9,7 @@ import typer
 
 from db.kinds import PriceModel
 from tracker.answers.columns import SPARK_COLUMNS
+from tracker.answers.report import ReportRequest
 from tracker.cli.output import FormatOption, OutputFormat, emit, stderr
 from tracker.cli.state import Step, parse_currency, parse_since, references, state, store_of
 from tracker.errors import UserError
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # pandas and matplotlib load inside each command: `--help` starts fast.
+# The report's defaults, as its options show them.
+REPORT = ReportRequest()
 
 
 def _intervals(
@@ -107,8 +110,8 @@ def plot(
 def report(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.", dir_okay=False)],
-    currency: Annotated[str, typer.Option(help="Show prices in this currency.")] = "USD",
-    days: Annotated[int, typer.Option(min=1, help="Changes of the last N days.")] = 30,
+    currency: Annotated[str, typer.Option(help="Show prices in this currency.")] = REPORT.currency,
+    days: Annotated[int, typer.Option(min=1, help="Changes of the last N days.")] = REPORT.days,
 ) -> None:
     """Write one static HTML report that loads nothing from the network.
 
@@ -117,10 +120,11 @@ def report(
 
     Example: gpu-tracker report --out report.html
     """
-    from tracker.analytics.outputs.report import build_report
+    from tracker.answers import report as answer
 
+    request = answer.ReportRequest(currency=parse_currency(currency), days=days)
     with store_of(ctx) as store:
-        html = build_report(store, references(ctx), currency=parse_currency(currency), days=days)
+        html = answer.html(store, references(ctx), request)
     try:
         out.write_text(html, encoding="utf-8")
     except OSError as exc:
