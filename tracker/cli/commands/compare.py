@@ -9,6 +9,7 @@ import typer
 from db.kinds import PriceModel, RankBy, RegionGroup
 from tracker.answers.columns import COMPARE_COLUMNS
 from tracker.answers.ranked.compare import CompareRequest
+from tracker.answers.ranked.tco import TcoRequest
 from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat, emit, stderr
 from tracker.cli.state import (
     CheckpointMinutesOption,
@@ -22,6 +23,9 @@ from tracker.cli.state import (
 )
 
 # pandas loads inside each command: `--help` starts fast.
+# The requests' defaults, as the options show them.
+COMPARE = CompareRequest(gpu="")
+TCO = TcoRequest(gpu="")
 
 
 def compare(
@@ -33,9 +37,9 @@ def compare(
         typer.Option(help="Only this price model (on_demand, spot, reserved, monthly...); repeatable."),
     ] = None,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
-    currency: Annotated[str, typer.Option(help="Convert every figure to this currency.")] = "USD",
+    currency: Annotated[str, typer.Option(help="Convert every figure to this currency.")] = COMPARE.currency,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
-    os: Annotated[str, typer.Option(help="Operating system of the price (linux, windows).")] = "linux",
+    os: Annotated[str, typer.Option(help="Operating system of the price (linux, windows).")] = COMPARE.os,
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N rows.")] = None,
     rank_by: Annotated[
         RankBy,
@@ -43,7 +47,7 @@ def compare(
             help="Rank by price per GPU-hour, per dense BF16/FP16 TFLOP-hour (the vendor's figure) "
             "or per GB of GPU memory per hour; rows without the figure come last."
         ),
-    ] = RankBy.price_per_gpu_hour,
+    ] = COMPARE.rank_by,
     include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -87,18 +91,20 @@ def compare(
 def tco(
     ctx: typer.Context,
     gpu: Annotated[str, typer.Option(help="GPU model, matched in part: H100, A100 80GB.")],
-    count: Annotated[str, typer.Option(help="How many GPUs the job needs.")] = "1",
-    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = "720",
-    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = 36,
+    count: Annotated[str, typer.Option(help="How many GPUs the job needs.")] = str(TCO.count),
+    hours_per_month: Annotated[str, typer.Option(help="Hours of use a month per GPU (720 = always on).")] = str(
+        TCO.hours_per_month
+    ),
+    months: Annotated[int, typer.Option(min=1, max=240, help="The horizon in months.")] = TCO.months,
     mix: Annotated[
         str,
         typer.Option(
             help="Share of the fleet per price model: on_demand, spot, monthly, "
             "reserved_1yr, reserved_3yr; e.g. on_demand=0.25,reserved_3yr=0.75."
         ),
-    ] = "on_demand=1",
-    spot_overhead: SpotOverheadOption = "1.1",
-    checkpoint_minutes: CheckpointMinutesOption = "30",
+    ] = TCO.mix,
+    spot_overhead: SpotOverheadOption = str(TCO.spot_overhead),
+    checkpoint_minutes: CheckpointMinutesOption = str(TCO.checkpoint_minutes),
     max_interruption: Annotated[
         str | None,
         typer.Option(
@@ -106,11 +112,11 @@ def tco(
             "(10 keeps <5% and 5-10%); an unknown rate is left out too."
         ),
     ] = None,
-    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = "0",
-    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = "0",
+    storage_gb: Annotated[str, typer.Option(help="GB of storage kept every month.")] = str(TCO.storage_gb),
+    egress_gb: Annotated[str, typer.Option(help="GB sent out to the internet every month.")] = str(TCO.egress_gb),
     inter_region_gb: Annotated[
         str, typer.Option(help="GB sent to another region of the same provider every month.")
-    ] = "0",
+    ] = str(TCO.inter_region_gb),
     credit: Annotated[str | None, typer.Option(help="A credit or voucher amount, in --currency.")] = None,
     credit_provider: Annotated[str | None, typer.Option(help="The provider the credit is for.")] = None,
     credit_months: Annotated[
@@ -130,7 +136,7 @@ def tco(
     ] = False,
     region_group: Annotated[RegionGroup | None, typer.Option(help="Only regions in us, eu, asia or cn.")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
-    currency: Annotated[str, typer.Option(help="The currency of the result.")] = "USD",
+    currency: Annotated[str, typer.Option(help="The currency of the result.")] = TCO.currency,
     limit: Annotated[int | None, typer.Option(min=1, help="Show only the cheapest N.")] = None,
     include_suspect: IncludeSuspectOption = False,
     fmt: FormatOption = OutputFormat.table,
