@@ -306,3 +306,16 @@ def test_a_startup_programs_tiers() -> None:
     text = "The public Activate page shows a ladder: $1,000 for Builders, $5,000 for Founders."
     assert [o.amount for o in read_offers(text).offers] == [Decimal(1000), Decimal(5000)]
     assert one("Activate offers a $5,000 Founders tier.")[:2] == (OfferKind.startup_credit, Decimal(5000))
+
+
+def test_both_parties_each_getting_a_sum_is_a_referral_of_two_offers() -> None:
+    """'双方各得 $50 额度' (both parties each get): the friend who signs up and
+    the one who shared the link, one offer each; '双方各自承担' (each bears
+    their own) is a contract's words, no referral."""
+    both = read_offers("对方通过链接注册且在 90 天内消费 $20+，双方各得 $50 额度。", default_currency="USD").offers
+    assert sorted((o.amount, str(o.eligibility)) for o in both) == [
+        (Decimal(50), "referred"),
+        (Decimal(50), "referrers"),
+    ]
+    own = read_offers("赠送 $50 额度，相关税费由双方各自承担。", default_currency="USD").offers
+    assert [o.eligibility for o in own] == [None]

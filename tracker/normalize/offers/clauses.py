@@ -212,7 +212,7 @@ def drop_examples(text: str) -> str:
 # --- referral programs -----------------------------------------------------------
 
 REFERRAL = re.compile(
-    r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新|拉取?[^。;；,，]{0,3}新用户",
+    r"\brefer(?:s|red|ral|rals|rer|rers)?\b|\binvit|\b(?:every|your|a) friends?\b|好友|邀请|推荐|受邀|邀新|拉新|云推官|老带新|拉取?[^。;；,，]{0,3}新用户|双方各(?!自)",
     re.I,
 )
 REFERRAL_PROGRAM = re.compile(
