@@ -48,7 +48,7 @@ def history_p99(url: str, days: int = 730, repeats: int = 200) -> float:
     every day for `days` days, in a store that also holds everything else."""
     from db.bulk.encoding import PRICE_COLUMNS, StagedQuote, price_row
     from db.schema import PriceModel, PriceQuote, Unit
-    from db.store import queries as store
+    from db.store.reads import session as store
     from db.tables import PricePoint
 
     engine = _engine(url)

@@ -9,8 +9,9 @@ from pathlib import Path
 from sqlmodel import Session
 
 from alerts.render import Family, single
-from db.store import queries as store
 from db.store.engine import make_engine, migrate
+from db.store.reads import session as store
+from db.store.writes.runs import add_changes
 from tests.helpers.alert_samples import every_kind, gcp_credit
 
 
@@ -21,7 +22,7 @@ def stored(home: Path) -> list[int]:
     kinds = every_kind()
     changes = [kinds["price_drop"], kinds["credit_changed"], gcp_credit()]
     with Session(engine) as session:
-        store.add_changes(session=session, run_id=None, changes=changes)
+        add_changes(session=session, run_id=None, changes=changes)
         session.commit()
         ids = [row.id or 0 for row in store.query_changes(session=session)]
     engine.dispose()

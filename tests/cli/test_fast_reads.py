@@ -1,6 +1,6 @@
 """The simple queries (`prices`, `runs`, `changes`) read the store through
 `db.store.reads.reader`, without the ORM: on a demo store, on SQLite and on PostgreSQL,
-they print byte for byte what the ORM path (`db.store.queries` in a SQLModel
+they print byte for byte what the ORM path (`db.store.reads.session` in a SQLModel
 session) prints, in every format. A store that is not ready for the reader
 (missing, behind the migrations, a run to settle) is opened the ORM way, as
 before; a PostgreSQL that does not answer is one sentence."""
@@ -18,8 +18,8 @@ import pytest
 from sqlmodel import Session
 
 from db.kinds import is_side_cost
-from db.store import queries as store
 from db.store.engine import StoreError, make_engine, migrate
+from db.store.reads import session as store
 from db.store.reads.reader import Reader, Unreachable, open_reader, script_heads
 from tracker.answers.columns import (
     CHANGE_COLUMNS,

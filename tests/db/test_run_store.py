@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from db.bulk.encoding import StagedQuote
 from db.schema import Change, ChangeKind, PriceModel, PriceQuote, RunStatus, Unit
-from db.store import queries
+from db.store.reads import session as queries
 from db.store.writes.run_store import RunStore
 from db.tables import ChangeRow, CrawlRun
 

@@ -15,8 +15,8 @@ from sqlmodel import Session, col, select
 
 from db.bulk.encoding import StagedQuote
 from db.schema import PriceModel, PriceQuote, Unit
-from db.store import queries as store
 from db.store.engine import make_engine, migrate
+from db.store.reads import session as store
 from db.store.writes.run_store import take_statement
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.errors import UserError

@@ -67,7 +67,7 @@ def test_an_error_recorded_before_masking_is_shown_masked(sqlite_cli, home: Path
 
     from db.schema import Change, ChangeKind, RunStatus
     from db.store.engine import make_engine
-    from db.store.queries import add_changes
+    from db.store.writes.runs import add_changes
     from db.tables import CrawlRun
 
     engine = make_engine(url)

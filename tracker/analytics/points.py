@@ -38,7 +38,7 @@ def _round(value: Decimal | None) -> Decimal | None:
 
 
 def price_record(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored price, as `db.store.queries.point_to_dict` or `db.store.reads.reader` read it, as
+    """A stored price, as `db.store.reads.session.point_to_dict` or `db.store.reads.reader` read it, as
     a flat dict with its effective hourly rate, the rate per GPU-hour, per
     dense TFLOP-hour and per GB of GPU memory per hour (all to 6 places)."""
     row = dict(stored)
@@ -58,7 +58,7 @@ def price_record(stored: dict[str, Any]) -> dict[str, Any]:
 
 def point_record(point: PricePoint) -> dict[str, Any]:
     """`price_record` of a stored row read through the ORM."""
-    from db.store import queries as store
+    from db.store.reads import session as store
 
     return price_record(store.point_to_dict(point))
 

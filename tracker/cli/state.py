@@ -64,8 +64,8 @@ class State:
         from sqlalchemy.exc import OperationalError
         from sqlmodel import Session
 
-        from db.store import queries as store
         from db.store.engine import StoreError, make_engine, migrate
+        from db.store.writes import runs as store
 
         url = self.config.database_url()
         _in_use(url)

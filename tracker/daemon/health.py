@@ -16,7 +16,8 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from db.schema import Change, ChangeKind, RunStatus
-from db.store import queries as store
+from db.store.reads import session as store
+from db.store.writes.runs import add_changes
 from db.tables import ChangeRow, CrawlRun, PricePoint
 from tracker.config.settings import Config
 from tracker.errors import ConfigError
@@ -191,7 +192,7 @@ def check_staleness(
                     )
                 )
         if raised:
-            store.add_changes(session=session, run_id=None, changes=raised)
+            add_changes(session=session, run_id=None, changes=raised)
             if on_changes:
                 on_changes(session, raised)
             session.commit()

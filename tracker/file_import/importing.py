@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from db.bulk.encoding import StagedQuote
 from db.schema import CrawlResult, RunStatus
-from db.store import queries as store
+from db.store.reads import session as store
 from tracker.errors import UserError
 from tracker.file_import import jsonl, rows
 from tracker.file_import.files import (

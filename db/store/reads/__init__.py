@@ -11,9 +11,11 @@
   kind of price, GPU shapes, cheapest per GPU model), for ranking only;
 - `reader.py`: a current store opened without the ORM (the command line's
   simple queries);
+- `session.py`: the same reads on an ORM session, for the callers that
+  hold one (a crawl, an import, a command that writes), rows read like the ORM's;
 - `browse.py`: the dashboard's paged listings of prices and changes, each
   page answered from an index, under the same filters.
 
-`db.store.queries` runs these reads on an ORM session, for the callers
-that hold one (a crawl, a command that writes).
+The writes that are not one run's (runs left 'running' aborted, changes in
+bulk) are `db.store.writes.runs`.
 """

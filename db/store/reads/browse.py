@@ -2,7 +2,7 @@
 current prices or of the changes, filtered and sorted in SQL, and how many
 match in all. A million open prices never leave the database for a page of 50.
 
-Rows come back as `db.store.queries.point_to_dict` and `ChangeRow.model_dump`
+Rows come back as `db.store.reads.session.point_to_dict` and `ChangeRow.model_dump`
 give them: the CLI's JSON contract is built from the same fields.
 """
 
@@ -43,7 +43,7 @@ SORTS: dict[str, Any] = {
     "price_per_gpu_hour": lambda: [per_gpu_hour_expression()],
     "observed_at": lambda: [_P.c.valid_from],
 }
-# The CLI's order (`db.store.queries.query_prices`): ties always break on it.
+# The CLI's order (`db.store.reads.session.query_prices`): ties always break on it.
 _ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
 # The sorts read a value at a time (`_by_value`), in either direction.
 GROUPED = ("provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "observed_at")

@@ -4,7 +4,7 @@ times as long as Python and Typer take to start (docs/performance-startup.md).
 
 The DB-API driver itself (sqlite3; psycopg for `postgresql+psycopg://`)
 runs the reads of `db.store.reads.rows`, the one definition of each, which
-`db.store.queries` runs on an ORM session too: rows come back as the ORM
+`db.store.reads.session` runs on an ORM session too: rows come back as the ORM
 reads them, exact numbers (stored as text) as Decimals, times time-zone
 aware in UTC, attrs as a dict. `tests/cli/test_fast_reads.py` holds the
 two paths to the same output on SQLite and PostgreSQL; `compare` and `tco`
@@ -136,7 +136,7 @@ class Reader(Db):
 
     def has_runs_to_settle(self) -> bool:
         """A run left 'running' by a process that no longer exists: the ORM
-        path marks it aborted at start (`db.store.queries.abort_interrupted_runs`)."""
+        path marks it aborted at start (`db.store.writes.runs.abort_interrupted_runs`)."""
         from db.store.process import pid_alive
 
         running = self._rows("SELECT pid FROM crawl_runs WHERE status = 'running'")

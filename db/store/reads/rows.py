@@ -1,7 +1,7 @@
 """The reads of the store, each defined once: prices (current or every
 interval) under the commands' filters, changes, runs. `db.store.reads.reader`
 runs them on a DB-API connection of its own (the command line's simple
-queries, without SQLAlchemy), `db.store.queries` and the analytics on an
+queries, without SQLAlchemy), `db.store.reads.session` and the analytics on an
 engine's or session's (`db.store.reads.connection`); both get the same rows in the same
 order: exact numbers (stored as text) as Decimals, times aware in UTC,
 attrs as a dict.

@@ -32,11 +32,12 @@ from db.bulk.encoding import STORED_FIELDS, StagedQuote, price_row
 from db.bulk.fingerprints import KEY_BYTES, VALUE_BYTES, PriceFingerprints, byte_array
 from db.bulk.writer import BulkWriter, bulk_time
 from db.schema import Change, ChangeKind, Offer, RunStatus, TrackedPrice
-from db.store.queries import abort_interrupted_runs, add_changes, began_here, last_run
 from db.store.reads.connection import session_db
 from db.store.reads.reader import utc_time
+from db.store.reads.session import last_run
 from db.store.writes import bulk_load
 from db.store.writes.offers import VALUE_COLUMNS, OfferPoint, TrackedOffer, offer_to_row, stored_text
+from db.store.writes.runs import abort_interrupted_runs, add_changes, began_here
 from db.store.writes.summary import after_run
 from db.tables import ChangeRow, CrawlRun, PricePoint
 

@@ -171,7 +171,7 @@ def rules_check(
 
     from alerts.rules import compile_rules, explain
     from db.schema import Change
-    from db.store import queries as store
+    from db.store.reads import session as store
 
     st = state(ctx)
     config = st.config
@@ -221,7 +221,7 @@ def _stored_changes(st: State, ids: list[int], since: str | None, limit: int) ->
     from sqlmodel import Session, col, select
 
     from db.schema import Change
-    from db.store import queries as store
+    from db.store.reads import session as store
     from db.tables import ChangeRow
     from tracker.config.masking import masked_detail
 

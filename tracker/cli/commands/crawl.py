@@ -48,7 +48,7 @@ def last_observed(engine: sa.Engine, source: str) -> datetime | None:
     from sqlmodel import Session
 
     from db.kinds import RunStatus
-    from db.store import queries as store
+    from db.store.reads import session as store
 
     with Session(engine) as session:
         run = store.last_run(session=session, source=source, statuses=[RunStatus.ok])

@@ -24,7 +24,7 @@ from tracker.cli.state import Step, parse_since, state, store_of, suspect_reason
 
 
 def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, Any]]:
-    """The current prices matching `filters` (`db.store.queries.query_prices`'),
+    """The current prices matching `filters` (`db.store.reads.session.query_prices`'),
     without the ORM when the store allows it."""
     reader = state(ctx).reader()
     if reader is not None:
@@ -32,7 +32,7 @@ def stored_prices(ctx: typer.Context, **filters: str | None) -> list[dict[str, A
             return reader.prices(**filters)
     from sqlmodel import Session
 
-    from db.store import queries as store
+    from db.store.reads import session as store
 
     with Session(state(ctx).engine) as session:
         return [store.point_to_dict(p) for p in store.query_prices(session=session, **filters)]  # type: ignore[arg-type]  # the options, named as query_prices' parameters
@@ -210,7 +210,7 @@ def runs(
     else:
         from sqlmodel import Session
 
-        from db.store import queries as store
+        from db.store.reads import session as store
 
         with Session(state(ctx).engine) as session:
             rows = [r.model_dump() for r in store.list_runs(session=session, limit=limit, source=source)]
