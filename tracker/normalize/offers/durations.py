@@ -18,7 +18,7 @@ from tracker.normalize.offers.words import FREE_SERVICES, TRIAL_WORDS, near
 
 _DURATION = re.compile(
     rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
-    r"[\s-]?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年|"
+    r"(?:\s?\((?P<digits>\d+)\))?[\s-]?(?:calendar\s)?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年|"
     r"週間|jours?|Tagen?|dagarna|dagar|mois|Monaten?|månader(?:na)?)(?![a-zA-Z])",
     re.I,
 )
@@ -29,6 +29,10 @@ _VALIDITY = re.compile(
     r"有效|期限|使用期|到期|过期|内使用|可用|券时长|valid|expir|good for|lasts?\b|usable|to use|use (?:it )?within|within|"
     r"\bfor\b|\bover\b|\bspend\b|\bends?\b|elapse|period|有効|期間|유효|valables?|pendant|innerhalb|inom|gültig|giltig|\blang\b|\bersten\b|första",
     re.I,
+)
+# "The duration of the Grant is sixty (60) calendar days", "The Grant validity period: up to ... (180) days"
+_VALIDITY_IS = re.compile(
+    r"(?:duration|validity period|validity)\b[^.;]{0,24}(?:\bis|:)\s(?:up to\s)?[^.;:]{0,30}$", re.I
 )
 _TYPICAL = re.compile(r"通常|一般为|usually|typically|generally", re.I)
 _VALID_AFTER = re.compile(r"^\s?(?:[（(][^）)]{0,12}[）)])?\s?内?\s?(?:有效|失效|过期)")
@@ -84,7 +88,7 @@ def durations(text: str) -> list[Duration]:
     found = []
     held = condition_spans(text)
     for m in _DURATION.finditer(text):
-        num, unit = m.group("num"), m.group("unit").lower()
+        num, unit = m.group("digits") or m.group("num"), m.group("unit").lower()
         before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 16]
         if num.isdigit() and unit == "年" and int(num) >= 100:
             continue  # "2026年" is a year
@@ -110,7 +114,7 @@ def durations(text: str) -> list[Duration]:
             or re.search(r"\bthe\s$", before)
         ):
             role = "policy"
-        elif _VALID_AFTER.match(after):
+        elif _VALID_AFTER.match(after) or _VALIDITY_IS.search(text[max(0, m.start() - 64) : m.start()]):
             role = "validity"  # "自领取后 6 个月（以 180 天计）内有效": how long a free quota lasts, no trial's length
         elif (
             (

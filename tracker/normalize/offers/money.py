@@ -6,7 +6,7 @@ Ranges and alternatives ("$5-$25", "$3 or $8", "200~400 元") are one sum with
 its low end.
 
 Currencies: 元, ￥, ¥, RMB, CNY, 人民币, $, USD, US$, HK$, S$, A$, €, EUR, £,
-GBP, JPY, 円, KRW, ₩, INR, ₹, SGD, HKD; 万 is ten thousand and 亿 a hundred
+GBP, JPY, 円, KRW, ₩, INR, ₹, SGD, HKD, RUB (rubles, ₽); 万 is ten thousand and 亿 a hundred
 million.
 """
 
@@ -40,6 +40,7 @@ _PREFIX_CURRENCY = {
     "eur": "EUR",
 }
 _PREFIX_CURRENCY |= {"£": "GBP", "¥": "CNY", "rmb": "CNY", "cny": "CNY", "gbp": "GBP", "jpy": "JPY", "krw": "KRW"}
+_PREFIX_CURRENCY |= {"rub": "RUB", "₽": "RUB"}
 _PREFIX_CURRENCY |= {"₩": "KRW", "₹": "INR", "inr": "INR", "rs.": "INR", "sgd": "SGD", "hkd": "HKD", "a$": "AUD"}
 _SUFFIX_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "usd": "USD"}
 _SUFFIX_CURRENCY |= {"dollars": "USD", "us dollars": "USD", "eur": "EUR", "euros": "EUR", "美元": "USD", "欧元": "EUR"}
@@ -55,18 +56,19 @@ _SUFFIX_CURRENCY |= {
     "sgd": "SGD",
     "新元": "SGD",
 }
+_SUFFIX_CURRENCY |= {"rubles": "RUB", "roubles": "RUB", "rub": "RUB", "₽": "RUB", "руб": "RUB"}  # "100,000 rubles"
 _MULT = r"(?P<mult>百万|万|亿|千|만|억|[kK](?![a-zA-Z])|M(?![a-zA-Z])|\s?(?:million|billion|mn|bn)\b)?"
 _MONEY_PREFIX = re.compile(
-    rf"(?P<cur>USD\$|US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|Rs\.|\$|€|£|¥|₩|₹)\s?(?P<num>{NUM})\s?{_MULT}\+?"
+    rf"(?P<cur>USD\$|US\$|HK\$|S\$|A\$|USD|EUR|GBP|JPY|KRW|INR|SGD|HKD|RMB|CNY|RUB|Rs\.|\$|€|£|¥|₩|₹|₽)\s?(?P<num>{NUM})\s?{_MULT}\+?"
 )
 _MONEY_SUFFIX = re.compile(
     rf"(?<![\d.$¥€£₩₹])(?P<num>{NUM})\s?{_MULT}\+?\s?(?P<cur>元|块|人民币|美元|欧元|英镑|港元|港币|新元|日元|円|원|ドル|달러|RMB|CNY|USD|JPY|"
-    r"KRW|INR|GBP|SGD|HKD|us dollars|dollars|EUR|euros|€|£|\$(?!\s?\d))",
+    r"KRW|INR|GBP|SGD|HKD|RUB|us dollars|dollars|EUR|euros|r(?:o)?ubles|руб|₽|€|£|\$(?!\s?\d))",
     re.IGNORECASE,
 )
 # "crédits Azure (50 000 $)": thousands apart by a space (NFKC makes the narrow no-break space one)
 _MONEY_SPACED = re.compile(
-    r"(?<![\d.,])(?P<num>\d{1,3}(?: \d{3})+)(?P<mult>)\s?(?P<cur>\$(?!\s?\d)|€|euros|EUR|USD)", re.I
+    r"(?<![\d.,])(?P<num>\d{1,3}(?: \d{3})+)(?P<mult>)\s?(?P<cur>\$(?!\s?\d)|€|euros|EUR|USD|r(?:o)?ubles)", re.I
 )
 _BARE_CREDIT = re.compile(
     rf"(?P<num>{NUM})\s?{_MULT}\s?(?:元)?\s?(?:代金券|优惠券|抵用券|算力券|额度|赠金|抵扣金|试用金|试用点|体验金)"
@@ -99,7 +101,9 @@ _MOST_OFF = re.compile(
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
     r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|\bat most\s$|a maximum of\s$|"
-    r"不超过\s?$|超过\s?$|低于\s?$|concurrence de\s$|dans la limite de\s$|plafond de\s$",
+    r"不超过\s?$|超过\s?$|低于\s?$|concurrence de\s$|dans la limite de\s$|plafond de\s$|within the limit\s?\(?\s?$|"
+    # a grant to be spent is one had: "the Client should spend the standard Grant of 200 000 rubles"
+    r"\bspend (?:the|your) (?:\w+\s)?(?:grant|credits?) of\s$",
     re.I,
 )
 # "A $100 negative balance limit": a limit named after its sum
@@ -198,7 +202,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return "paid", None
     if _MOST_OFF.search(before[-10:]):
         return "cap", "order"  # "享7.5折，单笔最高减免12500元": the most a discount takes off
-    if _LIMIT.search(before[-16:]) or _LIMIT_AFTER.match(text, end):
+    if _LIMIT.search(before[-32:]) or _LIMIT_AFTER.match(text, end):
         return "limit", None
     return "amount", None
 
