@@ -2,7 +2,7 @@
 checked against, shown to users in the providers table (docs/providers.md)
 and by `gpu-tracker sources`.
 
-Each source of the registry (tracker/sources.py) declares its own:
+Each source of the registry (tracker/sources/) declares its own:
 `Source(..., evidence=Evidence(...))`. The kinds, strongest first:
 
 - `capture`: a real copy of the provider's page or API answer (a public

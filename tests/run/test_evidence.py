@@ -25,7 +25,7 @@ PATH = re.compile(r"\b(?:tests|tracker|spiders|docs)/[\w./+-]*[\w/]")
 
 
 def test_every_source_declares_its_evidence() -> None:
-    """Set `evidence=Evidence(...)` on the source's line in tracker/sources.py."""
+    """Set `evidence=Evidence(...)` on the source's line in tracker/sources/."""
     missing = [name for name, source in SOURCES.items() if source.evidence is None]
     assert not missing, f"no evidence declared for {len(missing)} sources: {', '.join(missing)}"
 

@@ -1,5 +1,5 @@
 """deploy/k8s/cronjobs.yaml, generated: one CronJob per source the daemon
-crawls by default (every source of the registry, tracker/sources.py, whose
+crawls by default (every source of the registry, tracker/sources/, whose
 evidence is more than `assumed`), on the daemon's default interval.
 
     python -m tracker.daemon.k8s > deploy/k8s/cronjobs.yaml

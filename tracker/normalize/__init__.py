@@ -1,5 +1,5 @@
 """Raw items -> value types. One module per provider, each with a
-`normalize(items) -> Normalized` function; tracker/sources.py names which."""
+`normalize(items) -> Normalized` function; tracker/sources/ names which."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class Normalized:
 Recognizer = Callable[[Sequence[bytes]], list[bool]]
 # A source's raw items as its spider wrote them (JSON lines); each normalizer
 # declares their shape with the TypedDicts of spiders/<provider>/items.py,
-# which the registry (tracker/sources.py) takes on trust.
+# which the registry (tracker/sources/) takes on trust.
 Normalizer = Callable[[Iterable[Any]], Normalized]
 
 

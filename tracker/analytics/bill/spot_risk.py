@@ -37,7 +37,6 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from db.money import HOURS_PER_MONTH
-from db.spot_risk import stated_bounds
 from tracker.analytics.candidates import Usage
 from tracker.errors import UserError
 
@@ -71,6 +70,8 @@ def band_scale(label: str) -> tuple[Decimal, Decimal, Decimal] | None:
     p their midpoint; None for a label that states no range."""
     if label in BANDS:
         return BANDS[label]
+    from db.spot_risk import stated_bounds  # the ORM's module: loaded only for a label beyond AWS's
+
     bounds = stated_bounds(label)
     if bounds is None:
         return None

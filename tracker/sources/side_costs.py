@@ -1,13 +1,18 @@
-"""The side cost sources of the registry (tracker/sources.py), as the
-keyword arguments of its `Source`: each reads the same list as its
-provider's GPU price source, kept to side costs."""
+"""The side cost sources of the registry (tracker/sources/__init__.py): each
+reads the same list as its provider's GPU price source, kept to side costs."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from tracker.sources.source import Source
 
-def side_cost_sources() -> tuple[dict[str, Any], ...]:
+
+def sources() -> tuple[Source, ...]:
+    return tuple(Source(**kw) for kw in _declared())
+
+
+def _declared() -> tuple[dict[str, Any], ...]:
     from spiders.alibaba.side_costs import AlibabaSideCostsSpider
     from spiders.aws.side_costs import AwsSideCostsSpider
     from spiders.azure.side_costs import AzureSideCostsSpider
