@@ -74,7 +74,7 @@ def _expected(conn: sa.Connection, f: PriceFilter, sort: str | None, descending:
     sort value after those that do), in the store's own collation."""
     from db.store.reads.browse import _price_where
 
-    where = _price_where(f)
+    where = _price_where(f, conn)
     tiebreak = [_P.c[name] for name in _ORDER]
     if not sort:
         return list(conn.scalars(sa.select(_P.c.key).where(*where).order_by(*tiebreak)))

@@ -8,6 +8,7 @@ give them: the CLI's JSON contract is built from the same fields.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from sqlalchemy.types import NullType
 from db.bulk.encoding import DECIMAL_FIELDS
 from db.store.reads.connection import Db
 from db.store.reads.rates import GPU_COUNT_SQL, PRICE_SQL, hourly_expression, per_gpu_hour_expression
-from db.store.reads.rows import ChangeFilter, PriceFilter, change_count_sql, change_row, changes_sql
+from db.store.reads.rows import PRICE_ORDER, ChangeFilter, PriceFilter, change_count_sql, change_row, changes_sql
 from db.tables import PricePoint
 
 _P = PricePoint.__table__
@@ -43,8 +44,8 @@ SORTS: dict[str, Any] = {
     "price_per_gpu_hour": lambda: [per_gpu_hour_expression()],
     "observed_at": lambda: [_P.c.valid_from],
 }
-# The CLI's order (`db.store.reads.session.query_prices`): ties always break on it.
-_ORDER = ("provider", "region", "instance_type", "price_model", "term", "os", "valid_from", "id")
+# The CLI's order (`db.store.reads.rows.PRICE_ORDER`): ties always break on it.
+_ORDER = tuple(name.strip() for name in PRICE_ORDER.split(","))
 # The sorts read a value at a time (`_by_value`), in either direction.
 GROUPED = ("provider", "region", "instance_type", "gpu_model", "gpu_count", "price_model", "observed_at")
 # The open rows' indexes a listing can read its order from (migrations 0010,
@@ -112,51 +113,36 @@ def _selective(f: PriceFilter) -> set[str]:
     return {best[0]}
 
 
-def _price_where(f: PriceFilter, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
-    """The conditions of `f`. With `keep` (SQLite), the conditions on other
-    columns are one term, `coalesce(a AND b ..., 0)`, that no index serves:
-    many rows match, so the page is read in the index that holds its order
-    (or by the one filter in `keep`) and the rows are checked. Without
-    statistics SQLite would rather read every match by a filter's index, and
-    given two terms it cannot use, scan any index and sort every row."""
+def _price_where(f: PriceFilter, conn: sa.Connection, keep: set[str] | None = None) -> list[sa.ColumnElement[bool]]:
+    """The conditions of `f` (`PriceFilter.terms`, the one statement of each).
+    With `keep` (SQLite), the conditions on other columns are one term,
+    `coalesce(a AND b ..., 0)`, that no index serves: many rows match, so the
+    page is read in the index that holds its order (or by the one filter in
+    `keep`) and the rows are checked. Without statistics SQLite would rather
+    read every match by a filter's index, and given two terms it cannot use,
+    scan any index and sort every row."""
     if unread := f.unpaged():
         raise ValueError(f"the dashboard's listings do not filter on {', '.join(unread)}")
+    where: list[sa.ColumnElement[bool]] = []
     checked: list[sa.ColumnElement[bool]] = []
-
-    def add(term: sa.ColumnElement[bool], *names: str) -> None:
-        (checked if keep is not None and any(n not in keep for n in names) else where).append(term)
-
-    where: list[sa.ColumnElement[bool]] = [_P.c.valid_to.is_(None)]
-    for name in ("provider", "region", "price_model", "instance_type", "availability", "currency"):
-        value = getattr(f, name)
-        if value:
-            add(_P.c[name] == value, name)
-    if f.gpu_models is not None:
-        add(_P.c.gpu_model.in_(list(f.gpu_models)) if f.gpu_models else sa.false(), "gpu_model")
-    elif f.gpu:
-        where.append(sa.func.lower(_P.c.gpu_model).contains(f.gpu.lower(), autoescape=True))
-    if f.regions is not None:
-        # The providers the group can hold, said apart: the leading column of
-        # the open rows' index, so a group without a stored price reads none.
-        providers = sorted({p for p, _ in f.regions} | set(f.providers_everywhere))
-        add(_P.c.provider.in_(providers) if providers else sa.false(), "provider")
-        add(_in_group(f), "provider", "region")
+    for term in f.terms(Db(conn.connection.driver_connection, conn.dialect.name)):
+        clause = sa.and_(_bound(term.sql, term.params))
+        (checked if keep is not None and any(n not in keep for n in term.names) else where).append(clause)
     if checked:
         where.append(sa.func.coalesce(sa.and_(*checked), sa.false(), type_=sa.Boolean))
     return where
 
 
-def _in_group(f: PriceFilter) -> sa.ColumnElement[bool]:
-    """`PriceFilter.group`, the one statement of a region group."""
-    return _bound(*f.group())  # type: ignore[return-value]
+_BOUND = itertools.count()
 
 
 def _bound(sql: str, params: Sequence[Any]) -> sa.TextClause:
     """A statement of `db.store.reads.rows` (`?` placeholders) run through
     SQLAlchemy: on the engine's connection, its failures are SQLAlchemy's
-    (`tracker.web.answers.retried` asks again when one is transient)."""
+    (`tracker.web.answers.retried` asks again when one is transient). Its
+    parameters are named apart from every other's in the statement."""
     parts = sql.split("?")
-    names = [f"p{i}" for i in range(len(params))]
+    names = [f"p{next(_BOUND)}" for _ in params]
     text = parts[0] + "".join(f":{name}{part}" for name, part in zip(names, parts[1:], strict=True))
     return sa.text(text).bindparams(**dict(zip(names, params, strict=True)))
 
@@ -228,7 +214,7 @@ def _by_value(
     serves both directions, which ORDER BY key DESC, provider ASC, ... cannot
     read from any index; a page reads about offset + limit index entries."""
     raw = [sa.type_coerce(k, NullType()) for k in keys]  # values compared as stored (times as text on SQLite)
-    first = sa.select(*raw).where(*where).order_by(*[k.desc() if descending else k for k in keys])
+    first = sa.select(*raw).select_from(_P).where(*where).order_by(*[k.desc() if descending else k for k in keys])
     runs: list[list[Any]] = []
     for row in conn.execute(first.limit(offset + limit)):
         value = tuple(row)
@@ -261,11 +247,11 @@ def _one_value(
 
     def share(same: list[sa.ColumnElement[bool]]) -> list[sa.ColumnElement[bool]]:
         if _count(conn, [_P.c.valid_to.is_(None), *same], cap + 1) <= cap:
-            return [*_price_where(f, keep=set()), *same]
+            return [*_price_where(f, conn, keep=set()), *same]
         kept = _kept(f, None, fixed=names)
         if set(names) <= kept:
-            return [*_price_where(f, keep=kept - set(names)), *same]
-        return [*_price_where(f, keep=kept), sa.func.coalesce(sa.and_(*same), sa.false(), type_=sa.Boolean)]
+            return [*_price_where(f, conn, keep=kept - set(names)), *same]
+        return [*_price_where(f, conn, keep=kept), sa.func.coalesce(sa.and_(*same), sa.false(), type_=sa.Boolean)]
 
     return share
 
@@ -289,14 +275,14 @@ def page_prices(
     0011 and 0013), so a page reads about `offset + limit` rows of the index
     (more by the share of them a filter keeps)."""
     sqlite = conn.dialect.name == "sqlite"
-    where = _price_where(f, keep=_selective(f) if sqlite else None)
+    where = _price_where(f, conn, keep=_selective(f) if sqlite else None)
     matched = _count(conn, where, count_cap + 1)
     # Sorting the matches reads each of them; walking the order's index reads
     # about (offset + limit) x the store / matched entries: the fewer reads.
     size = conn.execute(sa.select(sa.func.max(_P.c.id))).scalar() or 0
     few = matched <= count_cap and matched * matched <= (offset + limit) * size
     if not few and sqlite:
-        where = _price_where(f, keep=_kept(f, sort))
+        where = _price_where(f, conn, keep=_kept(f, sort))
     tiebreak = [_P.c[name] for name in _ORDER]
     if not sort:
         rows = _select_prices(conn, where, tiebreak, limit, offset, few=few)
@@ -318,7 +304,7 @@ def page_prices(
     if len(rows) < limit and (rows or offset == 0):  # the last page: the count is known
         return PricePage(rows, offset + len(rows), True)
     if not rows:  # past the last page: how far, exactly
-        return PricePage(rows, _count(conn, _price_where(f, keep=_selective(f) if sqlite else None)), True)
+        return PricePage(rows, _count(conn, _price_where(f, conn, keep=_selective(f) if sqlite else None)), True)
     return PricePage(rows, max(count_cap, offset + len(rows)), False)
 
 

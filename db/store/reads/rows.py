@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -142,62 +142,75 @@ class PriceFilter:
         return (f"({' OR '.join(terms)})" if terms else "1 = 0"), params
 
     def where(self, db: Db) -> tuple[str, list[Any]]:
-        where: list[str] = ["valid_to IS NULL"] if self.current else []
-        params: list[Any] = []
+        """The filter as one condition, and its parameters."""
+        found = self.terms(db)
+        return (" AND ".join(t.sql for t in found) or "1 = 1"), [p for t in found for p in t.params]
+
+    def terms(self, db: Db) -> list[Term]:
+        """The filter's conditions one by one, each with the columns it reads:
+        `where` joins them; the dashboard's paged listings
+        (`db.store.reads.browse`) keep some for an index to serve and check
+        the rest on the rows it reads."""
+        where: list[Term] = [Term((), "valid_to IS NULL")] if self.current else []
         if not self.include_suspect and any_suspect(db):
-            where.append(NOT_SUSPECT)
-        for column, value in (("provider", self.provider), ("region", self.region)):
-            if value:
-                where.append(f"{column} = ?")
-                params.append(value)
-        for column in ("availability", "currency"):
+            where.append(Term((), NOT_SUSPECT))
+        for column in ("provider", "region", "availability", "currency"):
             if value := getattr(self, column):
-                where.append(f"{column} = ?")
-                params.append(value)
+                where.append(Term((column,), f"{column} = ?", [value]))
         if self.regions is not None:
+            # The providers the group can hold, said apart: the leading column of
+            # the open rows' index, so a group without a stored price reads none.
+            providers = sorted({p for p, _ in self.regions} | set(self.providers_everywhere))
+            where.append(Term(("provider",), _one_of("provider", providers), providers))
             condition, values = self.group()
-            where.append(condition)
-            params.extend(values)
+            where.append(Term(("provider", "region"), condition, values))
         if self.gpu_models is not None:
-            where.append(f"gpu_model IN ({', '.join('?' * len(self.gpu_models))})" if self.gpu_models else "1 = 0")
-            params.extend(self.gpu_models)
+            where.append(Term(("gpu_model",), _one_of("gpu_model", self.gpu_models), list(self.gpu_models)))
         elif self.gpu and self.current and db.dialect == "postgresql":
             # The open rows' models that match, then an index's condition: the
             # match itself on every row is a scan of the table (0.3 s a query at a million).
             models = open_gpu_models(db, self.gpu)
-            where.append(f"gpu_model IN ({', '.join('?' * len(models))})" if models else "1 = 0")
-            params.extend(models)
+            where.append(Term((), _one_of("gpu_model", models), models))
         elif self.gpu:
-            where.append(LIKE_PART.format(column="gpu_model"))
-            params.append(like_part(self.gpu))
-        for column, value in (("price_model", self.price_model), ("instance_type", self.instance_type)):
-            if value:
-                where.append(f"{column} = ?")
-                params.append(value)
-        if self.os:
-            where.append("os = ?")
-            params.append(self.os)
+            where.append(Term((), LIKE_PART.format(column="gpu_model"), [like_part(self.gpu)]))
+        for column in ("price_model", "instance_type", "os"):
+            if value := getattr(self, column):
+                where.append(Term((column,), f"{column} = ?", [value]))
         if self.with_gpus or self.gpu_count is not None:
-            where.append(f"{db.number('gpu_count')} <> 0")
+            where.append(Term(("gpu_count",), f"{db.number('gpu_count')} <> 0"))
         if self.gpu_count is not None:
             # Within a millionth: the exact comparison is the caller's, on the Decimal.
-            where.append(f"abs({db.number('gpu_count')} - ?) < 0.000001")
-            params.append(float(self.gpu_count))
+            where.append(Term(("gpu_count",), f"abs({db.number('gpu_count')} - ?) < 0.000001", [float(self.gpu_count)]))
         for columns, keys in (
-            ("(provider, region, instance_type)", self.instances),
-            ("(provider, instance_type)", self.types),
+            (("provider", "region", "instance_type"), self.instances),
+            (("provider", "instance_type"), self.types),
         ):
             if keys is None:
                 continue
             # The instance type alone first: a condition the index on it serves.
             names = sorted({key[-1] for key in keys})
             if names:
-                where.append(f"instance_type IN ({', '.join('?' * len(names))})")
-                params.extend(names)
-            where.append(_tuples_in(columns, keys, params))
+                where.append(Term(("instance_type",), _one_of("instance_type", names), names))
+            params: list[Any] = []
+            where.append(Term(columns, _tuples_in(f"({', '.join(columns)})", keys, params), params))
         if self.shapes is not None:
-            where.append(_shapes_in(self.shapes, params))
-        return (" AND ".join(where) or "1 = 1"), params
+            params = []
+            where.append(Term(("gpu_model", "gpu_count", "gpu_memory_gb"), _shapes_in(self.shapes, params), params))
+        return where
+
+
+@dataclass(frozen=True)
+class Term:
+    """One condition of a filter: the columns it reads, its SQL (`?`
+    placeholders) and its parameters."""
+
+    names: tuple[str, ...]
+    sql: str
+    params: list[Any] = field(default_factory=list)
+
+
+def _one_of(column: str, values: Sequence[Any]) -> str:
+    return f"{column} IN ({', '.join('?' * len(values))})" if values else "1 = 0"
 
 
 def open_gpu_models(db: Db, part: str) -> list[str]:
