@@ -1,4 +1,4 @@
-"""MLPerf results as reference data (tracker/analytics/benchmarks.py), read
+"""MLPerf results as reference data (tracker/analytics/facts/benchmarks.py), read
 from a trimmed real copy of MLCommons' Inference v5.1 summary
 (tests/fixtures/mlperf/README.md) and from the shipped tables; and the
 speeds `recommend --benchmark` takes from them (recommend/work.py)."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tracker.analytics import benchmarks
-from tracker.analytics.gpu_models import lookup
+from tracker.analytics.facts import benchmarks
+from tracker.analytics.facts.gpu_models import lookup
 from tracker.analytics.recommend.work import Work
 from tracker.errors import UserError
 
@@ -152,10 +152,10 @@ def test_the_store_ranks_by_a_benchmark_and_over_nodes_as_the_full_computation(d
     pick (recommend/store.py); a benchmark's speed (by GPU model and count)
     and the nodes' network are seen there too: the first rows are those of
     every price ranked."""
+    from tracker.analytics.facts.reference import load_references
     from tracker.analytics.recommend import Needs
     from tracker.analytics.recommend.store import recommend_rows
     from tracker.analytics.recommend.work import by_benchmark
-    from tracker.analytics.reference import load_references
 
     refs = load_references()
     cases = [

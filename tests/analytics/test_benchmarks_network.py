@@ -1,4 +1,4 @@
-"""The node network table (tracker/data/network.csv, tracker/analytics/network.py):
+"""The node network table (tracker/data/network.csv, tracker/analytics/facts/network.py):
 what each provider states of an instance type's network."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from tracker.analytics.network import RDMA_KINDS, network_fields, network_of, network_text, rdma_of
+from tracker.analytics.facts.network import RDMA_KINDS, network_fields, network_of, network_text, rdma_of
 from tracker.data import rows
 
 

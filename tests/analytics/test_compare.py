@@ -63,7 +63,7 @@ def test_converted_figures_carry_rate_date_and_original(cli, home: Path, tmp_pat
 def test_bundled_fx_table_is_used_without_configuration(cli, tmp_path: Path) -> None:
     load_rows(cli, tmp_path, H100_ROWS)
     ali = next(r for r in as_json(cli("compare", "--gpu", "H100", "--format", "json")) if r["provider"] == "alibaba")
-    from tracker.analytics.reference import load_references
+    from tracker.analytics.facts.reference import load_references
 
     bundled = load_references().fx.rates["CNY"]
     assert ali["fx_date"] == bundled.date and ali["fx_source"] == bundled.source

@@ -17,7 +17,7 @@ from importlib import resources
 import pytest
 
 from tests.helpers.stores import DemoRun
-from tracker.analytics.gpu_models import gpu_models, load_table, lookup
+from tracker.analytics.facts.gpu_models import gpu_models, load_table, lookup
 
 # Stored by the demo, and not a GPU: an FPGA has no TFLOPS figure to give.
 NOT_A_GPU = {"Alveo U250 FPGA"}

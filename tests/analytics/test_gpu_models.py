@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.analytics_data import H100_ROWS, as_json, load_rows, use_config
-from tracker.analytics.gpu_models import gpu_models, lookup, missing_models, value_fields
+from tracker.analytics.facts.gpu_models import gpu_models, lookup, missing_models, value_fields
 from tracker.normalize.specs import spec_table
 
 PROVIDERS = sorted(p.stem for p in (Path(__file__).parents[2] / "tracker/normalize/gpu_specs").glob("*.csv"))

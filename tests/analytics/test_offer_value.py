@@ -11,8 +11,8 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
+from tracker.analytics.facts.reference import load_references
 from tracker.analytics.offer_value import credit_from_offer, discount_saving, offer_worth
-from tracker.analytics.reference import load_references
 from tracker.analytics.tco import Credit, PricedInstance, TcoInputs, instance_costs
 from tracker.errors import UserError
 from tracker.normalize.offers import build_offers

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from tracker.analytics.facts.reference import load_references
 from tracker.analytics.history import open_store, records
 from tracker.analytics.recommend import Needs
 from tracker.analytics.recommend.store import recommend_rows
-from tracker.analytics.reference import load_references
 from tracker.analytics.tco import Credit, TcoInputs, parse_mix, tco_store
 
 TCO_CASES = [

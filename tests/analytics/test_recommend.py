@@ -178,9 +178,9 @@ def test_impossible_needs_are_one_sentence(store, tmp_path: Path) -> None:
 
 def test_python_api(engine: sa.Engine) -> None:
     """The report calls `recommend` on frames; an empty store is one sentence."""
+    from tracker.analytics.facts.reference import load_references
     from tracker.analytics.history import offers_frame, prices_frame
     from tracker.analytics.recommend import Needs, recommend
-    from tracker.analytics.reference import load_references
     from tracker.errors import UserError
 
     with pytest.raises(UserError, match="no current prices match"):

@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from tracker.analytics.bill.spot_risk import Band, SpotRisk, parse_percent
-from tracker.analytics.reference import load_references
+from tracker.analytics.facts.reference import load_references
 from tracker.analytics.tco import TcoInputs, tco_ranked
 from tracker.errors import UserError
 

@@ -10,7 +10,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from tracker.analytics.network import rdma_of
+from tracker.analytics.facts.network import rdma_of
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mlperf" / "summary_results_v5.1.json"
 

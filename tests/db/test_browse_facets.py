@@ -52,7 +52,7 @@ def test_the_filter_lists_are_every_open_value(demo_db_url: str) -> None:
 
 
 def test_a_region_group_holds_the_prices_of_its_regions(demo_db_url: str) -> None:
-    from tracker.analytics.reference import load_references
+    from tracker.analytics.facts.reference import load_references
 
     refs = load_references()
     engine = make_engine(demo_db_url)

@@ -134,9 +134,9 @@ def test_a_bulk_import_works_the_rates_out_before_it_ends(db_url: str, tmp_path,
 
     from db.store.engine import make_engine, migrate
     from db.store.writes import summary
+    from tracker.analytics.facts.reference import load_references
     from tracker.analytics.recommend import Needs
     from tracker.analytics.recommend.store import recommend_rows
-    from tracker.analytics.reference import load_references
     from tracker.file_import.importing import import_file
     from tracker.run.pipeline import Pipeline
 

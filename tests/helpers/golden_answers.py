@@ -243,8 +243,8 @@ def report_numbers(html: str) -> dict[str, Any]:
 
 
 def report_answer(url: str) -> dict[str, Any]:
+    from tracker.analytics.facts.reference import load_references
     from tracker.analytics.history import open_store
-    from tracker.analytics.reference import load_references
     from tracker.answers import report
 
     engine = open_store(url)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from db.store.reads import rankings
 from db.store.reads.connection import Db
 from db.store.reads.rows import PriceFilter
-from tracker.analytics.reference import References
+from tracker.analytics.facts.reference import References
 
 # How far an approximate total may be from the exact one, relatively: floats
 # of a few dozen operations are closer than this by many orders.

@@ -20,8 +20,8 @@ from db.store.reads import rankings
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import PriceFilter
 from tracker.analytics.columns import COMPARE_COLUMNS
+from tracker.analytics.facts.reference import References
 from tracker.analytics.points import price_records
-from tracker.analytics.reference import References
 from tracker.errors import UserError
 
 # pandas loads only where a frame is made: the command line ranks without it.

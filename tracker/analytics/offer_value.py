@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tracker.analytics.reference import References
+from tracker.analytics.facts.reference import References
 from tracker.analytics.tco import Credit, PricedInstance, TcoInputs, instance_costs, period_cost, term_months
 from tracker.errors import UserError
 

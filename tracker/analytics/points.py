@@ -18,7 +18,7 @@ from db.store.reads import rows as answers
 from db.store.reads.connection import Db, open_db
 from db.store.reads.rows import CHANGE_DECIMALS, ChangeFilter, PriceFilter
 from tracker.analytics.columns import SERIES_FIELDS
-from tracker.analytics.gpu_models import value_fields
+from tracker.analytics.facts.gpu_models import value_fields
 
 if TYPE_CHECKING:
     import sqlalchemy as sa

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from db.store.reads.connection import Db
 from tracker.analytics.bill.side_costs import SideRates, bill_side_costs, no_rates, side_columns, side_rates_known
 from tracker.analytics.bill.spot_risk import SpotRisk, spot_cost_parts
-from tracker.analytics.reference import References
+from tracker.analytics.facts.reference import References
 from tracker.errors import UserError
 
 MIX_MODELS = ("on_demand", "spot", "monthly", "reserved_1yr", "reserved_3yr")

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from db.store.reads.connection import Db
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.outputs.report_html import ReportData
     from tracker.analytics.outputs.series import Series
-    from tracker.analytics.reference import References
 
 
 @dataclass(frozen=True)

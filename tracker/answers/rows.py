@@ -33,7 +33,7 @@ def json_rows(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[di
 
 def price_dict(stored: dict[str, Any]) -> dict[str, Any]:
     """A stored price (`db.store.reads.reader`'s or `db.store.reads.session.point_to_dict`'s) as the PRICE_COLUMNS row."""
-    from tracker.analytics.network import network_fields
+    from tracker.analytics.facts.network import network_fields
     from tracker.analytics.points import price_record
 
     row = price_record(stored)

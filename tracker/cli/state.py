@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tracker.run.pipeline import Pipeline
 
 if TYPE_CHECKING:
-    from tracker.analytics.reference import References
+    from tracker.analytics.facts.reference import References
 
 # Configuration problems of sections the command may not use: warned of once, at its end.
 WARNINGS: list[str] = []
@@ -179,7 +179,7 @@ def parse_currency(text: str) -> str:
 
 def references(ctx: typer.Context) -> References:
     """The bundled reference tables with the configuration's [analytics] overrides."""
-    from tracker.analytics.reference import load_references
+    from tracker.analytics.facts.reference import load_references
 
     config = state(ctx).config
     config.need("analytics")

@@ -1,6 +1,6 @@
 """`[analytics]`: overrides of the bundled reference tables (exchange rates,
 provider egress and storage rates, region groups) that comparisons and
-reports use; tracker/analytics/reference.py merges them with the defaults."""
+reports use; tracker/analytics/facts/reference.py merges them with the defaults."""
 
 from __future__ import annotations
 

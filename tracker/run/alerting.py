@@ -70,7 +70,7 @@ def with_rates(config: Config) -> Callable[[Sequence[Change]], list[Change]]:
     target = (config.alerts.currency or "").upper()
     if not target:
         return list
-    from tracker.analytics.reference import load_references
+    from tracker.analytics.facts.reference import load_references
 
     fx = load_references(config.analytics).fx
     if target not in fx.rates:

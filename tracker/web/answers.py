@@ -32,8 +32,8 @@ from tracker.answers import prices
 from tracker.logs import register_secrets, secret_values
 
 if TYPE_CHECKING:
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.recommend import Needs
-    from tracker.analytics.reference import References
     from tracker.answers.changes import ChangesRequest
     from tracker.answers.history import HistoryRequest
     from tracker.answers.offers import OffersRequest
@@ -103,7 +103,7 @@ class Answers:
     """The store, the reference tables and the configuration, opened once per server."""
 
     def __init__(self, engine: sa.Engine, config: Config) -> None:
-        from tracker.analytics.reference import load_references
+        from tracker.analytics.facts.reference import load_references
 
         self.engine = engine
         self.config = config

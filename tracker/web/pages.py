@@ -13,7 +13,7 @@ from db.kinds import ChangeKind, PriceModel
 from db.money import readable
 from db.store.reads.browse import SORTS
 from tracker.analytics.bill.spot_risk import PRICE_MODELS as RECOMMEND_MODELS
-from tracker.analytics.network import network_fields
+from tracker.analytics.facts.network import network_fields
 from tracker.answers.changes import ChangesRequest
 from tracker.answers.history import HistoryRequest
 from tracker.answers.offers import OffersRequest

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
     from db.store.reads.connection import Db
-    from tracker.analytics.reference import References
+    from tracker.analytics.facts.reference import References
 
 # The open rows of the side cost sources, by source: the open rows' index
 # (source, region, valid_to) serves it, never a scan of every price.

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from db.money import effective_hourly
 from db.store.reads.rows import PriceFilter
-from tracker.analytics.gpu_models import lookup
+from tracker.analytics.facts.gpu_models import lookup
 from tracker.analytics.points import price_records
 from tracker.errors import UserError
 from tracker.file_import.skypilot import COLUMNS as SKYPILOT_COLUMNS

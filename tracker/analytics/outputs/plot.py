@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
+from tracker.analytics.facts.reference import References
 from tracker.analytics.history import Every, records, resample_history
 from tracker.analytics.outputs.series import Series, series_label, series_of, series_value
-from tracker.analytics.reference import References
 from tracker.errors import UserError
 
 BARS = "▁▂▃▄▅▆▇█"

@@ -20,9 +20,9 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.outputs.series import Series
     from tracker.analytics.recommend import Needs
-    from tracker.analytics.reference import References
 
 CSS = """
 *{box-sizing:border-box}

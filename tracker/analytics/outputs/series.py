@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from db.money import effective_hourly
-from tracker.analytics.reference import References
+from tracker.analytics.facts.reference import References
 
 
 @dataclass

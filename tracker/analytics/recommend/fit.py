@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from tracker.analytics.compare import is_fractional
-from tracker.analytics.gpu_models import lookup
+from tracker.analytics.facts.gpu_models import lookup
 from tracker.errors import UserError
 
 USABLE_MEMORY_SHARE = Decimal("0.9")

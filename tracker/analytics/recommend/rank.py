@@ -43,11 +43,11 @@ from db.kinds import Workload
 from db.money import HOURS_PER_MONTH
 from tracker.analytics.bill.spot_risk import SpotRisk
 from tracker.analytics.compare import is_fractional
-from tracker.analytics.gpu_models import lookup
-from tracker.analytics.network import network_text, rdma_of
+from tracker.analytics.facts.gpu_models import lookup
+from tracker.analytics.facts.network import network_text, rdma_of
+from tracker.analytics.facts.reference import References
 from tracker.analytics.offer_value import Worth, best_offer, usable_offers
 from tracker.analytics.recommend.fit import USABLE_MEMORY_SHARE, check_gpus, fit, in_stock, slice_label
-from tracker.analytics.reference import References
 from tracker.analytics.tco import MONEY, PricedInstance, TcoInputs, as_rows, instance_rates
 from tracker.errors import UserError
 

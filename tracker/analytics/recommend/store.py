@@ -38,7 +38,8 @@ from db.store.reads.rows import PriceFilter
 from db.store.writes.summary import settle
 from tracker.analytics import candidates
 from tracker.analytics.bill.side_costs import provider_bounds
-from tracker.analytics.network import rdma_of
+from tracker.analytics.facts.network import rdma_of
+from tracker.analytics.facts.reference import References
 from tracker.analytics.offer_value import usable_offers
 from tracker.analytics.points import price_records
 from tracker.analytics.recommend.fit import check_gpus, fit, short_of_stock, stock_notes
@@ -50,7 +51,6 @@ from tracker.analytics.recommend.rank import (
     mix_label,
     rank_options,
 )
-from tracker.analytics.reference import References
 from tracker.analytics.tco import TcoInputs
 from tracker.errors import UserError
 

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from tracker.analytics.benchmarks import Result, check_benchmark, results
-from tracker.analytics.gpu_models import GpuModel, lookup
+from tracker.analytics.facts.benchmarks import Result, check_benchmark, results
+from tracker.analytics.facts.gpu_models import GpuModel, lookup
 from tracker.errors import UserError
 
 if TYPE_CHECKING:
     from db.store.reads.connection import Db
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.recommend.rank import Needs
-    from tracker.analytics.reference import References
 
 RATE = Decimal("0.001")
 

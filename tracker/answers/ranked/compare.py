@@ -15,7 +15,7 @@ from tracker.answers.columns import COMPARE_TABLE
 
 if TYPE_CHECKING:
     from db.store.reads.connection import Db
-    from tracker.analytics.reference import References
+    from tracker.analytics.facts.reference import References
 
 TITLES = {
     RankBy.price_per_gpu_hour: "price per GPU-hour",

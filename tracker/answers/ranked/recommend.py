@@ -23,8 +23,8 @@ from db.kinds import Qualify, RegionGroup, Workload
 
 if TYPE_CHECKING:
     from db.store.reads.connection import Db
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.recommend import Needs
-    from tracker.analytics.reference import References
 
 EMPTY = "no option meets these needs"
 

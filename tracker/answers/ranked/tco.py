@@ -16,7 +16,7 @@ from tracker.errors import UserError
 
 if TYPE_CHECKING:
     from db.store.reads.connection import Db
-    from tracker.analytics.reference import References
+    from tracker.analytics.facts.reference import References
     from tracker.analytics.tco import Credit, TcoInputs
 
 COLUMNS, TABLE = TCO_COLUMNS, TCO_TABLE

@@ -36,7 +36,7 @@ def benchmarks(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tracker.analytics.benchmarks import LISTING_COLUMNS, LISTING_TABLE, check_benchmark, listing
+    from tracker.analytics.facts.benchmarks import LISTING_COLUMNS, LISTING_TABLE, check_benchmark, listing
 
     if benchmark:
         check_benchmark(benchmark)
@@ -73,7 +73,7 @@ def update(
 
     Example: gpu-tracker benchmarks update --replay summary_results.json --out mlperf_inference_v5.1.csv
     """
-    from tracker.analytics.benchmarks import read_summary, shipped_folder, table_name, write_table
+    from tracker.analytics.facts.benchmarks import read_summary, shipped_folder, table_name, write_table
 
     version, rows, skipped = read_summary(replay)
     target = out or shipped_folder() / table_name(version)

@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tracker.analytics.gpu_models import lookup
+from tracker.analytics.facts.gpu_models import lookup
 from tracker.errors import UserError
 
 TABLE_PREFIX = "mlperf_inference_"
