@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from alerts import market_card, spot_card
+from alerts.cards import market, spot
 from db.money import amount, readable, readable_pair, whole
 from db.schema import Change, ChangeKind, effective_hourly
 
@@ -172,8 +172,8 @@ def _price_facts(change: Change, width: int) -> tuple[list[tuple[str, str]], str
 def _price_card(change: Change, kind: ChangeKind, title: str, width: int) -> Card:
     pct = f" {_signed(change.percent)}" if kind in (ChangeKind.price_drop, ChangeKind.price_increase) else ""
     if "offers" in change.detail:  # a marketplace group (docs/marketplaces.md)
-        headline, subject = market_card.headline(change, title, pct)
-        facts, summary = market_card.facts(change, _per(change), per_gpu_hour)
+        headline, subject = market.headline(change, title, pct)
+        facts, summary = market.facts(change, _per(change), per_gpu_hour)
         facts = [(k, clip(v, width)) for k, v in facts]
         return Card(clip(headline, 300), facts, change.source_url, summary, subject=clip(subject, 200))
     where = f"{change.instance_type} in {change.region}" if change.region else change.instance_type
@@ -324,6 +324,6 @@ def card(change: Change, width: int = 600) -> Card:
         source = change.source or change.provider
         return Card(f"{title}: {source}", facts, change.source_url, clip(reason, 160), subject=source)
     if kind == ChangeKind.spot_risk_worse:
-        headline, subject = spot_card.headline(change, title)
-        return Card(headline, spot_card.facts(change), change.source_url, spot_card.moved(change), subject=subject)
+        headline, subject = spot.headline(change, title)
+        return Card(headline, spot.facts(change), change.source_url, spot.moved(change), subject=subject)
     return _price_card(change, kind, title, width)
