@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from tests.helpers import replayed as replayed_stores
 from tests.helpers import stores
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -293,3 +295,41 @@ def demo_cli(
     stores.copy_home(run.home, home, store=False)
     monkeypatch.setenv("GPU_TRACKER_DATABASE_URL", demo_db_url)
     return Cli(home, capsys)
+
+
+@pytest.fixture(scope="session")
+def replay_bases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[replayed_stores.Bases]:
+    """The stores `replayed` starts tests from, made once per worker."""
+    bases = replayed_stores.Bases(tmp_path_factory.mktemp("replayed"))
+    yield bases
+    bases.close()
+
+
+Replayed = Callable[..., list[replayed_stores.Printed]]
+
+
+@pytest.fixture
+def replayed(
+    store_backend: str,
+    db_url: str,
+    home: Path,
+    replay_bases: replayed_stores.Bases,
+    request: pytest.FixtureRequest,
+) -> Replayed:
+    """`replayed(command, ..., config="")`: fills this test's store (`db_url`,
+    which `cli` reads) and `home` with a copy of what those CLI commands
+    (`("crawl", "azure", "--replay", ...)`) leave, run once per worker and
+    back end (tests/helpers/replayed.py); returns what each printed."""
+
+    def fresh(folder: Path, stack: ExitStack) -> str:
+        if store_backend == "sqlite":
+            shutil.copyfile(request.getfixturevalue("sqlite_template"), folder / "store.db")
+            return f"sqlite:///{folder / 'store.db'}"
+        server: stores.PgServer = request.getfixturevalue("pg_server")
+        return stack.enter_context(server.schema(request.getfixturevalue("pg_migrations")))
+
+    def fill(*commands: tuple[str, ...], config: str = "") -> list[replayed_stores.Printed]:
+        made = replay_bases.get(store_backend, tuple(commands), config, fresh)
+        return replayed_stores.copy_made(made, home, db_url)
+
+    return fill

@@ -19,7 +19,9 @@ from tests.reliability.test_source_faults import one_error_line
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The crawls a test starts from run once per worker (`replayed`,
+# tests/helpers/replayed.py), shared by the module's tests on one worker.
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-aws-replay")]
 
 EARLY = DEMO_CAPTURES / "aws" / "2026-08-06-us-east-1.har.gz"
 LATE = DEMO_CAPTURES / "aws" / "2026-09-06-us-east-1.har.gz"
@@ -28,13 +30,17 @@ OS_TABLES = FIXTURES / "aws" / "aws-us-east-1-os-tables-2026-08-06.har"
 LINUX_ONLY = '[providers.aws]\noperating_systems = ["Linux"]\n'
 
 
-def replay(cli, har: Path, *regions: str):
+def crawl(har: Path, *regions: str) -> tuple[str, ...]:
     flags = [a for r in regions or ("us-east-1",) for a in ("--region", r)]
-    return cli("crawl", "aws", *flags, "--replay", str(har), "--format", "json")
+    return ("crawl", "aws", *flags, "--replay", str(har), "--format", "json")
 
 
-def test_two_dates_give_exactly_the_expected_changes(cli) -> None:
-    first = replay(cli, EARLY)
+def replay(cli, har: Path, *regions: str):
+    return cli(*crawl(har, *regions))
+
+
+def test_two_dates_give_exactly_the_expected_changes(cli, replayed) -> None:
+    (first,) = replayed(crawl(EARLY))
     assert first.code == 0, first.err
     assert json.loads(first.out) == []
     prices = json.loads(cli("prices", "--provider", "aws", "--format", "json").out)
@@ -68,8 +74,8 @@ def test_two_dates_give_exactly_the_expected_changes(cli) -> None:
     assert again.code == 0 and json.loads(again.out) == []
 
 
-def test_h100_prices_with_per_gpu_hour(cli) -> None:
-    assert replay(cli, EARLY).code == 0
+def test_h100_prices_with_per_gpu_hour(cli, replayed) -> None:
+    assert replayed(crawl(EARLY))[0].code == 0
     rows = json.loads(cli("prices", "--gpu", "H100", "--format", "json").out)
     p5 = {(r["instance_type"], r["os"], r["price_model"]): r for r in rows}
     row = p5[("p5.48xlarge", "linux", "on_demand")]
@@ -136,8 +142,8 @@ def edit_url(part: str, change):
         ("/Linux/index.json", make_zero, "p5.48xlarge in us-east-1 is not a positive amount", "failed"),
     ],
 )
-def test_broken_source_keeps_the_last_good_data(cli, tmp_path: Path, part, change, message, status) -> None:
-    assert replay(cli, EARLY).code == 0
+def test_broken_source_keeps_the_last_good_data(cli, replayed, tmp_path: Path, part, change, message, status) -> None:
+    assert replayed(crawl(EARLY))[0].code == 0
     before = json.loads(cli("prices", "--format", "json").out)
     broken = shifted(EARLY, tmp_path / "broken.har", datetime(2026, 8, 20, tzinfo=UTC), edit_url(part, change))
     assert message in one_error_line(replay(cli, broken))

@@ -1,5 +1,7 @@
 """Azure end to end through the CLI: replay captures into a store on each
-back end, and check what the store and the change log say."""
+back end, and check what the store and the change log say. The replays a
+test starts from run once per worker (`replayed`, tests/helpers/replayed.py);
+its own crawls run in the test."""
 
 from __future__ import annotations
 
@@ -8,19 +10,28 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import shifted
+
+# Its tests share the stores `replayed` makes once per worker.
+pytestmark = pytest.mark.xdist_group("spiders-replay")
 
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
 LATE = DEMO_CAPTURES / "azure" / "2026-09-03-westeurope.har.gz"
 
 
-def replay(cli, har: Path, *extra: str):
-    return cli("crawl", "azure", "--region", "westeurope", "--replay", str(har), "--format", "json", *extra)
+def crawl(har: Path) -> tuple[str, ...]:
+    return ("crawl", "azure", "--region", "westeurope", "--replay", str(har), "--format", "json")
 
 
-def test_replays_build_history_and_report_exact_changes(cli) -> None:
-    first = replay(cli, EARLY)
+def replay(cli, har: Path):
+    return cli(*crawl(har))
+
+
+def test_replays_build_history_and_report_exact_changes(cli, replayed) -> None:
+    (first,) = replayed(crawl(EARLY))
     assert first.code == 0, first.err
     assert json.loads(first.out) == []  # a baseline announces nothing
     prices = json.loads(cli("prices", "--format", "json").out)
@@ -66,18 +77,18 @@ def test_replays_build_history_and_report_exact_changes(cli) -> None:
     ]
 
 
-def test_same_capture_twice_writes_nothing(cli) -> None:
-    assert replay(cli, EARLY).code == 0
-    assert replay(cli, LATE).code == 0
+def test_same_capture_twice_writes_nothing(cli, replayed) -> None:
+    assert [r.code for r in replayed(crawl(EARLY), crawl(LATE))] == [0, 0]
     again = replay(cli, LATE)
     assert again.code == 0 and json.loads(again.out) == []
     runs = json.loads(cli("runs", "--format", "json").out)
     assert runs[0]["rows_written"] == 0 and runs[0]["changes"] == 0 and runs[0]["status"] == "ok"
 
 
-def test_removal_needs_two_complete_runs(cli, tmp_path: Path) -> None:
-    assert replay(cli, EARLY).code == 0
-    late = json.loads(replay(cli, LATE).out)
+def test_removal_needs_two_complete_runs(cli, replayed, tmp_path: Path) -> None:
+    early, late_run = replayed(crawl(EARLY), crawl(LATE))
+    assert early.code == 0 and late_run.code == 0
+    late = json.loads(late_run.out)
     assert not [c for c in late if c["kind"] == "sku_removed"]
     later = shifted(LATE, tmp_path / "later.har", datetime(2026, 10, 3, 6, tzinfo=UTC))
     removed = json.loads(replay(cli, later).out)
@@ -96,8 +107,8 @@ def test_older_capture_after_newer_is_refused(cli) -> None:
     assert json.loads(cli("changes", "--format", "json").out) == []
 
 
-def test_prices_json_contract(cli) -> None:
-    assert replay(cli, EARLY).code == 0
+def test_prices_json_contract(cli, replayed) -> None:
+    assert replayed(crawl(EARLY))[0].code == 0
     rows = json.loads(cli("prices", "--gpu", "a100", "--price-model", "reserved", "--format", "json").out)
     assert rows and all(r["gpu_model"].startswith("A100") for r in rows)
     row = next(r for r in rows if r["instance_type"] == "Standard_ND96amsr_A100_v4" and r["term"] == "1yr")
