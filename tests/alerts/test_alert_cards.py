@@ -16,7 +16,7 @@ from tracker.config.settings import Config
 from tracker.normalize.offers import build_offer
 from tracker.run.alerting import with_rates
 from tracker.run.diff import DiffPolicy
-from tracker.run.offer_diff import diff_offers, removal_change
+from tracker.run.diff.offers import diff_offers, removal_change
 
 WHEN = datetime(2026, 8, 3, tzinfo=UTC)
 

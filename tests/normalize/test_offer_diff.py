@@ -8,7 +8,7 @@ from db.schema import Offer
 from db.store.writes.offers import TrackedOffer, offer_values
 from tracker.normalize.offers import build_offer, build_offers
 from tracker.run.diff import DiffPolicy
-from tracker.run.offer_diff import diff_offers
+from tracker.run.diff.offers import diff_offers
 
 WHEN = datetime(2026, 8, 3, tzinfo=UTC)
 

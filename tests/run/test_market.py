@@ -18,7 +18,7 @@ from alerts.settings import RuleSettings
 from db.schema import Change, TrackedPrice
 from tests.conftest import DEMO_CAPTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted
-from tracker.run.market import Move, beyond, judge
+from tracker.run.diff.market import Move, beyond, judge
 
 EARLY = DEMO_CAPTURES / "vastai" / "2026-11-02-europe+north-america+asia.har.gz"
 D = Decimal

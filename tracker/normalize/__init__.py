@@ -76,7 +76,7 @@ class Normalized:
     # are new): by offer id. The run's note names them; the offers stored
     # under these ids keep their last reading, never taken for removed.
     unread_offers: list[str] = field(default_factory=list)
-    # A spot-risk source's bands (kind "spot_risk"; tracker/run/spot_risk.py).
+    # A spot-risk source's bands (kind "spot_risk"; tracker/run/diff/spot_risk.py).
     spot_bands: list[SpotBand] = field(default_factory=list)
 
 

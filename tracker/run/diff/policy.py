@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tracker.run import market
+from tracker.run.diff import market
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,6 @@ class DiffPolicy:
     suspect_factor: Decimal = Decimal(4)
     # A marketplace row moves when its lowest price moves by more than this
     # fraction of the stored one; its median and offer count are rewritten
-    # quietly past these (tracker/run/market.py).
+    # quietly past these (tracker/run/diff/market.py).
     market_tolerance: Decimal = market.PRICE_TOLERANCE
     market_count_tolerance: Decimal = market.COUNT_TOLERANCE

@@ -36,8 +36,7 @@ from db.bulk.fingerprints import (
 )
 from db.schema import Change, ChangeKind, TrackedPrice
 from tracker.normalize import Held, NormalizeError
-from tracker.run import market
-from tracker.run.diff import slips
+from tracker.run.diff import market, slips
 from tracker.run.diff.policy import DiffPolicy
 
 _KEY, _VALUE, _COLUMNS, _INPUT = (attrgetter(name) for name in ("key", "value_hash", "columns", "input_hash"))
