@@ -12,8 +12,8 @@ from scrapy.http import Response
 from scrapy_playwright.page import PageMethod
 from twisted.python.failure import Failure
 
+from spiders.crawling.middlewares import SECRET_PARAMS_SETTING
 from spiders.har import SECRET_PLACEHOLDER, browser_capture_path, mask_query
-from spiders.middlewares import SECRET_PARAMS_SETTING
 
 
 def _route_from_har(har: str) -> Callable[..., Any]:
@@ -148,7 +148,7 @@ class ProviderSpider(scrapy.Spider):
 class BearerSpider(ProviderSpider):
     """A spider of a JSON API that takes the user's key as a Bearer token
     (`[providers.<provider>] api_key`); captures keep a placeholder for it
-    (spiders/middlewares.py CREDENTIAL_HEADERS), and a replay needs none."""
+    (spiders/crawling/middlewares.py CREDENTIAL_HEADERS), and a replay needs none."""
 
     api_url: str
     custom_settings: dict[str, Any] | None = {"REFERER_ENABLED": False}  # noqa: RUF012 (scrapy.Spider declares it per instance)

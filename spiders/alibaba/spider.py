@@ -28,8 +28,8 @@ from scrapy.http import Response
 from spiders.alibaba.items import PriceFileRecord
 from spiders.alibaba.pages import parse_describe_price, parse_price_file, pick_version, price_versions
 from spiders.base import ProviderSpider
+from spiders.crawling.state import read_state, write_state
 from spiders.pages import PageShapeError
-from spiders.state import read_state, write_state
 
 CDN_BASE = "https://g.alicdn.com/aliyun"
 ECS_ENDPOINT = "https://ecs.aliyuncs.com/"

@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
+from spiders.crawling.middlewares import SECRET_PARAMS_SETTING
 from spiders.gcp.pages import parse_skus_page
 from spiders.har import SECRET_PLACEHOLDER, with_query
-from spiders.middlewares import SECRET_PARAMS_SETTING
 
 COMPUTE_ENGINE = "6F81-5844-456A"
 API_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_ENGINE}/skus"

@@ -16,8 +16,8 @@ import scrapy
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
+from spiders.crawling.middlewares import SECRET_PARAMS_SETTING
 from spiders.har import with_query
-from spiders.middlewares import SECRET_PARAMS_SETTING
 from spiders.runpod.pages import parse_catalog, parse_stock
 
 API_URL = "https://api.runpod.io/graphql"

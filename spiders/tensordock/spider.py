@@ -1,7 +1,7 @@
 """TensorDock: the marketplace's hostnodes with the GPUs each has free
 (`GET /api/v2/hostnodes`), with the user's API token as a Bearer token
 (dashboard.tensordock.com/api → API tokens). Captures keep a placeholder
-(spiders/middlewares.py CREDENTIAL_HEADERS)."""
+(spiders/crawling/middlewares.py CREDENTIAL_HEADERS)."""
 
 from __future__ import annotations
 

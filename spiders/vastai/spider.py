@@ -2,7 +2,7 @@
 per GPU count (1, 2, 4, 8, and the rest), so that no answer is cut short by
 the search limit. Every request carries the user's API key as a Bearer
 token (vast-ai/docs api-reference/authentication.mdx); captures keep a
-placeholder instead (spiders/middlewares.py CREDENTIAL_HEADERS)."""
+placeholder instead (spiders/crawling/middlewares.py CREDENTIAL_HEADERS)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from scrapy import Request
 from scrapy.http import Response
 
 from spiders.base import ProviderSpider, SourceFailure
+from spiders.crawling.middlewares import SECRET_PARAMS_SETTING
 from spiders.har import SECRET_PLACEHOLDER
-from spiders.middlewares import SECRET_PARAMS_SETTING
 from spiders.verda.api_pages import access_token, parse_availability, parse_instance_types, parse_locations
 
 API_URL = "https://api.verda.com/v1"

@@ -21,9 +21,9 @@ from scrapy.http import Response
 from twisted.python.failure import Failure
 
 from spiders.base import ProviderSpider
+from spiders.crawling.state import read_state, write_state
 from spiders.har import with_query
 from spiders.pages import PageShapeError
-from spiders.state import read_state, write_state
 from spiders.volcengine.pages import (
     Template,
     parse_table,

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from spiders.api import ApiCall, SignedApiSpider
+from spiders.crawling.middlewares import CREDENTIAL_HEADERS, SECRET_PLACEHOLDER
 from spiders.har import har_entry, write_har
-from spiders.middlewares import CREDENTIAL_HEADERS, SECRET_PLACEHOLDER
 
 
 class CaptureBuilder:

@@ -3,7 +3,7 @@ and the path a child process receives leads back to the same class."""
 
 from __future__ import annotations
 
-from spiders.runner import load_spider
+from spiders.crawling.runner import load_spider
 from tracker.sources import SOURCES
 
 

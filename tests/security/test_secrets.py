@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spiders.runner import build_settings
+from spiders.crawling.runner import build_settings
 from tests.helpers.localserver import Reply, serve
 
 

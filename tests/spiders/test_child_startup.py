@@ -1,4 +1,4 @@
-"""The crawler child starts light: `python -m spiders.runner` and every
+"""The crawler child starts light: `python -m spiders.crawling.runner` and every
 registered spider module load Scrapy and the spiders' own kit, never the
 tracker, the store or the heavy libraries the parent uses (as
 tests/cli/test_startup.py checks for the command line)."""
@@ -46,7 +46,7 @@ def loaded_by_child(modules: list[str]) -> list[str]:
     does before its first crawl; which of NOT_IN_CHILD it loaded."""
     script = (
         "import importlib, json, sys\n"
-        "import spiders.runner\n"
+        "import spiders.crawling.runner\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
         f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({NOT_IN_CHILD!r}))))\n"

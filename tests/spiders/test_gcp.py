@@ -418,7 +418,7 @@ def test_recording_masks_secret_parameters_in_urls_and_headers(tmp_path: Path) -
     from scrapy import Request
     from scrapy.http import TextResponse
 
-    from spiders.middlewares import HarRecordMiddleware
+    from spiders.crawling.middlewares import HarRecordMiddleware
 
     url = "https://cloudbilling.googleapis.com/v1/services/X/skus?key=AIzaSecret&pageToken=t2"
     request = Request(url, headers={"Referer": url.replace("t2", "t1")})

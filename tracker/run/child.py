@@ -1,4 +1,4 @@
-"""A crawler child process: `spiders.runner` on a spec, in its own process
+"""A crawler child process: `spiders.crawling.runner` on a spec, in its own process
 group, killed as a whole. It reports on its standard output as JSON lines:
 progress, and each crawl that has ended (written its result)."""
 
@@ -23,7 +23,7 @@ class CrawlCancelled(Exception):
 
 
 class ChildCrawler:
-    """`spiders.runner` on a spec, in its own process group; its events are
+    """`spiders.crawling.runner` on a spec, in its own process group; its events are
     read on a thread, and which crawls have ended (written their result) is
     known while it still runs."""
 
@@ -39,7 +39,7 @@ class ChildCrawler:
         try:
             with self.err_file.open("w") as err:
                 self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "spiders.runner", str(self.spec_file)],
+                    [sys.executable, "-m", "spiders.crawling.runner", str(self.spec_file)],
                     stdout=subprocess.PIPE,
                     stderr=err,
                     text=True,

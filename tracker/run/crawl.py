@@ -101,7 +101,7 @@ def _cannot_write(req: CrawlRequest, started: datetime, exc: OSError) -> CrawlRe
 def _run_child(
     spec: dict[str, Any], folder: Path, timeout: float, cancel: threading.Event | None, progress: Progress | None
 ) -> tuple[int | None, bool]:
-    """Runs `spiders.runner` on `spec` with a hard timeout: its exit code,
+    """Runs `spiders.crawling.runner` on `spec` with a hard timeout: its exit code,
     and whether it was stopped for taking too long."""
     child = ChildCrawler(spec, folder, progress)
     finished = child.wait(time.monotonic() + timeout, cancel)

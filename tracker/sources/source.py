@@ -23,7 +23,7 @@ class Source:
     # (docs/marketplaces.md), through the same store path as prices.
     kind: str = "prices"
     # The spider remembers what it discovers (a version, a template code) in
-    # a state file the tracker names; see spiders/state.py.
+    # a state file the tracker names; see spiders/crawling/state.py.
     keeps_state: bool = False
     # A live crawl needs [providers.<provider>] api_key, or for the `-api` sources
     # access_key_id and access_key_secret (or their environment variables).

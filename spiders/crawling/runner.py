@@ -1,7 +1,7 @@
 """Runs one spider (or a batch, one after the other) in this process and
 writes each one's output to its run folder.
 
-Meant to be started as a child process (`python -m spiders.runner SPEC.json`):
+Meant to be started as a child process (`python -m spiders.crawling.runner SPEC.json`):
 the Twisted reactor cannot restart, and a hung page must not hang the
 caller. Output in each run folder, the seam to the rest of the tracker:
 
@@ -29,8 +29,8 @@ from scrapy.settings import Settings
 from twisted.internet.defer import DeferredList
 
 from spiders.base import SourceFailure
+from spiders.crawling.middlewares import BROWSER_REPLAY_SETTING, SECRET_PARAMS_SETTING
 from spiders.har import SECRET_PLACEHOLDER, needs_browser
-from spiders.middlewares import BROWSER_REPLAY_SETTING, SECRET_PARAMS_SETTING
 from spiders.pages import PageShapeError
 
 BROWSER_ARGS = [
@@ -126,10 +126,10 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
             "RETRY_TIMES": spec.get("retry_times", 2),
             "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
             "DOWNLOADER_MIDDLEWARES": {
-                "spiders.middlewares.HarRecordMiddleware": 100,
+                "spiders.crawling.middlewares.HarRecordMiddleware": 100,
                 "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-                "spiders.middlewares.PoliteRetryMiddleware": 550,
-                "spiders.middlewares.HarReplayMiddleware": 950,
+                "spiders.crawling.middlewares.PoliteRetryMiddleware": 550,
+                "spiders.crawling.middlewares.HarReplayMiddleware": 950,
             },
             "GPU_TRACKER_REPLAY": spec.get("replay"),
             "GPU_TRACKER_RECORD": spec.get("record"),
