@@ -80,18 +80,18 @@ class Bases:
         folder), made on first use in a `fresh(folder, stack)` store: a copy
         of the one its first commands fill, and the last run on it."""
         key = (backend, config, commands)
-        if key not in self.made:
-            folder = self.folder / f"{len(self.made)}"
-            home = folder / "home"
-            home.mkdir(parents=True)
-            if config:
-                (home / "config.toml").write_text(config, encoding="utf-8")
-            url = fresh(folder, self.stack)
-            done: list[Printed] = []
-            if len(commands) > 1:  # a copy of the store its first commands fill
-                done = copy_made(self.get(backend, commands[:-1], config, fresh), home, url)
-            results = (*done, run_cli(home, url, commands[-1]))
-            self.made[key] = Made(url, home, results)
+        if key in self.made:
+            return self.made[key]
+        # The one its first commands fill, made (or found) before this one's folder.
+        parent = self.get(backend, commands[:-1], config, fresh) if len(commands) > 1 else None
+        folder = self.folder / f"{len(self.made)}"
+        home = folder / "home"
+        home.mkdir(parents=True)
+        if config:
+            (home / "config.toml").write_text(config, encoding="utf-8")
+        url = fresh(folder, self.stack)
+        done = copy_made(parent, home, url) if parent else []
+        self.made[key] = Made(url, home, (*done, run_cli(home, url, commands[-1])))
         return self.made[key]
 
     def close(self) -> None:

@@ -16,9 +16,12 @@ from tests.helpers.harutil import page_json, set_page_json, shifted
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The first crawl, the one tests/spiders/test_replay.py starts from too,
+# runs once on the worker that runs the group (`replayed`, tests/helpers/replayed.py).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-replay")]
 
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
+FIRST = ("crawl", "azure", "--region", "westeurope", "--replay", str(EARLY), "--format", "json")
 LATER = datetime(2026, 9, 10, tzinfo=UTC)
 
 
@@ -65,8 +68,10 @@ def make_half(i: int, entry: dict) -> None:
         (make_half, "less than 50%", "quarantined"),
     ],
 )
-def test_broken_capture_keeps_the_last_good_data(cli, tmp_path: Path, edit, message: str, status: str) -> None:
-    assert crawl(cli, EARLY).code == 0
+def test_broken_capture_keeps_the_last_good_data(
+    cli, replayed, tmp_path: Path, edit, message: str, status: str
+) -> None:
+    assert replayed(FIRST)[0].code == 0
     before = json.loads(cli("prices", "--format", "json").out)
     broken = shifted(EARLY, tmp_path / "broken.har", LATER, edit)
     line = one_error_line(crawl(cli, broken))
@@ -152,10 +157,10 @@ def scale_all_prices(factor: str):
 
 
 @pytest.mark.slow
-def test_one_type_at_0_is_skipped_and_keeps_its_price(cli, tmp_path: Path) -> None:
+def test_one_type_at_0_is_skipped_and_keeps_its_price(cli, replayed, tmp_path: Path) -> None:
     """Issue 40.1: a price out of bounds in a provider's answer is one odd item,
     skipped with a note, its last price kept; the rest of the answer is stored."""
-    assert crawl(cli, EARLY).code == 0
+    assert replayed(FIRST)[0].code == 0
     before = json.loads(cli("prices", "--format", "json").out)
     result = crawl(cli, shifted(EARLY, tmp_path / "f.har", LATER, scale_price("0")))
     assert result.code == 0, result.err
@@ -177,8 +182,8 @@ def test_one_type_at_0_is_skipped_and_keeps_its_price(cli, tmp_path: Path) -> No
         (scale_price("100"), "100x jump", "quarantined"),
     ],
 )
-def test_more_source_faults(cli, tmp_path: Path, edit, message: str, status: str) -> None:
-    assert crawl(cli, EARLY).code == 0
+def test_more_source_faults(cli, replayed, tmp_path: Path, edit, message: str, status: str) -> None:
+    assert replayed(FIRST)[0].code == 0
     before = json.loads(cli("prices", "--format", "json").out)
     line = one_error_line(crawl(cli, shifted(EARLY, tmp_path / "f.har", LATER, edit)))
     assert message in line

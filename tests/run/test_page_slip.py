@@ -16,10 +16,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import DEMO_CAPTURES, Cli
+import pytest
+
+from tests.conftest import DEMO_CAPTURES, Cli, Replayed
 from tests.helpers.harutil import page_json, set_page_json, shifted
 
+# The first crawl is the one tests/spiders/test_replay.py starts from: one
+# worker replays it once for both (`replayed`, tests/helpers/replayed.py).
+pytestmark = pytest.mark.xdist_group("spiders-replay")
+
 EARLY = DEMO_CAPTURES / "azure" / "2026-08-03-westeurope.har.gz"
+FIRST = ("crawl", "azure", "--region", "westeurope", "--replay", str(EARLY), "--format", "json")
 
 
 def page_times(page: int, factor: float) -> Callable[[int, dict[str, Any]], None]:
@@ -47,8 +54,8 @@ def prices(cli: Cli) -> str:
     return listed.out
 
 
-def check_one_page_slip(cli: Cli, tmp: Path, factor: float, shown: str) -> None:
-    assert crawl(cli, EARLY).code == 0
+def check_one_page_slip(cli: Cli, replayed: Replayed, tmp: Path, factor: float, shown: str) -> None:
+    assert replayed(FIRST)[0].code == 0
     before = prices(cli)
     slipped = shifted(EARLY, tmp / "slip.har", datetime(2026, 8, 4, tzinfo=UTC), page_times(1, factor))
     result = crawl(cli, slipped)
@@ -71,15 +78,15 @@ def check_one_page_slip(cli: Cli, tmp: Path, factor: float, shown: str) -> None:
     assert prices(cli) == before
 
 
-def test_one_page_times_ten_holds_only_that_page(cli: Cli, tmp_path: Path) -> None:
-    check_one_page_slip(cli, tmp_path, 10, "x10")
+def test_one_page_times_ten_holds_only_that_page(cli: Cli, replayed: Replayed, tmp_path: Path) -> None:
+    check_one_page_slip(cli, replayed, tmp_path, 10, "x10")
 
 
-def test_one_page_divided_by_ten_holds_only_that_page(cli: Cli, tmp_path: Path) -> None:
-    check_one_page_slip(cli, tmp_path, 0.1, "/10")
+def test_one_page_divided_by_ten_holds_only_that_page(cli: Cli, replayed: Replayed, tmp_path: Path) -> None:
+    check_one_page_slip(cli, replayed, tmp_path, 0.1, "/10")
 
 
-def test_a_few_prices_moved_by_one_factor_are_a_repricing(cli: Cli, tmp_path: Path) -> None:
+def test_a_few_prices_moved_by_one_factor_are_a_repricing(cli: Cli, replayed: Replayed, tmp_path: Path) -> None:
     """Fewer than 20 prices and 10% of those matched: no slip of the source."""
 
     def few(i: int, entry: dict[str, Any]) -> None:
@@ -90,7 +97,7 @@ def test_a_few_prices_moved_by_one_factor_are_a_repricing(cli: Cli, tmp_path: Pa
                     item[key] = round(item[key] * 10, 6)
             set_page_json(entry, answer)
 
-    assert crawl(cli, EARLY).code == 0
+    assert replayed(FIRST)[0].code == 0
     result = crawl(cli, shifted(EARLY, tmp_path / "few.har", datetime(2026, 8, 4, tzinfo=UTC), few))
     assert result.code == 0 and "same factor" not in result.err, result.err
     # Stored, and judged by the market check alone (x10 is far from their market).

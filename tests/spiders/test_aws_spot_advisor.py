@@ -21,6 +21,14 @@ EARLY = DEMO_CAPTURES / "aws-spot-advisor" / "2026-10-30-us-east-1+us-west-2.har
 LATE = DEMO_CAPTURES / "aws-spot-advisor" / "2026-11-30-us-east-1+us-west-2.har.gz"
 
 
+# The module's replays share the stores `replayed` makes once per worker.
+pytestmark = pytest.mark.xdist_group("spiders-aws-spot-advisor")
+
+
+def crawl(capture: Path) -> tuple[str, ...]:
+    return ("crawl", "aws-spot-advisor", "--replay", str(capture), "--format", "json")
+
+
 def items(body: bytes) -> list[Any]:
     return [
         {"kind": "aws.spot_advisor", "observed_at": "2025-06-28T00:00:00Z", "source_url": "u", "data": r}
@@ -51,11 +59,10 @@ def test_an_unknown_band_or_shape_is_refused() -> None:
 
 
 @pytest.mark.backends("sqlite", "postgres")
-def test_a_band_that_worsens_alerts_once(cli, home: Path) -> None:
-    first = cli("crawl", "aws-spot-advisor", "--replay", str(EARLY), "--format", "json")
+def test_a_band_that_worsens_alerts_once(cli, replayed) -> None:
+    first, second = replayed(crawl(EARLY), crawl(LATE))
     assert first.code == 0, first.err
     assert json.loads(first.out) == []  # the first reading of every pool: no change
-    second = cli("crawl", "aws-spot-advisor", "--replay", str(LATE), "--format", "json")
     assert second.code == 0, second.err
     changes = json.loads(second.out)
     assert [(c["kind"], c["instance_type"], c["region"], c["os"]) for c in changes] == [
@@ -70,7 +77,7 @@ def test_a_band_that_worsens_alerts_once(cli, home: Path) -> None:
 
 
 @pytest.mark.backends("sqlite", "postgres")
-def test_the_bands_keep_their_history(cli, tmp_path: Path) -> None:
+def test_the_bands_keep_their_history(cli, replayed, tmp_path: Path) -> None:
     """A band that gets better is stored without a change; a pool the answer no longer lists is closed."""
     import os
 
@@ -78,8 +85,7 @@ def test_the_bands_keep_their_history(cli, tmp_path: Path) -> None:
 
     from spiders.har import read_har, write_har
 
-    for capture in (EARLY, LATE):
-        assert cli("crawl", "aws-spot-advisor", "--replay", str(capture)).code == 0
+    assert [r.code for r in replayed(crawl(EARLY), crawl(LATE))] == [0, 0]
     har = read_har(LATE)
     entry = har["log"]["entries"][0]
     page = json.loads(entry["response"]["content"]["text"])
