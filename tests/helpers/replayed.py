@@ -125,8 +125,10 @@ def _copy_schema(source_url: str, target_url: str) -> None:
         with engine.begin() as conn:
             target = conn.exec_driver_sql("select current_schema()").scalar_one()
             assert source != target, source
-            for table in _tables_in_key_order(conn, source):
+            tables = _tables_in_key_order(conn, source)
+            for table in reversed(tables):  # what it held (an earlier copy), rows that refer to others first
                 conn.exec_driver_sql(f'DELETE FROM "{target}"."{table}"')
+            for table in tables:
                 columns = ", ".join(f'"{c}"' for c in _columns(conn, source, table))
                 conn.exec_driver_sql(
                     f'INSERT INTO "{target}"."{table}" ({columns}) SELECT {columns} FROM "{source}"."{table}"'

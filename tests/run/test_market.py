@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -21,6 +20,9 @@ from tests.helpers.harutil import page_json, set_page_json, shifted
 from tracker.run.diff.market import Move, beyond, judge
 
 EARLY = DEMO_CAPTURES / "vastai" / "2026-11-02-europe+north-america+asia.har.gz"
+# The four crawls run once per worker and back end (`replayed`,
+# tests/helpers/replayed.py); each test reads a copy of the store after them.
+pytestmark = pytest.mark.xdist_group("run-market")
 D = Decimal
 
 
@@ -66,15 +68,18 @@ def _without_h200(i: int, entry: dict) -> None:
     set_page_json(entry, page)
 
 
-def captures(tmp_path: Path) -> list[Path]:
-    """The early capture; two days without the 8x H200 offer; then with it again."""
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, ...]]:
+    """Replays of the early capture; two days without the 8x H200 offer; then with it again."""
+    tmp_path = tmp_path_factory.mktemp("vastai")
     day = datetime(2026, 11, 2, 6, 0, tzinfo=UTC)
-    return [
+    captures = [
         EARLY,
         shifted(EARLY, tmp_path / "d1.har", day.replace(day=3), _without_h200),
         shifted(EARLY, tmp_path / "d2.har", day.replace(day=4), _without_h200),
         shifted(EARLY, tmp_path / "d3.har", day.replace(day=5)),
     ]
+    return [("crawl", "vastai", "--replay", str(har)) for har in captures]
 
 
 def h200_changes(cli) -> list[dict]:
@@ -82,12 +87,11 @@ def h200_changes(cli) -> list[dict]:
     return [r for r in rows if r["instance_type"] == "8x H200 verified"]
 
 
-def test_a_group_sold_out_after_two_misses_and_available_again(cli, tmp_path: Path) -> None:
-    first, gone_once, gone_twice, back = captures(tmp_path)
-    for har in (first, gone_once):
-        assert cli("crawl", "vastai", "--replay", str(har)).code == 0
+def test_a_group_sold_out_after_two_misses_and_available_again(cli, replayed, crawls) -> None:
+    # The store after each of the crawls in turn (a copy of it).
+    assert [r.code for r in replayed(*crawls[:2])] == [0, 0]
     assert h200_changes(cli) == []  # one miss is not sold out
-    assert cli("crawl", "vastai", "--replay", str(gone_twice)).code == 0
+    assert replayed(*crawls[:3])[2].code == 0
     sold = h200_changes(cli)
     assert [(c["kind"], c["price_model"]) for c in sold] == [
         ("availability_changed", "on_demand"),
@@ -96,7 +100,7 @@ def test_a_group_sold_out_after_two_misses_and_available_again(cli, tmp_path: Pa
     assert sold[0]["detail"] == (
         "availability: available -> sold_out; offers: 0; old_median_price: 26.4; old_offers: 1; tier: verified"
     )
-    assert cli("crawl", "vastai", "--replay", str(back)).code == 0
+    assert replayed(*crawls)[3].code == 0
     again = [c for c in h200_changes(cli) if c not in sold]
     assert [(c["kind"], c["price_model"]) for c in again] == [
         ("availability_changed", "on_demand"),
@@ -113,9 +117,8 @@ def test_a_group_sold_out_after_two_misses_and_available_again(cli, tmp_path: Pa
     assert [(h["valid_to"] is None) for h in on_demand] == [False, True]
 
 
-def test_rules_select_stock_and_messages_read_well(cli, tmp_path: Path) -> None:
-    for har in captures(tmp_path):
-        assert cli("crawl", "vastai", "--replay", str(har)).code == 0
+def test_rules_select_stock_and_messages_read_well(cli, replayed, crawls) -> None:
+    assert [r.code for r in replayed(*crawls)] == [0, 0, 0, 0]
     rows = [r for r in h200_changes(cli) if r["price_model"] == "on_demand"]
     sold, back = _change(rows[0]), _change(rows[1])
     stock = Rule(RuleSettings(name="h200", channels=["c"], gpu=["H200"], availability=["available"], min_offers=1))
