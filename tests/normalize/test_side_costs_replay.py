@@ -15,22 +15,38 @@ from tests.conftest import DEMO_CAPTURES
 SIDE = DEMO_CAPTURES / "aws-side-costs"
 EARLY, LATE = SIDE / "2026-10-28-us-east-1.har.gz", SIDE / "2026-11-28-us-east-1.har.gz"
 GPUS = DEMO_CAPTURES / "aws" / "2026-08-06-us-east-1.har.gz"
+# The crawls run once per worker and back end (`replayed`, tests/helpers/replayed.py):
+# both tests read copies of the store after them.
+pytestmark = pytest.mark.xdist_group("normalize-side-costs-replay")
 
 
-def crawl(cli, source: str, capture) -> list[dict]:
-    result = cli("crawl", source, "--region", "us-east-1", "--replay", str(capture), "--format", "json")
+def crawl(source: str, capture) -> tuple[str, ...]:
+    return ("crawl", source, "--region", "us-east-1", "--replay", str(capture), "--format", "json")
+
+
+# The side costs read twice a month apart, the later answer again, then AWS's GPU prices.
+CRAWLS = (
+    crawl("aws-side-costs", EARLY),
+    crawl("aws-side-costs", LATE),
+    crawl("aws-side-costs", LATE),
+    crawl("aws", GPUS),
+)
+
+
+def said(result) -> list[dict]:
     assert result.code == 0, result.err
     return json.loads(result.out)
 
 
 @pytest.mark.backends("sqlite", "postgres")
-def test_a_moved_tier_alerts_once_and_tco_bills_the_tiers(cli) -> None:
-    assert crawl(cli, "aws-side-costs", EARLY) == []  # the first reading: no change
-    changes = crawl(cli, "aws-side-costs", LATE)
+def test_a_moved_tier_alerts_once_and_tco_bills_the_tiers(cli, replayed) -> None:
+    first, later, again = replayed(*CRAWLS[:3])
+    assert said(first) == []  # the first reading: no change
+    changes = said(later)
     assert [(c["kind"], c["instance_type"], c["old_price"], c["new_price"], c["unit"]) for c in changes] == [
         ("price_drop", "internet egress, first 10 TB", "0.0900000000", "0.0800000000", "gb")
     ]
-    assert crawl(cli, "aws-side-costs", LATE) == []  # the same answer again
+    assert said(again) == []  # the same answer again
     assert "0.09 → 0.08 USD/GB" in cli("changes").out
 
     # GPU answers leave side costs out; --side-costs lists them.
@@ -38,7 +54,7 @@ def test_a_moved_tier_alerts_once_and_tco_bills_the_tiers(cli) -> None:
     listed = json.loads(cli("prices", "--side-costs", "--format", "json").out)
     assert len(listed) == 9 and {r["unit"] for r in listed} == {"gb", "gb_month", "hour"}
 
-    crawl(cli, "aws", GPUS)
+    said(replayed(*CRAWLS)[3])  # and the GPU prices
     args = ["--gpu", "H100", "--count", "8", "--provider", "aws", "--format", "json"]
     sides = ["--egress-gb", "20000", "--inter-region-gb", "5000", "--storage-gb", "10000"]
     result = cli("tco", *args, *sides)
@@ -58,9 +74,8 @@ def test_a_moved_tier_alerts_once_and_tco_bills_the_tiers(cli) -> None:
     assert "aws us-east-1 egress: tracked: aws-side-costs 2026-11-28 (internet egress, tiered)" in table.err
 
 
-def test_recommend_prices_the_same_tiers(cli) -> None:
-    crawl(cli, "aws-side-costs", LATE)
-    crawl(cli, "aws", GPUS)
+def test_recommend_prices_the_same_tiers(cli, replayed) -> None:
+    assert [r.code for r in replayed(*CRAWLS)] == [0, 0, 0, 0]
     result = cli(
         "recommend", "--gpus", "8", "--provider", "aws", "--limit", "1", "--format", "json",
         "--egress-gb", "20000", "--inter-region-gb", "5000", "--storage-gb", "10000",
