@@ -21,13 +21,15 @@ from tests.helpers.localserver import Received, Reply, serve
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The first crawl of EARLY runs once per worker (`replayed`, tests/helpers/replayed.py).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-alibaba")]
 
 EARLY = DEMO_CAPTURES / "alibaba" / "2026-08-03-ap-northeast-1+ap-southeast-1.har.gz"
 NEW_VERSION = FIXTURES / "alibaba" / "alibaba-2026-09-03-new-version.har"
 CHINA = DEMO_CAPTURES / "alibaba-cn" / "2026-08-03-cn-hangzhou+cn-beijing.har.gz"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
 NO_BROWSER = "[crawl]\nbrowser_path = '/nonexistent/chromium'\n"
+FIRST = ("crawl", "alibaba", "--replay", str(EARLY), "--format", "json")
 
 
 def crawl(cli, har: Path, source: str = "alibaba"):
@@ -38,8 +40,8 @@ def prices(cli, *args: str) -> list[dict]:
     return json.loads(cli("prices", "--format", "json", *args).out)
 
 
-def test_price_file_rows_per_period(cli) -> None:
-    first = crawl(cli, EARLY)
+def test_price_file_rows_per_period(cli, replayed) -> None:
+    (first,) = replayed(FIRST)
     assert first.code == 0, first.err
     assert "spot prices skipped" in first.err and "[providers.alibaba]" in first.err
     rows = prices(cli, "--instance-type", "ecs.gn7e-c16g1.4xlarge")
@@ -66,8 +68,8 @@ def test_price_file_rows_per_period(cli) -> None:
     assert (slice_["gpu_model"], Decimal(slice_["gpu_count"]), slice_["gpu_memory_gb"]) == ("T4", Decimal("0.25"), "4")
 
 
-def test_gpu_filter_gives_usd_rows_with_periods(cli) -> None:
-    assert crawl(cli, EARLY).code == 0
+def test_gpu_filter_gives_usd_rows_with_periods(cli, replayed) -> None:
+    assert replayed(FIRST)[0].code == 0
     rows = prices(cli, "--provider", "alibaba", "--gpu", "A100")
     assert {r["instance_type"] for r in rows} == {f"ecs.gn7e-c16g1.{s}xlarge" for s in (4, 8, 16, 32)}
     assert {(r["price_model"], r["term"], r["unit"]) for r in rows} == {
@@ -162,9 +164,10 @@ def _drop_some_prices(i: int, entry: dict) -> None:
         (_drop_some_prices, "Alibaba: hours/months/years with price and period missing in 3/"),
     ],
 )
-def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, message: str) -> None:
+def test_shape_change_fails_and_keeps_the_last_data(cli, replayed, tmp_path: Path, edit, message: str) -> None:
     broken = shifted(EARLY, tmp_path / "changed.har", LATER, edit)
-    assert_broken_replay_keeps_data(cli, crawl, EARLY, broken, message)
+    assert replayed(FIRST)[0].code == 0
+    assert_broken_replay_keeps_data(cli, crawl, None, broken, message)
 
 
 def test_spot_from_describe_price_keeps_list_and_trade_apart(cli) -> None:

@@ -16,7 +16,8 @@ from tests.helpers.harutil import assert_broken_replay_keeps_data, page_json, se
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The first crawls of EARLY run once per worker (`replayed`, tests/helpers/replayed.py).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-volcengine")]
 
 EARLY = DEMO_CAPTURES / "volcengine" / "2026-08-03-cn-beijing+cn-shanghai.har.gz"
 NEW_TEMPLATE = FIXTURES / "volcengine" / "volcengine-2026-09-03-new-template.har"
@@ -24,6 +25,7 @@ OLD, NEW = "CLT7310571628986405164", "CLT7412250034519861248"
 LATER = datetime(2026, 10, 3, 6, tzinfo=UTC)
 PAGE_STATE = "__ssrDirect=true"
 NO_BROWSER = "[crawl]\nbrowser_path = '/nonexistent/chromium'\n"
+FIRST = ("crawl", "volcengine", "--replay", str(EARLY), "--format", "json")
 
 
 def crawl(cli, har: Path):
@@ -34,8 +36,8 @@ def prices(cli, *args: str) -> list[dict]:
     return json.loads(cli("prices", "--format", "json", *args).out)
 
 
-def test_hourly_and_monthly_rows_in_cny(cli) -> None:
-    result = crawl(cli, EARLY)
+def test_hourly_and_monthly_rows_in_cny(cli, replayed) -> None:
+    (result,) = replayed(FIRST)
     assert result.code == 0, result.err
     rows = prices(cli, "--provider", "volcengine", "--instance-type", "ecs.gni2.3xlarge", "--region", "cn-beijing")
     assert sorted(
@@ -61,9 +63,8 @@ def test_hourly_and_monthly_rows_in_cny(cli) -> None:
     assert json.loads((cli.home / "state" / "volcengine.json").read_text())["template_code"] == OLD
 
 
-def test_template_code_found_again_from_the_page_state(cli) -> None:
-    (cli.home / "config.toml").write_text(NO_BROWSER)
-    assert crawl(cli, EARLY).code == 0
+def test_template_code_found_again_from_the_page_state(cli, replayed) -> None:
+    assert replayed(FIRST, config=NO_BROWSER)[0].code == 0
     second = crawl(cli, NEW_TEMPLATE)
     assert second.code == 0, second.err
     assert f"does not know template {OLD}" in second.err and f"uses template {NEW}" in second.err
@@ -76,15 +77,14 @@ def test_template_code_found_again_from_the_page_state(cli) -> None:
     ]
 
 
-def test_template_code_from_the_rendered_page_without_a_browser(cli, tmp_path: Path) -> None:
+def test_template_code_from_the_rendered_page_without_a_browser(cli, replayed, tmp_path: Path) -> None:
     """No page state in the capture: the page as the browser rendered it
     when recorded is replayed, with no browser installed."""
-    (cli.home / "config.toml").write_text(NO_BROWSER)
+    assert replayed(FIRST, config=NO_BROWSER)[0].code == 0
     data = json.loads(NEW_TEMPLATE.read_text())
     data["log"]["entries"] = [e for e in data["log"]["entries"] if PAGE_STATE not in e["request"]["url"]]
     no_state = tmp_path / "no-state.har"
     no_state.write_text(json.dumps(data))
-    assert crawl(cli, EARLY).code == 0
     second = crawl(cli, no_state)
     assert second.code == 0, second.err
     notes = " ".join(second.err.split())
@@ -148,9 +148,10 @@ def _no_region(i: int, entry: dict) -> None:
         (_no_region, "Volcano Engine: Region (or a ChargeItemCode ending in one) missing in"),
     ],
 )
-def test_shape_change_fails_and_keeps_the_last_data(cli, tmp_path: Path, edit, message: str) -> None:
+def test_shape_change_fails_and_keeps_the_last_data(cli, replayed, tmp_path: Path, edit, message: str) -> None:
     broken = shifted(EARLY, tmp_path / "changed.har", LATER, edit)
-    assert_broken_replay_keeps_data(cli, crawl, EARLY, broken, message)
+    assert replayed(FIRST)[0].code == 0
+    assert_broken_replay_keeps_data(cli, crawl, None, broken, message)
 
 
 def test_odd_rows_are_skipped_with_a_note(cli, tmp_path: Path) -> None:
