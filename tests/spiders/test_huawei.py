@@ -21,9 +21,11 @@ from tracker.normalize.providers.huawei import normalize, parse_card
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The first crawl of CAPTURE runs once per worker (`replayed`, tests/helpers/replayed.py).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-huawei")]
 
 CAPTURE = DEMO_CAPTURES / "huawei" / "2026-11-02-cn-north-4+cn-east-3.har.gz"
+FIRST = ("crawl", "huawei", "--replay", str(CAPTURE), "--format", "json")
 LATER = datetime(2026, 11, 9, 3, tzinfo=UTC)
 
 
@@ -213,8 +215,8 @@ def crawl(cli, har: Path, *regions: str):
     return cli("crawl", "huawei", *args, "--replay", str(har), "--format", "json")
 
 
-def test_prices_in_cny_with_periods(cli) -> None:
-    first = crawl(cli, CAPTURE)  # every region menuInfo lists
+def test_prices_in_cny_with_periods(cli, replayed) -> None:
+    (first,) = replayed(FIRST)  # every region menuInfo lists
     assert first.code == 0, first.err
     runs = json.loads(cli("runs", "--format", "json").out)
     assert runs[0]["regions"] == "cn-north-4,cn-east-3"
@@ -261,8 +263,8 @@ def test_region_the_calculator_does_not_list(cli) -> None:
     assert expected in result.err
 
 
-def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> None:
-    assert crawl(cli, CAPTURE).code == 0
+def test_changed_shape_fails_the_run_and_keeps_the_data(cli, replayed, tmp_path: Path) -> None:
+    assert replayed(FIRST)[0].code == 0
     before = json.loads(cli("prices", "--provider", "huawei", "--format", "json").out)
 
     def no_plans(i: int, entry: dict[str, Any]) -> None:

@@ -23,9 +23,11 @@ from tracker.normalize.providers.tencent import normalize
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).
-pytestmark = pytest.mark.backends("sqlite")
+# The first crawl of CAPTURE runs once per worker (`replayed`, tests/helpers/replayed.py).
+pytestmark = [pytest.mark.backends("sqlite"), pytest.mark.xdist_group("spiders-tencent")]
 
 CAPTURE = DEMO_CAPTURES / "tencent" / "2026-11-02-ap-guangzhou+ap-beijing.har.gz"
+FIRST = ("crawl", "tencent", "-r", "ap-guangzhou", "-r", "ap-beijing", "--replay", str(CAPTURE), "--format", "json")
 LATER = datetime(2026, 11, 9, 2, tzinfo=UTC)
 
 
@@ -270,8 +272,8 @@ def set_status(instance_type: str, zone: str, charge_type: str, status: str):
     return edit
 
 
-def test_prices_in_cny_with_periods(cli) -> None:
-    assert crawl(cli, CAPTURE).code == 0
+def test_prices_in_cny_with_periods(cli, replayed) -> None:
+    assert replayed(FIRST)[0].code == 0
     rows = json.loads(cli("prices", "--provider", "tencent", "--gpu", "V100", "--format", "json").out)
     assert rows and {r["currency"] for r in rows} == {"CNY"}
     assert {r["gpu_model"] for r in rows} == {"V100 32GB"}
@@ -289,8 +291,8 @@ def test_prices_in_cny_with_periods(cli) -> None:
     assert Decimal(big["price_per_gpu_hour"]) == (Decimal("37730.88") / 720 / 8).quantize(Decimal("0.000001"))
 
 
-def test_sold_out_between_replays_is_one_availability_change(cli, tmp_path: Path) -> None:
-    assert crawl(cli, CAPTURE).code == 0
+def test_sold_out_between_replays_is_one_availability_change(cli, replayed, tmp_path: Path) -> None:
+    assert replayed(FIRST)[0].code == 0
     edit = set_status("GN10Xp.2XLARGE40", "ap-beijing-6", "POSTPAID_BY_HOUR", "SOLD_OUT")
     result = crawl(cli, shifted(CAPTURE, tmp_path / "sold.har", LATER, edit))
     assert result.code == 0, result.err
@@ -330,8 +332,8 @@ def test_sold_out_between_replays_is_one_availability_change(cli, tmp_path: Path
     ]
 
 
-def test_changed_shape_fails_the_run_and_keeps_the_data(cli, tmp_path: Path) -> None:
-    assert crawl(cli, CAPTURE).code == 0
+def test_changed_shape_fails_the_run_and_keeps_the_data(cli, replayed, tmp_path: Path) -> None:
+    assert replayed(FIRST)[0].code == 0
     before = json.loads(cli("prices", "--provider", "tencent", "--format", "json").out)
 
     def drop_unit_price(i: int, entry: dict[str, Any]) -> None:
