@@ -49,6 +49,17 @@ def private_files() -> Iterator[None]:
     os.umask(old)
 
 
+@pytest.fixture(autouse=True)
+def forget_registered_secrets() -> Iterator[None]:
+    """Each test starts with no secret learnt by an earlier one: the
+    registry of `tracker.logs` lives as long as the process (a daemon's), so
+    a URL one test configured would be masked in the next one's output."""
+    from tracker import logs
+
+    yield
+    logs._REGISTERED.clear()
+
+
 def pg_problem() -> str | None:
     global _PG_PROBLEM
     if _PG_PROBLEM is False:
