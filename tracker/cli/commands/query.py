@@ -173,7 +173,10 @@ def changes(
     since: Annotated[str | None, typer.Option(help="From this date (2026-08-01) or span back (7d, 24h).")] = None,
     provider: Annotated[str | None, typer.Option(help="Only this provider.")] = None,
     kind: Annotated[
-        list[ChangeKind] | None, typer.Option(help="Only this kind (price_drop, new_sku...); repeatable.")
+        list[ChangeKind] | None,
+        typer.Option(
+            metavar="<kind>", help="Only this kind (price_drop, new_sku...; a wrong one lists them); repeatable."
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many, oldest first.")] = None,
     fmt: FormatOption = OutputFormat.table,
