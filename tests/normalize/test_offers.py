@@ -104,8 +104,17 @@ def fixture(provider: str, date: str = "2026-08-03") -> Path:
     return DEMO_CAPTURES / f"{provider}-offers" / f"{date}.har.gz"
 
 
+def crawl(provider: str, har: Path) -> tuple[str, ...]:
+    return ("crawl", f"{provider}-offers", "--replay", str(har), "--format", "json")
+
+
 def replay(cli, provider: str, har: Path):
-    return cli("crawl", f"{provider}-offers", "--replay", str(har), "--format", "json")
+    return cli(*crawl(provider, har))
+
+
+# The Tencent offers of 2026-08-03, then of 2026-09-03: replayed once per worker and
+# back end for the tests that start from them (`replayed`, tests/helpers/replayed.py).
+TENCENT = (crawl("tencent", fixture("tencent")), crawl("tencent", fixture("tencent", "2026-09-03")))
 
 
 @pytest.mark.parametrize("provider", sorted(EXPECTED))
@@ -155,9 +164,10 @@ def test_gpu_time_is_stored_with_the_offer(sqlite_cli) -> None:
     assert lab["conditions"] == "4 free A100 GPU-hours"
 
 
-def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
-    assert replay(cli, "tencent", fixture("tencent")).code == 0
-    late = replay(cli, "tencent", fixture("tencent", "2026-09-03"))
+@pytest.mark.xdist_group("normalize-offers")
+def test_voucher_change_history_and_removal(cli, replayed, tmp_path: Path) -> None:
+    first, late = replayed(*TENCENT)
+    assert first.code == 0
     changes = json.loads(late.out)
     # The stock counters and the share claimed moved too: they are not changes.
     assert [(c["kind"], c["old_price"], c["new_price"], c["currency"], c["percent"]) for c in changes] == [
@@ -187,9 +197,10 @@ def test_voucher_change_history_and_removal(cli, tmp_path: Path) -> None:
     assert "tencent:new-满10000" not in ids and "tencent:new-满100" in ids
 
 
+@pytest.mark.xdist_group("normalize-offers")
 @pytest.mark.backends("sqlite")  # the crawl's verdict: the store is not involved
-def test_broken_or_empty_page_is_source_broken_not_removal(cli, tmp_path: Path) -> None:
-    assert replay(cli, "tencent", fixture("tencent")).code == 0
+def test_broken_or_empty_page_is_source_broken_not_removal(cli, replayed, tmp_path: Path) -> None:
+    assert replayed(TENCENT[0])[0].code == 0
     good = json.loads(cli("offers", "--provider", "tencent", "--format", "json").out)
 
     def redesigned(i: int, entry: dict) -> None:
