@@ -170,7 +170,7 @@ def test_rooms_import_down_only(room: str, forbidden: set[str]) -> None:
 # The command modules that start the web (`serve`, and the daemon's `[web]`).
 STARTS_THE_WEB = {"tracker.cli.commands.daemon"}
 # A folder's modules at its root, at most; the folders of one module per provider apart.
-MAX_MODULES = 11
+MAX_MODULES = 10
 PER_PROVIDER = {"spiders", "tracker.normalize.providers"}
 
 

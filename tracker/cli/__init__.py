@@ -70,7 +70,6 @@ def _register() -> None:
         crawl,
         daemon,
         data,
-        offers,
         query,
         recommend,
         report,
@@ -84,7 +83,7 @@ def _register() -> None:
     data.register(app)
     report.register(app)
     alerts.register(app)
-    offers.register(app)
+    query.register_offers(app)
     recommend.register(app)
     benchmarks.register(app)
 

@@ -1,4 +1,4 @@
-"""Commands that read the store: prices, history, changes and runs."""
+"""Commands that read the store: prices, history, changes, runs and offers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from db.kinds import ChangeKind, PriceModel
+from db.kinds import ChangeKind, OfferKind, PriceModel
 from tracker.answers.columns import (
     RESAMPLE_COLUMNS,
     RESAMPLE_TABLE,
@@ -227,3 +227,61 @@ def runs(
 def register(app: typer.Typer) -> None:
     for command in (prices, history, changes, runs):
         app.command()(command)
+
+
+# `gpu-tracker offers`: the promotions in the store, and one offer's history.
+offers_app = typer.Typer(no_args_is_help=False)
+
+
+@offers_app.callback(invoke_without_command=True)
+def offers(
+    ctx: typer.Context,
+    provider: Annotated[str | None, typer.Option(help="Only this provider, for example gcp.")] = None,
+    kind: Annotated[OfferKind | None, typer.Option(help="free_credit, voucher, free_trial, discount...")] = None,
+    active: Annotated[bool, typer.Option("--active", help="Only offers valid now (by their stated dates).")] = False,
+    fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
+) -> None:
+    """List the current offers: free credits, vouchers, trials and discounts.
+
+    A block of a page that states no offer (no amount, percentage or free
+    time) is not listed; `conditions` says what an offer asks and limits
+    (GPU time, caps, price models, an order-length limit).
+
+    Example: gpu-tracker offers --provider tencent --kind voucher --format json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from tracker.answers import offers as answer
+
+    rows = answer.rows(state(ctx).engine, answer.OffersRequest(provider=provider, kind=kind, active=active))
+    emit(rows, fmt, columns=answer.COLUMNS, table_columns=answer.TABLE, empty=answer.EMPTY, wide=wide)
+
+
+@offers_app.command("history")
+def offer_history(
+    ctx: typer.Context,
+    offer_id: Annotated[str, typer.Argument(help="The offer's id, as `gpu-tracker offers` lists it.")],
+    fmt: FormatOption = OutputFormat.table,
+    wide: WideOption = False,
+) -> None:
+    """Show how one offer changed: one row per interval its terms held.
+
+    Example: gpu-tracker offers history gcp:free-trial-credit
+    """
+    from tracker.answers import offers as answer
+
+    rows = answer.history_rows(state(ctx).engine, offer_id)
+    emit(
+        rows,
+        fmt,
+        columns=answer.HISTORY_COLUMNS,
+        table_columns=answer.HISTORY_TABLE,
+        empty=answer.history_empty(offer_id),
+        wide=wide,
+    )
+
+
+def register_offers(root: typer.Typer) -> None:
+    """`gpu-tracker offers` and `offers history`: the promotions in the store."""
+    root.add_typer(offers_app, name="offers")
