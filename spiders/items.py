@@ -31,14 +31,16 @@ class RegionalItem(RawItem[DataT], Generic[DataT]):
 
 class OfferRecord(TypedDict):
     """One block of a page of offers (docs/contributing.md, "Offers
-    sources"): `{id, title, text, url}`, the heading it sits under, and what a
-    JSON page states in fields of its own."""
+    sources"): `{id, title, text, url}`, the heading it sits under and the
+    page's title (the context it is read in), and what a JSON page states in
+    fields of its own."""
 
     id: str
     title: str
     text: str
     url: str
-    section: NotRequired[str]
+    section: NotRequired[str]  # the heading the block sits under
+    page: NotRequired[str]  # the page's title (its first h1, else <title>)
     kind: NotRequired[str]
     amount: NotRequired[str | int | Decimal]
     currency: NotRequired[str]

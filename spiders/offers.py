@@ -10,8 +10,10 @@ what follows them, list items, table rows, term lists), never by class names
 or data attributes: a redesign gives fewer blocks or one PageShapeError.
 
 A raw offer record is `{id, title, text, url}` (the contract: docs/contributing.md,
-"Offers sources"), with `section` (the heading a block sits under) where
-there is one."""
+"Offers sources"), with `section` (the heading a block sits under: a table
+row's is the heading above its table) where there is one, and `page` (the
+page's title: its first h1, else its <title>): the context the reader reads
+a block in (tracker/normalize/offers/context.py)."""
 
 from __future__ import annotations
 
@@ -228,7 +230,7 @@ def page_blocks(
     root: str = "main, article, [role=main]",
 ) -> list[OfferRecord]:
     """The page's blocks, in order, as raw offer records `{id, title, text,
-    url, section?}`: each heading (levels) with its words up to the next
+    url, section?, page?}` (`page`: the page's title, `page_title`): each heading (levels) with its words up to the next
     heading of any level (a section whose words all sit under sub-headings
     is left out, as its sub-blocks carry them); with `items`, each list item
     as its own block, titled by its first heading or bold label; with `rows`,
@@ -247,4 +249,16 @@ def page_blocks(
     records = [b.record() for b in reader.blocks if b.kept()]
     if not records:
         raise PageShapeError(f"{what}: the page has no headings, list items or table rows to read")
+    title = page_title(page, top)
+    if title:
+        for record in records:
+            record["page"] = title
     return records
+
+
+def page_title(page: Selector, top: Any) -> str:
+    """The page's title as a reader sees it: its first h1 in the main
+    content, else its <title>."""
+    first = top.xpath("(.//h1)[1]") if isinstance(getattr(top, "tag", None), str) else []
+    title = _text(first[0]) if first else ""
+    return title or _clean(" ".join(page.xpath("//head/title//text()").getall()))

@@ -73,7 +73,8 @@ def load_pages(path: Path = PAGES, split_of: Callable[[str], str] | None = None)
     cases = []
     for page in tomllib.loads(path.read_text(encoding="utf-8"))["page"]:
         split = split_of(page["source"]) if split_of else (HELD_OUT if held_out(page["source"]) else TUNED)
-        for block in page["block"]:
+        around = _contexts(page)
+        for block, context in zip(page["block"], around, strict=True):
             cases.append(
                 {
                     "source": page["source"],
@@ -84,9 +85,25 @@ def load_pages(path: Path = PAGES, split_of: Callable[[str], str] | None = None)
                     "title": block.get("title") or "",
                     "text": block.get("text") or "",
                     "offer": block.get("offer", []),
+                    "context": context,
                 }
             )
     return cases
+
+
+def _contexts(page: dict[str, Any]) -> list[Any]:
+    """Each block's context, derived as the reader derives it on a live page
+    without headings of its own (`tracker.normalize.offers.context.contexts`:
+    the first block's title as the page's title, the nearest heading-like
+    block as the section, the page's address), from the blocks' titles and
+    words alone: no label of a block is read. Every split alike; None when
+    the tree scored has no such step (`--old`)."""
+    try:
+        from tracker.normalize.offers.context import contexts
+    except ImportError:  # pragma: no cover - an old tree
+        return [None] * len(page["block"])
+    blocks = [{"title": b.get("title") or "", "text": b.get("text") or ""} for b in page["block"]]
+    return list(contexts(blocks, page["source"]))
 
 
 def load_fresh() -> list[dict[str, Any]]:
@@ -226,17 +243,26 @@ def score(cases: Iterable[dict[str, Any]], read: Callable[[dict[str, Any]], list
             if match is not None:
                 left.remove(match)
                 result.partly[offer["kind"]] += 1
-            result.misses.append(f"{'partly' if match else 'missed'} {offer} in {case['text'][:60]!r}; read {got}")
+            result.misses.append(
+                f"{'partly' if match else 'missed'} {offer} in {_where(case)}{case['text'][:60]!r}; read {got}"
+            )
         if not want:
             result.quiet_blocks += 1
             if got:
                 result.noise_blocks += 1
-                result.misses.append(f"noise {got} from {case['text'][:60]!r}")
+                result.misses.append(f"noise {got} from {_where(case)}{case['text'][:60]!r}")
         else:
             result.extras += len(left)
             if left:
-                result.misses.append(f"extra {left} from {case['text'][:60]!r}")
+                result.misses.append(f"extra {left} from {_where(case)}{case['text'][:60]!r}")
     return result
+
+
+def _where(case: dict[str, Any]) -> str:
+    """A miss's block as `-v` prints it: its title and context before its words."""
+    context = case.get("context")
+    around = f"[page {context.page[:40]!r} > {context.section[:40]!r}] " if context else ""
+    return f"{around}{case.get('title', '')[:50]!r}: "
 
 
 def _old_reader(case: dict[str, Any]) -> list[dict[str, Any]]:  # pragma: no cover - the "before" figures

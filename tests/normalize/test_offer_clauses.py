@@ -15,7 +15,7 @@ from tracker.normalize.offers import normalize
 from tracker.normalize.offers.roles import read_offers
 
 
-def one(text: str, **kw: str) -> tuple:  # kind, amount, low, currency, min spend, days, eligibility
+def one(text: str, **kw: Any) -> tuple:  # kind, amount, low, currency, min spend, days, eligibility
     offers = read_offers(text, **kw).offers
     assert len(offers) == 1, offers
     o = offers[0]

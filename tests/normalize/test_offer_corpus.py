@@ -39,7 +39,12 @@ SENTENCES = [c for c in CASES if "lang" not in c]
 
 
 def read_case(case: dict[str, Any]) -> list[dict[str, Any]]:
-    reading = read_offers(case["text"], title=case.get("title") or None, default_currency=case.get("currency"))
+    reading = read_offers(
+        case["text"],
+        title=case.get("title") or None,
+        default_currency=case.get("currency"),
+        context=case.get("context"),
+    )
     return [got(t) for t in reading.offers]
 
 
@@ -159,9 +164,14 @@ def test_the_tuned_split_does_not_regress() -> None:
     calendar days" and "within the limit (...)" were read), 80.5% and 10 of
     2,062 (0.5%); the floor is 0.80 until its misses (tier rows whose program
     is named only in the page's heading, "credits from $X to $Y") are read.
+    With each block read in its page's context (the page's title, the
+    heading above it, what the page is about: tracker/normalize/offers/
+    context.py, derived by the scorer from the blocks' titles and the page's
+    address): 85.3% and 9 of 2,062 (0.4%), startup tier rows and a referral
+    page's credits read as theirs; the floor is 0.85.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.80, "\n".join(result.misses)
+    assert result.exact_rate >= 0.85, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

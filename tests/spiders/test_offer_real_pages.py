@@ -17,6 +17,7 @@ import pytest
 from parsel import Selector
 
 from db.schema import Offer
+from spiders.offers import page_blocks
 from tests.conftest import FIXTURES
 from tests.helpers.harutil import from_jsonl
 from tracker.normalize import NormalizeError
@@ -126,3 +127,22 @@ def test_report_offers_found_on_real_pages(capsys: pytest.CaptureFixture[str]) -
             f"all: {totals['offers']} offers, {totals['exact']} exact, {totals['partly']} partly,"
             f" {totals['missed']} missed; {totals['noise']} of {totals['not_offers']} non-offer blocks stored"
         )
+
+
+def test_every_block_carries_its_pages_title_and_its_heading() -> None:
+    """The context the reader reads a block in (issue 39): the page's title
+    (its first h1, else its <title>) on every block of an HTML page, and the
+    heading a block sits under as its section."""
+    page = next(p for p in pages("alibaba") if p["file"] == "free-trials.html")
+    got = records(page)
+    assert {r.get("page") for r in got} == {"免费试用"}
+    assert [r.get("section") for r in got] == ["主要免费产品"] * 4 + ["免费试用"]
+    html = Selector(
+        text="<html><head><title>Credits | Example</title></head><body><main><h2>Startup programs</h2>"
+        "<table><tr><th>Tier</th><th>Credits</th></tr><tr><td>Founders</td><td>$1,000</td></tr></table>"
+        "</main></body></html>"
+    )
+    rows = page_blocks(html, what="example", rows=True)
+    assert [(r["title"], r["text"], r.get("section"), r.get("page")) for r in rows] == [
+        ("Founders", "Credits: $1,000", "Startup programs", "Credits | Example")
+    ]

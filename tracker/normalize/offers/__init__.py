@@ -29,6 +29,7 @@ from db.schema import Eligibility, Offer, OfferKind, stable_hash
 from spiders.items import OfferItem
 from tracker.normalize import Normalized, NormalizeError, parse_time
 from tracker.normalize.money import MoneyError, to_decimal
+from tracker.normalize.offers.context import Context, contexts
 from tracker.normalize.offers.reader import terms_record
 from tracker.normalize.offers.roles import read_offers
 from tracker.normalize.offers.text import OfferTerms
@@ -122,9 +123,12 @@ def build_offers(
     source_url: str,
     default_currency: str | None = None,
     ignore: Sequence[re.Pattern[str]] = (),
+    context: Context | None = None,
 ) -> Built:
     """The offers one block of a page states (each tier of a 满减 ladder its
-    own, `<offer_id>-<threshold>`), or none and why."""
+    own, `<offer_id>-<threshold>`), or none and why; `context` (the page's
+    title, the heading above the block, what the page is about) says whom
+    and what they are for where the block does not."""
     where = f"{provider}: offer {offer_id}"
     title = clean_text(str(data.get("title") or ""), ignore)[:120]
     text = clean_text(" ".join(str(p) for p in (data.get("title"), data.get("text")) if p), ignore)
@@ -132,7 +136,7 @@ def build_offers(
         raise NormalizeError(f"{where} has neither a title nor a text")
     body = clean_text(str(data.get("text") or ""), ignore)
     heading = clean_text(str(data.get("title") or ""), ignore)
-    reading = read_offers(body, title=heading or None, default_currency=default_currency)
+    reading = read_offers(body, title=heading or None, default_currency=default_currency, context=context)
     stated = _stated_terms(data, reading.block, where, default_currency)
     found = [stated] if stated is not None else reading.offers
     if not found:
@@ -232,7 +236,8 @@ def normalize(items: Iterable[OfferItem]) -> Normalized:
     out = Normalized()
     dropped: dict[str, str] = {}
     provider = ""
-    for item in items:
+    given = list(items)
+    for item, context in zip(given, _contexts(given), strict=True):
         if item.get("kind") != "offer":
             raise NormalizeError(f"an offer source gave an item of kind {item.get('kind')!r}")
         data = item["data"]
@@ -247,11 +252,26 @@ def normalize(items: Iterable[OfferItem]) -> Normalized:
             observed_at=parse_time(item["observed_at"]),
             source_url=item["source_url"],
             default_currency=item.get("currency"),
+            context=context,
         )
         out.offers.extend(built.offers)
         if not built.offers:
             dropped[ident] = built.why_not
     settle_dropped(out, provider, dropped, f"{provider}: none of the {len(dropped)} blocks read {NO_OFFER}")
+    return out
+
+
+def _contexts(items: Sequence[OfferItem]) -> list[Context | None]:
+    """Each block's context (`context.contexts`), the blocks of one page (one
+    `source_url`) in the order the spider gave them."""
+    pages: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        pages.setdefault(str(item.get("source_url") or ""), []).append(i)
+    out: list[Context | None] = [None] * len(items)
+    for address, where in pages.items():
+        blocks = [items[i].get("data") or {} for i in where]
+        for i, context in zip(where, contexts(blocks, address), strict=True):
+            out[i] = context
     return out
 
 

@@ -32,12 +32,14 @@ from tracker.normalize.offers.clauses import (
     is_question,
     referral_roles,
 )
+from tracker.normalize.offers.context import Context, in_context
 from tracker.normalize.offers.money import moneys
 from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import FREE_SERVICES, RENEWAL_WORDS, SPOT_WORDS, STARTUP_WORDS, eligibility, normal
 
 _LIMITS = re.compile(r"限制")
+_TOTAL = re.compile(r"\s*(?:total|grand total|sum|合计|总计|小计)\s*[:：]?\s*$", re.I)
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 _CONTRAST = re.compile(r"(?:while|whereas)\b", re.I)
 _COMMITMENT = re.compile(r"reserved|commit|savings plans?|prepa(?:y|id)|预留|包年|承诺", re.I)
@@ -47,6 +49,8 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     if title and is_example(title):
         return Reading(why_not="an example")
     body = text if title and is_question(title) else " ".join(p for p in (title, text) if p)
+    if title and _TOTAL.match(title):
+        return Reading(why_not="a total")  # a table's "Total" row sums the offers above it
     if title and _LIMITS.search(title):
         return Reading(why_not="a rule")  # "4、抢券数量限制", "使用限制": what limits an offer stated elsewhere
     body = drop_examples(body)
@@ -210,10 +214,17 @@ def _kind(kind: OfferKind | None, body: str, part: str = "") -> OfferKind | None
     return kind
 
 
-def read_offers(text: str, *, title: str | None = None, default_currency: str | None = None) -> Reading:
+def read_offers(
+    text: str, *, title: str | None = None, default_currency: str | None = None, context: Context | None = None
+) -> Reading:
     """The offers `text` states (under its heading `title`, when given apart:
-    a question or an example heading is context, not an offer); never raises."""
+    a question or an example heading is context, not an offer), with what
+    the page around it says (`context`) where the block does not; never
+    raises."""
     try:
-        return read_clauses(normal(text), normal(title), default_currency)
+        text, title = normal(text), normal(title)
+        reading = read_clauses(text, title, default_currency)
+        reading.offers = in_context(reading.offers, f"{title} {text}", context)
+        return reading
     except (ArithmeticError, ValueError, KeyError, IndexError):
         return Reading(why_not="unreadable")

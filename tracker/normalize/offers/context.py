@@ -1,0 +1,149 @@
+"""The page a block sits on (issue 39): its title, the heading the block sits
+under, and the page's address. A block is read alone, but a startup
+program's tier row ("Credits: $1,000; Duration: 12 months") is a startup
+credit because its page is about startup programs, and a referral page's
+"$10 Cloud Credit" is the referred friend's because its heading says so.
+
+One derivation, `contexts(blocks, address)`, serves the live pages and the
+offer corpus alike: the spider's raw fields `page` (the page's h1, else its
+<title>) and `section` (the nearest heading above the block: h1 > h2 > h3,
+the table's heading for a row) win where a spider gave them; a page without
+them (a JSON page, a block of the corpus) takes its first block's title as
+its title, and as a block's section the nearest heading-like block before it
+(a short title without words of its own, or for a block without a title,
+the last titled block).
+
+`in_context` is what the context may change, and only where the block itself
+says nothing: the party (startups, students, the referred friend or the
+referrer) and the kind (a credit of a startup program is a startup credit).
+It never makes an offer of a block that states none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from db.kinds import Eligibility, OfferKind
+from tracker.normalize.offers.clauses import REFERRAL_PROGRAM
+from tracker.normalize.offers.words import STARTUP_WORDS, eligibility, normal
+
+STARTUPS, REFERRAL = "startups", "referral"
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where a block sits: its page's title, the heading above it, the
+    page's address, and what the page is about (`topics`)."""
+
+    page: str = ""
+    section: str = ""
+    address: str = ""
+    topics: frozenset[str] = frozenset()
+
+
+_HEADING_MAX = 80  # a heading is short
+# What a page is about, by its address, its title, or enough of its blocks' titles.
+_TOPICS = (
+    (STARTUPS, re.compile(r"startups?|start-ups?|activate|founders|inception", re.I), STARTUP_WORDS, 3),
+    (REFERRAL, re.compile(r"referrals?|\brefer\b|refer-|invite|invitation", re.I), REFERRAL_PROGRAM, 2),
+)
+
+
+def _heading(block: Mapping[str, Any]) -> str:
+    title = str(block.get("title") or "").strip()
+    return title if title and not str(block.get("text") or "").strip() and len(title) <= _HEADING_MAX else ""
+
+
+def topics(page: str, titles: Sequence[str], address: str = "") -> frozenset[str]:
+    """What a page is about: startup programs, a referral program."""
+    found = set()
+    for topic, in_address, words, enough in _TOPICS:
+        if in_address.search(address) or words.search(page) or sum(1 for t in titles if words.search(t)) >= enough:
+            found.add(topic)
+    return frozenset(found)
+
+
+def contexts(blocks: Sequence[Mapping[str, Any]], address: str = "") -> list[Context]:
+    """Each block's context, the blocks being one page's in page order."""
+    titles = [normal(str(b.get("title") or "")) for b in blocks]
+    if any("page" in b or "section" in b for b in blocks):  # a spider read the page's headings
+        pages = [normal(str(b.get("page") or "")) for b in blocks]
+        about = topics(next((p for p in pages if p), ""), titles, address)
+        return [
+            Context(page, normal(str(b.get("section") or "")), address, about)
+            for b, page in zip(blocks, pages, strict=True)
+        ]
+    page = titles[0] if titles else ""
+    about = topics(page, titles, address)
+    out = []
+    heading, titled = "", ""
+    for block in blocks:
+        title = str(block.get("title") or "").strip()
+        out.append(Context(page, normal(heading if title else titled or heading), address, about))
+        if title:
+            titled = title
+            heading = _heading(block) or heading
+    return out
+
+
+# Who a referral page's section speaks of ("What your friend gets", "邀请人奖励").
+_REFERRAL_SECTION = (
+    (
+        Eligibility.referred,
+        re.compile(
+            r"(?:friends?|referrals?|invitees?) (?:gets?|receives?|will (?:get|receive))|for (?:your |the )?(?:friends?|invitees?)|"
+            r"被邀请|受邀|好友(?:可)?(?:获得|得|奖励|福利)",
+            re.I,
+        ),
+    ),
+    (
+        Eligibility.referrers,
+        re.compile(
+            r"\byou (?:get|earn|receive)\b|your (?:rewards?|earnings|commission)|for referrers|"
+            r"邀请人|推荐人|(?:你|您)(?:可)?(?:获得|得|赚)",
+            re.I,
+        ),
+    ),
+)
+
+
+def _party(context: Context) -> Eligibility | None:
+    """Who the context names: a referral page's section its party, a section
+    naming startups or students them; else a startup program's page its
+    startups, and a referral page the friend who signs up (the referrer's
+    reward is said as such: "you earn", "邀请人")."""
+    if REFERRAL in context.topics:
+        for who, pattern in _REFERRAL_SECTION:
+            if pattern.search(context.section):
+                return who
+    named = eligibility(context.section)
+    if named in (Eligibility.startups, Eligibility.students):
+        return named
+    if STARTUPS in context.topics:
+        return Eligibility.startups
+    if REFERRAL in context.topics:
+        return Eligibility.referred
+    return None
+
+
+def in_context(offers: list[Any], block: str, context: Context | None) -> list[Any]:
+    """The block's offers with what its context says and it does not: the
+    party, and for a startup program's credit, its kind."""
+    if context is None or not offers or eligibility(block) is not None:
+        return offers
+    who = _party(context)
+    if who is None:
+        return offers
+    out = []
+    for terms in offers:
+        if terms.eligibility not in (None, Eligibility.all):
+            out.append(terms)
+            continue
+        kind = terms.kind
+        if who == Eligibility.startups and kind == OfferKind.free_credit:
+            kind = OfferKind.startup_credit
+        out.append(replace(terms, eligibility=who, kind=kind))
+    return out
