@@ -5,6 +5,7 @@ and --wide shows every column; JSON and CSV keep exact values."""
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 
 import pytest
@@ -66,6 +67,7 @@ def test_reserved_rows_show_upfront_fees_and_the_payment_option(capsys: pytest.C
 @pytest.mark.slow
 def test_every_listing_fits_the_terminal(sqlite_cli, monkeypatch: pytest.MonkeyPatch) -> None:
     crawl_azure(sqlite_cli)
+    out: dict[tuple[str, ...], str] = {}  # at 120 columns
     for width in (80, 120):
         monkeypatch.setenv("COLUMNS", str(width))
         for args in (
@@ -83,14 +85,24 @@ def test_every_listing_fits_the_terminal(sqlite_cli, monkeypatch: pytest.MonkeyP
             lines = result.out.splitlines()
             assert max(map(len, lines), default=0) <= width, (width, args, max(lines, key=len))
             assert "0000000000" not in result.out, args
-    prices = sqlite_cli("prices").out
+            out[tuple(args)] = result.out
+    prices = out["prices",]
     assert "per GPU-h" in prices and "GPU" in prices and "provider" in prices
-    wide = sqlite_cli("prices", "--wide").out
-    # Every column, not only the main ones: at 80 columns they wrap into many more lines.
+    wide = out["prices", "--wide"]
+    # Every column, not only the main ones: at 120 columns they wrap into many more lines.
     assert len("".join(wide.split())) > 2 * len("".join(prices.split())) or len(wide.splitlines()) > 2 * len(
         prices.splitlines()
     )
-    changes = sqlite_cli("changes").out
+    # ... as a block per price, each value whole on its line (a table of 40 columns
+    # folded every cell into a sliver: 54,000 lines for 615 prices).
+    every = json.loads(sqlite_cli("prices", "--format", "json").out)
+    blocks = re.findall(r"^-\[ (\d+) of (\d+) \]-+$", wide, re.M)
+    assert blocks == [(str(n), str(len(every))) for n in range(1, len(every) + 1)]
+    instances = re.findall(r"^instance +(\S+)$", wide, re.M)
+    assert instances == [r["instance_type"] for r in every]
+    assert len(wide.splitlines()) < 40 * len(every)
+    assert re.search(r"^gpu_memory_gb +\d+$", wide, re.M) and re.search(r"^source_url +https://", wide, re.M)
+    changes = out["changes",]
     assert "→" in changes  # old → new in one cell
     exact = json.loads(sqlite_cli("changes", "--format", "json").out)
     assert "change" not in exact[0] and "instance" not in exact[0]  # the table's cells stay out of JSON
@@ -127,3 +139,19 @@ def test_a_runs_table_shows_a_screenful_of_its_changes_and_counts_the_rest(sqlit
     assert "and 10 more not shown here" in result.err
     every = sqlite_cli("changes", "--format", "json")
     assert len(json.loads(every.out)) == RUN_CHANGES_SHOWN + 10
+
+
+def test_a_wide_table_stays_a_table_where_its_columns_fit(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    rows = [{**RESERVED, "payment_option": "no_upfront", "price": Decimal("70.528"), "unit": "hour"}]
+    columns = [*RESERVED, "payment_option", "price", "unit"]
+    monkeypatch.setenv("COLUMNS", "200")
+    emit(rows, OutputFormat.table, columns=columns, wide=True)
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["provider", "region", "instance", "gpu_model", *table[0].split()[4:]]
+    assert len(table) == 3 and "p5.48xlarge" in table[2] and "-[" not in "".join(table)
+    monkeypatch.setenv("COLUMNS", "60")
+    emit(rows, OutputFormat.table, columns=columns, wide=True)
+    block = capsys.readouterr().out.splitlines()
+    assert block[0] == "-[ 1 of 1 ]" + "-" * 49
+    assert "instance        p5.48xlarge" in block and "payment_option  no_upfront" in block
+    assert max(map(len, block)) <= 60

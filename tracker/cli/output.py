@@ -3,7 +3,8 @@ and --wide. Data goes to stdout, logs and messages to stderr.
 
 The table is for a person: it fits the terminal, folds GPU, terms and price
 into one cell each and shows money at a readable precision; --wide shows
-every column.
+every column, as a block of `column  value` lines per row where they do not
+fit side by side.
 
 The JSON form is a contract for scripts: a list of flat objects whose keys
 are the normalized field names; Decimals are strings, times ISO 8601 in UTC,
@@ -57,7 +58,13 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-WideOption = Annotated[bool, typer.Option("--wide", help="Show every column in the table, not only the main ones.")]
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Show every column, not only the main ones: a table where they fit side by side, else a block per row.",
+    ),
+]
 
 # Table headers a person reads; JSON and CSV keep the field names.
 _HEADERS = {
@@ -219,6 +226,13 @@ def emit(
         # Columns empty in every row only take width from the ones that say something.
         shown = [c for c in names if any(r.get(c) for r in cells)]
         console = Console(width=_width())
+        if wide and _natural(shown, cells) > console.width:
+            # Every column does not fit side by side: a table would fold each
+            # cell into a sliver, so each row is a block of `column  value` lines.
+            _records(console, shown, cells, title)
+            if left_out:
+                stderr.print(Text(_LEFT_OUT.format(left_out), style="dim"))
+            return
         for c in _OPTIONAL:
             if c in shown and _natural(shown, cells) > console.width and not wide:
                 shown.remove(c)
@@ -230,9 +244,42 @@ def emit(
             table.add_row(*[Text(r.get(c, "")) for c in shown])
         console.print(table)
         if left_out:
-            stderr.print(
-                Text(f"... and {left_out:,} more not shown here; --format json or csv lists them all", style="dim")
-            )
+            stderr.print(Text(_LEFT_OUT.format(left_out), style="dim"))
+
+
+_LEFT_OUT = "... and {:,} more not shown here; --format json or csv lists them all"
+
+
+def _records(console: Console, columns: Sequence[str], cells: Sequence[dict[str, str]], title: str | None) -> None:
+    """--wide when every column does not fit the terminal side by side (as
+    psql's expanded mode): each row a block headed `-[ 1 of 615 ]-`, then a
+    `column  value` line for each column the row has a value in, a long value
+    wrapped under itself. One row still reads as one row, and nothing runs
+    past the terminal's edge."""
+    from rich.cells import cell_len
+
+    labels = {c: _HEADERS.get(c, c) for c in columns}
+    indent = max(map(len, labels.values())) + 2
+    room = max(console.width - indent, 8)
+    out = Text()
+    if title:
+        out.append(f"{title}\n", style="bold")
+    for n, row in enumerate(cells, 1):
+        head = f"-[ {n} of {len(cells)} ]"
+        out.append(head + "-" * max(console.width - len(head), 0) + "\n", style="dim")
+        for c in columns:
+            value = row.get(c, "")
+            if not value:
+                continue
+            out.append(labels[c].ljust(indent), style="bold")
+            if cell_len(value) <= room and "\n" not in value:
+                out.append(value + "\n")
+                continue
+            for i, line in enumerate(Text(value).wrap(console, room, overflow="fold")):
+                out.append_text(Text(" " * indent) + line if i else line)
+                out.append("\n")
+    out.rstrip()
+    console.print(out, soft_wrap=True)
 
 
 T = TypeVar("T")
