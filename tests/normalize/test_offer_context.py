@@ -198,3 +198,29 @@ def test_the_normalizer_reads_each_block_in_its_pages_context() -> None:
     assert ("alibaba:b1", Eligibility.referrers) in who
     assert ("alibaba:b2", Eligibility.referred) in who
     assert ("alibaba:b4", Eligibility.all) in who
+
+
+def test_under_a_heading_of_vouchers_a_bare_sum_is_a_voucher() -> None:
+    """offer_pages_more_zh.toml, a GPU cloud's Double 11 page: the recharge
+    bonuses under "充值返券" are vouchers, the heading's own block as well."""
+    blocks = [
+        {"title": "💰 充值返券（所有用户）：", "text": "充值 200 返 20（相当于 9 折）💵"},
+        {"title": "", "text": "充值 500 返 60（相当于 89 折）💸"},
+    ]
+    around = contexts(blocks, "https://example.com/activity")
+    assert around[1].section == "💰 充值返券(所有用户):"
+    assert [o[:2] for o in read(blocks[0], around[0], "CNY")] == [(OfferKind.voucher, Decimal("20"))]
+    assert [o[:2] for o in read(blocks[1], around[1], "CNY")] == [(OfferKind.voucher, Decimal("60"))]
+    assert [o[:2] for o in read(blocks[1], None, "CNY")] == [(OfferKind.free_credit, Decimal("60"))]
+
+
+def test_an_faq_answer_is_read_under_its_question() -> None:
+    """offer_pages_more.toml, LambdaTest's referral FAQ: the question names
+    whom the answer's discount is for."""
+    block = {
+        "title": "What does your referral get?",
+        "text": "A FLAT 20% discount coupon on their first subscription fee when they purchase.",
+    }
+    assert read(block, Context(address="https://www.testmuai.com/referral-program/"))[0][-1] == Eligibility.referred
+    assert read(block, Context())[0][-1] == Eligibility.referred  # the question alone says it
+    assert read({"title": "", "text": block["text"]}, Context())[0][-1] is None

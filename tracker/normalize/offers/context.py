@@ -27,8 +27,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from db.kinds import Eligibility, OfferKind
+from tracker.normalize.offers.clauses import REFERRAL as REFERRAL_WORDS
 from tracker.normalize.offers.clauses import REFERRAL_PROGRAM
-from tracker.normalize.offers.words import STARTUP_WORDS, eligibility, normal
+from tracker.normalize.offers.words import CREDIT_WORDS, STARTUP_WORDS, VOUCHER_WORDS, eligibility, normal
 
 STARTUPS, REFERRAL = "startups", "referral"
 
@@ -115,7 +116,7 @@ def _party(context: Context) -> Eligibility | None:
     naming startups or students them; else a startup program's page its
     startups, and a referral page the friend who signs up (the referrer's
     reward is said as such: "you earn", "邀请人")."""
-    if REFERRAL in context.topics:
+    if REFERRAL in context.topics or REFERRAL_WORDS.search(context.section):
         for who, pattern in _REFERRAL_SECTION:
             if pattern.search(context.section):
                 return who
@@ -131,19 +132,32 @@ def _party(context: Context) -> Eligibility | None:
 
 def in_context(offers: list[Any], block: str, context: Context | None) -> list[Any]:
     """The block's offers with what its context says and it does not: the
-    party, and for a startup program's credit, its kind."""
-    if context is None or not offers or eligibility(block) is not None:
+    party; for a startup program's credit, its kind; under a heading of
+    vouchers ("充值返券"), a sum the block gives without a word of its own
+    ("充值 500 返 60") is a voucher."""
+    if context is None or not offers:
         return offers
-    who = _party(context)
-    if who is None:
-        return offers
+    who = _party(context) if eligibility(block) is None else None
+    voucher = _voucher_section(context.section) and not (CREDIT_WORDS.search(block) or VOUCHER_WORDS.search(block))
     out = []
     for terms in offers:
-        if terms.eligibility not in (None, Eligibility.all):
-            out.append(terms)
-            continue
         kind = terms.kind
-        if who == Eligibility.startups and kind == OfferKind.free_credit:
-            kind = OfferKind.startup_credit
-        out.append(replace(terms, eligibility=who, kind=kind))
+        if voucher and kind == OfferKind.free_credit:
+            kind = OfferKind.voucher
+        if who is not None and terms.eligibility in (None, Eligibility.all):
+            if who == Eligibility.startups and kind == OfferKind.free_credit:
+                kind = OfferKind.startup_credit
+            terms = replace(terms, eligibility=who)
+        out.append(replace(terms, kind=kind) if kind != terms.kind else terms)
     return out
+
+
+def _voucher_section(section: str) -> bool:
+    return (
+        bool(section)
+        and bool(VOUCHER_WORDS.search(section) or _RETURNED_VOUCHERS.search(section))
+        and not CREDIT_WORDS.search(section)
+    )
+
+
+_RETURNED_VOUCHERS = re.compile(r"送券|领券")

@@ -224,7 +224,11 @@ def read_offers(
     try:
         text, title = normal(text), normal(title)
         reading = read_clauses(text, title, default_currency)
-        reading.offers = in_context(reading.offers, f"{title} {text}", context)
+        if title and is_question(title):  # an FAQ's answer: its question is its nearest heading
+            context = replace(context or Context(), section=title)
+            reading.offers = in_context(reading.offers, text, context)
+        else:
+            reading.offers = in_context(reading.offers, f"{title} {text}", context)
         return reading
     except (ArithmeticError, ValueError, KeyError, IndexError):
         return Reading(why_not="unreadable")

@@ -23,7 +23,8 @@ CREDIT_WORDS = re.compile(
     re.I,
 )
 VOUCHER_WORDS = re.compile(
-    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*", re.I
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|返券|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*",
+    re.I,
 )
 STARTUP_WORDS = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업|창업"
