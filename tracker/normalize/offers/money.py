@@ -92,7 +92,7 @@ _USABLE = re.compile(r"\s?(?:可用|可使用|才可使用|使用|可抵扣)")
 _THRESHOLD = re.compile(r"^\s?(?:以上|以下|及以上|或以上|未満|or more|or less|and above|ou plus|oder mehr|o más)", re.I)
 _GIFT_BEFORE = re.compile(
     r"(?:give you|gives you|\bgive (?:your )?(?:friends?|referrals?|them)|you(?:'ll| will) (?:get|receive)|will receive|"
-    r"\bget|\bearn|\b(?:can|may) (?:receive|get|earn)|获得|可得|可获|赠送?)\s?(?:up to\s)?$",
+    r"\bget|\bearn|\b(?:can|may) (?:receive|get|earn)|获得|可得|可获|赠送?|双方各|各得|各获)\s?(?:up to\s|a maximum of\s)?$",
     re.I,
 )
 _MOST_OFF = re.compile(
@@ -100,7 +100,7 @@ _MOST_OFF = re.compile(
 )
 # A bound of a rule, not a sum given: "not have received more than $350,000", "营收不超过1000万元"
 _LIMIT = re.compile(
-    r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|\bat most\s$|a maximum of\s$|"
+    r"(?:more|less|fewer) than\s$|\bover\s$|exceed(?:s|ing)?\s$|no more than\s$|\bat most\s$|(?<!get )(?<!receive )(?<!earn )a maximum of\s$|"
     r"不超过\s?$|超过\s?$|低于\s?$|concurrence de\s$|dans la limite de\s$|plafond de\s$|within the limit\s?\(?\s?$|"
     # a grant to be spent is one had: "the Client should spend the standard Grant of 200 000 rubles"
     r"\bspend (?:the|your) (?:\w+\s)?(?:grant|credits?) of\s$",

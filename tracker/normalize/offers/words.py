@@ -23,7 +23,7 @@ CREDIT_WORDS = re.compile(
     re.I,
 )
 VOUCHER_WORDS = re.compile(
-    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|返券|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*",
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|返券|新手券|新人券|\d\s?券|无门槛|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*",
     re.I,
 )
 STARTUP_WORDS = re.compile(
@@ -83,7 +83,7 @@ _ELIGIBILITY = (
     (
         Eligibility.new_users,
         re.compile(
-            r"新用户|新客|新人|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
+            r"新用户|新客|新人|新手|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
             r"when you sign(?:ed)? up|sign(?:ing)?[- ]?up (?:today |now )?(?:and|to) (?:get|receive|claim)|neukunden|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"

@@ -1,0 +1,46 @@
+"""Wordings of the tuned pages (issue 39) read once each block was read in
+its page's context, each a real block of tests/data/offer_pages_more_en.toml
+or offer_pages_more_zh*.toml: "get a maximum of" a sum is a credit up to it,
+"双方各 $50" a referral's two credits, a sum with 券 and 无门槛 a voucher,
+新手 (a beginner) a new user."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from db.kinds import Eligibility, OfferKind
+from tracker.normalize.offers.roles import read_offers
+
+
+def offers(text: str, title: str | None = None, currency: str = "USD") -> list[tuple[object, ...]]:
+    return [
+        (o.kind, o.amount, o.currency, o.eligibility)
+        for o in read_offers(text, title=title, default_currency=currency).offers
+    ]
+
+
+def test_get_a_maximum_of_a_sum_is_a_credit_up_to_it() -> None:
+    text = (
+        "You can get a maximum of $300 in cloud credits from each friend that you referred. "
+        "There is no limit for the total number of referrals."
+    )
+    assert offers(text) == [(OfferKind.free_credit, Decimal(300), "USD", Eligibility.referrers)]
+
+
+def test_both_parties_each_get_a_sum() -> None:
+    assert offers("每个合格推荐：双方各 $50", title="领取") == [
+        (OfferKind.free_credit, Decimal(50), "USD", Eligibility.referred),
+        (OfferKind.free_credit, Decimal(50), "USD", Eligibility.referrers),
+    ]
+
+
+def test_a_sum_with_quan_is_a_voucher() -> None:
+    text = "实际内容: ¥300 券，但未列明覆盖 GPU，且不可叠加; 可用性: ⚠️ 未核实"
+    assert offers(text, title="阿里云 云工开物", currency="CNY") == [(OfferKind.voucher, Decimal(300), "CNY", None)]
+
+
+def test_a_beginners_voucher_without_a_threshold_is_a_new_users_voucher() -> None:
+    text = "实际内容: 无门槛 ¥50（≈24 小时 4090 积分）; 可用性: ❌ 仅可用于云主机/弹性部署档，而该档官方禁用 "
+    assert offers(text, title="共绩算力 新手券", currency="CNY") == [
+        (OfferKind.voucher, Decimal(50), "CNY", Eligibility.new_users)
+    ]
