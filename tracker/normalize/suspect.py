@@ -53,25 +53,35 @@ def kind_of(price_model: str, offer_count: object) -> str:
 def per_gpu_hour(fields: Mapping[str, Any]) -> float | None:
     """A quote's effective rate per GPU-hour in its currency, as a float
     (for judging only); None when it has no GPUs or no hourly reading."""
-    count, price = fields.get("gpu_count"), fields.get("price")
-    if not fields.get("gpu_model") or count is None or price is None:
+    get = fields.get
+    return gpu_hour_rate(get("gpu_model"), get("gpu_count"), get("price"), get("unit"), get("term"), get("upfront_fee"))
+
+
+def gpu_hour_rate(model: Any, count: Any, price: Any, unit: Any, term: Any, fee: Any) -> float | None:
+    """`per_gpu_hour` of the fields as values: what a run judges each price
+    it writes by, without a mapping per price (a million at a first import)."""
+    if not model or count is None or price is None:
         return None
     gpus = float(count)
     if gpus <= 0:
         return None
-    unit, term = str(fields.get("unit") or ""), str(fields.get("term") or "")
-    whole = term_hours(term)
-    hours = float(whole) if whole else None
+    hours = _term_hours(str(term or ""))
+    unit = str(unit or "")
     if unit in _HOURS:
         rate = float(price) / _HOURS[unit]
     elif unit == "term" and hours:
         rate = float(price) / hours
     else:
         return None
-    fee = fields.get("upfront_fee")
     if fee and hours:
         rate += float(fee) / hours
     return rate / gpus
+
+
+@cache
+def _term_hours(term: str) -> float | None:
+    whole = term_hours(term)
+    return float(whole) if whole else None
 
 
 @cache
@@ -159,11 +169,37 @@ class Market:
 
     def rate(self, fields: Mapping[str, Any]) -> tuple[str, str, float] | None:
         """A quote's GPU model, kind of price and USD rate per GPU-hour; None when it has none."""
-        rate = per_gpu_hour(fields)
-        usd = None if rate is None else usd_rate(rate, str(fields.get("currency") or ""), self.per_usd)
+        get = fields.get
+        return self.rate_of(
+            get("gpu_model"),
+            get("gpu_count"),
+            get("price"),
+            get("unit"),
+            get("term"),
+            get("upfront_fee"),
+            get("currency"),
+            get("price_model"),
+            get("offer_count"),
+        )
+
+    def rate_of(
+        self,
+        model: Any,
+        count: Any,
+        price: Any,
+        unit: Any,
+        term: Any,
+        fee: Any,
+        currency: Any,
+        price_model: Any,
+        offer_count: Any,
+    ) -> tuple[str, str, float] | None:
+        """`rate` of the fields as values (`gpu_hour_rate`)."""
+        rate = gpu_hour_rate(model, count, price, unit, term, fee)
+        usd = None if rate is None else usd_rate(rate, str(currency or ""), self.per_usd)
         if usd is None:
             return None
-        return str(fields["gpu_model"]), kind_of(str(fields.get("price_model")), fields.get("offer_count")), usd
+        return str(model), kind_of(str(price_model), offer_count), usd
 
     def below(self, model: str, kind: str, provider: str, usd: float) -> str | None:
         """Why a price is suspect for being too low, or None. Too low is

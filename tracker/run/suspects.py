@@ -21,9 +21,10 @@ from db.store.writes import suspects
 from tracker.normalize.suspect import Market, Verdict, summary
 
 _MODEL = STORED_FIELDS.index("gpu_model")
-# The stored columns a price is judged and named by (a dict of all of them costs twice the judging).
-_JUDGED = tuple(
-    (name, STORED_FIELDS.index(name))
+# The stored columns a price is judged by, in `Market.rate_of`'s order (a
+# mapping of them per price cost as much as the judging), and named by.
+_RATED = tuple(
+    STORED_FIELDS.index(name)
     for name in (
         "gpu_model",
         "gpu_count",
@@ -34,10 +35,9 @@ _JUDGED = tuple(
         "currency",
         "price_model",
         "offer_count",
-        "instance_type",
-        "region",
     )
 )
+_TYPE, _PRICE_MODEL, _REGION = (STORED_FIELDS.index(name) for name in ("instance_type", "price_model", "region"))
 # The kinds of price that are a discount on demand, and the least share of
 # the instance's on-demand rate that is still a discount rather than a slip.
 DISCOUNTED = ("spot", "committed")
@@ -51,9 +51,11 @@ _QUOTE_KINDS = (
 )
 
 
-def _name(fields: dict[str, Any]) -> str:
-    where = f" in {fields['region']}" if fields.get("region") else ""
-    return f"{fields['instance_type']} {fields['price_model']}{where}"
+def _name(columns: Sequence[Any]) -> str:
+    """How the run's note names a price: its instance type, price model and region."""
+    region = columns[_REGION]
+    where = f" in {region}" if region else ""
+    return f"{columns[_TYPE]} {columns[_PRICE_MODEL]}{where}"
 
 
 class SuspectCheck:
@@ -79,27 +81,40 @@ class SuspectCheck:
         """Judges the prices a chunk writes: each for being too low; for
         being too high, the run's cheapest of each GPU model and kind (at
         `settle`), so that dear types of a fair catalogue are never held."""
+        judged, rate_of, provider = self.judged, self.market.rate_of, self.provider
+        below, above = self.market.below, self.market.above
+        cheapest, on_demand = self.cheapest, self.on_demand
+        m, c, p, u, t, f, cur, pm, oc = _RATED
         for quote in inserts:
-            self.judged.append(quote.key)
-            if not quote.columns[_MODEL]:
-                continue
+            judged.append(quote.key)
             columns = quote.columns
-            fields = {name: columns[at] for name, at in _JUDGED}
-            found = self.market.rate(fields)
+            if not columns[_MODEL]:
+                continue
+            found = rate_of(
+                columns[m],
+                columns[c],
+                columns[p],
+                columns[u],
+                columns[t],
+                columns[f],
+                columns[cur],
+                columns[pm],
+                columns[oc],
+            )
             if found is None:
                 continue
             model, kind, usd = found
             slot = (model, kind)
-            self.cheapest[slot] = min(usd, self.cheapest.get(slot, usd))
+            cheapest[slot] = min(usd, cheapest.get(slot, usd))
             if kind == "on demand":
-                instance = fields["instance_type"]
-                self.on_demand[instance] = min(usd, self.on_demand.get(instance, usd))
-            reason = self.market.below(model, kind, self.provider, usd)
+                instance = columns[_TYPE]
+                on_demand[instance] = min(usd, on_demand.get(instance, usd))
+            reason = below(model, kind, provider, usd)
             if reason is not None:
-                self.low.append((Verdict(quote.key, reason), kind, fields["instance_type"], usd))
-                self.names[quote.key] = _name(fields)
-            elif self.market.above(model, kind, self.provider, usd) is not None:
-                self.dear[slot].append((quote.key, usd, _name(fields)))
+                self.low.append((Verdict(quote.key, reason), kind, columns[_TYPE], usd))
+                self.names[quote.key] = _name(columns)
+            elif above(model, kind, provider, usd) is not None:
+                self.dear[slot].append((quote.key, usd, _name(columns)))
 
     def forget(self, keys: set[str]) -> None:
         """The prices of `keys` were not stored after all (a slip held them at
@@ -154,6 +169,7 @@ class SuspectCheck:
             observed_at=observed,
             judged=self.judged,
             suspects=held,
+            marked=self.before,
         )
         cleared = (self.before & set(self.judged)) - held.keys()
         quiet = held.keys() | cleared

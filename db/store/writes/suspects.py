@@ -49,10 +49,15 @@ def mark(
     observed_at: datetime,
     judged: Iterable[str],
     suspects: Mapping[str, str],
+    marked: set[str] | None = None,
 ) -> None:
     """The run's marks: the keys it wrote a price of (`judged`) lose their
-    mark, then those it held (`suspects`, key -> reason) get one."""
-    keys = sorted(set(judged) | set(suspects))
+    mark, then those it held (`suspects`, key -> reason) get one. `marked`:
+    the source's marked keys before the run (`suspect_keys`, in the run's
+    transaction), when known: only those have a mark to lose (a first
+    import of a million prices sorted and deleted a million keys for none)."""
+    wrote = set(judged) | set(suspects)
+    keys = sorted(wrote if marked is None else wrote & marked)
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND key IN ({', '.join('?' * len(chunk))})", [source, *chunk])
