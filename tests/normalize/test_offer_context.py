@@ -224,3 +224,33 @@ def test_an_faq_answer_is_read_under_its_question() -> None:
     assert read(block, Context(address="https://www.testmuai.com/referral-program/"))[0][-1] == Eligibility.referred
     assert read(block, Context())[0][-1] == Eligibility.referred  # the question alone says it
     assert read({"title": "", "text": block["text"]}, Context())[0][-1] is None
+
+
+def test_under_a_referral_programs_heading_a_share_is_the_referrers_commission() -> None:
+    """offer_pages_more.toml, a hosting company's finance docs: the shares a
+    referrer gets of the referral's payments are no discount; the loyalty
+    bonus above the heading is one."""
+    blocks = [
+        {"title": "", "text": "5 and more years -5% bonus."},
+        {
+            "title": "Referral program",
+            "text": "The affiliate (referral) program consists in attracting customers (referrals) to use our service using a unique referral link (the attracted client must register in his personal account by clicking on your referral link).",
+        },
+        {
+            "title": "",
+            "text": 'This link can be copied in your account on the way - "Settings" - "Finance". For each referral payment of your services, you get:',
+        },
+        {"title": "", "text": "10% bonus when paying for dedicated servers and"},
+        {"title": "", "text": "15% when paying for virtual servers."},
+    ]
+    around = contexts(blocks, "https://en.kb.xserver.cloud/books/personal-account/chapter/finance/export/html")
+    assert [c.section for c in around[3:]] == ["Referral program", "Referral program"]
+    assert read(blocks[3], around[3]) == [] and read(blocks[4], around[4]) == []
+    assert read(blocks[3], None) == [(OfferKind.discount, None, Decimal("10"), None, None)]
+    assert [o[:3] for o in read(blocks[0], around[0])] == [(OfferKind.discount, None, Decimal("5"))]
+    # a discount said as one keeps it, under the same heading
+    coupon = {
+        "title": "",
+        "text": "Each referral of yours will earn a FLAT 20% discount coupon on their first subscription fee.",
+    }
+    assert [o[2] for o in read(coupon, around[3])] == [Decimal("20")]

@@ -170,10 +170,12 @@ def test_the_tuned_split_does_not_regress() -> None:
     address): 85.3% and 9 of 2,062 (0.4%), startup tier rows and a referral
     page's credits read as theirs; 86.1% once a heading of vouchers and an
     FAQ's question were read as context, 87.4% once "get a maximum of",
-    "双方各 $50", "¥300 券" and 新手 were read; the floor is 0.87.
+    "双方各 $50", "¥300 券" and 新手 were read; 88.0% and 7 of 2,062 (0.3%)
+    once a share under a referral program's heading was read as commission,
+    and "on signup" and "Education pack" as parties; the floor is 0.875.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.87, "\n".join(result.misses)
+    assert result.exact_rate >= 0.875, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.offers.roles import read_offers
+from tracker.normalize.offers.words import eligibility
 
 
 def offers(text: str, title: str | None = None, currency: str = "USD") -> list[tuple[object, ...]]:
@@ -44,3 +45,19 @@ def test_a_beginners_voucher_without_a_threshold_is_a_new_users_voucher() -> Non
     assert offers(text, title="共绩算力 新手券", currency="CNY") == [
         (OfferKind.voucher, Decimal(50), "CNY", Eligibility.new_users)
     ]
+
+
+def test_a_credit_on_signup_is_for_new_users() -> None:
+    text = "Website: https://spell.run/developers; Pricing: pricing :label:; Free Trial / Free Credits: $10 GPU credit on signup"
+    assert offers(text, title="Spell") == [(OfferKind.free_credit, Decimal(10), "USD", Eligibility.new_users)]
+
+
+def test_the_github_education_pack_is_for_students() -> None:
+    text = "Github Education pack - along with many offers has upto $110 credits for AWS - link"
+    assert offers(text) == [(OfferKind.free_credit, Decimal(110), "USD", Eligibility.students)]
+
+
+def test_register_and_enjoy_is_for_new_users() -> None:
+    text = "Register and complete identity verification to instantly enjoy the [Full Access 8-Hour Package] experience!"
+    assert eligibility(text) == Eligibility.new_users
+    assert eligibility("Click on the following button to share your referral code via email.") is None

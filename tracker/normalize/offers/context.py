@@ -139,8 +139,12 @@ def in_context(offers: list[Any], block: str, context: Context | None) -> list[A
         return offers
     who = _party(context) if eligibility(block) is None else None
     voucher = _voucher_section(context.section) and not (CREDIT_WORDS.search(block) or VOUCHER_WORDS.search(block))
+    # under a referral program's heading, a share said without a discount word is the referrer's commission
+    commission = REFERRAL_WORDS.search(context.section) is not None and not _DISCOUNT_WORDS.search(block)
     out = []
     for terms in offers:
+        if commission and terms.percent_off is not None and terms.amount is None:
+            continue
         kind = terms.kind
         if voucher and kind == OfferKind.free_credit:
             kind = OfferKind.voucher
@@ -160,4 +164,7 @@ def _voucher_section(section: str) -> bool:
     )
 
 
+_DISCOUNT_WORDS = re.compile(
+    r"\boff\b|discount|\bsave|savings|rabatt|réduction|折|优惠|特惠|减|coupon|voucher|券|割引|オフ|할인", re.I
+)
 _RETURNED_VOUCHERS = re.compile(r"送券|领券")

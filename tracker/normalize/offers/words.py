@@ -62,7 +62,8 @@ _ELIGIBILITY = (
     (
         Eligibility.students,
         re.compile(
-            r"学生|高校|在校|师生|students?\b|universit|학생|대학|étudiants?|Studierende|Studenten|estudiantes?", re.I
+            r"学生|高校|在校|师生|students?\b|universit|education pack|학생|대학|étudiants?|Studierende|Studenten|estudiantes?",
+            re.I,
         ),
     ),
     (
@@ -86,7 +87,8 @@ _ELIGIBILITY = (
             r"新用户|新客|新人|新手|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
-            r"when you sign(?:ed)? up|sign(?:ing)?[- ]?up (?:today |now )?(?:and|to) (?:get|receive|claim)|neukunden|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
+            r"when you sign(?:ed)? up|sign(?:ing)?[- ]?up (?:today |now )?(?:and|to) (?:get|receive|claim|enjoy)|"
+            r"(?:on|upon|at|after) (?:sign(?:ing)?[- ]?up|registration)\b|regist(?:er|ering) (?:and|to) (?:[\w ]{0,60}?)(?:get|receive|claim|enjoy)\b|neukunden|注册即(?:送|可|领|得)|注册就送|新規登録|新規(?:ユーザー|会員)|신규|"
             r"neue[nr]? (?:kunden|nutzer|benutzer)|nouveaux (?:clients|utilisateurs)|nya kunder|nuevos clientes|nuovi clienti|"
             r"novos clientes|新規の?お客様|初めて(?:ご)?利用(?:する|される)お客様|サインアップ(?:時|すると)",
             re.I,
