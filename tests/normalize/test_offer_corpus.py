@@ -172,10 +172,11 @@ def test_the_tuned_split_does_not_regress() -> None:
     FAQ's question were read as context, 87.4% once "get a maximum of",
     "双方各 $50", "¥300 券" and 新手 were read; 88.0% and 7 of 2,062 (0.3%)
     once a share under a referral program's heading was read as commission,
-    and "on signup" and "Education pack" as parties; the floor is 0.875.
+    and "on signup" and "Education pack" as parties; 88.5% once "新购或续费"
+    was read as a discount and a renewal discount; the floor is 0.88.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.875, "\n".join(result.misses)
+    assert result.exact_rate >= 0.88, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

@@ -61,3 +61,16 @@ def test_register_and_enjoy_is_for_new_users() -> None:
     text = "Register and complete identity verification to instantly enjoy the [Full Access 8-Hour Package] experience!"
     assert eligibility(text) == Eligibility.new_users
     assert eligibility("Click on the following button to share your referral code via email.") is None
+
+
+def test_new_purchases_and_renewals_alike_are_a_discount_and_a_renewal_discount() -> None:
+    text = "· 面向全用户开放云主机2年7折、3年5 折的年付优惠 · 针对新购或续费的云主机,适用于所有机型 · 可与销售折扣叠加,为折上折 |"
+    got = read_offers(text, default_currency="CNY").offers
+    assert [(o.kind, o.percent_off, o.percent_off_low) for o in got] == [
+        (OfferKind.discount, Decimal(50), Decimal(30)),
+        (OfferKind.renewal_discount, Decimal(50), Decimal(30)),
+    ]
+    renewed = "2. Active Server Packages can be renewed for 1 year in advance, billed upfront, with a 33 percent discount calculated based on the regular annual renewal fee."
+    assert [(o.kind, o.percent_off) for o in read_offers(renewed).offers] == [
+        (OfferKind.renewal_discount, Decimal(33))
+    ]  # renewals alone

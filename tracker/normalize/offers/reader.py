@@ -22,7 +22,7 @@ limit) are read once, as `Conditions`, and stored with each offer
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any, TypedDict
@@ -30,6 +30,7 @@ from typing import Any, TypedDict
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.numbers import tidy
 from tracker.normalize.offers.text import OfferTerms, parse_terms
+from tracker.normalize.offers.words import new_and_renewal, renewal
 
 # read_offers (roles.py) reads a block clause by clause on top of read_block.
 
@@ -50,7 +51,6 @@ _LENGTH_WORDS = (
     (("reserved_3yr",), re.compile(r"(?<!\d)3\s?年|三年|3[- ]year|three[- ]year", re.I)),
 )
 _FIRST_WORDS = re.compile(r"首购|新购|首单|首年|首月|first[- ](?:purchase|order|year|month|term)", re.I)
-_RENEWAL_WORDS = re.compile(r"续费|续订|renewals?|renewing|renew\b", re.I)
 _SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 _TOKENS = re.compile(r"(?<![A-Za-z])tokens?(?![A-Za-z])", re.I)
 _FREE_USE = re.compile(r"免费使用|free (?:use|usage)\b", re.I)
@@ -102,7 +102,7 @@ def conditions_of(text: str, terms: OfferTerms) -> Conditions:
         models=tuple(dict.fromkeys(named)) or None,
         lengths=lengths or None,
         first_only=bool(_FIRST_WORDS.search(text)),
-        renewal_only=bool(_RENEWAL_WORDS.search(text)),
+        renewal_only=renewal(text),
         order_days=order,
         caps=caps,
     )
@@ -198,7 +198,7 @@ def read_block(text: str, default_currency: str | None) -> Reading:
             kind = OfferKind.voucher  # a share of a top-up given back as a voucher
         elif _SPOT_WORDS.search(text):
             kind = OfferKind.spot_discount
-        elif _RENEWAL_WORDS.search(text):
+        elif renewal(text):
             kind = OfferKind.renewal_discount
         reading.offers.append(
             OfferTerms(
@@ -212,6 +212,9 @@ def read_block(text: str, default_currency: str | None) -> Reading:
                 **common,
             )
         )
+        if kind == OfferKind.discount and new_and_renewal(text):
+            # "针对新购或续费的云主机": a discount on new purchases and one on renewals
+            reading.offers.append(replace(reading.offers[-1], kind=OfferKind.renewal_discount))
     if not reading.offers:
         reading.why_not = _why_not(text, terms)
     return reading

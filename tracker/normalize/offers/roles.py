@@ -36,7 +36,7 @@ from tracker.normalize.offers.context import Context, in_context
 from tracker.normalize.offers.money import moneys
 from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
-from tracker.normalize.offers.words import FREE_SERVICES, RENEWAL_WORDS, SPOT_WORDS, STARTUP_WORDS, eligibility, normal
+from tracker.normalize.offers.words import FREE_SERVICES, SPOT_WORDS, STARTUP_WORDS, eligibility, normal, renewal
 
 _LIMITS = re.compile(r"限制")
 _TOTAL = re.compile(r"\s*(?:total|grand total|sum|合计|总计|小计)\s*[:：]?\s*$", re.I)
@@ -205,7 +205,7 @@ def _kind(kind: OfferKind | None, body: str, part: str = "") -> OfferKind | None
     renewal discount, a credit of a startup program a startup credit, a
     discount of a block on spot prices a spot discount (unless its clause
     names a commitment: "Reserved 1-year commitments ... 35-40% off")."""
-    if kind == OfferKind.discount and RENEWAL_WORDS.search(body):
+    if kind == OfferKind.discount and renewal(body):
         return OfferKind.renewal_discount
     if kind == OfferKind.discount and SPOT_WORDS.search(body) and not _COMMITMENT.search(part):
         return OfferKind.spot_discount

@@ -30,7 +30,6 @@ from tracker.normalize.offers.words import (
     CREDIT_WORDS,
     EXAMPLE,
     PRODUCTS,
-    RENEWAL_WORDS,
     SPOT_WORDS,
     STARTUP_WORDS,
     TRIAL_KIND,
@@ -38,6 +37,7 @@ from tracker.normalize.offers.words import (
     VOUCHER_WORDS,
     eligibility,
     normal,
+    renewal,
 )
 
 __all__ = ["Duration", "Money", "OfferTerms", "Tier", "eligibility", "moneys", "normal", "parse_terms"]
@@ -257,7 +257,7 @@ def _kind(text: str, terms: OfferTerms) -> OfferKind | None:
     if terms.percent_off is not None:
         if SPOT_WORDS.search(text):
             return OfferKind.spot_discount
-        return OfferKind.renewal_discount if RENEWAL_WORDS.search(text) else OfferKind.discount
+        return OfferKind.renewal_discount if renewal(text) else OfferKind.discount
     if terms.gpu_time is not None or TRIAL_KIND.search(text):
         return OfferKind.free_trial
     if CREDIT_WORDS.search(text):

@@ -30,6 +30,23 @@ STARTUP_WORDS = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|\bActivate\b|\bVCs?\b|[Vv]enture|[Aa]ccelerators?\b|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|founders?\b|Founders|スタートアップ|新創|스타트업|창업"
 )
 RENEWAL_WORDS = re.compile(r"续费|续订|renewal|renewing|renew\b", re.I)
+# "针对新购或续费的云主机", "UCloud新购,UCloud续费云主机同享": new purchases and renewals alike
+_NEW_AND_RENEWAL = re.compile(
+    r"新购[^。;；]{0,12}续费|续费[^。;；]{0,12}新购|new (?:purchases?|orders?)[^.;]{0,12}renewals?|renewals?[^.;]{0,12}new (?:purchases?|orders?)",
+    re.I,
+)
+
+
+def renewal(text: str) -> bool:
+    """Whether a text speaks of renewals only (not of new purchases and renewals alike)."""
+    return bool(RENEWAL_WORDS.search(text)) and not _NEW_AND_RENEWAL.search(text)
+
+
+def new_and_renewal(text: str) -> bool:
+    """Whether a text names new purchases and renewals alike ("新购或续费")."""
+    return bool(_NEW_AND_RENEWAL.search(text))
+
+
 SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 # A membership card or pass of N days given away is a trial of that length ("一张 3 天 基础会员卡券").
 TRIAL_KIND = re.compile(r"免费试用|免费体验|试用|無料|0元体验|会员卡|体验卡|free trial|trial|free tier|free pass", re.I)
