@@ -153,7 +153,27 @@ def build_settings(spec: dict[str, Any], out: Path, uses_browser: bool) -> Setti
             priority="cmdline",
         )
     settings.setdict(spec.get("settings", {}), priority="cmdline")
+    _drop_unused(settings)
     return settings
+
+
+# Components Scrapy imports even when their setting turns them off (they then
+# refuse to start): a third of a crawler child's imports (aiohttp for the
+# remote control, twisted.conch for telnet, tldextract for cookies).
+_UNUSED = (
+    ("EXTENSIONS", "scrapy.extensions.remote_control.RemoteControl", "REMOTE_CONTROL_ENABLED"),
+    ("EXTENSIONS", "scrapy.extensions.telnet.TelnetConsole", "TELNETCONSOLE_ENABLED"),
+    ("DOWNLOADER_MIDDLEWARES", "scrapy.downloadermiddlewares.cookies.CookiesMiddleware", "COOKIES_ENABLED"),
+)
+
+
+def _drop_unused(settings: Settings) -> None:
+    # Out of Scrapy's base list: a `None` in EXTENSIONS still imports the class.
+    for name, component, enabled in _UNUSED:
+        base = settings.getdict(f"{name}_BASE")
+        if not settings.getbool(enabled) and component in base:
+            del base[component]
+            settings.set(f"{name}_BASE", base, priority="cmdline")
 
 
 def load_spider(path: str) -> type[Any]:

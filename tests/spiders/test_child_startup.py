@@ -73,3 +73,19 @@ def test_the_check_sees_a_heavy_import() -> None:
     """The same check on a module of the store and the tracker: both are named."""
     loaded = loaded_by_child(["db.tables", "tracker.normalize.money"])
     assert {"db", "tracker", "sqlmodel", "sqlalchemy"} <= set(loaded)
+
+
+def test_components_turned_off_are_not_loaded(tmp_path: Path) -> None:
+    """Scrapy imports each component it lists, even one its setting turns off
+    (aiohttp for the remote control, tldextract for cookies): the child's
+    settings list none of those, and a crawl that turns cookies on keeps them."""
+    from spiders.crawling.runner import build_settings
+
+    def listed(settings: dict[str, object]) -> set[str]:
+        built = build_settings({"out_dir": str(tmp_path), "settings": settings}, tmp_path, False)
+        return {str(k) for name in ("EXTENSIONS", "DOWNLOADER_MIDDLEWARES") for k in built.getwithbase(name)}
+
+    plain = listed({})
+    assert not {c for c in plain if c.rsplit(".", 1)[-1] in ("RemoteControl", "TelnetConsole", "CookiesMiddleware")}
+    assert "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware" in plain  # the others stay
+    assert "scrapy.downloadermiddlewares.cookies.CookiesMiddleware" in listed({"COOKIES_ENABLED": True})
