@@ -254,3 +254,19 @@ def test_under_a_referral_programs_heading_a_share_is_the_referrers_commission()
         "text": "Each referral of yours will earn a FLAT 20% discount coupon on their first subscription fee.",
     }
     assert [o[2] for o in read(coupon, around[3])] == [Decimal("20")]
+
+
+def test_what_is_no_startup_or_referral_page() -> None:
+    """Words that name no startup program or referral program: activating
+    an account, a GPU's accelerators, an invitation to a beta."""
+    assert (
+        topics("Activate your free trial", [], "https://example.com/docs/how-to-activate-your-free-trial")
+        == frozenset()
+    )
+    gpu = ["Accelerator-optimized machines", "GPU accelerators", "Accelerators and pricing"]
+    assert topics("Compute Engine GPUs", gpu, "https://cloud.google.com/compute/docs/gpus") == frozenset()
+    assert topics("Invite-only beta", [], "https://example.com/blog/invite-only-beta") == frozenset()
+    accelerators = Context(page="Compute Engine GPUs", section="GPU accelerators")
+    assert read({"title": "", "text": "Spot VMs: up to 91% off"}, accelerators)[0][-1] is None
+    assert topics("AWS Activate credits & commercial routes", [], "https://cloudcredits.pages.dev/x") == {STARTUPS}
+    assert topics("", [], "https://aws.amazon.com/activate/providers/") == {STARTUPS}

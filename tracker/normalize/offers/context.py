@@ -29,7 +29,7 @@ from typing import Any
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.offers.clauses import REFERRAL as REFERRAL_WORDS
 from tracker.normalize.offers.clauses import REFERRAL_PROGRAM
-from tracker.normalize.offers.words import CREDIT_WORDS, STARTUP_WORDS, VOUCHER_WORDS, eligibility, normal
+from tracker.normalize.offers.words import CREDIT_WORDS, VOUCHER_WORDS, eligibility, normal
 
 STARTUPS, REFERRAL = "startups", "referral"
 
@@ -47,9 +47,27 @@ class Context:
 
 _HEADING_MAX = 80  # a heading is short
 # What a page is about, by its address, its title, or enough of its blocks' titles.
+# Startup programs by name: not "Activate your account", not a GPU's "accelerators".
+STARTUP_PROGRAM = re.compile(
+    r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|AWS Activate|Activate (?:Founders|Portfolio|credits?)|\bVCs?\b|"
+    r"[Vv]enture|accelerator program|startup accelerators?|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|"
+    r"[Ff]ounders?\b|スタートアップ|新創|스타트업|창업|jeunes pousses"
+)
 _TOPICS = (
-    (STARTUPS, re.compile(r"startups?|start-ups?|activate|founders|inception", re.I), STARTUP_WORDS, 3),
-    (REFERRAL, re.compile(r"referrals?|\brefer\b|refer-|invite|invitation", re.I), REFERRAL_PROGRAM, 2),
+    (
+        STARTUPS,
+        re.compile(r"startups?|start-ups?|aws\.amazon\.com/(?:[a-z-]+/)?activate\b|founders|/inception\b", re.I),
+        STARTUP_PROGRAM,
+        3,
+    ),
+    (
+        REFERRAL,
+        re.compile(
+            r"referrals?|\brefer(?:-a-friend)?\b|invite[-_]?(?:a[-_])?friends?|/invit(?:e|ation)(?:[/?#]|$)", re.I
+        ),
+        REFERRAL_PROGRAM,
+        2,
+    ),
 )
 
 
@@ -120,9 +138,10 @@ def _party(context: Context) -> Eligibility | None:
         for who, pattern in _REFERRAL_SECTION:
             if pattern.search(context.section):
                 return who
-    named = eligibility(context.section)
-    if named in (Eligibility.startups, Eligibility.students):
-        return named
+    if STARTUP_PROGRAM.search(context.section):
+        return Eligibility.startups
+    if eligibility(context.section) == Eligibility.students:
+        return Eligibility.students
     if STARTUPS in context.topics:
         return Eligibility.startups
     if REFERRAL in context.topics:
