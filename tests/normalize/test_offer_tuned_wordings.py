@@ -74,3 +74,10 @@ def test_new_purchases_and_renewals_alike_are_a_discount_and_a_renewal_discount(
     assert [(o.kind, o.percent_off) for o in read_offers(renewed).offers] == [
         (OfferKind.renewal_discount, Decimal(33))
     ]  # renewals alone
+
+
+def test_what_a_prize_of_goods_is_worth_is_no_credit() -> None:
+    prize = "【腾讯云】买云服务器，参与礼品兑换、抽奖，最高送价值 8000 元 IPad，还有 Bose 耳机、千元京东卡等您来！"
+    assert offers(prize, currency="CNY") == []
+    worth = "本文将介绍如何免费领取 Google Cloud Platform (GCP) 赠金，并使用这些赠金体验 Google AI Studio 及其他谷歌云服务。这些赠金来自上海谷歌开发者大会，价值 5 美元，有效期为 180 天。"
+    assert offers(worth, currency="CNY") == [(OfferKind.free_credit, Decimal(5), "USD", None)]  # a credit worth $5

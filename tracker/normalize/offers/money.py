@@ -146,6 +146,8 @@ _USED_UP = re.compile(
 )
 # "they used to give coupon codes for $10 credit": an offer no longer made
 _PAST = re.compile(r"\b(?:used to|no longer|formerly|previously)\b[^.;!?]*$", re.I)
+_GOODS_WORTH = re.compile(r"价值\s?$")
+_GOODS = re.compile(r"[A-Za-z\u4e00-\u9fff]")  # a thing named right after the sum
 _TRIAL_AFTER = re.compile(r"\s?分?の?\s?(?:無料トライアル|free trial)", re.I)  # "300 ドルの無料トライアル"
 # A sum worked out, not given: "补贴金额为2元（2 * 1）", "= 1800元", "计算如下" (issue 39, noise)
 _ARITHMETIC_AFTER = re.compile(r"^\s?(?:[（(]\s?[\d.,\s]+[-+*×xX/÷][\d.,\s%*+×xX/÷-]*[)）]|=|＝)")
@@ -185,6 +187,13 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
     if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
         return "price", None
+    rest = after.lstrip(" 的")
+    if (
+        _GOODS_WORTH.search(before[-6:])
+        and _GOODS.match(rest)
+        and not (CREDIT_WORDS.match(rest) or VOUCHER_WORDS.match(rest))
+    ):
+        return "price", None  # "最高送价值 8000 元 IPad": what a prize of goods is worth
     if before.endswith("满") and _USABLE.match(after):
         return "limit", None  # "满¥100可用": what an order must reach for a voucher to be used
     if (
