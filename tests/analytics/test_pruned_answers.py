@@ -99,9 +99,16 @@ def test_compare_reads_only_the_candidates(demo_store) -> None:
     refs = load_references()
     where = PriceFilter(gpu="H100", os="linux", with_gpus=True)
     with engine_db(demo_store) as db:
-        fx = {c: float(refs.fx.conversion(c, "USD").rate) for c in rankings.currencies(db, where)}
-        keys = rankings.cheapest_rows(db, where, fx, [], 3)
+        asked: list[list[str]] = []
+
+        def fx_of(currencies: list[str]) -> dict[str, float]:
+            asked.append(currencies)
+            return {c: float(refs.fx.conversion(c, "USD").rate) for c in currencies}
+
+        keys = rankings.cheapest_rows(db, where, fx_of, [], 3)
         condition, params = where.where(db)
         sql = f"SELECT DISTINCT provider, region, instance_type FROM price_points WHERE {condition}"
         every = {tuple(r) for r in db.tuples(sql, params)}
+        currencies = db.tuples(f"SELECT DISTINCT currency FROM price_points WHERE {condition}", params)
     assert keys is not None and 3 <= len(keys) < len(every) / 4
+    assert asked == [sorted({c for (c,) in currencies})]

@@ -197,7 +197,7 @@ def compare_rows(
     where = PriceFilter(
         gpu=gpu, provider=provider, os=os or None, gpu_count=count, with_gpus=True, include_suspect=include_suspect
     )
-    with open_db(store) as db:
+    with open_db(store) as conn, conn.scanning() as db:
         if limit and rank_by == "price_per_gpu_hour" and not region_group:
             where = _candidates(db, where, refs, currency, price_models, limit)
         rows = price_records(db, where)
@@ -222,13 +222,14 @@ def _candidates(
     is read: the spot saving and monthly discount compare them); `where`
     itself when every price ranks or a currency has no rate (the exact pass
     then says so)."""
+
+    def fx_of(currencies: list[str]) -> dict[str, float]:
+        return {c: float(refs.fx.conversion(c, currency).rate) for c in currencies}
+
     try:
-        fx = {c: float(refs.fx.conversion(c, currency).rate) for c in rankings.currencies(db, where)}
+        keys = rankings.cheapest_rows(db, where, fx_of, price_models, limit)
     except UserError:
         return where
-    if not fx:
-        return where
-    keys = rankings.cheapest_rows(db, where, fx, price_models, limit)
     return where if keys is None else replace(where, instances=tuple(keys))
 
 

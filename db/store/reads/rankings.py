@@ -10,7 +10,7 @@ and work them out again with exact Decimals.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -191,39 +191,59 @@ FROM {table} WHERE {condition} ORDER BY instance_type, gpu_model, gpu_count, gpu
     return db.rows(sql, params)
 
 
+# The temporary table `cheapest_rows` ranks in.
+RANKED = "answer_ranked"
+
+
 def cheapest_rows(
-    db: Db, where: PriceFilter, fx: dict[str, float], price_models: Sequence[str], limit: int
+    db: Db,
+    where: PriceFilter,
+    fx_of: Callable[[list[str]], dict[str, float]],
+    price_models: Sequence[str],
+    limit: int,
 ) -> list[tuple[str, str, str]] | None:
     """The instances of the prices `where` (and `price_models`) asks for that
-    hold a price per GPU-hour, converted with `fx` (a rate per currency), at
-    most a hair above the limit-th cheapest; None when fewer prices match
-    (all of them rank)."""
+    hold a price per GPU-hour, converted at the rates `fx_of` gives for the
+    currencies of the prices `where` asks for (a rate per currency; it may
+    raise), at most a hair above the limit-th cheapest; None when fewer
+    prices match (all of them rank) or none does. The prices are read once,
+    into a temporary table of their rates in their own currency: the
+    currencies, the limit-th rate and the instances under it are asked of
+    that (three scans of the prices were each as dear as the scan itself)."""
     condition, params = where.where(db)
-    if price_models:
-        condition += f" AND price_model IN ({', '.join('?' * len(price_models))})"
-        params = [*params, *price_models]
-    rate = "CASE currency " + " ".join("WHEN ? THEN ?" for _ in fx) + " END"
-    fx_params = [v for item in sorted(fx.items()) for v in item]
-    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')} * ({rate})"
-    table = prices_table(db, where)
-    ranked = f"SELECT provider, region, instance_type, {per_gpu} AS per_gpu FROM {table} WHERE {condition}"
-    found = db.tuples(
-        f"SELECT per_gpu FROM ({ranked}) AS r WHERE per_gpu IS NOT NULL ORDER BY per_gpu LIMIT 1 OFFSET ?",
-        [*fx_params, *params, limit - 1],
+    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
+    db.execute(f"DROP TABLE IF EXISTS {RANKED}")
+    db.execute(
+        f"CREATE TEMPORARY TABLE {RANKED} (provider TEXT, region TEXT, instance_type TEXT, price_model TEXT, "
+        "currency TEXT, per_gpu FLOAT)"
     )
-    if not found:
-        return None
-    bar = float(found[0][0])
-    bar += abs(bar) * 1e-9 + 1e-9  # floats of a few operations are closer than this to the exact figure
-    sql = f"SELECT DISTINCT provider, region, instance_type FROM ({ranked}) AS r WHERE per_gpu <= ? ORDER BY 1, 2, 3"
-    return [tuple(r) for r in db.tuples(sql, [*fx_params, *params, bar])]
-
-
-def currencies(db: Db, where: PriceFilter) -> list[str]:
-    """The currencies of the prices `where` asks for."""
-    condition, params = where.where(db)
-    sql = f"SELECT DISTINCT currency FROM {prices_table(db, where)} WHERE {condition}"
-    return sorted(c for (c,) in db.tuples(sql, params))
+    try:
+        db.execute(
+            f"INSERT INTO {RANKED} SELECT provider, region, instance_type, price_model, currency, {per_gpu} "
+            f"FROM {prices_table(db, where)} WHERE {condition}",
+            params,
+        )
+        fx = fx_of(sorted(c for (c,) in db.tuples(f"SELECT DISTINCT currency FROM {RANKED}")))
+        if not fx:
+            return None
+        models = f"price_model IN ({', '.join('?' * len(price_models))})" if price_models else "1 = 1"
+        rate = "CASE currency " + " ".join("WHEN ? THEN ?" for _ in fx) + " END"
+        fx_params = [v for item in sorted(fx.items()) for v in item]
+        ranked = f"SELECT provider, region, instance_type, per_gpu * ({rate}) AS per_gpu FROM {RANKED} WHERE {models}"
+        found = db.tuples(
+            f"SELECT per_gpu FROM ({ranked}) AS r WHERE per_gpu IS NOT NULL ORDER BY per_gpu LIMIT 1 OFFSET ?",
+            [*fx_params, *price_models, limit - 1],
+        )
+        if not found:
+            return None
+        bar = float(found[0][0])
+        bar += abs(bar) * 1e-9 + 1e-9  # floats of a few operations are closer than this to the exact figure
+        sql = (
+            f"SELECT DISTINCT provider, region, instance_type FROM ({ranked}) AS r WHERE per_gpu <= ? ORDER BY 1, 2, 3"
+        )
+        return [tuple(r) for r in db.tuples(sql, [*fx_params, *price_models, bar])]
+    finally:
+        db.execute(f"DROP TABLE {RANKED}")
 
 
 def cheapest_per_gpu(
