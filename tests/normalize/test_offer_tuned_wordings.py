@@ -81,3 +81,13 @@ def test_what_a_prize_of_goods_is_worth_is_no_credit() -> None:
     assert offers(prize, currency="CNY") == []
     worth = "本文将介绍如何免费领取 Google Cloud Platform (GCP) 赠金，并使用这些赠金体验 Google AI Studio 及其他谷歌云服务。这些赠金来自上海谷歌开发者大会，价值 5 美元，有效期为 180 天。"
     assert offers(worth, currency="CNY") == [(OfferKind.free_credit, Decimal(5), "USD", None)]  # a credit worth $5
+
+
+def test_days_of_free_quota_without_a_sum_are_a_trial() -> None:
+    (offer,) = read_offers("一键入库随问随引，RAG新客享30天免费额度", title="企业知识库").offers
+    assert (offer.kind, offer.amount, offer.duration_days, offer.eligibility) == (
+        OfferKind.free_trial,
+        None,
+        30,
+        Eligibility.new_users,
+    )

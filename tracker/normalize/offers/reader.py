@@ -53,7 +53,7 @@ _LENGTH_WORDS = (
 _FIRST_WORDS = re.compile(r"首购|新购|首单|首年|首月|first[- ](?:purchase|order|year|month|term)", re.I)
 _SPOT_WORDS = re.compile(r"\bspot\b|抢占式|竞价|preemptible|low[- ]priority", re.I)
 _TOKENS = re.compile(r"(?<![A-Za-z])tokens?(?![A-Za-z])", re.I)
-_FREE_USE = re.compile(r"免费使用|free (?:use|usage)\b", re.I)
+_FREE_USE = re.compile(r"免费使用|免费额度|free (?:use|usage|quota)\b", re.I)
 _RULE_ITEM = re.compile(r"^\s*(?:\d{1,2}\s?[、.)）]|[(（]\d{1,2}[)）]|[一二三四五六七八九十]{1,2}、)(?!\d)")
 
 
