@@ -91,3 +91,11 @@ def test_days_of_free_quota_without_a_sum_are_a_trial() -> None:
         30,
         Eligibility.new_users,
     )
+
+
+def test_faculty_are_no_students() -> None:
+    text = "Credit will have a value of $100 USD for faculty members and $50 for students."
+    assert offers(text, title="What is the value of the credit which we will be receiving?") == [
+        (OfferKind.free_credit, Decimal(100), "USD", Eligibility.all),
+        (OfferKind.free_credit, Decimal(50), "USD", Eligibility.students),
+    ]

@@ -42,6 +42,8 @@ _LIMITS = re.compile(r"限制")
 _TOTAL = re.compile(r"\s*(?:total|grand total|sum|合计|总计|小计)\s*[:：]?\s*$", re.I)
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 _CONTRAST = re.compile(r"(?:while|whereas)\b", re.I)
+# "$100 USD for faculty members and $50 for students": teachers are no students (an offer for all)
+_FACULTY = re.compile(r"\bfaculty\b|\bteachers?\b|\beducators?\b|\binstructors?\b|教师|老师|教职工", re.I)
 _COMMITMENT = re.compile(r"reserved|commit|savings plans?|prepa(?:y|id)|预留|包年|承诺", re.I)
 
 
@@ -106,7 +108,8 @@ def _by_clause(
     out: list[OfferTerms] = []
     said: dict[tuple[object, ...], int] = {}  # an offer read, and the sentence it was read in
     # the block's party goes to a first clause that names none, unless the clauses name several
-    named = {eligibility(p) or (Eligibility.all if _CONTRAST.match(p) else None) for p in parts} - {None}
+    named = {eligibility(p) or (Eligibility.all if _CONTRAST.match(p) or _FACULTY.search(p) else None) for p in parts}
+    named -= {None}
     carried = whole.block.eligibility if len(named) <= 1 else None
     parties: list[Eligibility] = []
     sentence = 0
@@ -123,7 +126,7 @@ def _by_clause(
         # a clause says who it is for, or goes on with the last one that did;
         # "老用户" (existing customers) is everyone; so with a referral's party
         who = Eligibility.all if _EXISTING.search(part) else eligibility(part)
-        if who is None and _CONTRAST.match(part):
+        if who is None and (_CONTRAST.match(part) or _FACULTY.search(part)):
             who = Eligibility.all  # "PhD students can receive $1,000, while faculty ... $5,000": another party
         carried = who or carried
         if referral:
