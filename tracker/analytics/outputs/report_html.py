@@ -206,6 +206,8 @@ def when(value: Any) -> str:
 
 
 def text(value: Any) -> str:
+    if type(value) is str:  # most cells: nothing to work out
+        return value
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, datetime):
@@ -269,11 +271,14 @@ def offer_value(row: dict[str, Any]) -> str:
 
 def cell(content: str, *, numeric: bool = False, wrap: bool = False, sort: Any = None) -> str:
     """A <td> around already-escaped content; `sort` is the exact value a numeric column sorts by."""
+    attrs = f' data-sort="{escape(str(sort))}"' if sort is not None else ""
+    return f"{_td(numeric, wrap)}{attrs}>{content}</td>"
+
+
+def _td(numeric: bool, wrap: bool) -> str:
+    """A cell's opening, short of its sort value and `>`."""
     classes = " ".join(c for c, on in (("num", numeric), ("wrap", wrap)) if on)
-    attrs = f' class="{classes}"' if classes else ""
-    if sort is not None:
-        attrs += f' data-sort="{escape(str(sort))}"'
-    return f"<td{attrs}>{content}</td>"
+    return f'<td class="{classes}"' if classes else "<td"
 
 
 def html_table(
@@ -290,18 +295,22 @@ def html_table(
     head = "".join(
         f'<th{" class=num" if c.numeric else ""}><button type="button">{escape(c.title)}</button></th>' for c in columns
     )
+    # What each column's cells share, worked out once: a table of the
+    # report can hold tens of thousands of rows (the prices held as suspect).
+    plan = [(c.key, c.show, c.numeric, c.link, _td(c.numeric, c.wrap)) for c in columns]
     body = []
     for row in rows:
         cells = []
-        for c in columns:
-            raw = row.get(c.key)
-            shown = c.show(row) if c.show else text(raw)
-            exact = as_decimal(raw) if c.numeric and isinstance(raw, (Decimal, int, float)) else None
-            content = escape(shown)
-            url = str(row.get(c.link) or "") if c.link else ""
-            if url.startswith(("https://", "http://")):  # never javascript: or data: from a page
-                content = f'<a href="{escape(url)}" rel="noopener noreferrer">{content}</a>'
-            cells.append(cell(content, numeric=c.numeric, wrap=c.wrap, sort=exact))
+        for key, show, numeric, link, td in plan:
+            raw = row.get(key)
+            content = escape(show(row) if show else text(raw))
+            if link:
+                url = str(row.get(link) or "")
+                if url.startswith(("https://", "http://")):  # never javascript: or data: from a page
+                    content = f'<a href="{escape(url)}" rel="noopener noreferrer">{content}</a>'
+            exact = as_decimal(raw) if numeric and isinstance(raw, (Decimal, int, float)) else None
+            sort = f' data-sort="{escape(str(exact))}"' if exact is not None else ""
+            cells.append(f"{td}{sort}>{content}</td>")
         css = row_class(row) if row_class else ""
         body.append(f"<tr{f' class={css}' if css else ''}>{''.join(cells)}</tr>")
     return (
