@@ -40,6 +40,7 @@ class OfferRecord(TypedDict):
     text: str
     url: str
     section: NotRequired[str]  # the heading the block sits under
+    headings: NotRequired[list[str]]  # the heading trail above it, outermost first (when two or more)
     page: NotRequired[str]  # the page's title (its first h1, else <title>)
     kind: NotRequired[str]
     amount: NotRequired[str | int | Decimal]

@@ -11,7 +11,8 @@ or data attributes: a redesign gives fewer blocks or one PageShapeError.
 
 A raw offer record is `{id, title, text, url}` (the contract: docs/contributing.md,
 "Offers sources"), with `section` (the heading a block sits under: a table
-row's is the heading above its table) where there is one, and `page` (the
+row's is the heading above its table) where there is one, `headings` (the
+trail of headings above it, h1 > h2 > h3, where there are two or more), and `page` (the
 page's title: its first h1, else its <title>): the context the reader reads
 a block in (tracker/normalize/offers/context.py)."""
 
@@ -99,6 +100,7 @@ class _Block:
     level: int = 0  # a heading's level; 0 for an item, row or term
     section: str = ""
     url: str = ""
+    headings: list[str] = field(default_factory=list)  # the heading trail above it, outermost first
     parts: list[str] = field(default_factory=list)
     children: int = 0
 
@@ -111,6 +113,8 @@ class _Block:
         }
         if self.section:
             record["section"] = self.section
+        if len(self.headings) > 1:
+            record["headings"] = list(self.headings)
         return record
 
     def kept(self) -> bool:
@@ -138,7 +142,7 @@ class _Reader:
         self.keys.add(key)
         if parent is not None:
             parent.children += 1
-        block = _Block(key, title, level, parent.title if parent else "", url)
+        block = _Block(key, title, level, parent.title if parent else "", url, headings=[b.title for b in self.open])
         self.blocks.append(block)
         return block
 
@@ -230,7 +234,7 @@ def page_blocks(
     root: str = "main, article, [role=main]",
 ) -> list[OfferRecord]:
     """The page's blocks, in order, as raw offer records `{id, title, text,
-    url, section?, page?}` (`page`: the page's title, `page_title`): each heading (levels) with its words up to the next
+    url, section?, headings?, page?}` (`page`: the page's title, `page_title`): each heading (levels) with its words up to the next
     heading of any level (a section whose words all sit under sub-headings
     is left out, as its sub-blocks carry them); with `items`, each list item
     as its own block, titled by its first heading or bold label; with `rows`,

@@ -146,3 +146,42 @@ def test_every_block_carries_its_pages_title_and_its_heading() -> None:
     assert [(r["title"], r["text"], r.get("section"), r.get("page")) for r in rows] == [
         ("Founders", "Credits: $1,000", "Startup programs", "Credits | Example")
     ]
+
+
+def test_a_row_carries_the_trail_of_headings_above_it_and_is_read_in_it() -> None:
+    """A startup program's tier table two headings down: the row's section is
+    the table's heading ("Credit Tiers"), its trail names the program, and
+    the normalizer reads its credit as a startup credit for startups."""
+    html = Selector(
+        text="<html><body><main><h1>Cloud credits</h1><p>Credits for builders.</p>"
+        "<h2>Microsoft for Startups Founders Hub</h2><h3>Credit Tiers</h3>"
+        "<table><tr><th>Stage</th><th>Credits</th><th>Duration</th></tr>"
+        "<tr><td>Idea Stage</td><td>$1,000</td><td>12 months</td></tr></table>"
+        "<h2>Free tier</h2><table><tr><th>Plan</th><th>Credits</th></tr><tr><td>Sign-up</td><td>$300</td></tr></table>"
+        "</main></body></html>"
+    )
+    rows = page_blocks(html, what="example", rows=True)
+    idea = next(r for r in rows if r["title"] == "Idea Stage")
+    assert (idea["section"], idea.get("headings"), idea.get("page")) == (
+        "Credit Tiers",
+        ["Cloud credits", "Microsoft for Startups Founders Hub", "Credit Tiers"],
+        "Cloud credits",
+    )
+    items = [
+        {
+            "kind": "offer",
+            "provider": "azure",
+            "observed_at": "2026-08-03T06:00:00Z",
+            "source_url": "https://example.com/credits",
+            "currency": "USD",
+            "data": r,
+        }
+        for r in rows
+    ]
+    offers = {o.title: o for o in normalize(from_jsonl(items)).offers}
+    assert (offers["Idea Stage"].kind, offers["Idea Stage"].eligibility, offers["Idea Stage"].duration_days) == (
+        "startup_credit",
+        "startups",
+        365,
+    )
+    assert (offers["Sign-up"].kind, offers["Sign-up"].eligibility) == ("free_credit", "all")

@@ -7,7 +7,8 @@ credit because its page is about startup programs, and a referral page's
 One derivation, `contexts(blocks, address)`, serves the live pages and the
 offer corpus alike: the spider's raw fields `page` (the page's h1, else its
 <title>) and `section` (the nearest heading above the block: h1 > h2 > h3,
-the table's heading for a row) win where a spider gave them; a page without
+the table's heading for a row) and `headings` (the trail of headings
+above it) win where a spider gave them; a page without
 them (a JSON page, a block of the corpus) takes its first block's title as
 its title, and as a block's section the nearest heading-like block before it
 (a short title without words of its own, or for a block without a title,
@@ -43,6 +44,7 @@ class Context:
     section: str = ""
     address: str = ""
     topics: frozenset[str] = frozenset()
+    trail: tuple[str, ...] = ()  # the headings above the block, outermost first (the section last)
 
 
 _HEADING_MAX = 80  # a heading is short
@@ -76,6 +78,11 @@ def _heading(block: Mapping[str, Any]) -> str:
     return title if title and not str(block.get("text") or "").strip() and len(title) <= _HEADING_MAX else ""
 
 
+def _trail(block: Mapping[str, Any]) -> tuple[str, ...]:
+    headings = block.get("headings") or ([block["section"]] if block.get("section") else [])
+    return tuple(normal(str(h)) for h in headings)
+
+
 def topics(page: str, titles: Sequence[str], address: str = "") -> frozenset[str]:
     """What a page is about: startup programs, a referral program."""
     found = set()
@@ -88,11 +95,11 @@ def topics(page: str, titles: Sequence[str], address: str = "") -> frozenset[str
 def contexts(blocks: Sequence[Mapping[str, Any]], address: str = "") -> list[Context]:
     """Each block's context, the blocks being one page's in page order."""
     titles = [normal(str(b.get("title") or "")) for b in blocks]
-    if any("page" in b or "section" in b for b in blocks):  # a spider read the page's headings
+    if any("page" in b or "section" in b or "headings" in b for b in blocks):  # a spider read the headings
         pages = [normal(str(b.get("page") or "")) for b in blocks]
         about = topics(next((p for p in pages if p), ""), titles, address)
         return [
-            Context(page, normal(str(b.get("section") or "")), address, about)
+            Context(page, normal(str(b.get("section") or "")), address, about, _trail(b))
             for b, page in zip(blocks, pages, strict=True)
         ]
     page = titles[0] if titles else ""
@@ -101,7 +108,8 @@ def contexts(blocks: Sequence[Mapping[str, Any]], address: str = "") -> list[Con
     heading, titled = "", ""
     for block in blocks:
         title = str(block.get("title") or "").strip()
-        out.append(Context(page, normal(heading if title else titled or heading), address, about))
+        section = normal(heading if title else titled or heading)
+        out.append(Context(page, section, address, about, (section,) if section else ()))
         if title:
             titled = title
             heading = _heading(block) or heading
@@ -138,8 +146,8 @@ def _party(context: Context) -> Eligibility | None:
         for who, pattern in _REFERRAL_SECTION:
             if pattern.search(context.section):
                 return who
-    if STARTUP_PROGRAM.search(context.section):
-        return Eligibility.startups
+    if any(STARTUP_PROGRAM.search(h) for h in (context.section, *context.trail)):
+        return Eligibility.startups  # a heading above the block names a startup program
     if eligibility(context.section) == Eligibility.students:
         return Eligibility.students
     if STARTUPS in context.topics:
