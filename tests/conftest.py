@@ -147,6 +147,15 @@ def pytest_configure_node(node: Any) -> None:
 _STARTED_WITH = {name: os.environ.get(name) for name in _TERMINAL}
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Under xdist (its workers collect; each the same order): the tests that
+    # mostly wait spread among those that compute (tests/helpers/order.py).
+    if hasattr(config, "workerinput"):
+        from tests.helpers.order import spread
+
+        items[:] = spread(items)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: a worker more than the cores. Many tests wait on a daemon,
