@@ -176,10 +176,11 @@ def test_the_tuned_split_does_not_regress() -> None:
     was read as a discount and a renewal discount, 6 of 2,062 without an
     offer giving one once a prize's worth (价值 8000 元 IPad) was no credit,
     88.8% once days of free quota (30天免费额度) were a trial, 89.0% once
-    faculty were no students; the floor is 0.885.
+    faculty were no students, 89.3% once a commitment's length ("locking in
+    rates for 1 or 3-year periods") was no validity; the floor is 0.89.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.885, "\n".join(result.misses)
+    assert result.exact_rate >= 0.89, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

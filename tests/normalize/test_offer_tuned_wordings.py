@@ -99,3 +99,13 @@ def test_faculty_are_no_students() -> None:
         (OfferKind.free_credit, Decimal(100), "USD", Eligibility.all),
         (OfferKind.free_credit, Decimal(50), "USD", Eligibility.students),
     ]
+
+
+def test_a_commitments_length_is_no_validity() -> None:
+    text = (
+        "Reserved Instances function as capacity guarantees. Prepay for compute time upfront, locking in rates for "
+        "1 or 3-year periods. RunPod offers H100 SXM reserved at approximately $1.94/hour versus $2.69/hour "
+        "on-demand, delivering 28% savings."
+    )
+    (offer,) = read_offers(text, title="Reserved Instance Economics").offers
+    assert (offer.kind, offer.percent_off, offer.duration_days) == (OfferKind.discount, Decimal(28), None)

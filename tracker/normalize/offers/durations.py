@@ -55,6 +55,11 @@ _TERM_BEFORE = re.compile(
     r"(?:续费|续订|包|renew(?:al)?\s(?:for\s)?|(?:paying|pay|paid|billed|prepay(?:ing)?|subscrib(?:e|ing))\s(?:for\s)?)\s?(?:\d+\s?[-–~]\s?)?$",
     re.I,
 )
+# "locking in rates for 1 or 3-year periods", "commit to a 3-year term": a commitment's length
+_COMMIT_BEFORE = re.compile(
+    r"(?:lock(?:s|ing)?\s(?:in\s)?(?:\w+\s){0,2}for\s|commit(?:s|ting)?\s(?:to\s)?(?:an?\s)?)(?:\d+\s?(?:[-–~]|or|and)\s?)?$",
+    re.I,
+)
 # "für 7 Tage Zugriff auf ... Server" on a trial's page: the trial's length
 _ACCESS = re.compile(r"\s?(?:of\s)?(?:Zugriff|Zugang|access)\b", re.I)
 # "a $100, 60-day credit": the length of the credit, its validity
@@ -103,7 +108,11 @@ def durations(text: str) -> list[Duration]:
             continue
         if _ORDER_BEFORE.search(before[-10:]):
             role = "order"
-        elif _TERM_BEFORE.search(before[-16:]) or _TERM_AFTER.match(after):
+        elif (
+            _TERM_BEFORE.search(before[-16:])
+            or _TERM_AFTER.match(after)
+            or _COMMIT_BEFORE.search(text, max(0, m.start() - 48), m.start())
+        ):
             role = "term"
         elif any(a <= m.start() and m.end() <= b for a, b in held):
             role = "condition"  # a window to claim, an account's or company's age, an order's length
