@@ -177,10 +177,11 @@ def test_the_tuned_split_does_not_regress() -> None:
     offer giving one once a prize's worth (价值 8000 元 IPad) was no credit,
     88.8% once days of free quota (30天免费额度) were a trial, 89.0% once
     faculty were no students, 89.3% once a commitment's length ("locking in
-    rates for 1 or 3-year periods") was no validity; the floor is 0.89.
+    rates for 1 or 3-year periods") was no validity, 89.8% once 中小企业 was
+    enterprises and 免费试用赠金 new users; the floor is 0.895.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.89, "\n".join(result.misses)
+    assert result.exact_rate >= 0.895, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

@@ -109,3 +109,18 @@ def test_a_commitments_length_is_no_validity() -> None:
     )
     (offer,) = read_offers(text, title="Reserved Instance Economics").offers
     assert (offer.kind, offer.percent_off, offer.duration_days) == (OfferKind.discount, Decimal(28), None)
+
+
+def test_smes_are_enterprises() -> None:
+    text = "【腾讯云】中小企业福利专场，多款刚需产品，满足企业通用场景需求，云服务器 2.5 折起"
+    (offer,) = read_offers(text, default_currency="CNY").offers
+    assert (offer.kind, offer.percent_off, offer.eligibility) == (
+        OfferKind.discount,
+        Decimal(75),
+        Eligibility.enterprise,
+    )
+
+
+def test_a_free_trial_credit_is_for_new_users() -> None:
+    text = "它是什么 Google Cloud 为您提供了高达 300 美元的免费试用赠金。试用赠金会发放到您创建的第一个结算账号。"
+    assert offers(text, currency="CNY") == [(OfferKind.free_credit, Decimal(300), "USD", Eligibility.new_users)]

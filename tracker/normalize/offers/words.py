@@ -94,14 +94,14 @@ _ELIGIBILITY = (
     (
         Eligibility.enterprise,
         re.compile(
-            r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客)|enterprise (?:customers?|users?|accounts?|clients?)|business customers",
+            r"企业(?:用户|客户|认证|实名认证|专享|免费|新用户|新客|福利|专场)|中小企业|enterprise (?:customers?|users?|accounts?|clients?)|business customers",
             re.I,
         ),
     ),
     (
         Eligibility.new_users,
         re.compile(
-            r"新用户|新客|新人|新手|新注册|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
+            r"新用户|新客|新人|新手|新注册|免费试用赠金|新账号|new[- ](?:customers?|users?|accounts?|sign-?ups?)|first[- ]time|"
             r"(?:aren't|are not|not) yet an? [^.;]{0,40}customer|never been a paying customer|"
             r"(?:days|months?) (?:after|of) (?:your )?sign(?:ing)?[- ]?up|注册(?:后|之日起)\s?\d+\s?(?:天|日|个月)内|"
             r"when you sign(?:ed)? up|sign(?:ing)?[- ]?up (?:today |now )?(?:and|to) (?:get|receive|claim|enjoy)|"
