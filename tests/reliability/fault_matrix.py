@@ -195,7 +195,8 @@ def store_stops_mid_batch(ctx: Ctx) -> None:
             assert hook.in_flight.wait(60), d.output()
             with ctx.store.stopped():
                 hook.release.set()  # the channel takes it while the store is gone: its answer is kept
-                time.sleep(10)
+                wait_for(lambda: "delivery: the store failed: " in d.output(), 30, "the store's failure said")
+                time.sleep(2 * ROUND)  # two more rounds due while the store is away
                 assert d.proc.poll() is None, d.output()
             back = time.monotonic()
             wait_for(lambda: all_sent(ctx), 2 * ROUND + 15, "every alert sent after the store's return")
@@ -494,7 +495,7 @@ FAULTS = [
         oom_killed_while_delivering,
     ),
     Fault(
-        "the store stops for 10 s in the middle of a delivery batch",
+        "the store stops in the middle of a delivery batch, for two rounds after the daemon says so",
         "the daemon lives, says why in one line, and delivers everything within one round of the store's return, "
         "each exactly once",
         store_stops_mid_batch,
