@@ -270,3 +270,29 @@ def test_what_is_no_startup_or_referral_page() -> None:
     assert read({"title": "", "text": "Spot VMs: up to 91% off"}, accelerators)[0][-1] is None
     assert topics("AWS Activate credits & commercial routes", [], "https://cloudcredits.pages.dev/x") == {STARTUPS}
     assert topics("", [], "https://aws.amazon.com/activate/providers/") == {STARTUPS}
+
+
+def test_a_share_listed_under_a_loyalty_programs_heading_is_a_discount() -> None:
+    """offer_pages_more.toml, a hosting company's finance docs: the list
+    items after "for 1 year, you get 1% bonus" say only a length and a share."""
+    blocks = [
+        {
+            "title": "Loyalty program for regular customers.",
+            "text": "Bonuses are awarded for your loyalty to our company, if you use our services:",
+        },
+        {"title": "", "text": "for 1 year, you get 1% bonus on any payment on our service,"},
+        {"title": "", "text": "2 years - 2%,"},
+        {"title": "", "text": "4 years - 4%"},
+    ]
+    around = contexts(blocks, "https://en.kb.xserver.cloud/books/personal-account/chapter/finance/export/html")
+    assert read(blocks[2], around[2]) == [(OfferKind.discount, None, Decimal("2"), None, None)]
+    assert read(blocks[3], around[3]) == [(OfferKind.discount, None, Decimal("4"), None, None)]
+    assert read(blocks[2], None) == []  # a bare share, anywhere else
+    # a spider gives a list item without a label as its title alone
+    assert read({"title": "2 years - 2%,", "text": ""}, around[2]) == [
+        (OfferKind.discount, None, Decimal("2"), None, None)
+    ]
+    # under a heading of SLA credits or of a referral program, a share is no discount
+    sla = Context(section="Service credits (SLA)")
+    assert read(blocks[2], sla) == []
+    assert read(blocks[2], Context(section="Referral program discounts")) == []

@@ -178,10 +178,12 @@ def test_the_tuned_split_does_not_regress() -> None:
     88.8% once days of free quota (30天免费额度) were a trial, 89.0% once
     faculty were no students, 89.3% once a commitment's length ("locking in
     rates for 1 or 3-year periods") was no validity, 89.8% once 中小企业 was
-    enterprises and 免费试用赠金 new users; the floor is 0.895.
+    enterprises and 免费试用赠金 new users, 90.6% once a share listed under a
+    loyalty program's heading ("2 years - 2%,") was a discount; the floor is
+    0.90.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.895, "\n".join(result.misses)
+    assert result.exact_rate >= 0.90, "\n".join(result.misses)
     assert result.noise_rate <= 0.005, "\n".join(result.misses)

@@ -25,11 +25,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from db.kinds import Eligibility, OfferKind
 from tracker.normalize.offers.clauses import REFERRAL as REFERRAL_WORDS
 from tracker.normalize.offers.clauses import REFERRAL_PROGRAM
+from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import CREDIT_WORDS, VOUCHER_WORDS, eligibility, normal
 
 STARTUPS, REFERRAL = "startups", "referral"
@@ -157,7 +159,7 @@ def _party(context: Context) -> Eligibility | None:
     return None
 
 
-def in_context(offers: list[Any], block: str, context: Context | None) -> list[Any]:
+def in_context(offers: list[OfferTerms], block: str, context: Context | None) -> list[OfferTerms]:
     """The block's offers with what its context says and it does not: the
     party; for a startup program's credit, its kind; under a heading of
     vouchers ("充值返券"), a sum the block gives without a word of its own
@@ -195,3 +197,23 @@ _DISCOUNT_WORDS = re.compile(
     r"\boff\b|discount|\bsave|savings|rabatt|réduction|折|优惠|特惠|减|coupon|voucher|券|割引|オフ|할인", re.I
 )
 _RETURNED_VOUCHERS = re.compile(r"送券|领券")
+
+
+# A heading of discounts or a loyalty program (not of credits, SLAs or commissions).
+_DISCOUNT_HEADING = re.compile(r"discounts?\b|loyalty|rabatt|réductions?|折扣|优惠|割引", re.I)
+_NOT_DISCOUNT_HEADING = re.compile(
+    r"credits?\b|SLA|service level|commission|affiliate|referr|返佣|佣金|赔偿|补偿", re.I
+)
+# A list item saying a label and a share only: "2 years - 2%,", "3 年：5%"
+_LISTED_SHARE = re.compile(r"^[^%\d]{0,20}?\d{0,3}\s?[^%\d]{0,12}?[-–:：]\s?(?P<p>\d{1,2}(?:\.\d+)?)\s?%\s?[.,;，；]?$")
+
+
+def listed_share(block: str, context: Context) -> list[OfferTerms]:
+    """A list item that says only a share ("2 years - 2%,") under a heading of
+    discounts or a loyalty program: a discount of that share. Anywhere else
+    a bare percentage is no offer."""
+    m = _LISTED_SHARE.match(block.strip())
+    section = context.section
+    if not m or not _DISCOUNT_HEADING.search(section) or _NOT_DISCOUNT_HEADING.search(section):
+        return []
+    return [OfferTerms(kind=OfferKind.discount, percent_off=Decimal(m.group("p")))]

@@ -32,7 +32,7 @@ from tracker.normalize.offers.clauses import (
     is_question,
     referral_roles,
 )
-from tracker.normalize.offers.context import Context, in_context
+from tracker.normalize.offers.context import Context, in_context, listed_share
 from tracker.normalize.offers.money import moneys
 from tracker.normalize.offers.reader import Reading, read_block
 from tracker.normalize.offers.text import OfferTerms
@@ -232,6 +232,9 @@ def read_offers(
             reading.offers = in_context(reading.offers, text, context)
         else:
             reading.offers = in_context(reading.offers, f"{title} {text}", context)
+        if not reading.offers and context is not None and not (title and text):
+            # "2 years - 2%," under "Loyalty program" (a list item: its words, or a spider's title alone)
+            reading.offers = listed_share(title or text, context)
         return reading
     except (ArithmeticError, ValueError, KeyError, IndexError):
         return Reading(why_not="unreadable")
