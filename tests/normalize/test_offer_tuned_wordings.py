@@ -124,3 +124,21 @@ def test_smes_are_enterprises() -> None:
 def test_a_free_trial_credit_is_for_new_users() -> None:
     text = "它是什么 Google Cloud 为您提供了高达 300 美元的免费试用赠金。试用赠金会发放到您创建的第一个结算账号。"
     assert offers(text, currency="CNY") == [(OfferKind.free_credit, Decimal(300), "USD", Eligibility.new_users)]
+
+
+def test_a_grant_to_be_spent_is_one_had_however_far_its_verb() -> None:
+    text = (
+        "— During the first 2 months of the Trial Period, the Client should spend the standard Grant of 200 000 rubles."
+    )
+    assert offers(text, currency="RUB") == []
+
+
+def test_a_story_of_a_bill_cut_is_no_offer() -> None:
+    story = (
+        "A few years back I was helping a fintech startup cut their AWS bill. They were running a sprawling ETL "
+        "pipeline on On-Demand m5.xlarge instances 24/7 and spending around $28,000 a month just on those batch "
+        "jobs. Within six weeks of migrating them to Spot Instances with proper interruption handling, that same "
+        "workload was costing $5,400 a month. Same results, same throughput, 80% cheaper."
+    )
+    assert offers(story) == []
+    assert read_offers(story).why_not == "a story"

@@ -211,7 +211,7 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
         return "paid", None
     if _MOST_OFF.search(before[-10:]):
         return "cap", "order"  # "享7.5折，单笔最高减免12500元": the most a discount takes off
-    if _LIMIT.search(before[-32:]) or _LIMIT_AFTER.match(text, end):
+    if _LIMIT.search(text[max(0, start - 40) : start]) or _LIMIT_AFTER.match(text, end):
         return "limit", None
     return "amount", None
 

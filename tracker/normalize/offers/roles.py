@@ -39,6 +39,10 @@ from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import FREE_SERVICES, SPOT_WORDS, STARTUP_WORDS, eligibility, normal, renewal
 
 _LIMITS = re.compile(r"限制")
+_STORY = re.compile(
+    r"\s*(?:a few|some|several|two|three|\d+) (?:years|months|weeks) (?:back|ago),? (?:I|we)\b|\s*(?:last year|back in \d{4}),? (?:I|we)\b",
+    re.I,
+)
 _TOTAL = re.compile(r"\s*(?:total|grand total|sum|合计|总计|小计)\s*[:：]?\s*$", re.I)
 _EXISTING = re.compile(r"老用户|老客户|existing (?:customers|users)", re.I)
 _CONTRAST = re.compile(r"(?:while|whereas)\b", re.I)
@@ -51,6 +55,8 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     if title and is_example(title):
         return Reading(why_not="an example")
     body = text if title and is_question(title) else " ".join(p for p in (title, text) if p)
+    if _STORY.match(text):
+        return Reading(why_not="a story")  # "A few years back I was helping a startup cut their bill ... 80% cheaper"
     if title and _TOTAL.match(title):
         return Reading(why_not="a total")  # a table's "Total" row sums the offers above it
     if title and _LIMITS.search(title):
