@@ -181,10 +181,10 @@ def test_the_tuned_split_does_not_regress() -> None:
     enterprises and 免费试用赠金 new users, 90.6% once a share listed under a
     loyalty program's heading ("2 years - 2%,") was a discount, 4 of 2,062
     (0.2%) once a grant to spend and a story were no offers; the floor is
-    0.90.
+    0.90, and at most 0.3% of blocks without an offer may give one.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
     assert result.exact_rate >= 0.90, "\n".join(result.misses)
-    assert result.noise_rate <= 0.005, "\n".join(result.misses)
+    assert result.noise_rate <= 0.003, "\n".join(result.misses)

@@ -14,10 +14,17 @@ its title, and as a block's section the nearest heading-like block before it
 (a short title without words of its own, or for a block without a title,
 the last titled block).
 
-`in_context` is what the context may change, and only where the block itself
-says nothing: the party (startups, students, the referred friend or the
-referrer) and the kind (a credit of a startup program is a startup credit).
-It never makes an offer of a block that states none.
+What the context may change, and only where the block itself says nothing
+(`in_context`): the party (startups, students, the referred friend or the
+referrer: a heading or the page says who), the kind (a credit of a startup
+program is a startup credit, a bare sum under a heading of vouchers a
+voucher), and whether a block is an offer: a share under a referral
+program's heading without a discount word is the referrer's commission, no
+offer; a list item saying only a share under a heading of discounts or a
+loyalty program is a discount (`listed_share`). An FAQ answer is read under
+its question (roles.read_offers). Context never turns a price, a rule or a
+question into an offer: it relabels what the block states, and the one offer
+it reads (`listed_share`) needs a discount heading and a bare share.
 """
 
 from __future__ import annotations
