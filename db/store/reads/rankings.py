@@ -213,14 +213,12 @@ def cheapest_rows(
     condition, params = where.where(db)
     per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
     db.execute(f"DROP TABLE IF EXISTS {RANKED}")
-    db.execute(
-        f"CREATE TEMPORARY TABLE {RANKED} (provider TEXT, region TEXT, instance_type TEXT, price_model TEXT, "
-        "currency TEXT, per_gpu FLOAT)"
-    )
     try:
+        # CREATE ... AS, not INSERT ... SELECT: PostgreSQL reads the prices
+        # with its parallel workers for the one and never for the other.
         db.execute(
-            f"INSERT INTO {RANKED} SELECT provider, region, instance_type, price_model, currency, {per_gpu} "
-            f"FROM {prices_table(db, where)} WHERE {condition}",
+            f"CREATE TEMPORARY TABLE {RANKED} AS SELECT provider, region, instance_type, price_model, currency, "
+            f"{per_gpu} AS per_gpu FROM {prices_table(db, where)} WHERE {condition}",
             params,
         )
         fx = fx_of(sorted(c for (c,) in db.tuples(f"SELECT DISTINCT currency FROM {RANKED}")))
@@ -243,7 +241,7 @@ def cheapest_rows(
         )
         return [tuple(r) for r in db.tuples(sql, [*fx_params, *price_models, bar])]
     finally:
-        db.execute(f"DROP TABLE {RANKED}")
+        db.execute(f"DROP TABLE IF EXISTS {RANKED}")
 
 
 def cheapest_per_gpu(
