@@ -180,11 +180,12 @@ def test_the_tuned_split_does_not_regress() -> None:
     rates for 1 or 3-year periods") was no validity, 89.8% once 中小企业 was
     enterprises and 免费试用赠金 new users, 90.6% once a share listed under a
     loyalty program's heading ("2 years - 2%,") was a discount, 4 of 2,062
-    (0.2%) once a grant to spend and a story were no offers; the floor is
-    0.90, and at most 0.3% of blocks without an offer may give one.
+    (0.2%) once a grant to spend and a story were no offers, 91.4% once hours
+    given on a GPU (送12小时, 20 机时, an 8-Hour Package) were GPU time; the
+    floor is 0.91, and at most 0.3% of blocks without an offer may give one.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.90, "\n".join(result.misses)
+    assert result.exact_rate >= 0.91, "\n".join(result.misses)
     assert result.noise_rate <= 0.003, "\n".join(result.misses)

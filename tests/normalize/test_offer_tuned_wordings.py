@@ -142,3 +142,24 @@ def test_a_story_of_a_bill_cut_is_no_offer() -> None:
     )
     assert offers(story) == []
     assert read_offers(story).why_not == "a story"
+
+
+def test_hours_given_on_a_gpu_are_gpu_time() -> None:
+    paddle = (
+        "PaddlePaddle用户可领取免费Tesla V100在线算力资源，高效训练模型，每日登陆即送12小时，连续五天运行再加送48小时，"
+        "前往使用免费算力。"
+    )
+    got = [(o.kind, o.gpu_time) for o in read_offers(paddle, title="PaddlePaddle Models").offers]
+    assert got and all(kind == OfferKind.free_trial for kind, _ in got)
+    assert {(t.amount, t.unit, t.gpu) for _, t in got if t} >= {(Decimal(12), "gpu_hour", "V100")}
+    (studio,) = read_offers(
+        "实际内容: 首次绑定送 20 机时，但 GPU Docker 未经证实，且无 24GB 卡; 可用性: ⚠️ 未核实"
+    ).offers
+    assert studio.gpu_time is not None and (studio.gpu_time.amount, studio.gpu_time.gpu) == (Decimal(20), None)
+    package = (
+        "Register and complete identity verification to instantly enjoy the [Full Access 8-Hour Package] experience! "
+        "This includes several power cards like 3090, 4090, and H20, giving you access to powerful computing resources!"
+    )
+    (trial,) = read_offers(package).offers
+    assert trial.gpu_time is not None and (trial.gpu_time.amount, trial.gpu_time.gpu) == (Decimal(8), None)
+    assert trial.eligibility == Eligibility.new_users

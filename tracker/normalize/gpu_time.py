@@ -73,6 +73,11 @@ _GPU_HOURS = [
 # "【全家桶 8 小时】体验 ... 多款算力卡": hours to try, GPU time where the text names GPUs or compute power
 _HOURS_TRIAL = re.compile(rf"{_N}\s?{_HOURS_CN}\s?[】」』]?\s?(?:的\s?)?(?:免费\s?)?(?:体验|试用)")
 _NAMES_COMPUTE = re.compile(rf"{_GPU}|GPU|显卡|算力", re.I)
+# "首次绑定送 20 机时", "[Full Access 8-Hour Package] experience": hours given, GPU time where the text names GPUs
+_HOURS_GIVEN = (
+    re.compile(rf"(?:送|赠送?|领取?)\s?{_N}\s?(?:个)?(?:小时|机时)"),
+    re.compile(rf"{_N}[\s-]?{_HOURS_EN}\s(?:package|pass)\b", re.I),
+)
 _DAYS = [
     # "7-day free trial of ecs.gn7i...", "a 14-day trial on A10"
     re.compile(
@@ -105,6 +110,12 @@ def parse_gpu_time(text: str) -> GpuTime | None:
     match = _HOURS_TRIAL.search(text)
     if match and _NAMES_COMPUTE.search(text) and (amount := amount_of(match.group("n"))):
         return GpuTime(amount, "gpu_hour")  # a bundle of several cards: no one model
+    given, package = (p.search(text) for p in _HOURS_GIVEN)
+    for match in (given, package):
+        if match and _NAMES_COMPUTE.search(text) and (amount := amount_of(match.group("n"))):
+            # hours given on one model named are its hours; a package of several cards names none
+            models = {_group(m, "gpu") for m in _GPU_ANYWHERE.finditer(text)} if match is given else set()
+            return GpuTime(amount, "gpu_hour", models.pop() if len(models) == 1 else None)
     for pattern in _DAYS:
         match = pattern.search(text)
         if not match or not (amount := amount_of(match.group("n"))) or not _NAMES_A_GPU.search(text):
