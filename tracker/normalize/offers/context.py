@@ -57,13 +57,13 @@ class Context:
 
 
 _HEADING_MAX = 80  # a heading is short
-# What a page is about, by its address, its title, or enough of its blocks' titles.
 # Startup programs by name: not "Activate your account", not a GPU's "accelerators".
 STARTUP_PROGRAM = re.compile(
     r"[Ss]tartups?\b|[Ss]tart-ups?\b|STARTUPS?\b|AWS Activate|Activate (?:Founders|Portfolio|credits?)|\bVCs?\b|"
-    r"[Vv]enture|accelerator program|startup accelerators?|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|"
+    r"\b[Vv]enture|accelerator program|startup accelerators?|[Ii]ncubators?\b|加速器|初创|创业|云创|孵化|"
     r"[Ff]ounders?\b|スタートアップ|新創|스타트업|창업|jeunes pousses"
 )
+# What a page is about, by its address, its title, or enough of its blocks' titles.
 _TOPICS = (
     (
         STARTUPS,
