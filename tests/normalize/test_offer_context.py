@@ -124,13 +124,22 @@ def test_a_referral_sections_heading_names_the_party() -> None:
 
 
 def test_a_section_naming_students_makes_its_credit_theirs() -> None:
-    context = Context(page="Cloud credits", section="学生专属优惠与资格验证")
-    block = {"title": "", "text": "完成学生认证后可领取 300 元代金券。"}
-    assert read(block, context, "CNY")[0][-1] == Eligibility.students
-    assert read(block, None, "CNY")[0][-1] == Eligibility.students  # the block says it itself
-    plain = {"title": "", "text": "领取 300 元代金券。"}
-    assert read(plain, context, "CNY")[0][-1] == Eligibility.students
-    assert read(plain, None, "CNY")[0][-1] is None
+    """offer_pages.toml (tuned), a renewal guide's student section: its
+    voucher sentence, without the sentence before it that names students,
+    under the heading that does."""
+    context = Context(page="阿里云学生续费", section="学生专属优惠与资格验证")
+    block = {
+        "title": "",
+        "text": "核心优惠包括每年可领取的300元无门槛代金券,该券需通过学信网在线验证码完成认证后自动发放,有效期为365天,支持分次使用直至余额清零。",
+    }
+    assert read(block, context, "CNY") == [(OfferKind.voucher, Decimal("300"), None, 365, Eligibility.students)]
+    assert read(block, None, "CNY")[0][-1] is None
+    # the prices under the same heading stay prices
+    price = {
+        "title": "",
+        "text": "ECS共享型n4实例:1核2G配置年费约87.12元(折合月费7.26元),适合个人博客搭建与数据库学习。",
+    }
+    assert read(price, context, "CNY") == []
 
 
 def test_what_a_page_is_about() -> None:
