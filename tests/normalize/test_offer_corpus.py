@@ -181,8 +181,8 @@ def test_the_tuned_split_does_not_regress() -> None:
     enterprises and 免费试用赠金 new users, 90.6% once a share listed under a
     loyalty program's heading ("2 years - 2%,") was a discount, 4 of 2,062
     (0.2%) once a grant to spend and a story were no offers, 91.4% once hours
-    given on a GPU (送12小时, 20 机时, an 8-Hour Package) were GPU time; the
-    floor is 0.91, and at most 0.3% of blocks without an offer may give one.
+    given on a GPU (送12小时, 20 机时, an 8-Hour Package) were GPU time, 91.7%
+    once "2年7折以及3年5折" was one ranged discount; the floor is 0.91, and at most 0.3% of blocks without an offer may give one.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)

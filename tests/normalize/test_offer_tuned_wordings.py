@@ -163,3 +163,9 @@ def test_hours_given_on_a_gpu_are_gpu_time() -> None:
     (trial,) = read_offers(package).offers
     assert trial.gpu_time is not None and (trial.gpu_time.amount, trial.gpu_time.gpu) == (Decimal(8), None)
     assert trial.eligibility == Eligibility.new_users
+
+
+def test_a_term_ladder_joined_by_yiji_is_one_ranged_discount() -> None:
+    text = "4、主机(CPU、内存、网络增强)和磁盘(本地磁盘、云盘、数据方舟)享受2年7折以及3年5折的优惠,而外网弹性IP购买1年及其以上,均为83折优惠。"
+    got = [(o.kind, o.percent_off, o.percent_off_low) for o in read_offers(text, default_currency="CNY").offers]
+    assert (OfferKind.discount, Decimal(50), Decimal(30)) in got

@@ -73,7 +73,7 @@ def _paid(raw: str) -> Decimal:
 
 # "2年7折、3年5折", "1年5折，2年4.5折": one discount, deeper for a longer term
 _TERM_ZHE = re.compile(r"(?:\d|[一两二三四五])\s?年(?:付|期)?\s?(?P<z>\d+(?:\.\d+)?)\s?折")
-_TERM_ZHE_JOIN = re.compile(r"\s?[、,，和及]\s?")
+_TERM_ZHE_JOIN = re.compile(r"\s?(?:[、,，和及与]|以及)\s?")
 
 
 def _term_ladder(text: str) -> tuple[Decimal, Decimal] | None:
