@@ -23,7 +23,7 @@ CREDIT_WORDS = re.compile(
     re.I,
 )
 VOUCHER_WORDS = re.compile(
-    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|返券|新手券|新人券|\d\s?券|无门槛|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*",
+    r"代金券|优惠券|抵用券|優惠券|算力券|满减券|无门槛券|返券|新手券|新人券|\d\s?券|无门槛(?=\s?[¥$\d])|面额|面值|voucher|coupon|红包|クーポン|쿠폰|Gutschein\w*",
     re.I,
 )
 STARTUP_WORDS = re.compile(
