@@ -4,7 +4,9 @@ tests/data/offer_pages.toml (whole pages, block by block, issue 39),
 tests/data/offer_pages_more.toml (more whole pages, every one tuned) and
 tests/data/offer_pages_fresh.toml (more whole pages, every one held out).
 
-A reader turns one case (a block: title, text, the source's currency) into
+A reader turns one case (a block: title, text, the source's currency, and
+the context of its page: `context`, derived from the page's blocks and
+address as the reader derives it on a live page, for every split alike) into
 the offers it reads, each a dict of the compared fields. An expected offer is
 found *exactly* when a read offer of the block has every compared field equal,
 *partly* when one has its kind and its amount, percentage or GPU time but
@@ -23,7 +25,8 @@ it, never read while fixing the reader. The held-out and fresh figures are the
 measure; the tuned one is an upper bound, and the only one a test may guard.
 
 `python -m tests.helpers.offer_score` prints the three splits' figures for the
-reader of this tree (`-v`: the tuned split's misses; the held-out and fresh
+reader of this tree (`-v`: the tuned split's misses, each with its page's
+title, section and block title; the held-out and fresh
 splits' are never printed; `--tuned`: the tuned split's figure alone, which is
 what to run while fixing the reader); with the old tree's `tracker` first on the path
 (`PYTHONPATH=/path/to/old`), `--old` scores its `build_offer` instead.
