@@ -182,10 +182,12 @@ def test_the_tuned_split_does_not_regress() -> None:
     loyalty program's heading ("2 years - 2%,") was a discount, 4 of 2,062
     (0.2%) once a grant to spend and a story were no offers, 91.4% once hours
     given on a GPU (送12小时, 20 机时, an 8-Hour Package) were GPU time, 91.7%
-    once "2年7折以及3年5折" was one ranged discount; the floor is 0.91, and at most 0.3% of blocks without an offer may give one.
+    once "2年7折以及3年5折" was one ranged discount, 92.2% once "credits from
+    $1000 to $100000" and "12 months of infrastructure credit" were read;
+    the floor is 0.92, and at most 0.3% of blocks without an offer may give one.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)
     print("\n" + result.table())
-    assert result.exact_rate >= 0.91, "\n".join(result.misses)
+    assert result.exact_rate >= 0.92, "\n".join(result.misses)
     assert result.noise_rate <= 0.003, "\n".join(result.misses)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from db.kinds import Eligibility, OfferKind
+from tracker.normalize.offers.context import Context
 from tracker.normalize.offers.roles import read_offers
 from tracker.normalize.offers.words import eligibility
 
@@ -169,3 +170,25 @@ def test_a_term_ladder_joined_by_yiji_is_one_ranged_discount() -> None:
     text = "4、主机(CPU、内存、网络增强)和磁盘(本地磁盘、云盘、数据方舟)享受2年7折以及3年5折的优惠,而外网弹性IP购买1年及其以上,均为83折优惠。"
     got = [(o.kind, o.percent_off, o.percent_off_low) for o in read_offers(text, default_currency="CNY").offers]
     assert (OfferKind.discount, Decimal(50), Decimal(30)) in got
+
+
+def test_credits_from_a_sum_to_another_are_a_range_of_credit() -> None:
+    text = "If you are a Startup then google has you covered wth Startup Program giving you credits from $1000 to $100000 - link"
+    (offer,) = read_offers(text).offers
+    assert (offer.kind, offer.amount, offer.amount_low, offer.eligibility) == (
+        OfferKind.startup_credit,
+        Decimal(100000),
+        Decimal(1000),
+        Eligibility.startups,
+    )
+
+
+def test_months_of_credit_are_a_credit_for_that_long() -> None:
+    text = "DigitalOcean Hatch Program https://www.digitalocean.com/hatch - 12 months of infrastructure credit"
+    (offer,) = read_offers(text).offers
+    assert (offer.kind, offer.amount, offer.duration_days) == (OfferKind.free_credit, None, 365)
+    context = Context(
+        page="Perks, grants and discounts for startups", section="Perks, grants and discounts for startups"
+    )
+    (startup,) = read_offers(text, context=context).offers
+    assert (startup.kind, startup.eligibility) == (OfferKind.startup_credit, Eligibility.startups)

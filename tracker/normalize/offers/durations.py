@@ -64,6 +64,7 @@ _COMMIT_BEFORE = re.compile(
 _ACCESS = re.compile(r"\s?(?:of\s)?(?:Zugriff|Zugang|access)\b", re.I)
 # "a $100, 60-day credit": the length of the credit, its validity
 _LENGTH_OF = re.compile(r"^\s?(?:credits?|coupons?|vouchers?)\b", re.I)
+_MONTHS_OF_CREDIT = re.compile(r"\s?of\s(?:free\s)?(?:[\w-]+\s)?(?:cloud\s)?credits?\b", re.I)
 _TERM_AFTER = re.compile(r"^\s?(?:commitment|term|plan|reserved|期|包|续费|续订|周期)", re.I)
 _DATE = re.compile(r"(?P<y>20\d{2})\s?(?:[-/.]|年)\s?(?P<m>\d{1,2})\s?(?:[-/.]|月)\s?(?P<d>\d{1,2})")
 
@@ -135,6 +136,8 @@ def durations(text: str) -> list[Duration]:
             or (_ACCESS.match(after) and TRIAL_WORDS.search(text))
         ):
             role = "trial"
+        elif _MONTHS_OF_CREDIT.match(text, m.end()):
+            role = "trial"  # "12 months of infrastructure credit": a credit for that long, its sum unsaid
         elif near(_VALIDITY, text, m.start(), m.end(), before=20, after=12) or _LENGTH_OF.match(after):
             role = "validity"
         else:

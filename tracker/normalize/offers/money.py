@@ -146,6 +146,8 @@ _USED_UP = re.compile(
 )
 # "they used to give coupon codes for $10 credit": an offer no longer made
 _PAST = re.compile(r"\b(?:used to|no longer|formerly|previously)\b[^.;!?]*$", re.I)
+# "giving you credits from $1000 to $100000": a range of credits, not a price "from" a sum
+_CREDITS_FROM = re.compile(r"(?:credits?|grants?|vouchers?|coupons?)\s(?:\w+\s)?from\s?$", re.I)
 _GOODS_WORTH = re.compile(r"价值\s?$")
 _GOODS = re.compile(r"[A-Za-z\u4e00-\u9fff]")  # a thing named right after the sum
 _TRIAL_AFTER = re.compile(r"\s?分?の?\s?(?:無料トライアル|free trial)", re.I)  # "300 ドルの無料トライアル"
@@ -185,7 +187,9 @@ def _role(text: str, start: int, end: int) -> tuple[str, str | None]:
     if per and not _AFTER_PER.search(before) and not _FREE_QUOTA.search(before[-10:]):
         unit = next((name for name, p in _RATE_UNITS if p.search(per.group(0))), None)
         return ("cap" if _CAP_WORDS.search(before[-14:]) else "rate"), unit
-    if _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after):
+    if (
+        _PRICE_AFTER.match(after) or _PRICE_BEFORE.search(before[-8:]) or _THRESHOLD.match(after)
+    ) and not _CREDITS_FROM.search(before):
         return "price", None
     rest = after.lstrip(" 的")
     if (
