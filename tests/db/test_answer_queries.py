@@ -67,3 +67,80 @@ def test_a_gpu_matched_in_part_finds_the_rows_the_plain_match_finds(demo_db_url:
             if db.dialect == "postgresql":
                 assert "LIKE" not in condition  # the models, named
     engine.dispose()
+
+
+def _held_store(engine: sa.Engine) -> list[int]:
+    """Five prices of one instance: three open ones held as suspect (written
+    3yr, 1yr, then 1yr Windows, so that neither their ids nor the marks'
+    order is the prices' order), one open and not held, one held but closed.
+    The ids of the open prices not held."""
+    from datetime import UTC, datetime
+    from decimal import Decimal
+
+    from sqlmodel import Session
+
+    from db.bulk.encoding import PRICE_COLUMNS as WRITTEN
+    from db.bulk.encoding import StagedQuote, price_row
+    from db.schema import PriceModel, PriceQuote, Unit
+
+    t0 = datetime(2026, 3, 1, tzinfo=UTC)
+    held = [("3yr", "linux"), ("1yr", "linux"), ("1yr", "windows")]
+    kept = [("1yr", "linux", "L4")]  # another instance's: another key
+    rows, marks = [], []
+    for n, (term, os, *model) in enumerate([*held, *kept, ("3yr", "windows")]):
+        quote = PriceQuote(
+            provider="acme",
+            region="r1",
+            instance_type="gpu.1x" if model else "gpu.8x",
+            gpu_model=model[0] if model else "H100",
+            gpu_count=Decimal(8),
+            os=os,
+            price_model=PriceModel.reserved,
+            term=term,
+            payment_option="no_upfront",
+            price=Decimal(1000 + n),
+            currency="USD",
+            unit=Unit.term,
+            observed_at=t0,
+        )
+        row = dict(zip(WRITTEN, price_row(StagedQuote.of(quote), source="s", run_id=None, valid_from=t0), strict=True))
+        row["valid_to"] = t0 if n == 4 else None  # the last closed: its mark holds no open price
+        rows.append(row)
+        if n != 3:
+            marks.append({"source": "s", "key": row["key"], "provider": "acme", "reason": f"r{n}", "observed_at": t0})
+    with Session(engine) as session:
+        conn = session.connection()
+        conn.execute(sa.insert(PricePoint.__table__), rows)
+        conn.execute(sa.text("DELETE FROM suspect_prices"))
+        conn.execute(
+            sa.text(
+                "INSERT INTO suspect_prices (source, key, provider, reason, observed_at) "
+                "VALUES (:source, :key, :provider, :reason, :observed_at)"
+            ),
+            marks,
+        )
+        found = [i for (i,) in conn.execute(sa.text("SELECT id FROM price_points WHERE price = '1003'"))]
+        session.commit()
+    return found
+
+
+def test_the_held_prices_are_listed_in_the_prices_order_and_counted(engine: sa.Engine) -> None:
+    """Ties on provider, instance, region and price model in the prices'
+    order (term, operating system), the same on both back ends; a closed
+    price's mark neither listed nor counted; the suspect filter leaves out
+    exactly the held open prices, whatever the statement calls the table,
+    and is the filter's last condition (its probes for the rows the others leave)."""
+    from db.store.reads.rows import NOT_SUSPECT
+    from db.store.writes.suspects import held, held_count
+
+    kept = _held_store(engine)
+    with engine_db(engine) as db:
+        listed = held(db)
+        assert [(r["reason"], r["price"]) for r in listed] == [("r1", "1001"), ("r2", "1002"), ("r0", "1000")]
+        assert held_count(db) == 3 and held_count(db, "h10") == 3 and held_count(db, "l4") == 0
+        sql = f"SELECT p.id FROM (SELECT * FROM price_points) AS p WHERE valid_to IS NULL AND {NOT_SUSPECT}"
+        assert [i for (i,) in db.tuples(sql)] == kept
+        terms = PriceFilter(gpu="H100", os="linux", with_gpus=True, include_suspect=False).terms(db)
+        assert terms[-1].sql == NOT_SUSPECT
+        condition, params = PriceFilter(include_suspect=False).where(db)
+        assert [i for (i,) in db.tuples(f"SELECT id FROM price_points WHERE {condition}", params)] == kept
