@@ -192,3 +192,12 @@ def test_months_of_credit_are_a_credit_for_that_long() -> None:
     )
     (startup,) = read_offers(text, context=context).offers
     assert (startup.kind, startup.eligibility) == (OfferKind.startup_credit, Eligibility.startups)
+
+
+def test_a_validity_in_words_and_bracketed_digits_counts_the_digits() -> None:
+    text = (
+        "4.1. Grant. The Member is provided with a Grant — up to 500 USD. The Grant validity period: up to one "
+        "hundred and eighty (180) calendar days."
+    )
+    (offer,) = read_offers(text).offers
+    assert (offer.kind, offer.amount, offer.duration_days) == (OfferKind.free_credit, Decimal(500), 180)

@@ -17,7 +17,8 @@ from tracker.normalize.offers.clauses import condition_spans
 from tracker.normalize.offers.words import FREE_SERVICES, TRIAL_WORDS, near
 
 _DURATION = re.compile(
-    rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS})"
+    # "one hundred and eighty (180) calendar days": a word before the digits in brackets, which count
+    rf"(?<![A-Za-z\d.])(?P<num>\d+|[一二两三四五六七八九十]+|{EN_WORDS}|[a-z]+(?=\s?\(\d+\)))"
     r"(?:\s?\((?P<digits>\d+)\))?[\s-]?(?:calendar\s)?(?P<unit>days?|日間|天|日|weeks?|周(?!岁)|星期|months?|个月|ヶ月|か月|カ月|月|years?|年間|年|"
     r"週間|jours?|Tagen?|dagarna|dagar|mois|Monaten?|månader(?:na)?)(?![a-zA-Z])",
     re.I,
