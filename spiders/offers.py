@@ -254,9 +254,8 @@ def page_blocks(
     if not records:
         raise PageShapeError(f"{what}: the page has no headings, list items or table rows to read")
     title = page_title(page, top)
-    if title:
-        for record in records:
-            record["page"] = title
+    for record in records:
+        record["page"] = title  # "" too: the blocks of a page read by its headings, none of them a heading
     return records
 
 

@@ -305,3 +305,15 @@ def test_a_share_listed_under_a_loyalty_programs_heading_is_a_discount() -> None
     sla = Context(section="Service credits (SLA)")
     assert read(blocks[2], sla) == []
     assert read(blocks[2], Context(section="Referral program discounts")) == []
+
+
+def test_a_spiders_page_without_headings_takes_no_list_item_for_a_heading() -> None:
+    """A page of list items only (no h1, no <title>): a spider gives each
+    item as its title alone; none of them is the next one's section."""
+    blocks = [
+        {"title": "Startup credits for founders", "text": "", "page": ""},
+        {"title": "Up to $1,000 in credits", "text": "", "page": ""},
+    ]
+    around = contexts(blocks, "https://example.com/perks")
+    assert [c.section for c in around] == ["", ""]
+    assert read(blocks[1], around[1]) == [(OfferKind.free_credit, Decimal("1000"), None, None, None)]

@@ -146,6 +146,11 @@ def test_every_block_carries_its_pages_title_and_its_heading() -> None:
     assert [(r["title"], r["text"], r.get("section"), r.get("page")) for r in rows] == [
         ("Founders", "Credits: $1,000", "Startup programs", "Credits | Example")
     ]
+    # a page without a title or h1 still says so: its list items are read in no heading
+    bare = Selector(
+        text="<html><body><main><ul><li>Startup credits</li><li>Up to $1,000 in credits</li></ul></main></body></html>"
+    )
+    assert [r.get("page") for r in page_blocks(bare, what="example", items=True)] == ["", ""]
 
 
 def test_a_row_carries_the_trail_of_headings_above_it_and_is_read_in_it() -> None:
