@@ -184,8 +184,8 @@ def test_the_tuned_split_does_not_regress() -> None:
     given on a GPU (送12小时, 20 机时, an 8-Hour Package) were GPU time, 91.7%
     once "2年7折以及3年5折" was one ranged discount, 92.2% once "credits from
     $1000 to $100000" and "12 months of infrastructure credit" were read,
-    92.5% once "one hundred and eighty (180) calendar days" was; the floor is
-    0.92, and at most 0.3% of blocks without an offer may give one.
+    92.5% once "one hundred and eighty (180) calendar days" was, 3 of 2,062
+    once an offer no longer made was none; the floor is 0.92, and at most 0.3% of blocks without an offer may give one.
     An upper bound, not the measure: the held-out splits are
     (tests/helpers/offer_score.py)."""
     result = score(CASES, read_case)

@@ -201,3 +201,12 @@ def test_a_validity_in_words_and_bracketed_digits_counts_the_digits() -> None:
     )
     (offer,) = read_offers(text).offers
     assert (offer.kind, offer.amount, offer.duration_days) == (OfferKind.free_credit, Decimal(500), 180)
+
+
+def test_an_offer_no_longer_made_is_no_offer() -> None:
+    text = (
+        "What You Get: None currently — GCP merged these into Always Free; Duration: N/A; Scope: N/A; "
+        "What Happens When It Ends: N/A (GCP simplified this in 2024)"
+    )
+    reading = read_offers(text, title="12-Month Free Services")
+    assert (reading.offers, reading.why_not) == ([], "no longer offered")

@@ -39,6 +39,11 @@ from tracker.normalize.offers.text import OfferTerms
 from tracker.normalize.offers.words import FREE_SERVICES, SPOT_WORDS, STARTUP_WORDS, eligibility, normal, renewal
 
 _LIMITS = re.compile(r"限制")
+_RETIRED = re.compile(
+    r"(?:what you get|you get|offer|benefits?)\s?:?\s?none(?: currently)?\b|\bno longer (?:available|offered)\b|"
+    r"\b(?:has|have) been discontinued\b|活动已(?:结束|下线)|已停止(?:发放|提供)",
+    re.I,
+)
 _STORY = re.compile(
     r"\s*(?:a few|some|several|two|three|\d+) (?:years|months|weeks) (?:back|ago),? (?:I|we)\b|\s*(?:last year|back in \d{4}),? (?:I|we)\b",
     re.I,
@@ -55,6 +60,8 @@ def read_clauses(text: str, title: str, default_currency: str | None) -> Reading
     if title and is_example(title):
         return Reading(why_not="an example")
     body = text if title and is_question(title) else " ".join(p for p in (title, text) if p)
+    if _RETIRED.search(text):
+        return Reading(why_not="no longer offered")  # "What You Get: None currently — GCP merged these into ..."
     if _STORY.match(text):
         return Reading(why_not="a story")  # "A few years back I was helping a startup cut their bill ... 80% cheaper"
     if title and _TOTAL.match(title):
