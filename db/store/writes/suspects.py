@@ -56,8 +56,10 @@ def mark(
     the source's marked keys before the run (`suspect_keys`, in the run's
     transaction), when known: only those have a mark to lose (a first
     import of a million prices sorted and deleted a million keys for none)."""
-    wrote = set(judged) | set(suspects)
-    keys = sorted(wrote if marked is None else wrote & marked)
+    if marked is None:
+        keys = sorted(set(judged) | set(suspects))
+    else:
+        keys = sorted({key for key in judged if key in marked} | {key for key in suspects if key in marked})
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND key IN ({', '.join('?' * len(chunk))})", [source, *chunk])
