@@ -14,6 +14,7 @@ from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat,
 from tracker.cli.state import (
     CheckpointMinutesOption,
     SpotOverheadOption,
+    held_ahead,
     parse_currency,
     ranged_option,
     references,
@@ -81,8 +82,9 @@ def compare(
         include_suspect=include_suspect,
     )
     with store_of(ctx) as store:
+        held = held_ahead(ctx, store, gpu)
         rows = answer.rows(store, references(ctx), request)
-        suspect_note(store, include_suspect, gpu=gpu)
+        suspect_note(store, include_suspect, gpu=gpu, count=held)
     emit(
         rows, fmt, columns=COMPARE_COLUMNS, table_columns=request.table(), title=request.title(), empty=request.empty()
     )
@@ -203,8 +205,9 @@ def tco(
         offers = offers_frame(state(ctx).engine)
     inputs = answer.inputs(request, answer.chosen_credit(request, offers))
     with store_of(ctx) as store:
+        held = held_ahead(ctx, store, gpu)
         rows, skipped, inputs = answer.rows(store, references(ctx), request, inputs)
-        suspect_note(store, include_suspect, gpu=gpu)
+        suspect_note(store, include_suspect, gpu=gpu, count=held)
     if note := answer.skipped_note(inputs, skipped):
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
     emit(

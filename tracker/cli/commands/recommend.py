@@ -13,6 +13,7 @@ from tracker.cli.output import FormatOption, IncludeSuspectOption, OutputFormat,
 from tracker.cli.state import (
     CheckpointMinutesOption,
     SpotOverheadOption,
+    held_ahead,
     parse_currency,
     ranged_option,
     references,
@@ -188,8 +189,9 @@ def recommend(
     )
     needs = request.needs()
     with store_of(ctx) as store:
+        held = held_ahead(ctx, store, gpu)
         rows, notes = answer.rows(store, references(ctx), request, needs=needs)
-        suspect_note(store, include_suspect, gpu=gpu)
+        suspect_note(store, include_suspect, gpu=gpu, count=held)
     for note in notes:
         stderr.print(f"[dim]{note}[/dim]", highlight=False)
     columns, table = answer.columns()
