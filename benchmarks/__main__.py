@@ -17,16 +17,27 @@ from benchmarks.harness import Figure
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller inputs, for a smoke run")
-    parser.add_argument("names", nargs="*", help="only these benchmarks (bench_<name>.py)")
+    parser.add_argument("names", nargs="*", help="only these benchmarks (bench_<name>.py), for example: import answers")
     args = parser.parse_args()
-    modules = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name.startswith("bench_"))
+    here = Path(__file__).parent
+    found = {
+        m.name: f"{package}.{m.name}"
+        for package, folder in (("benchmarks", here), ("benchmarks.providers", here / "providers"))
+        for m in pkgutil.iter_modules([str(folder)])
+        if m.name.startswith("bench_")
+    }
+    modules = [found[name] for name in sorted(found)]
     if args.names:
-        modules = [m for m in modules if m.removeprefix("bench_") in args.names]
+        unknown = sorted(set(args.names) - {name.removeprefix("bench_") for name in found})
+        if unknown:
+            known = ", ".join(name.removeprefix("bench_") for name in sorted(found))
+            parser.error(f"no benchmark named {', '.join(unknown)} (there are: {known})")
+        modules = [found[name] for name in sorted(found) if name.removeprefix("bench_") in args.names]
     figures: list[Figure] = []
     console = Console(stderr=True)
     for name in modules:
-        console.print(f"running {name} ...")
-        figures.extend(importlib.import_module(f"benchmarks.{name}").run(args.quick))
+        console.print(f"running {name.rpartition('.')[2]} ...")
+        figures.extend(importlib.import_module(name).run(args.quick))
     table = Table(title="gpu-tracker benchmarks")
     for col in ("benchmark", "seconds", "baseline", "baseline s", "ratio", "peak RSS MB", "target", "ok", "note"):
         table.add_column(col)

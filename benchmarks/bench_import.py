@@ -4,7 +4,7 @@ PostgreSQL, against a plain load of the same file in the same run.
 The file is JSON Lines in the fields of `prices --format json`, each row
 carrying its observed_at, as a daily export does. Figures:
 - first import into an empty store, which ends with every index of the
-  table in place, vs `python -m benchmarks.raw_load --bare` (json.loads +
+  table in place, vs `python -m benchmarks.drivers.raw_load --bare` (json.loads +
   sqlite3 executemany, or + COPY, into the same table without its secondary
   indexes: the raw speed issue 41 measured it against): <= 2x; and vs
   `raw_load --indexes-after` (that load, then each index built once: the
@@ -30,9 +30,9 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from benchmarks.drivers.raw_changes import copy_sqlite, postgres_floor, sqlite_floor
 from benchmarks.harness import Figure, measure_in_child
 from benchmarks.process import Finished, run_process
-from benchmarks.raw_changes import copy_sqlite, postgres_floor, sqlite_floor
 from benchmarks.stores import _engine, fresh_pg_database, history_p99, naive_orm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,9 @@ def import_run(home: Path, url: str, path: Path) -> tuple[Finished, int, int]:
 
 
 def raw_run(home: Path, url: str, path: Path, *flags: str) -> Finished:
-    return run_process([sys.executable, "-m", "benchmarks.raw_load", str(path), url, *flags], environment(home, url))
+    return run_process(
+        [sys.executable, "-m", "benchmarks.drivers.raw_load", str(path), url, *flags], environment(home, url)
+    )
 
 
 def _migrated(url: str) -> str:

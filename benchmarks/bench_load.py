@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from benchmarks.bench_web import _get, _gpu_tracker, _peak_rss_mb, _port
+from benchmarks.drivers.loadgen import Load, hammer
 from benchmarks.harness import Figure
-from benchmarks.loadgen import Load, hammer
 
 TEAM = 10
 CROWD = 50

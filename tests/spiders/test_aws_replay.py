@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.aws_pricing_pages import all_regions_entries, factor, priced_regions, template
+from benchmarks.providers.aws_pricing_pages import all_regions_entries, factor, priced_regions, template
 from spiders.har import write_har
 from tests.conftest import DEMO_CAPTURES, FIXTURES
 from tests.helpers.harutil import page_json, set_page_json, shifted

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.aws_savings_file import fixture_spec, write_plan_file
+from benchmarks.providers.aws_savings_file import fixture_spec, write_plan_file
 from spiders.aws.reserved import AwsReservedSpider, OfferStreamMiddleware
 from spiders.aws.savings_pages import GpuRates, parse_plan_file, parse_plan_index, plan_subset, plan_subset_body
 from spiders.har import read_har

@@ -1,4 +1,4 @@
-"""A generated Azure region (benchmarks/azure_region.py, the benchmark's
+"""A generated Azure region (benchmarks/providers/azure_region.py, the benchmark's
 capture at a small size) replayed through the CLI: every page is followed
 by its NextPageLink, and every GPU meter's prices, and only those, are stored."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.azure_region import write_region
+from benchmarks.providers.azure_region import write_region
 
 # A whole crawl replayed end to end tests the spider and the pipeline, which do
 # not depend on the store: SQLite only (the store's own tests run on both).

@@ -36,10 +36,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from benchmarks.aws_offer_file import write_offer_file
-from benchmarks.aws_pricing_pages import all_regions_entries, priced_regions, template
-from benchmarks.aws_savings_file import write_big_plan_file
 from benchmarks.harness import Figure, measure_in_child, timed
+from benchmarks.providers.aws_offer_file import write_offer_file
+from benchmarks.providers.aws_pricing_pages import all_regions_entries, priced_regions, template
+from benchmarks.providers.aws_savings_file import write_big_plan_file
 from spiders.aws.bulk_pages import GpuProducts, offer_subset
 from spiders.aws.pages import looks_like_gpu, parse_ondemand_page
 from spiders.aws.savings_pages import GpuRates, plan_subset
@@ -49,7 +49,7 @@ from tracker.normalize.providers.aws import normalize, ondemand_quote
 GB = 1_000_000_000
 RSS_LIMIT_MB = 300
 PAGE_LIMIT_S = 0.2
-FIXTURE = Path(__file__).resolve().parent.parent / "tracker" / "demo_captures" / "aws" / "2026-08-06-us-east-1.har.gz"
+FIXTURE = Path(__file__).resolve().parents[2] / "tracker" / "demo_captures" / "aws" / "2026-08-06-us-east-1.har.gz"
 LOCATION = "US East (N. Virginia)"
 KEEP = GpuProducts.for_systems(["Linux", "Windows"])
 KEEP_RATES = GpuRates.for_systems(["Linux", "Windows"])

@@ -3,7 +3,7 @@ Lines file into the store's own price_points table, as fast as the driver
 allows and with nothing else: `json.loads` of each line, then sqlite3's
 `executemany` or psycopg's `COPY`, a block of rows at a time, one commit.
 
-    python -m benchmarks.raw_load FILE URL [--bare | --indexes-after]
+    python -m benchmarks.drivers.raw_load FILE URL [--bare | --indexes-after]
 
 It stores what a price row needs and no more (a plain text key, the price
 as its own hash). With `--bare` the table's secondary indexes are dropped
@@ -113,6 +113,11 @@ def load_postgres(path: str, url: str, bare: bool = False, after: bool = False) 
 
 
 def main() -> None:
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+        sys.exit(
+            "usage: python -m benchmarks.drivers.raw_load FILE URL [--bare | --indexes-after]\n"
+            "for example: python -m benchmarks.drivers.raw_load rows.jsonl sqlite:////tmp/raw.db --bare"
+        )
     path, url = sys.argv[1], sys.argv[2]
     bare, after = "--bare" in sys.argv[3:], "--indexes-after" in sys.argv[3:]
     if url.startswith("sqlite:///"):

@@ -23,9 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.azure_region import GPU_PREFIXES, write_region
 from benchmarks.harness import Figure
 from benchmarks.process import run_process
+from benchmarks.providers.azure_region import GPU_PREFIXES, write_region
 
 METERS = 130_000
 QUICK_METERS = 13_000

@@ -42,7 +42,7 @@ from typing import Any
 
 from spiders.har import har_entry, read_har
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "tracker" / "demo_captures" / "azure" / "2026-08-03-westeurope.har.gz"
 PAGE_SIZE = 1000
 GPU_SHARE = 0.05

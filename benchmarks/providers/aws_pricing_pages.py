@@ -16,7 +16,7 @@ committed us-east-1 capture (tracker/demo_captures/aws/2026-08-06-us-east-1.har.
 
 The prices are made up from the template's; the shapes, URLs, names and
 vocabulary are the real ones. Used by tests/spiders/test_aws_replay.py, by
-tests/fixtures/aws/make_fixtures.py and by benchmarks/bench_aws.py."""
+tests/fixtures/aws/make_fixtures.py and by benchmarks/providers/bench_aws.py."""
 
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from benchmarks.aws_offer_file import sku_code
+from benchmarks.providers.aws_offer_file import sku_code
 from spiders.har import har_entry, read_har
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "tracker" / "demo_captures" / "aws" / "2026-08-06-us-east-1.har.gz"
 US = "US East (N. Virginia)"
 TABLES = "https://b0.p.awsstatic.com/pricing/2.0/meteredUnitMaps/ec2/USD/current/ec2-ondemand-without-sec-sel"

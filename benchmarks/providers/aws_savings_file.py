@@ -11,7 +11,7 @@ No, Partial and All Upfront. Rates cover GPU and other types, shared
 systems, so a filter has plenty to drop.
 
 Used by the benchmark (a 1 GB file in a temp folder) and for the test and
-demo fixtures: `python -m benchmarks.aws_savings_file` rebuilds the plan
+demo fixtures: `python -m benchmarks.providers.aws_savings_file` rebuilds the plan
 entries of tests/fixtures/aws/aws-reserved-2026-08-06.har and of both
 tracker/demo_captures/aws-reserved captures."""
 
@@ -27,7 +27,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from benchmarks.aws_offer_file import sku_code
+from benchmarks.providers.aws_offer_file import sku_code
 
 PLAN_FAMILIES = ("ComputeSavingsPlans", "EC2InstanceSavingsPlans")
 TERMS = ("1yr", "3yr")
@@ -404,4 +404,4 @@ def rebuild_fixtures(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    rebuild_fixtures(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+    rebuild_fixtures(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2])
