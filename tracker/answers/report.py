@@ -100,6 +100,7 @@ def data(store: Db | sa.Engine, refs: References, request: ReportRequest) -> Rep
 
 def _read(db: Db, refs: References, request: ReportRequest) -> ReportData:
     from db.store.reads import rows as stored
+    from db.store.reads.reader import ahead
     from db.store.writes.suspects import held
     from tracker.analytics.outputs.report import CHANGE_ROWS
     from tracker.analytics.outputs.report_html import ReportData
@@ -108,6 +109,7 @@ def _read(db: Db, refs: References, request: ReportRequest) -> ReportData:
 
     now = request.now or datetime.now(UTC)
     since = now - timedelta(days=request.days)
+    held_prices = ahead(db, held)  # on PostgreSQL listed while the rest is read
     found = cheapest(db, refs, request.currency)
     moved = _moved(db, since)
     needs = Needs(currency=request.currency)
@@ -128,7 +130,7 @@ def _read(db: Db, refs: References, request: ReportRequest) -> ReportData:
         needs=needs,
         recommended=recommended,
         recommend_empty=recommend_empty,
-        held=held(db),
+        held=held_prices(),
     )
 
 

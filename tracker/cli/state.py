@@ -5,7 +5,6 @@ cost no more than Typer itself."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -235,50 +234,14 @@ def suspect_reasons(ctx: typer.Context, prices: list[tuple[str, str]]) -> dict[t
         return reasons(db, prices)
 
 
-def held_ahead(ctx: typer.Context, store: Any, gpu: str | None = None) -> Callable[[], int]:
+def held_ahead(store: Any, gpu: str | None = None) -> Callable[[], int]:
     """How many current prices (of `gpu`) are held as suspect, for
-    `suspect_note`. On a PostgreSQL store read without the ORM the count
-    starts at once, on a connection of its own in a thread: the server
-    probes the marks (0.4 to 0.7 s at a million prices with 29,000 marks,
-    issue 41) while the answer runs. Elsewhere, or when that connection
-    fails, it is counted when asked, on the answer's connection."""
-    from db.store.reads.reader import Reader
-
-    def counted() -> int:
-        from db.store.reads.connection import open_db
-        from db.store.writes.suspects import held_count
-
-        with open_db(store) as db:
-            return held_count(db, gpu)
-
-    if not isinstance(store, Reader) or store.dialect != "postgresql":
-        return counted
-    found: list[int] = []
-    thread = threading.Thread(target=_count_apart, args=(state(ctx).database_url(), gpu, found), daemon=True)
-    thread.start()
-
-    def result() -> int:
-        thread.join()
-        return found[0] if found else counted()
-
-    return result
-
-
-def _count_apart(url: str, gpu: str | None, found: list[int]) -> None:
-    """`held_count` on a PostgreSQL connection of its own, into `found` (left empty when it fails)."""
-    import psycopg
-
-    from db.store.reads.connection import Db
+    `suspect_note`: on PostgreSQL counted while the answer runs
+    (`db.store.reads.reader.ahead`)."""
+    from db.store.reads.reader import ahead
     from db.store.writes.suspects import held_count
 
-    try:
-        with psycopg.connect("postgresql://" + url.split("://", 1)[1]) as conn:
-            db = Db(conn, "postgresql")
-            with db.scanning():
-                found.append(held_count(db, gpu))
-            conn.rollback()
-    except psycopg.Error:
-        return
+    return ahead(store, lambda db: held_count(db, gpu))
 
 
 def suspect_note(store: Any, included: bool, *, gpu: str | None = None, count: Callable[[], int] | None = None) -> None:

@@ -20,11 +20,12 @@ it as before.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from db.store.heads import script_heads
@@ -35,6 +36,8 @@ from db.store.reads.connection import utc_time as utc_time
 from db.store.reads.rows import CHANGE_DECIMALS as CHANGE_DECIMALS
 from db.store.reads.rows import PRICE_DECIMALS as PRICE_DECIMALS
 from db.store.reads.rows import ChangeFilter, PriceFilter
+
+T = TypeVar("T")
 
 
 class Unreachable(Exception):
@@ -95,6 +98,7 @@ def _open_postgresql(url: str) -> Reader | None:
     except psycopg.Error:
         return None
     reader = Reader(conn, "postgresql")
+    reader.url = url
     try:
         ready = reader.is_current()
     except psycopg.Error:
@@ -108,6 +112,9 @@ def _open_postgresql(url: str) -> Reader | None:
 class Reader(Db):
     """One DB-API connection to a current store, and the queries the simple
     commands ask: those of `db.store.reads.rows`, as the analytics ask them."""
+
+    # The store's URL, for a second connection (`ahead`): PostgreSQL's only.
+    url: str | None = None
 
     def __enter__(self) -> Reader:
         return self
@@ -171,3 +178,45 @@ class Reader(Db):
     ) -> list[dict[str, Any]]:
         """Changes oldest first (exact numbers still text)."""
         return answers.changes(self, ChangeFilter(since=since, provider=provider, kinds=kinds), limit=limit)
+
+
+def ahead(store: Any, work: Callable[[Db], T]) -> Callable[[], T]:
+    """`work` run on the store, and the way to its result. On a PostgreSQL
+    store read without the ORM it starts at once, on a connection of its own
+    in a thread, so that the server works on it while the answer runs its
+    own queries (the held prices' count and list, 0.4 to 0.8 s each at a
+    million prices with 29,000 marks; issue 41); elsewhere, or when that
+    connection fails, it runs on `store` when its result is asked for.
+    Read-only work, in a transaction of its own (PostgreSQL's reads see what
+    was committed when each statement starts, on any connection)."""
+    from db.store.reads.connection import open_db
+
+    def here() -> T:
+        with open_db(store) as db:
+            return work(db)
+
+    if not isinstance(store, Reader) or store.url is None:
+        return here
+    found: list[T] = []
+    thread = threading.Thread(target=_apart, args=(store.url, work, found), daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        return found[0] if found else here()
+
+    return result
+
+
+def _apart(url: str, work: Callable[[Db], T], found: list[T]) -> None:
+    """`work` on a PostgreSQL connection of its own, into `found` (left empty when it fails)."""
+    import psycopg
+
+    try:
+        with psycopg.connect("postgresql://" + url.split("://", 1)[1]) as conn:
+            db = Db(conn, "postgresql")
+            with db.scanning():
+                found.append(work(db))
+            conn.rollback()
+    except psycopg.Error:
+        return

@@ -82,7 +82,7 @@ def compare(
         include_suspect=include_suspect,
     )
     with store_of(ctx) as store:
-        held = held_ahead(ctx, store, gpu)
+        held = held_ahead(store, gpu)
         rows = answer.rows(store, references(ctx), request)
         suspect_note(store, include_suspect, gpu=gpu, count=held)
     emit(
@@ -205,7 +205,7 @@ def tco(
         offers = offers_frame(state(ctx).engine)
     inputs = answer.inputs(request, answer.chosen_credit(request, offers))
     with store_of(ctx) as store:
-        held = held_ahead(ctx, store, gpu)
+        held = held_ahead(store, gpu)
         rows, skipped, inputs = answer.rows(store, references(ctx), request, inputs)
         suspect_note(store, include_suspect, gpu=gpu, count=held)
     if note := answer.skipped_note(inputs, skipped):

@@ -189,7 +189,7 @@ def recommend(
     )
     needs = request.needs()
     with store_of(ctx) as store:
-        held = held_ahead(ctx, store, gpu)
+        held = held_ahead(store, gpu)
         rows, notes = answer.rows(store, references(ctx), request, needs=needs)
         suspect_note(store, include_suspect, gpu=gpu, count=held)
     for note in notes:
