@@ -158,10 +158,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto`: a worker more than the cores. Many tests wait on a daemon,
-    a browser or a server's timeout more than they compute: on 2 cores, 3
-    workers ran the suite in 459 s where 2 took 496 s (2026-12-06)."""
-    return (os.cpu_count() or 1) + 1
+    """`-n auto`: two workers more than the cores. Many tests wait on a
+    daemon, a browser or a server's timeout more than they compute: on 2
+    cores, 3 workers ran the suite in 459 s where 2 took 496 s; with the
+    waiting tests spread (tests/helpers/order.py), 4 took 1,001 s where 3
+    took 1,283 s, the same CPU time (957-962 s), on a machine other jobs
+    kept at a load of about 7 (2026-12-06)."""
+    return (os.cpu_count() or 1) + 2
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
