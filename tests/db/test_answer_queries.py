@@ -3,6 +3,8 @@ reads them, and the index migration 0010 adds serving the reads by place."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import sqlalchemy as sa
 
@@ -144,3 +146,34 @@ def test_the_held_prices_are_listed_in_the_prices_order_and_counted(engine: sa.E
         assert terms[-1].sql == NOT_SUSPECT
         condition, params = PriceFilter(include_suspect=False).where(db)
         assert [i for (i,) in db.tuples(f"SELECT id FROM price_points WHERE {condition}", params)] == kept
+
+
+def test_a_read_ahead_runs_on_a_connection_of_its_own_on_postgresql(db_url: str) -> None:
+    """`ahead`: on PostgreSQL the read runs on a second connection (another
+    server process) while the first goes on; on SQLite, on the store's own."""
+    from db.store.reads.reader import ahead, open_reader
+
+    reader = open_reader(db_url)
+    assert reader is not None
+    with reader:
+        if reader.dialect == "sqlite":
+            mine = reader.tuples("PRAGMA database_list")[0][2]
+            found = ahead(reader, lambda db: db.tuples("PRAGMA database_list")[0][2])()
+            assert found == mine
+            return
+        mine = reader.tuples("SELECT pg_backend_pid()")[0][0]
+        pending = ahead(reader, lambda db: db.tuples("SELECT pg_backend_pid()")[0][0])
+        assert reader.tuples("SELECT 41")[0][0] == 41  # the first connection answers meanwhile
+        other = pending()
+        assert isinstance(other, int) and other != mine
+
+
+def test_a_read_ahead_falls_back_to_the_stores_connection_when_it_cannot_connect(tmp_path: Path) -> None:
+    import sqlite3
+
+    from db.store.reads.reader import Reader, ahead
+
+    reader = Reader(sqlite3.connect(tmp_path / "store.db"), "sqlite")
+    reader.url = "postgresql+psycopg://nobody@127.0.0.1:1/none"  # a port nothing listens on: refused at once
+    with reader:
+        assert ahead(reader, lambda db: db.tuples("SELECT 41")[0][0])() == 41
