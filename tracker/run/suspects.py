@@ -8,8 +8,9 @@ takes a price out of suspicion.
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -58,6 +59,53 @@ def _name(columns: Sequence[Any]) -> str:
     return f"{columns[_TYPE]} {columns[_PRICE_MODEL]}{where}"
 
 
+class _Low:
+    """The run's too-low prices, packed: each key and name as bytes in one
+    buffer, the rates in an array, the few GPU models, kinds and instance
+    types as numbers. Kept as objects, a third of a first import of a
+    million prices pinned every block of memory the import's rows had
+    passed through (tens of MB of objects held hundreds of MB)."""
+
+    def __init__(self) -> None:
+        self.text = bytearray()  # the key and the name of each entry, in turn
+        self.ends = array("q")  # where each key and each name ends, two an entry
+        self.usd = array("d")
+        self.refs = array("q")  # (model, kind, instance type) numbers, three an entry
+        self.names: dict[str, int] = {}
+        self.values: list[str] = []
+
+    def _ref(self, value: str) -> int:
+        found = self.names.get(value)
+        if found is None:
+            found = self.names[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+    def append(self, key: str, model: str, kind: str, instance: str, usd: float, name: str) -> None:
+        self.text += key.encode()
+        self.ends.append(len(self.text))
+        self.text += name.encode()
+        self.ends.append(len(self.text))
+        self.usd.append(usd)
+        self.refs.extend((self._ref(model), self._ref(kind), self._ref(instance)))
+
+    def entries(self) -> Iterator[tuple[str, str, str, str, float, str]]:
+        """(key, GPU model, kind, instance type, rate, name) of each, in order."""
+        text, ends, values, refs = self.text, self.ends, self.values, self.refs
+        for i, usd in enumerate(self.usd):
+            start = ends[2 * i - 1] if i else 0
+            key = text[start : ends[2 * i]].decode()
+            name = text[ends[2 * i] : ends[2 * i + 1]].decode()
+            yield key, values[refs[3 * i]], values[refs[3 * i + 1]], values[refs[3 * i + 2]], usd, name
+
+    def without(self, keys: set[str]) -> _Low:
+        kept = _Low()
+        for key, model, kind, instance, usd, name in self.entries():
+            if key not in keys:
+                kept.append(key, model, kind, instance, usd, name)
+        return kept
+
+
 class SuspectCheck:
     """One run's market check, on the run's session."""
 
@@ -66,27 +114,33 @@ class SuspectCheck:
         self.source, self.provider = source, provider
         self.market = Market.of(suspects.peer_rates(db, provider), factor=factor)
         self.before = suspects.suspect_keys(db, source)
+        # The keys the run wrote a price of that were marked before it: only
+        # those have a mark to lose (`suspects.mark`). Every key judged, kept
+        # for a first import of a million prices, held its memory to the end.
         self.judged: list[str] = []
         self.verdicts: list[Verdict] = []
         self.names: dict[str, str] = {}
         # Per (GPU model, kind): the run's cheapest rate, and its prices too high to pass.
         self.cheapest: dict[tuple[str, str], float] = {}
         self.dear: dict[tuple[str, str], list[tuple[str, float, str]]] = defaultdict(list)
-        # The run's too-low prices (verdict, kind, instance type, rate), and its
-        # cheapest on-demand rate per instance type, to tell a discount from a slip.
-        self.low: list[tuple[Verdict, str, str, float]] = []
+        # The run's too-low prices (key, GPU model, kind, instance type, rate,
+        # name), and its cheapest on-demand rate per instance type, to tell a
+        # discount from a slip. A third of a big first import can be too low:
+        # they are kept packed (`_Low`), the reason worded again for those held.
+        self.low = _Low()
         self.on_demand: dict[str, float] = {}
 
     def feed(self, inserts: Sequence[StagedQuote]) -> None:
         """Judges the prices a chunk writes: each for being too low; for
         being too high, the run's cheapest of each GPU model and kind (at
         `settle`), so that dear types of a fair catalogue are never held."""
-        judged, rate_of, provider = self.judged, self.market.rate_of, self.provider
+        judged, marked, rate_of, provider = self.judged, self.before, self.market.rate_of, self.provider
         below, above = self.market.below, self.market.above
         cheapest, on_demand = self.cheapest, self.on_demand
         m, c, p, u, t, f, cur, pm, oc = _RATED
         for quote in inserts:
-            judged.append(quote.key)
+            if marked and quote.key in marked:
+                judged.append(quote.key)
             columns = quote.columns
             if not columns[_MODEL]:
                 continue
@@ -111,8 +165,7 @@ class SuspectCheck:
                 on_demand[instance] = min(usd, on_demand.get(instance, usd))
             reason = below(model, kind, provider, usd)
             if reason is not None:
-                self.low.append((Verdict(quote.key, reason), kind, columns[_TYPE], usd))
-                self.names[quote.key] = _name(columns)
+                self.low.append(quote.key, model, kind, columns[_TYPE], usd, _name(columns))
             elif above(model, kind, provider, usd) is not None:
                 self.dear[slot].append((quote.key, usd, _name(columns)))
 
@@ -120,7 +173,7 @@ class SuspectCheck:
         """The prices of `keys` were not stored after all (a slip held them at
         their last good value): neither judged nor held."""
         self.judged = [key for key in self.judged if key not in keys]
-        self.low = [entry for entry in self.low if entry[0].key not in keys]
+        self.low = self.low.without(keys)
         for slot, dear in self.dear.items():
             self.dear[slot] = [entry for entry in dear if entry[0] not in keys]
 
@@ -128,8 +181,8 @@ class SuspectCheck:
         """The run's low prices held, but a spot or committed price that is
         a fair share of its own instance's on-demand price in this run (which
         passed): a discount the provider states, not a slip."""
-        held_on_demand = {i for v, kind, i, _ in self.low if kind == "on demand"}
-        for verdict, kind, instance, usd in self.low:
+        held_on_demand = {i for _, _, kind, i, _, _ in self.low.entries() if kind == "on demand"}
+        for key, model, kind, instance, usd, name in self.low.entries():
             base = self.on_demand.get(instance)
             fair = (
                 kind in DISCOUNTED
@@ -138,7 +191,10 @@ class SuspectCheck:
                 and usd >= base * MIN_SHARE_OF_ON_DEMAND
             )
             if not fair:
-                self.verdicts.append(verdict)
+                reason = self.market.below(model, kind, self.provider, usd)
+                assert reason is not None  # as `feed` found it
+                self.verdicts.append(Verdict(key, reason))
+                self.names[key] = name
 
     def _above(self) -> None:
         """The run's dear prices held where even its cheapest of their GPU
