@@ -39,7 +39,7 @@ from tracker.file_import.files import (
     record_digest,
     summarize,
 )
-from tracker.file_import.worker import WORKER_MIN_BYTES, Job, Validator, Worker
+from tracker.file_import.worker import WORKER_MIN_BYTES, Job, Validator, Worker, big_blocks_returned
 from tracker.normalize import Normalized, Recognizer
 from tracker.run.pipeline import CHUNK, Pipeline, RunReport
 from tracker.sources import Source
@@ -155,6 +155,7 @@ def import_file(
     if fmt not in FORMATS:
         raise UserError(f"unknown import format {fmt!r}; known: {', '.join(FORMATS)}")
     check_source_name(source)
+    big_blocks_returned()
     now = pipeline.clock()
     extra = {"provider": skypilot_provider(path, provider)} if fmt == "skypilot" else {}
     with Session(pipeline.engine) as session:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import gc
 import logging
 import multiprocessing
+import sys
 from collections import deque
 from collections.abc import Iterator
 from concurrent import futures
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from typing import Any
 
 from db.bulk.encoding import StagedQuote
@@ -36,9 +38,34 @@ MAX_HELD = 6
 # a batch takes about a tenth of a second, and the worker is usually nearly
 # done with the one waited for (it is slow to start, though).
 STEAL_AFTER = 0.03
+# glibc's `mallopt` parameter, and the size from which a block gets pages of its own.
+M_MMAP_THRESHOLD = -3
+OWN_PAGES_FROM = 128 * 1024
 
 Validated = tuple[list[StagedQuote], list[str]]
 Job = tuple[str, tuple[Any, ...]]  # a Batch method's name, and its arguments
+
+
+def big_blocks_returned() -> None:
+    """glibc serves a big block from its heap once a block that big was
+    freed (its mmap threshold rises with each such free, up to 32 MB), and
+    rarely gives that heap back: an import's blocks of file text and
+    batches of rows, megabytes each, stayed in it, broken up, and the
+    import of a million rows kept hundreds of MB it no longer used. A fixed
+    threshold gives each big block pages of its own, returned when it is
+    freed. Elsewhere than glibc, nothing is done."""
+    if sys.platform.startswith("linux"):
+        with suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None).mallopt(M_MMAP_THRESHOLD, OWN_PAGES_FROM)
+
+
+def _worker_started() -> None:
+    # The cyclic collector's passes over a batch's short-lived objects
+    # cost as much as validating it; they make no cycles.
+    gc.disable()
+    big_blocks_returned()
 
 
 class Worker:
@@ -57,10 +84,8 @@ class Worker:
 
     def start(self, why: str) -> None:
         if self.pool is None and not self.died:
-            # The cyclic collector's passes over a batch's short-lived objects
-            # cost as much as validating it; they make no cycles.
             self.pool = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=gc.disable
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_started
             )
             log.info("validating rows in a worker process as well: %s", why)
 
