@@ -79,8 +79,14 @@ class Worker:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Ended: once every batch is validated, it would hold its memory
+        (100 MB) through the index builds and the market check."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
     def start(self, why: str) -> None:
         if self.pool is None and not self.died:
@@ -149,6 +155,7 @@ class Validator:
     def drain(self) -> Iterator[list[StagedQuote]]:
         while self._slots:
             yield from self._take()
+        self.worker.stop()
         rows.fail_on(self.errors)
 
     def _dispatch(self) -> None:

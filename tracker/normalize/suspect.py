@@ -102,7 +102,11 @@ def typical_prices() -> dict[tuple[str, str], float]:
     return found
 
 
-@dataclass(frozen=True)
+# Held prices the run's note names.
+SHOWN = 5
+
+
+@dataclass(frozen=True, slots=True)  # a first import can hold a third of its prices
 class Verdict:
     key: str
     reason: str
@@ -242,7 +246,7 @@ def usd_rate(rate: object, currency: str, per_usd: Mapping[str, float]) -> float
     return float(rate) / per  # type: ignore[arg-type]  # a float or a Decimal from the driver
 
 
-def summary(verdicts: Sequence[Verdict], names: Mapping[str, str], *, shown: int = 5) -> str:
+def summary(verdicts: Sequence[Verdict], names: Mapping[str, str], *, shown: int = SHOWN) -> str:
     """The run note: how many prices were held, and the first few by name."""
     head = [f"{names.get(v.key, v.key)}: {v.reason}" for v in verdicts[:shown]]
     more = f"; and {len(verdicts) - shown} more" if len(verdicts) > shown else ""

@@ -19,7 +19,7 @@ from db.bulk.encoding import STORED_FIELDS, StagedQuote
 from db.schema import Change, ChangeKind
 from db.store.reads.connection import session_db
 from db.store.writes import suspects
-from tracker.normalize.suspect import Market, Verdict, summary
+from tracker.normalize.suspect import SHOWN, Market, Verdict, summary
 
 _MODEL = STORED_FIELDS.index("gpu_model")
 # The stored columns a price is judged by, in `Market.rate_of`'s order (a
@@ -194,7 +194,7 @@ class SuspectCheck:
                 reason = self.market.below(model, kind, self.provider, usd)
                 assert reason is not None  # as `feed` found it
                 self.verdicts.append(Verdict(key, reason))
-                self.names[key] = name
+                self._name(key, name)
 
     def _above(self) -> None:
         """The run's dear prices held where even its cheapest of their GPU
@@ -206,7 +206,12 @@ class SuspectCheck:
                 reason = self.market.above(model, kind, self.provider, usd)
                 if reason is not None:
                     self.verdicts.append(Verdict(key, reason))
-                    self.names[key] = name
+                    self._name(key, name)
+
+    def _name(self, key: str, name: str) -> None:
+        """The name of the verdict just held, for the run's note, which names the first few only."""
+        if len(self.verdicts) <= SHOWN:
+            self.names[key] = name
 
     def settle(self, session: Any, changes: list[Change], *, run_id: int, observed: datetime) -> list[str]:
         """After the run's writes: the marks stored, the changes of suspect

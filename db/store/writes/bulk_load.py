@@ -30,6 +30,8 @@ OTHERS_SHARE = 4
 TABLE = "price_points"
 # Room to sort an index in on PostgreSQL (its default, 64 MB, spills a million rows to disk).
 PG_MAINTENANCE_MB = 256
+# KB of SQLite page cache (and so of its sorter) while the indexes are built.
+SQLITE_SORT_KB = 16384
 
 
 @dataclass
@@ -84,7 +86,14 @@ def drop_indexes(db: Db) -> DroppedIndexes:
 
 def build_indexes(db: Db, dropped: DroppedIndexes) -> None:
     """Each dropped index built again, once, over the loaded rows."""
-    if db.dialect != "sqlite" and dropped.indexes:
-        db.execute(f"SET LOCAL maintenance_work_mem = '{PG_MAINTENANCE_MB}MB'")
-    for _, ddl in dropped.indexes:
-        db.execute(ddl)
+    if db.dialect != "sqlite":
+        if dropped.indexes:
+            db.execute(f"SET LOCAL maintenance_work_mem = '{PG_MAINTENANCE_MB}MB'")
+        for _, ddl in dropped.indexes:
+            db.execute(ddl)
+        return
+    # SQLite's sorter keeps as much in memory as the page cache may hold, on
+    # top of the cache: with the store's 64 MB, 170 MB more at a million rows.
+    with db.scanning(SQLITE_SORT_KB):
+        for _, ddl in dropped.indexes:
+            db.execute(ddl)

@@ -15,6 +15,8 @@ from db.store.reads.rankings import hourly, kind_case, table_scan
 from db.store.reads.rows import NOT_SUSPECT
 
 TABLE = "suspect_prices"
+# Marks inserted at a time.
+INSERT_BATCH = 10_000
 
 
 def peer_rates(db: Db, provider: str) -> list[tuple[Any, ...]]:
@@ -64,10 +66,12 @@ def mark(
         chunk = keys[start : start + 500]
         db.execute(f"DELETE FROM {TABLE} WHERE source = ? AND key IN ({', '.join('?' * len(chunk))})", [source, *chunk])
     when = db.time(observed_at)
-    rows: Sequence[tuple[Any, ...]] = [
-        (key, provider, source, run_id, reason, when) for key, reason in sorted(suspects.items())
-    ]
-    if rows:
+    held = sorted(suspects)
+    # A batch at a time: a first import can hold a third of a million prices.
+    for start in range(0, len(held), INSERT_BATCH):
+        rows: Sequence[tuple[Any, ...]] = [
+            (key, provider, source, run_id, suspects[key], when) for key in held[start : start + INSERT_BATCH]
+        ]
         db.execute(
             f"INSERT INTO {TABLE} (key, provider, source, run_id, reason, observed_at) VALUES (?, ?, ?, ?, ?, ?)",
             many=rows,
