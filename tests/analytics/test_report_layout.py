@@ -12,20 +12,12 @@ import numpy as np
 import pytest
 from matplotlib import image
 
+from spiders.crawling.runner import BROWSER_ARGS
 from tests.helpers.report_data import LONG_TITLE, add_offers, load_prices
 from tracker.config.settings import CrawlSettings
 
-# The launch arguments that work in containers (see the STACK notes).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+# The launch arguments that work in containers (see the STACK notes): the crawler's own.
+CHROMIUM_ARGS = BROWSER_ARGS
 CHROMIUM = CrawlSettings().browser_path
 BROWSER = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
 
