@@ -13,7 +13,6 @@ import traceback
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.markup import escape
 
@@ -142,6 +141,20 @@ def _warn_config() -> None:
     WARNINGS.clear()
 
 
+def _click(name: str) -> tuple[type[BaseException], ...]:
+    """Upstream click's exception class `name`, where click is loaded: a
+    Typer that vendors its own click never imports it (importing it anyway
+    cost every command 80 ms), and nothing raises what was never imported;
+    a Typer built on it has loaded it before this module asks."""
+    click = sys.modules.get("click")
+    return (getattr(click.exceptions, name),) if click is not None else ()
+
+
+_EXIT: tuple[type[BaseException], ...] = (typer.Exit, *_click("Exit"))
+_ABORT: tuple[type[BaseException], ...] = (typer.Abort, *_click("Abort"))
+_USAGE: tuple[type[BaseException], ...] = (typer.TyperException, *_click("ClickException"))
+
+
 def _main(argv: list[str] | None) -> int:
     debug = "--debug" in (argv if argv is not None else sys.argv)
     try:
@@ -150,15 +163,15 @@ def _main(argv: list[str] | None) -> int:
         code = command().main(args=argv, prog_name="gpu-tracker", standalone_mode=False)
         if isinstance(code, int) and not isinstance(code, bool):
             return code
-    except (typer.Exit, click.exceptions.Exit) as exc:
-        return exc.exit_code
-    except (typer.Abort, click.exceptions.Abort):
+    except _EXIT as exc:
+        return int(getattr(exc, "exit_code", 1))
+    except _ABORT:
         stderr.print("aborted")
         return 130
-    except (typer.TyperException, click.ClickException) as exc:
+    except _USAGE as exc:
         # Usage errors carry exit code 2, other click errors 1.
-        exc.show()  # type: ignore[union-attr]  # Typer's exceptions are its own click's, which show()
-        return int(exc.exit_code)
+        exc.show()  # type: ignore[attr-defined]  # Typer's exceptions are its own click's, which show()
+        return int(getattr(exc, "exit_code", 1))
     except TrackerError as exc:
         if str(exc) in WARNINGS:
             WARNINGS.remove(str(exc))  # said once, as the error
