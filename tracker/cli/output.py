@@ -32,6 +32,7 @@ from rich.text import Text
 
 from db.money import readable
 from tracker.answers.rows import json_rows as json_rows
+from tracker.cli.plain_table import render
 from tracker.scalars import inert, plain
 
 stderr = Console(stderr=True)
@@ -236,13 +237,21 @@ def emit(
         for c in _OPTIONAL:
             if c in shown and _natural(shown, cells) > console.width and not wide:
                 shown.remove(c)
-        for c in shown:
-            justify: JustifyMethod = "right" if _numeric(rows, c) else "left"
-            header = Text(_HEADERS.get(c, c))
-            table.add_column(header, overflow="fold", justify=justify)
-        for r in cells:
-            table.add_row(*[Text(r.get(c, "")) for c in shown])
-        console.print(table)
+        right = [_numeric(rows, c) for c in shown]
+        headers = [_HEADERS.get(c, c) for c in shown]
+        plain = None
+        if console.color_system is None and not console.is_terminal:
+            lines = [[r.get(c, "") for c in shown] for r in cells]
+            plain = render(headers, lines, right, console.width, title)
+        if plain is not None:
+            sys.stdout.write(plain)  # what Rich would print, without its layout's cost
+        else:
+            for header, flush in zip(headers, right, strict=True):
+                justify: JustifyMethod = "right" if flush else "left"
+                table.add_column(Text(header), overflow="fold", justify=justify)
+            for r in cells:
+                table.add_row(*[Text(r.get(c, "")) for c in shown])
+            console.print(table)
         if left_out:
             stderr.print(Text(_LEFT_OUT.format(left_out), style="dim"))
 
