@@ -204,20 +204,25 @@ def import_file(
     if report.status == RunStatus.rejected:
         raise UserError(f"{path}: {report.error}")
     if report.ok:
-        _settle_rates(pipeline)
+        _settle_rates(pipeline, report.rows_written)
     return report
 
 
-def _settle_rates(pipeline: Pipeline) -> None:
+def _settle_rates(pipeline: Pipeline, written: int) -> None:
     """The kept rates a big run left to be worked out (`summary.settle`),
     worked out before the import ends, as the daemon does after its runs:
-    the first answer after an import then reads them (issue 41). Should
-    it fail, the first answer that can write works them out."""
+    the first answer after an import then reads them (issue 41), from a
+    table PostgreSQL has vacuumed and analyzed (`bulk_load.after_bulk`).
+    Should it fail, the first answer that can write works them out."""
     from db.store.reads.connection import engine_db
+    from db.store.writes import bulk_load
     from db.store.writes.summary import settle
 
     with suppress(Exception), engine_db(pipeline.engine) as db:
         settle(db)
+    if written >= bulk_load.BULK_ROWS:  # written in bulk: PostgreSQL's table state caught up
+        with suppress(Exception):
+            bulk_load.after_bulk(pipeline.engine)
 
 
 def _size(path: Path) -> int:
