@@ -16,7 +16,6 @@ from rich.table import Table
 
 from benchmarks.harness import Figure
 
-
 ROOT = Path(__file__).resolve().parents[1]
 # What a user's Python reads compiled: the installed packages (pip compiles
 # them as it installs) and this project (Python writes its caches on the first run).
