@@ -92,6 +92,17 @@ class Db:
         finally:
             self.execute(f"PRAGMA cache_size={int(before)}")
 
+    def temp_tables(self) -> bool:
+        """Whether this connection may make temporary tables: not in a
+        read-only transaction (a PostgreSQL hot standby, a role whose
+        transactions default to read-only), not without the TEMP privilege,
+        not on an SQLite store opened query-only. The answers that rank in a
+        temporary table read otherwise without one."""
+        if self.dialect == "sqlite":
+            return not self.tuples("PRAGMA query_only")[0][0]
+        sql = "SELECT current_setting('transaction_read_only') = 'off' AND has_database_privilege(current_database(), 'TEMP')"
+        return bool(self.tuples(sql)[0][0])
+
     def time(self, value: datetime) -> datetime | str:
         """A time as a parameter compared with stored times."""
         return sqlite_time(value) if self.dialect == "sqlite" else value

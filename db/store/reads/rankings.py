@@ -209,7 +209,11 @@ def cheapest_rows(
     prices match (all of them rank) or none does. The prices are read once,
     into a temporary table of their rates in their own currency: the
     currencies, the limit-th rate and the instances under it are asked of
-    that (three scans of the prices were each as dear as the scan itself)."""
+    that (three scans of the prices were each as dear as the scan itself).
+    None too where the connection may make no temporary table (a read-only
+    replica): every price then ranks, the same answer, slower."""
+    if not db.temp_tables():
+        return None
     condition, params = where.where(db)
     per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
     db.execute(f"DROP TABLE IF EXISTS {RANKED}")
@@ -274,9 +278,15 @@ def instances_below(
     (GPU model, kind, currency), in that currency. The bars are a temporary
     table keyed as the rows look them up: one lookup a row, not one per bar;
     the instance types that can hold such a price are found first in
-    `open_type_rates` when it can answer `where`."""
+    `open_type_rates` when it can answer `where`. Where the connection may
+    make no temporary table (a read-only replica), the bars are a `WITH`
+    list of values instead."""
     if not bars:
         return []
+    if not db.temp_tables():
+        values = ", ".join("(?, ?, ?, ?)" for _ in bars)
+        listed = f"WITH answer_bars (gpu_model, kind, currency, top) AS (VALUES {values})\n"
+        return _below(db, where, kinds, kept_table, listed, [v for bar in bars for v in bar])
     db.execute("DROP TABLE IF EXISTS answer_bars")
     db.execute(
         "CREATE TEMPORARY TABLE answer_bars (gpu_model TEXT, kind TEXT, currency TEXT, top FLOAT, "
@@ -284,29 +294,37 @@ def instances_below(
     )
     try:
         db.execute("INSERT INTO answer_bars VALUES (?, ?, ?, ?)", many=bars)
-        kept = summarized(db, where) if kinds == PRICE_KINDS and kept_table else None
-        if kept is not None:
-            condition, params = kept
-            sql = f"""SELECT DISTINCT s.provider, s.instance_type
+        return _below(db, where, kinds, kept_table, "", [])
+    finally:
+        db.execute("DROP TABLE answer_bars")
+
+
+def _below(
+    db: Db, where: PriceFilter, kinds: dict[str, str], kept_table: bool, bars_sql: str, bars_params: list[Any]
+) -> list[tuple[str, str, str]]:
+    """`instances_below` once the bars are a table named `answer_bars`
+    (`bars_sql` the `WITH` that makes it, and its parameters, or nothing)."""
+    kept = summarized(db, where) if kinds == PRICE_KINDS and kept_table else None
+    if kept is not None:
+        condition, params = kept
+        sql = f"""{bars_sql}SELECT DISTINCT s.provider, s.instance_type
 FROM (SELECT provider, instance_type, gpu_model, kind, currency, low / {db.number("gpu_count")} AS per_gpu
       FROM {SUMMARY} WHERE priced = 1 AND {condition}) AS s
 JOIN answer_bars AS bar ON s.gpu_model = bar.gpu_model AND s.kind = bar.kind AND s.currency = bar.currency
 WHERE s.per_gpu <= bar.top"""
-            types = tuple(sorted(tuple(r) for r in db.tuples(sql, params)))
-            if not types:
-                return []
-            where = replace(where, types=types)
-        condition, params = where.where(db)
-        per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
-        sql = f"""SELECT DISTINCT p.provider, p.region, p.instance_type
+        types = tuple(sorted(tuple(r) for r in db.tuples(sql, [*bars_params, *params])))
+        if not types:
+            return []
+        where = replace(where, types=types)
+    condition, params = where.where(db)
+    per_gpu = f"({hourly(db)}) / {db.number('gpu_count')}"
+    sql = f"""{bars_sql}SELECT DISTINCT p.provider, p.region, p.instance_type
 FROM (SELECT provider, region, instance_type, gpu_model, {kind_case(kinds)} AS kind, currency, {per_gpu} AS per_gpu
       FROM {prices_table(db, where)} WHERE {condition}) AS p
 JOIN answer_bars AS bar ON p.gpu_model = bar.gpu_model AND p.kind = bar.kind AND p.currency = bar.currency
 WHERE p.per_gpu <= bar.top
 ORDER BY 1, 2, 3"""
-        return [tuple(r) for r in db.tuples(sql, params)]
-    finally:
-        db.execute("DROP TABLE answer_bars")
+    return [tuple(r) for r in db.tuples(sql, [*bars_params, *params])]
 
 
 def short_of_stock(db: Db, where: PriceFilter, gpus: float) -> list[dict[str, Any]]:
