@@ -93,7 +93,7 @@ def store(backend: str, n: int, folder: Path, home: Path) -> tuple[str, str]:
     if backend == "sqlite":
         url = f"sqlite:///{folder / f'answers-{n}.db'}"
     else:
-        url = PG_URL.rsplit("/", 1)[0] + f"/gpu_tracker_bench_answers_{n}"
+        url = f"{PG_URL}_answers_{n}"  # the database fresh_pg_database(f"_answers_{n}") makes
     if marker.exists():
         return url, "a kept store"
     if backend == "sqlite":
