@@ -130,7 +130,7 @@ def test_a_first_big_import_builds_every_index_once_and_stores_the_same(
     assert len(bulk[0]) == N and bulk[1]  # the kept rates worked out by the import itself
     if engine.dialect.name == "postgresql":  # vacuumed and analyzed: the first answer reads a settled table
         with engine.connect() as conn:
-            sql = "SELECT relallvisible, reltuples FROM pg_class WHERE relname = 'price_points'"
+            sql = "SELECT relallvisible, reltuples FROM pg_class WHERE oid = 'price_points'::regclass"
             visible, tuples = conn.exec_driver_sql(sql).one()
         assert visible > 0 and tuples == N
 
