@@ -271,8 +271,12 @@ def offer_value(row: dict[str, Any]) -> str:
 
 def cell(content: str, *, numeric: bool = False, wrap: bool = False, sort: Any = None) -> str:
     """A <td> around already-escaped content; `sort` is the exact value a numeric column sorts by."""
-    attrs = f' data-sort="{escape(str(sort))}"' if sort is not None else ""
-    return f"{_td(numeric, wrap)}{attrs}>{content}</td>"
+    return f"{_td(numeric, wrap)}{_sort(sort)}>{content}</td>"
+
+
+def _sort(value: Any) -> str:
+    """A numeric cell's exact sort value as its attribute; nothing for none."""
+    return f' data-sort="{escape(str(value))}"' if value is not None else ""
 
 
 def _td(numeric: bool, wrap: bool) -> str:
@@ -309,8 +313,7 @@ def html_table(
                 if url.startswith(("https://", "http://")):  # never javascript: or data: from a page
                     content = f'<a href="{escape(url)}" rel="noopener noreferrer">{content}</a>'
             exact = as_decimal(raw) if numeric and isinstance(raw, (Decimal, int, float)) else None
-            sort = f' data-sort="{escape(str(exact))}"' if exact is not None else ""
-            cells.append(f"{td}{sort}>{content}</td>")
+            cells.append(f"{td}{_sort(exact)}>{content}</td>")
         css = row_class(row) if row_class else ""
         body.append(f"<tr{f' class={css}' if css else ''}>{''.join(cells)}</tr>")
     return (
